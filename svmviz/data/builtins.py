@@ -1,0 +1,100 @@
+"""The built-in data sets: LIBSVM's fourclass (read from ``SVMVIZ_DATA_DIR``), the generated sets
+of ``generators`` and scikit-learn's bundled sets."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from svmviz.data import generators as g
+from svmviz.data.dataset import Dataset
+from svmviz.errors import DataError
+
+FOURCLASS_FILE = "fourclass_scale"
+FOURCLASS_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/fourclass_scale"
+
+
+@dataclass(frozen=True)
+class Builtin:
+    title: str
+    description: str
+    load: Callable[[], Dataset]
+
+
+def fourclass_path() -> Path | None:
+    """Where fourclass_scale is, or None: ``$SVMVIZ_DATA_DIR/fourclass_scale``."""
+    d = os.environ.get("SVMVIZ_DATA_DIR")
+    if d and (Path(d) / FOURCLASS_FILE).is_file():
+        return Path(d) / FOURCLASS_FILE
+    return None
+
+
+def load_fourclass() -> Dataset:
+    from svmviz.data.loaders import load_dataset
+
+    p = fourclass_path()
+    if p is None:
+        raise DataError(
+            "fourclass (LIBSVM) is not installed: download fourclass_scale from "
+            f"{FOURCLASS_URL} into a folder and set SVMVIZ_DATA_DIR to that folder, or upload the file "
+            "on the Data page")
+    ds = load_dataset(p, fmt="libsvm", name="fourclass")
+    ds.source = str(p)
+    return ds
+
+
+def _sklearn(name: str) -> Callable[[], Dataset]:
+    def load() -> Dataset:
+        from sklearn import datasets as skd
+
+        b = getattr(skd, f"load_{name}")()
+        X, y = np.asarray(b.data, dtype=np.float64), np.asarray(b.target)
+        feats = [str(f) for f in getattr(b, "feature_names", [])] or [f"x{j + 1}" for j in range(X.shape[1])]
+        if len(feats) != X.shape[1]:
+            feats = [f"x{j + 1}" for j in range(X.shape[1])]
+        names = [str(t) for t in getattr(b, "target_names", np.unique(y))]
+        return Dataset(X, y, feats, names, name.replace("_", " "), f"scikit-learn: load_{name}()")
+
+    return load
+
+
+BUILTINS: dict[str, Builtin] = {
+    "fourclass": Builtin("fourclass (LIBSVM)", "862 points, 2 interlocking classes, scaled to [-1, 1]",
+                         load_fourclass),
+    "fourclass_like": Builtin("fourclass-like (generated)", "800 points, 2 interlocking classes in [-1, 1]²",
+                              g.fourclass_like),
+    "mexican_hat": Builtin("Mexican hat", "seed 000 Fig. 2.7: above/below a Mexican-hat curve", g.mexican_hat),
+    "elephant_in_snake": Builtin("elephant in a snake", "seed 000 Fig. 2.9: a blob inside a winding band",
+                                 g.elephant_in_snake),
+    "checkerboard": Builtin("checkerboard (9 classes)", "seed 004: one class per field, fields overlap",
+                            lambda: g.checkerboard(9, 20)),
+    "circle": Builtin("Gaussians on a circle (6 classes)", "seed 004: K Gaussians evenly on a circle",
+                      lambda: g.gaussians_on_circle(6, 10)),
+    "hypercubes": Builtin("hypercubes 2-D", "seed 001 Table 1: [0,40]² vs [60,100]²", lambda: g.hypercubes(200, 2)),
+    "data1": Builtin("Data1 (3 classes, separate)", "seed 003 Table 1", lambda: g.interlaced(1)),
+    "data2": Builtin("Data2 (3 classes, interlaced)", "seed 003 Table 1", lambda: g.interlaced(2)),
+    "data3": Builtin("Data3 (3 classes, interlaced)", "seed 003 Table 1", lambda: g.interlaced(3)),
+    "data4": Builtin("Data4 (3 classes, most interlaced)", "seed 003 Table 1", lambda: g.interlaced(4)),
+    "sensitivity_5d": Builtin("5-D sensitivity set", "seed 004 Fig. 16: only x1, x2 discriminate",
+                              g.sensitivity_5d),
+    "iris": Builtin("iris", "scikit-learn: 150 × 4, 3 classes", _sklearn("iris")),
+    "wine": Builtin("wine", "scikit-learn: 178 × 13, 3 classes", _sklearn("wine")),
+    "breast_cancer": Builtin("breast cancer", "scikit-learn: 569 × 30, 2 classes", _sklearn("breast_cancer")),
+    "digits": Builtin("digits", "scikit-learn: 1797 × 64 (8×8 images), 10 classes", _sklearn("digits")),
+}
+
+
+def load_builtin(name: str) -> Dataset:
+    """Load the built-in data set ``name`` (a key of ``BUILTINS``)."""
+    if name not in BUILTINS:
+        raise DataError(f"unknown built-in data set {name!r}; choose one of {', '.join(BUILTINS)}")
+    return BUILTINS[name].load()
+
+
+def default_dataset_name() -> str:
+    """fourclass when it is installed, else the always available fourclass-like set."""
+    return "fourclass" if fourclass_path() is not None else "fourclass_like"

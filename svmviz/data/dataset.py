@@ -1,0 +1,89 @@
+"""The ``Dataset`` record and the checks every data set passes before any model sees it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from svmviz.errors import DataError
+
+
+@dataclass
+class Dataset:
+    """A labelled data set.
+
+    Attributes
+    ----------
+    X : float64 array (n, d)
+    y : labels as given (numbers or strings), shape (n,)
+    feature_names, class_names : lists of str (class_names follow ``np.unique(y)`` order)
+    name, source : what it is and where it came from (a path, "upload: file.csv", "generated: ...")
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str] = field(default_factory=list)
+    class_names: list[str] = field(default_factory=list)
+    name: str = "data"
+    source: str = ""
+
+    def __post_init__(self):
+        self.X, self.y = validate_xy(self.X, self.y)
+        d = self.X.shape[1]
+        if not self.feature_names:
+            self.feature_names = [f"x{j + 1}" for j in range(d)]
+        if len(self.feature_names) != d:
+            raise DataError(f"{len(self.feature_names)} feature names for {d} features")
+        if not self.class_names:
+            self.class_names = [str(c) for c in np.unique(self.y)]
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.unique(self.y)
+
+    def class_counts(self) -> dict:
+        cls, cnt = np.unique(self.y, return_counts=True)
+        return {c.item() if hasattr(c, "item") else c: int(k) for c, k in zip(cls, cnt)}
+
+    def subset(self, idx, name: str | None = None) -> "Dataset":
+        return Dataset(self.X[idx], self.y[idx], list(self.feature_names), [],
+                       name or self.name, self.source)
+
+
+def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Check shapes, finiteness and classes; return (X float64 2-D, y 1-D)."""
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError("the features must all be numbers") from None
+    y = np.asarray(y)
+    if X.ndim != 2:
+        raise DataError(f"the features must form a table (2-D array), got {X.ndim}-D")
+    n = X.shape[0]
+    if n == 0 or X.shape[1] == 0:
+        raise DataError("the data set is empty: it has no samples or no features")
+    if y.ndim != 1 or y.shape[0] != n:
+        raise DataError(f"there are {n} samples but {y.size} labels")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise DataError(f"sample {i + 1}, feature {j + 1} is {X[i, j]}: every feature must be a finite number")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise DataError("a label is NaN or infinite")
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size < 2:
+        raise DataError(f"only one class ({classes[0]!s}) is present: a classifier needs at least two")
+    small = classes[counts < min_per_class]
+    if small.size:
+        raise DataError(f"class {small[0]!s} has only {counts[counts < min_per_class][0]} sample(s): "
+                        f"every class needs at least {min_per_class}")
+    return X, y

@@ -1,0 +1,158 @@
+"""Deterministic data generators (seeded) and the files they write into ``sample_data/``.
+
+``python -m svmviz.data.generators [DIR]`` rewrites the files byte for byte.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from svmviz.data.dataset import Dataset
+
+
+def fourclass_like(n: int = 800, seed: int = 0) -> Dataset:
+    """Two interlocking classes in [-1, 1]², shaped like LIBSVM's fourclass (a class made of
+    two separate lobes wrapped around the other)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    f = np.sin(2.6 * X[:, 0] + 0.6) + 0.9 * np.cos(3.2 * X[:, 1] - 0.4) - 0.35
+    y = np.where(f > 0, 1, -1)
+    return Dataset(X, y, ["x1", "x2"], [], "fourclass-like", f"generated: fourclass_like(n={n}, seed={seed})")
+
+
+def mexican_hat(n: int = 600, seed: int = 0) -> Dataset:
+    """Seed 000 Fig. 2.7/3.15: points above (+1) or below (−1) a Mexican-hat (Ricker) curve."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.uniform(-4, 4, n), rng.uniform(-0.8, 1.4, n)])
+    h = (1 - X[:, 0] ** 2 / 2) * np.exp(-X[:, 0] ** 2 / 4)
+    y = np.where(X[:, 1] > h, 1, -1)
+    return Dataset(X, y, ["x1", "x2"], [], "mexican hat", f"generated: mexican_hat(n={n}, seed={seed})")
+
+
+def elephant_in_snake(n: int = 600, seed: int = 0) -> Dataset:
+    """Seed 000 Fig. 2.7–2.9: a round blob (+1) swallowed by a winding band (−1): no line
+    separates them."""
+    rng = np.random.default_rng(seed)
+    k = n // 3
+    r = 0.9 * np.sqrt(rng.uniform(0, 1, k))
+    t = rng.uniform(0, 2 * np.pi, k)
+    blob = np.column_stack([r * np.cos(t), 0.8 * r * np.sin(t)])
+    s = rng.uniform(-4, 4, n - k)
+    centre = np.where(np.abs(s) < 2, 1.6 * np.cos(np.pi * s / 4), 0.8 * np.sin(2 * s))
+    band = np.column_stack([s, np.where(np.abs(s) < 2, np.sign(rng.uniform(-1, 1, n - k)) * centre, centre)
+                            + rng.normal(0, 0.18, n - k)])
+    X = np.vstack([blob, band])
+    y = np.r_[np.ones(k, dtype=int), -np.ones(n - k, dtype=int)]
+    return Dataset(X, y, ["x1", "x2"], [], "elephant in a snake", f"generated: elephant_in_snake(n={n}, seed={seed})")
+
+
+def checkerboard(n_classes: int = 4, n_per_class: int = 20, overlap: float = 0.1, seed: int = 0) -> Dataset:
+    """Seed 004 §5: a board of ⌈√K⌉ columns, one class per field, fields slightly overlapping."""
+    rng = np.random.default_rng(seed)
+    cols = int(np.ceil(np.sqrt(n_classes)))
+    X, y = [], []
+    for c in range(n_classes):
+        cx, cy = c % cols, c // cols
+        lo = -overlap / 2
+        X.append(np.column_stack([cx + rng.uniform(lo, 1 - lo, n_per_class),
+                                  cy + rng.uniform(lo, 1 - lo, n_per_class)]))
+        y.append(np.full(n_per_class, c))
+    return Dataset(np.vstack(X), np.concatenate(y), ["x1", "x2"], [], f"checkerboard K={n_classes}",
+                   f"generated: checkerboard(K={n_classes}, n_per_class={n_per_class}, seed={seed})")
+
+
+def gaussians_on_circle(n_classes: int = 5, n_per_class: int = 10, spacing: float = 1.0,
+                        std: float = 0.3, seed: int = 0) -> Dataset:
+    """Seed 004 §5: K Gaussians evenly on a circle whose radius keeps neighbours ``spacing`` apart."""
+    rng = np.random.default_rng(seed)
+    radius = max(spacing * n_classes / (2 * np.pi), spacing)
+    ang = 2 * np.pi * np.arange(n_classes) / n_classes
+    centres = radius * np.column_stack([np.cos(ang), np.sin(ang)])
+    X = np.vstack([rng.normal(centres[c], std, size=(n_per_class, 2)) for c in range(n_classes)])
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    return Dataset(X, y, ["x1", "x2"], [], f"Gaussians on a circle K={n_classes}",
+                   f"generated: gaussians_on_circle(K={n_classes}, n_per_class={n_per_class}, seed={seed})")
+
+
+def hypercubes(m: int = 200, n_dims: int = 2, seed: int = 0) -> Dataset:
+    """Seed 001 Table 1: m points, half uniform in [0, 40]ⁿ (−1) and half in [60, 100]ⁿ (+1)."""
+    rng = np.random.default_rng(seed)
+    a = m // 2
+    X = np.vstack([rng.uniform(0, 40, (a, n_dims)), rng.uniform(60, 100, (m - a, n_dims))])
+    y = np.r_[-np.ones(a, dtype=int), np.ones(m - a, dtype=int)]
+    return Dataset(X, y, [f"x{j + 1}" for j in range(n_dims)], [], f"hypercubes n={n_dims}",
+                   f"generated: hypercubes(m={m}, n={n_dims}, seed={seed})")
+
+
+#: Data1–Data4 of seed 003 Table 1: separate, then increasingly interlaced (std of each class).
+INTERLACE_STD = {1: 0.25, 2: 0.55, 3: 0.85, 4: 1.15}
+
+
+def interlaced(level: int = 1, n_per_class: int = 50, seed: int = 0) -> Dataset:
+    """Seed 003 Data1–Data4: three 2-D Gaussian classes on a triangle; the higher the level the
+    more they overlap (level 1 separate)."""
+    if level not in INTERLACE_STD:
+        from svmviz.errors import DataError
+        raise DataError(f"interlaced level must be 1, 2, 3 or 4, not {level}")
+    rng = np.random.default_rng(seed + 100 * level)
+    centres = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.7]])
+    s = INTERLACE_STD[level]
+    X = np.vstack([rng.normal(c, s, size=(n_per_class, 2)) for c in centres])
+    y = np.repeat(np.arange(3), n_per_class)
+    return Dataset(X, y, ["x1", "x2"], [], f"Data{level}",
+                   f"generated: interlaced(level={level}, n_per_class={n_per_class}, seed={seed})")
+
+
+def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
+    """Seed 004 Fig. 16–20: five dimensions, three classes; only dimensions 1 and 2 discriminate
+    (class centres on a triangle there), dimensions 3–5 are the same noise for every class."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [1.5, 2.6]])
+    X = np.vstack([np.column_stack([rng.normal(c, 0.5, size=(n_per_class, 2)),
+                                    rng.normal(0, 1.0, size=(n_per_class, 3))]) for c in centres])
+    y = np.repeat(np.arange(3), n_per_class)
+    return Dataset(X, y, [f"x{j + 1}" for j in range(5)], [], "5-D sensitivity",
+                   f"generated: sensitivity_5d(n_per_class={n_per_class}, seed={seed})")
+
+
+#: file name -> generator call; written by ``write_sample_data``.
+SAMPLE_FILES = {
+    "fourclass_like.csv": lambda: fourclass_like(),
+    "mexican_hat.csv": lambda: mexican_hat(),
+    "elephant_in_snake.csv": lambda: elephant_in_snake(),
+    "checkerboard_9.csv": lambda: checkerboard(9, 20),
+    "gaussians_circle_6.csv": lambda: gaussians_on_circle(6, 10),
+    "hypercubes_2d.csv": lambda: hypercubes(200, 2),
+    "data1.csv": lambda: interlaced(1),
+    "data2.csv": lambda: interlaced(2),
+    "data3.csv": lambda: interlaced(3),
+    "data4.csv": lambda: interlaced(4),
+    "sensitivity_5d.csv": lambda: sensitivity_5d(),
+}
+
+
+def to_csv_text(ds: Dataset) -> str:
+    lines = [",".join(ds.feature_names + ["label"])]
+    for row, lab in zip(ds.X, ds.y):
+        lines.append(",".join(f"{v:.6f}" for v in row) + f",{lab}")
+    return "\n".join(lines) + "\n"
+
+
+def write_sample_data(directory) -> list[Path]:
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fname, make in SAMPLE_FILES.items():
+        p = out / fname
+        p.write_text(to_csv_text(make()), encoding="utf-8")
+        written.append(p)
+    return written
+
+
+if __name__ == "__main__":
+    target = sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "sample_data"
+    for p in write_sample_data(target):
+        print(p)

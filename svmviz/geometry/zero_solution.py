@@ -1,0 +1,78 @@
+"""When does the linear C-SVM return w = 0? (seed 000 §4.3.2, Theorem 1 and Corollary 1;
+DESIGN.md "Zero solution, exactly").
+
+With hard class k (bound D_k on its α) and the other class k̄ (bound D_k̄, m_k̄ samples), w = 0 is
+optimal exactly when the centroid s_k̄ of k̄ lies in RCH(X_k, μ) with μ = D_k / (D_k̄ m_k̄): all
+α of k̄ at D_k̄ and the hard α = D_k̄ m_k̄ λ reproduce s_k̄, giving −Σα its least value with
+‖w‖ = 0. The smallest D_k with that property is D_k* = t*·D_k̄·m_k̄, t* from ``min_mu_containing``.
+Theorem 1 (the hulls of the classes intersect) is the weaker, necessary warning. The seed states
+Theorem 1 with the max over C_k; its proof needs the coefficients of C_k̄ (DESIGN.md note).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from svmviz.errors import ParameterError
+from svmviz.export.registry import register_record
+from svmviz.geometry.hull_lp import ContainmentResult, HullIntersection, hulls_intersect, min_mu_containing
+
+
+@register_record
+@dataclass
+class ZeroSolutionCase:
+    """One hard class. ``zero_predicted``: w = 0 is optimal for these bounds (μ ≥ min_mu).
+    ``D_threshold``: D_k* — for D_k ≥ D_k* the solver returns w = 0, below it a non-zero w."""
+
+    hard_class: int
+    D_hard: float
+    D_other: float
+    m_other: int
+    mu: float
+    centroid_other: np.ndarray
+    min_mu: float
+    D_threshold: float
+    zero_predicted: bool
+    certificate: ContainmentResult
+
+
+@register_record
+@dataclass
+class ZeroSolutionReport:
+    hulls_intersect: bool
+    intersection: HullIntersection
+    cases: list  # [ZeroSolutionCase for hard class +1, for hard class −1]
+
+    def case(self, hard_class: int) -> ZeroSolutionCase:
+        return next(c for c in self.cases if c.hard_class == hard_class)
+
+
+def zero_solution_case(X_hard, X_other, D_hard: float, D_other: float, hard_class: int = 1,
+                       backend: str = "highs") -> ZeroSolutionCase:
+    X_hard, X_other = np.asarray(X_hard, dtype=np.float64), np.asarray(X_other, dtype=np.float64)
+    if D_hard <= 0 or D_other <= 0:
+        raise ParameterError("the bounds D_k must be positive")
+    m_other = X_other.shape[0]
+    centroid = X_other.mean(axis=0)
+    mu = D_hard / (D_other * m_other)
+    cert = min_mu_containing(centroid, X_hard, backend)
+    threshold = cert.min_mu * D_other * m_other
+    return ZeroSolutionCase(int(hard_class), float(D_hard), float(D_other), int(m_other), float(mu),
+                            centroid, cert.min_mu, float(threshold),
+                            bool(np.isfinite(cert.min_mu) and mu >= cert.min_mu * (1 - 1e-9)), cert)
+
+
+def zero_solution_report(X, y, D_pos: float, D_neg: float, backend: str = "highs") -> ZeroSolutionReport:
+    """Theorem 1 and the exact centroid-in-RCH condition for both choices of hard class.
+
+    ``y`` holds ±1; ``D_pos`` / ``D_neg`` are the upper bounds on α of class +1 / −1."""
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    pos, neg = X[y == 1], X[y == -1]
+    if len(pos) == 0 or len(neg) == 0:
+        raise ParameterError("the zero-solution report needs samples of both classes +1 and −1")
+    inter = hulls_intersect(pos, neg, backend)
+    cases = [zero_solution_case(pos, neg, D_pos, D_neg, 1, backend),
+             zero_solution_case(neg, pos, D_neg, D_pos, -1, backend)]
+    return ZeroSolutionReport(inter.intersect, inter, cases)

@@ -1,0 +1,1 @@
+"""Pure functions ``fitted model (+ data, + step) -> plotly Figure``; no Streamlit here."""

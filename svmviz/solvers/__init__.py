@@ -1,0 +1,39 @@
+"""Solvers: the QP as data (``QPProblem``) and swappable backends behind ``solve_qp``.
+
+>>> res = solve_qp(QPProblem.c_svm(y, C=1.0, kernel=Kernel("rbf", 0.5), X=X), backend="smo")
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmviz.errors import ParameterError
+from svmviz.solvers.problem import QPProblem
+from svmviz.solvers.result import QPResult
+
+BACKENDS = ("smo", "cvxpy")
+
+
+def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_iter=None,
+             alpha0=None, **options) -> QPResult:
+    """Solve ``problem`` with ``backend`` ("smo": fast Numba SMO; "cvxpy": the reference).
+
+    ``alpha0`` is a feasible starting point (SMO only; the reference ignores it). Backend options
+    pass through (smo: ``cache_mb``, ``shrinking``, ``dense_mb``; cvxpy: ``max_n``, ``solver``).
+    """
+    if alpha0 is not None:
+        alpha0 = np.asarray(alpha0, dtype=np.float64)
+        if alpha0.shape != (problem.n,):
+            raise ParameterError(f"alpha0 must have shape ({problem.n},), got {alpha0.shape}")
+    if tol <= 0:
+        raise ParameterError(f"tol must be positive, got {tol}")
+    if backend == "smo":
+        from svmviz.solvers import smo
+        return smo.solve(problem, tol=tol, max_iter=max_iter, alpha0=alpha0, **options)
+    if backend == "cvxpy":
+        from svmviz.solvers import cvxpy_backend
+        return cvxpy_backend.solve(problem, tol=tol, max_iter=max_iter, alpha0=alpha0, **options)
+    raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+
+
+__all__ = ["QPProblem", "QPResult", "solve_qp", "BACKENDS"]
