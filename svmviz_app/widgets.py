@@ -28,8 +28,7 @@ def data_sidebar() -> Dataset:
     with st.sidebar:
         st.markdown(f"**Data:** {ds.name}  \n{ds.n_samples} samples × {ds.n_features} features, "
                     f"{len(ds.classes)} classes")
-        st.caption(ds.source)
-        st.page_link("pages/1_Data.py", label="Change data", icon="📂")
+        st.caption(f"{ds.source} — change it on the Data page")
     return ds
 
 

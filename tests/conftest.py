@@ -1,0 +1,109 @@
+"""Shared test set-up: fourclass from ../shared/data, a Streamlit server and a headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium")
+
+if "SVMVIZ_DATA_DIR" not in os.environ and (SHARED_DATA / "fourclass_scale").is_file():
+    os.environ["SVMVIZ_DATA_DIR"] = str(SHARED_DATA)
+
+
+@pytest.fixture(scope="session")
+def fourclass():
+    """LIBSVM's fourclass (862 × 2, labels ±1); skipped only where the shared data is absent."""
+    from svmviz.data import fourclass_path, load_builtin
+
+    if fourclass_path() is None:
+        pytest.skip("fourclass_scale not found: set SVMVIZ_DATA_DIR to the folder holding it")
+    return load_builtin("fourclass")
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def streamlit_url():
+    """``streamlit run app.py`` on a free loopback port for the whole session; yields its URL."""
+    port = _free_port()
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
+         f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+        if proc.poll() is not None:
+            out = proc.stdout.read().decode(errors="replace")
+            pytest.fail(f"streamlit exited early:\n{out}")
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start within 90 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium driven by Playwright; skips only where no Chromium is installed."""
+    if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium to run browser tests")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def wait_for_app(page, timeout_ms: int = 60000) -> None:
+    """Wait until Streamlit has finished running the script (no 'Running...' status widget)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    page.wait_for_timeout(500)
