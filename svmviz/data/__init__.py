@@ -1,10 +1,15 @@
-"""Data: loading, validation, normalization, splits and deterministic generators."""
+"""Data: loading, validation, normalization, splits and deterministic generators.
 
-from svmviz.data.builtins import BUILTINS, default_dataset_name, fourclass_path, load_builtin
+The generators live in ``svmviz.data.generators`` and are imported when first used (so
+``python -m svmviz.data.generators`` runs cleanly).
+"""
+
+from svmviz.data.builtins import BUILTINS, FOURCLASS_URL, default_dataset_name, fourclass_path, load_builtin
 from svmviz.data.dataset import Dataset, validate_xy
 from svmviz.data.loaders import MAX_FILE_MB, load_dataset
-from svmviz.data.preprocessing import normalize, train_test_split
+from svmviz.data.preprocessing import METHODS, normalize, split_and_normalize, train_test_split
 from svmviz.errors import DataError
 
 __all__ = ["Dataset", "DataError", "load_dataset", "load_builtin", "BUILTINS", "normalize",
-           "train_test_split", "validate_xy", "default_dataset_name", "fourclass_path", "MAX_FILE_MB"]
+           "train_test_split", "split_and_normalize", "METHODS", "validate_xy", "default_dataset_name",
+           "fourclass_path", "FOURCLASS_URL", "MAX_FILE_MB"]

@@ -10,7 +10,6 @@ from typing import Callable
 
 import numpy as np
 
-from svmviz.data import generators as g
 from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 
@@ -47,6 +46,17 @@ def load_fourclass() -> Dataset:
     return ds
 
 
+def _generated(func: str, *args) -> Callable[[], Dataset]:
+    # generators are imported when a set is loaded, not with the package, so that
+    # ``python -m svmviz.data.generators`` runs the module once, cleanly
+    def load() -> Dataset:
+        from svmviz.data import generators
+
+        return getattr(generators, func)(*args)
+
+    return load
+
+
 def _sklearn(name: str) -> Callable[[], Dataset]:
     def load() -> Dataset:
         from sklearn import datasets as skd
@@ -66,21 +76,22 @@ BUILTINS: dict[str, Builtin] = {
     "fourclass": Builtin("fourclass (LIBSVM)", "862 points, 2 interlocking classes, scaled to [-1, 1]",
                          load_fourclass),
     "fourclass_like": Builtin("fourclass-like (generated)", "800 points, 2 interlocking classes in [-1, 1]²",
-                              g.fourclass_like),
-    "mexican_hat": Builtin("Mexican hat", "seed 000 Fig. 2.7: above/below a Mexican-hat curve", g.mexican_hat),
+                              _generated("fourclass_like")),
+    "mexican_hat": Builtin("Mexican hat", "seed 000 Fig. 2.7: above/below a Mexican-hat curve",
+                           _generated("mexican_hat")),
     "elephant_in_snake": Builtin("elephant in a snake", "seed 000 Fig. 2.9: a blob inside a winding band",
-                                 g.elephant_in_snake),
+                                 _generated("elephant_in_snake")),
     "checkerboard": Builtin("checkerboard (9 classes)", "seed 004: one class per field, fields overlap",
-                            lambda: g.checkerboard(9, 20)),
+                            _generated("checkerboard", 9, 20)),
     "circle": Builtin("Gaussians on a circle (6 classes)", "seed 004: K Gaussians evenly on a circle",
-                      lambda: g.gaussians_on_circle(6, 10)),
-    "hypercubes": Builtin("hypercubes 2-D", "seed 001 Table 1: [0,40]² vs [60,100]²", lambda: g.hypercubes(200, 2)),
-    "data1": Builtin("Data1 (3 classes, separate)", "seed 003 Table 1", lambda: g.interlaced(1)),
-    "data2": Builtin("Data2 (3 classes, interlaced)", "seed 003 Table 1", lambda: g.interlaced(2)),
-    "data3": Builtin("Data3 (3 classes, interlaced)", "seed 003 Table 1", lambda: g.interlaced(3)),
-    "data4": Builtin("Data4 (3 classes, most interlaced)", "seed 003 Table 1", lambda: g.interlaced(4)),
+                      _generated("gaussians_on_circle", 6, 10)),
+    "hypercubes": Builtin("hypercubes 2-D", "seed 001 Table 1: [0,40]² vs [60,100]²", _generated("hypercubes", 200, 2)),
+    "data1": Builtin("Data1 (3 classes, separate)", "seed 003 Table 1", _generated("interlaced", 1)),
+    "data2": Builtin("Data2 (3 classes, interlaced)", "seed 003 Table 1", _generated("interlaced", 2)),
+    "data3": Builtin("Data3 (3 classes, interlaced)", "seed 003 Table 1", _generated("interlaced", 3)),
+    "data4": Builtin("Data4 (3 classes, most interlaced)", "seed 003 Table 1", _generated("interlaced", 4)),
     "sensitivity_5d": Builtin("5-D sensitivity set", "seed 004 Fig. 16: only x1, x2 discriminate",
-                              g.sensitivity_5d),
+                              _generated("sensitivity_5d")),
     "iris": Builtin("iris", "scikit-learn: 150 × 4, 3 classes", _sklearn("iris")),
     "wine": Builtin("wine", "scikit-learn: 178 × 13, 3 classes", _sklearn("wine")),
     "breast_cancer": Builtin("breast cancer", "scikit-learn: 569 × 30, 2 classes", _sklearn("breast_cancer")),

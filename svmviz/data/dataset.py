@@ -19,6 +19,8 @@ class Dataset:
     y : labels as given (numbers or strings), shape (n,)
     feature_names, class_names : lists of str (class_names follow ``np.unique(y)`` order)
     name, source : what it is and where it came from (a path, "upload: file.csv", "generated: ...")
+    check_classes : require two classes with two samples each (a training set); a test part of a
+        split sets it to False, since it may hold a single sample of a class
     """
 
     X: np.ndarray
@@ -27,9 +29,10 @@ class Dataset:
     class_names: list[str] = field(default_factory=list)
     name: str = "data"
     source: str = ""
+    check_classes: bool = field(default=True, repr=False, compare=False)
 
     def __post_init__(self):
-        self.X, self.y = validate_xy(self.X, self.y)
+        self.X, self.y = validate_xy(self.X, self.y, min_per_class=2 if self.check_classes else 0)
         d = self.X.shape[1]
         if not self.feature_names:
             self.feature_names = [f"x{j + 1}" for j in range(d)]
@@ -37,6 +40,8 @@ class Dataset:
             raise DataError(f"{len(self.feature_names)} feature names for {d} features")
         if not self.class_names:
             self.class_names = [str(c) for c in np.unique(self.y)]
+        if len(self.class_names) != np.unique(self.y).size:
+            raise DataError(f"{len(self.class_names)} class names for {np.unique(self.y).size} classes")
 
     @property
     def n_samples(self) -> int:
@@ -54,13 +59,18 @@ class Dataset:
         cls, cnt = np.unique(self.y, return_counts=True)
         return {c.item() if hasattr(c, "item") else c: int(k) for c, k in zip(cls, cnt)}
 
-    def subset(self, idx, name: str | None = None) -> "Dataset":
-        return Dataset(self.X[idx], self.y[idx], list(self.feature_names), [],
-                       name or self.name, self.source)
+    def subset(self, idx, name: str | None = None, check_classes: bool = True) -> "Dataset":
+        """The samples ``idx`` as a new data set, keeping feature and class names."""
+        y = self.y[idx]
+        names = dict(zip(self.classes.tolist(), self.class_names))
+        return Dataset(self.X[idx], y, list(self.feature_names), [names[c] for c in np.unique(y).tolist()],
+                       name or self.name, self.source, check_classes)
 
 
 def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Check shapes, finiteness and classes; return (X float64 2-D, y 1-D)."""
+    """Check shapes, finiteness and classes; return (X float64 2-D, y 1-D).
+
+    ``min_per_class=0`` checks only shapes and values (no class requirements)."""
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
@@ -79,6 +89,8 @@ def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
         raise DataError(f"sample {i + 1}, feature {j + 1} is {X[i, j]}: every feature must be a finite number")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise DataError("a label is NaN or infinite")
+    if min_per_class <= 0:
+        return X, y
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         raise DataError(f"only one class ({classes[0]!s}) is present: a classifier needs at least two")

@@ -118,6 +118,32 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
                    f"generated: sensitivity_5d(n_per_class={n_per_class}, seed={seed})")
 
 
+#: The generators by name, for the Data page and the CLI (parameters: their keyword defaults).
+GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
+                                      gaussians_on_circle, hypercubes, interlaced, sensitivity_5d)}
+#: The largest data set a generator may make (the app plots every point).
+MAX_GENERATED = 20_000
+COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims"}
+
+
+def generate(name: str, **params) -> Dataset:
+    """Call the generator ``name`` with ``params``; bad names or values raise ``DataError``."""
+    from svmviz.errors import DataError
+
+    if name not in GENERATORS:
+        raise DataError(f"unknown generator {name!r}; choose one of {', '.join(GENERATORS)}")
+    for key in COUNT_PARAMS & params.keys():
+        value = params[key]
+        if not isinstance(value, (int, np.integer)) or not 0 < value <= MAX_GENERATED:
+            raise DataError(f"{key} must be a whole number between 1 and {MAX_GENERATED}, got {value!r}")
+    try:
+        return GENERATORS[name](**params)
+    except DataError:
+        raise
+    except (TypeError, ValueError) as exc:  # an unknown keyword, a negative seed or spread
+        raise DataError(f"{name} cannot use these parameters ({params}): {exc}") from None
+
+
 #: file name -> generator call; written by ``write_sample_data``.
 SAMPLE_FILES = {
     "fourclass_like.csv": lambda: fourclass_like(),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +18,15 @@ from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 
 LABEL_NAMES = ("label", "class", "target", "y")
-#: The one upload/file size limit (MB); ``.streamlit/config.toml`` sets the same for uploads.
-MAX_FILE_MB = float(os.environ.get("SVMVIZ_MAX_UPLOAD_MB", "50"))
+#: The one file/upload size limit in MB; ``.streamlit/config.toml`` sets ``server.maxUploadSize``
+#: to the same number (a test checks that they agree). Pass ``max_mb=`` for another limit.
+MAX_FILE_MB = 50
+#: A dense table larger than this (samples × features) would not fit a teaching machine's memory.
+MAX_CELLS = 20_000_000
+LIBSVM_EXTENSIONS = (".libsvm", ".svm", ".svmlight")
+# "label index:value index:value ... [# comment]" (SVMlight also allows a qid:n)
+_LIBSVM_LINE = re.compile(r"^\S+(\s+(qid:\S+|\d+:\S+))+\s*(#.*)?$")
+_SNIFF_CHARS = 65536
 
 
 def _read_bytes(source, max_mb: float) -> tuple[bytes, str, str]:
@@ -27,148 +35,172 @@ def _read_bytes(source, max_mb: float) -> tuple[bytes, str, str]:
         path = Path(source)
         if not path.is_file():
             raise DataError(f"no such file: {path}")
-        if path.stat().st_size > limit:
-            raise DataError(f"{path.name} is {path.stat().st_size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
+        size = path.stat().st_size
+        if size > limit:
+            raise DataError(f"{path.name} is {size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
         return path.read_bytes(), path.name, str(path)
     if not hasattr(source, "read"):
         raise DataError(f"cannot read data from a {type(source).__name__}; give a path or a file")
-    name = getattr(source, "name", "upload") or "upload"
+    name = os.path.basename(str(getattr(source, "name", "") or "upload"))
+    if hasattr(source, "seek"):
+        # an upload object is read again on every Streamlit rerun: start from its beginning
+        try:
+            source.seek(0)
+        except (OSError, ValueError):
+            pass
     data = source.read(limit + 1)
     if isinstance(data, str):
         data = data.encode("utf-8")
     if len(data) > limit:
         raise DataError(f"{name} is larger than the {max_mb:g} MB limit")
-    return data, os.path.basename(str(name)), f"upload: {os.path.basename(str(name))}"
+    return data, name, f"upload: {name}"
 
 
 def _decode(data: bytes, name: str) -> str:
     if not data.strip():
         raise DataError(f"{name} is empty")
     if b"\x00" in data:
-        raise DataError(f"{name} is a binary file, not text: expected CSV or LIBSVM text")
+        raise DataError(f"{name} contains NUL bytes: it is a binary file (or UTF-16 text), "
+                        "expected CSV or LIBSVM text (UTF-8)")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        try:
-            text = data.decode("latin-1")
-        except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes every byte
-            raise DataError(f"{name} is not a text file") from None
-        printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
-        if printable < 0.95 * len(text):
-            raise DataError(f"{name} does not look like a text file: expected CSV or LIBSVM text")
+        text = data.decode("latin-1")  # decodes every byte; then check it reads as text
+    printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
+    if printable < 0.95 * len(text):
+        raise DataError(f"{name} does not look like a text file: expected CSV or LIBSVM text")
     return text
 
 
-def _infer_format(text: str, name: str) -> str:
-    ext = Path(name).suffix.lower()
-    if ext == ".csv":
-        return "csv"
-    if ext in (".libsvm", ".svm", ".svmlight"):
+def _data_lines(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _infer_format(lines: list[str], name: str) -> str:
+    if Path(name).suffix.lower() in LIBSVM_EXTENSIONS:
         return "libsvm"
-    for line in text.splitlines():
-        s = line.strip()
-        if s and not s.startswith("#"):
-            toks = s.split()
-            return "libsvm" if len(toks) >= 2 and all(":" in t for t in toks[1:]) else "csv"
-    return "csv"
+    return "libsvm" if lines and _LIBSVM_LINE.match(lines[0].strip()) else "csv"
+
+
+def _number(s: str) -> float | None:
+    try:
+        return float(s)
+    except ValueError:
+        return None
 
 
 def _is_number(s: str) -> bool:
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
+    return _number(s) is not None
 
 
-def _parse_labels(col: list[str]) -> np.ndarray:
-    if all(_is_number(v) for v in col):
-        f = np.array([float(v) for v in col])
-        if np.all(np.isfinite(f)) and np.all(f == np.round(f)):
-            return f.astype(np.int64)
-        return f
-    return np.array(col)
-
-
-def _parse_csv(text: str, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise DataError(f"{name} has no rows")
-    sample = "\n".join(lines[:20])
+def _split_rows(lines: list[str], name: str) -> list[list[str]]:
+    sample = "\n".join(lines[:20])[:_SNIFF_CHARS]
+    if not any(d in sample for d in ",;\t"):
+        return [ln.split() for ln in lines]  # whitespace-separated columns
     try:
         delim = csv.Sniffer().sniff(sample, delimiters=",;\t").delimiter
     except csv.Error:
-        delim = "," if "," in sample else (";" if ";" in sample else "\t" if "\t" in sample else ",")
-    rows = [[f.strip() for f in r] for r in csv.reader(lines, delimiter=delim)]
+        delim = next(d for d in ",;\t" if d in sample)
+    try:
+        return [[f.strip() for f in r] for r in csv.reader(lines, delimiter=delim)]
+    except csv.Error as exc:
+        raise DataError(f"{name} is not valid CSV: {exc}") from None
+
+
+def _parse_labels(col: list[str], column: str, named: bool, offset: int) -> np.ndarray:
+    values = [_number(v) for v in col]
+    if any(v is None for v in values):
+        return np.array(col)  # class names
+    f = np.array(values)
+    bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) > 2**53)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        hint = ("" if named else f" No column is named {'/'.join(LABEL_NAMES)}, so the last column "
+                "is taken as the label: name the label column in a header line.")
+        raise DataError(f"row {k + offset}, column '{column}': {col[k]!r} is not a class label "
+                        f"(labels are whole numbers or names).{hint}")
+    return f.astype(np.int64)
+
+
+def _parse_csv(lines: list[str], name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    rows = _split_rows(lines, name)
     first = rows[0]
-    lower = [f.lower() for f in first]
     second = rows[1] if len(rows) > 1 else None
-    has_header = any(f in LABEL_NAMES for f in lower) or (
+    has_header = any(f.lower() in LABEL_NAMES for f in first) or (
         any(not _is_number(f) for f in first)
         and (second is None or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))))
     if has_header:
         header, body, offset = first, rows[1:], 2
     else:
         header, body, offset = [f"x{j + 1}" for j in range(len(first) - 1)] + ["label"], rows, 1
+    ncol = len(header)
     if not body:
         raise DataError(f"{name} has a header but no data rows")
-    ncol = len(header)
     if ncol < 2:
         raise DataError(f"{name} has a single column: expected feature columns and a label column "
                         f"(named one of {', '.join(LABEL_NAMES)}, or the last column)")
     for k, r in enumerate(body):
         if len(r) != ncol:
-            raise DataError(f"row {k + offset} has {len(r)} fields but the {'header' if has_header else 'first row'} "
-                            f"has {ncol}: every row needs the same number of columns")
+            raise DataError(f"row {k + offset} has {len(r)} fields but the "
+                            f"{'header' if has_header else 'first row'} has {ncol}: every row needs "
+                            "the same number of columns")
     hl = [h.lower() for h in header]
-    label_col = next((hl.index(n) for n in LABEL_NAMES if n in hl), ncol - 1)
+    named = next((hl.index(n) for n in LABEL_NAMES if n in hl), None) if has_header else None
+    label_col = ncol - 1 if named is None else named
     feat_cols = [j for j in range(ncol) if j != label_col]
     X = np.empty((len(body), len(feat_cols)))
     for k, r in enumerate(body):
         for jj, j in enumerate(feat_cols):
             v = r[j]
-            try:
-                x = float(v)
-            except ValueError:
-                raise DataError(f"row {k + offset}, column '{header[j]}': {v!r} is not a number "
-                                "(every feature must be numeric)") from None
+            x = _number(v)
+            if x is None:
+                what = "is empty (a missing value)" if v == "" else f"holds {v!r}, which is not a number"
+                raise DataError(f"row {k + offset}, column '{header[j]}' {what}: every feature must be numeric")
             if not np.isfinite(x):
-                raise DataError(f"row {k + offset}, column '{header[j]}' is {v}: missing or infinite "
+                raise DataError(f"row {k + offset}, column '{header[j]}' is {v}: NaN and infinite "
                                 "values are not allowed")
             X[k, jj] = x
     labels = [r[label_col] for r in body]
     empty = [k for k, v in enumerate(labels) if v == ""]
     if empty:
         raise DataError(f"row {empty[0] + offset} has no label in column '{header[label_col]}'")
-    y = _parse_labels(labels)
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        k = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise DataError(f"row {k + offset}: the label {labels[k]!r} is not a class")
+    y = _parse_labels(labels, header[label_col], named is not None, offset)
     return X, y, [header[j] for j in feat_cols]
 
 
 def _parse_libsvm(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     from sklearn.datasets import load_svmlight_file
+
     try:
         Xs, y = load_svmlight_file(io.BytesIO(data))
-    except (ValueError, IndexError, TypeError, UnicodeDecodeError, OverflowError) as exc:
-        raise DataError(f"{name} is not valid LIBSVM text ('label index:value ...' per line): {exc}") from None
-    if Xs.shape[0] == 0:
+    except (ValueError, IndexError, TypeError, OverflowError) as exc:
+        raise DataError(f"{name} is not valid LIBSVM text (one 'label index:value index:value ...' "
+                        f"per line, indices increasing): {exc}") from None
+    n, d = Xs.shape
+    if n == 0:
         raise DataError(f"{name} has no samples")
+    if n * d > MAX_CELLS:
+        raise DataError(f"{name} has {n} samples × {d} features (the largest feature index is {d}); "
+                        f"svmviz works with dense tables of at most {MAX_CELLS:,} values")
     X = Xs.toarray()
-    if not np.all(np.isfinite(X)):
-        i, j = np.argwhere(~np.isfinite(X))[0]
-        raise DataError(f"line {i + 1}, feature {j + 1} is {X[i, j]}: missing or infinite values are not allowed")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise DataError(f"line {i + 1}, feature {j + 1} is {X[i, j]}: NaN and infinite values are not allowed")
     if not np.all(np.isfinite(y)):
         raise DataError(f"line {int(np.flatnonzero(~np.isfinite(y))[0]) + 1}: the label is not a number")
-    if np.all(y == np.round(y)):
+    if np.all(y == np.round(y)) and np.all(np.abs(y) <= 2**53):
         y = y.astype(np.int64)
-    return X, y, [f"x{j + 1}" for j in range(X.shape[1])]
+    return X, y, [f"x{j + 1}" for j in range(d)]
 
 
 def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
                  max_mb: float | None = None) -> Dataset:
     """Load a ``Dataset`` from a path or a file object (e.g. a Streamlit upload).
+
+    CSV: the header is optional; the label column is the one named label/class/target/y, else the
+    last column; ``,`` ``;`` tab or whitespace separate the columns; ``#`` starts a comment line.
+    LIBSVM/SVMlight text is read by scikit-learn's ``load_svmlight_file``.
 
     Parameters
     ----------
@@ -185,9 +217,12 @@ def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
         raise DataError(f"unknown format {fmt!r}: use 'csv', 'libsvm' or None")
     data, fname, src = _read_bytes(source, MAX_FILE_MB if max_mb is None else max_mb)
     text = _decode(data, fname)
-    fmt = fmt or _infer_format(text, fname)
+    lines = _data_lines(text)
+    if not lines:
+        raise DataError(f"{fname} has no data rows (only blank or comment lines)")
+    fmt = fmt or _infer_format(lines, fname)
     if fmt == "csv":
-        X, y, feats = _parse_csv(text, fname)
+        X, y, feats = _parse_csv(lines, fname)
     else:
         X, y, feats = _parse_libsvm(text.encode("utf-8"), fname)
     return Dataset(X, y, feats, [], name or Path(fname).stem, src)

@@ -3,6 +3,8 @@ stratified, seeded splits."""
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from svmviz.data.dataset import Dataset
@@ -14,9 +16,12 @@ METHODS = ("none", "minmax", "stddev")
 def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0, 1.0)):
     """Return (X_train', X_test') normalized with statistics of ``X_train`` only.
 
+    The two methods of seed 000 §5 (its tables report "Min-Max" and "Std-Dev" results):
     "minmax": each feature mapped linearly so the training range becomes ``feature_range``
-    ([-1, 1] by default, as LIBSVM's svm-scale and fourclass_scale); "stddev": zero mean and unit
-    standard deviation; "none": unchanged. Constant features are left centred, not divided by 0.
+    ([-1, 1] by default, as LIBSVM's svm-scale and fourclass_scale; seed 002 §3 uses (0, 1));
+    "stddev": zero mean and unit standard deviation; "none": unchanged. Constant features are
+    left centred, not divided by 0. Test values may fall outside the range: that is the point
+    of fitting on the training part only.
     """
     X_train = np.asarray(X_train, dtype=np.float64)
     X_test = None if X_test is None else np.asarray(X_test, dtype=np.float64)
@@ -26,7 +31,8 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
         lo, hi = X_train.min(axis=0), X_train.max(axis=0)
         span = np.where(hi > lo, hi - lo, 1.0)
         a, b = feature_range
-        f = lambda Z: a + (Z - lo) / span * (b - a)  # noqa: E731
+        start = np.where(hi > lo, a, (a + b) / 2)  # a constant feature sits in the middle
+        f = lambda Z: start + (Z - lo) / span * (b - a)  # noqa: E731
     elif method == "stddev":
         mu, sd = X_train.mean(axis=0), X_train.std(axis=0)
         sd = np.where(sd > 0, sd, 1.0)
@@ -37,15 +43,42 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
 
 
 def train_test_split(ds: Dataset, test_size: float = 0.3, seed: int = 0, stratify: bool = True):
-    """A seeded (stratified) split of ``ds`` into (train, test) datasets."""
+    """A seeded (stratified) split of ``ds`` into (train, test) datasets, samples in file order.
+
+    The training part must still have two samples of every class; the test part may hold a
+    class only once (or not at all, without stratification).
+    """
     from sklearn.model_selection import train_test_split as _split
 
-    if not 0 < test_size < 1:
-        raise DataError(f"test_size must be between 0 and 1, got {test_size}")
+    if not isinstance(test_size, Real) or not 0 < test_size < 1:
+        raise DataError(f"the test fraction must be a number between 0 and 1, got {test_size!r}")
     idx = np.arange(ds.n_samples)
     try:
         tr, te = _split(idx, test_size=test_size, random_state=seed,
                         stratify=ds.y if stratify else None)
     except ValueError as exc:
-        raise DataError(f"cannot split {ds.name} this way: {exc}") from None
-    return ds.subset(np.sort(tr), f"{ds.name} (train)"), ds.subset(np.sort(te), f"{ds.name} (test)")
+        raise DataError(f"cannot split {ds.name} with test fraction {test_size:g}: {exc}") from None
+    try:
+        train = ds.subset(np.sort(tr), f"{ds.name} (train)")
+    except DataError as exc:
+        raise DataError(f"the training part of {ds.name} is unusable with test fraction "
+                        f"{test_size:g}: {exc}") from None
+    return train, ds.subset(np.sort(te), f"{ds.name} (test)", check_classes=False)
+
+
+def split_and_normalize(ds: Dataset, method: str = "none", test_size: float = 0.0, seed: int = 0,
+                        stratify: bool = True) -> tuple[Dataset, Dataset | None]:
+    """(train, test) of ``ds``: split (``test_size`` 0 keeps every sample for training and
+    returns ``test=None``), then normalized with the training part's statistics."""
+    if test_size == 0:
+        train, test = ds, None
+    else:
+        train, test = train_test_split(ds, test_size, seed, stratify)
+    Xtr, Xte = normalize(train.X, None if test is None else test.X, method)
+    suffix = "" if method == "none" else f", {method}"
+
+    def rebuilt(part: Dataset, X) -> Dataset:
+        return Dataset(X, part.y, list(part.feature_names), list(part.class_names),
+                       part.name + suffix, part.source, part.check_classes)
+
+    return rebuilt(train, Xtr), None if test is None else rebuilt(test, Xte)

@@ -23,6 +23,11 @@ def _browser() -> str | None:
     return None
 
 
+def image_export_available() -> bool:
+    """Whether PNG/SVG export can work here (a Chrome/Chromium for kaleido was found)."""
+    return _browser() is not None
+
+
 def figure_bytes(fig, fmt: str) -> bytes:
     """The figure as ``fmt`` bytes ("html", "png" or "svg")."""
     fmt = fmt.lower().lstrip(".")
@@ -34,7 +39,7 @@ def figure_bytes(fig, fmt: str) -> bytes:
     if browser is None:
         raise ExportError(f"{fmt.upper()} export needs Chrome or Chromium (kaleido drives it) and "
                           "none was found; install it (Debian: apt-get install chromium) or export HTML")
-    os.environ.setdefault("BROWSER_PATH", browser)
+    os.environ["BROWSER_PATH"] = browser  # kaleido's choreographer reads it; keep it a valid path
     try:
         import kaleido  # noqa: F401
     except ImportError:

@@ -27,20 +27,28 @@ def dumps_model(model) -> str:
 
 
 def loads_model(text: str | bytes):
+    """The estimator in a model document; every problem is a ``ModelFormatError``."""
     _import_models()
     try:
         doc = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise ModelFormatError(f"not a svmviz model file: it is not valid JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFormatError(f"not a svmviz model file: the 'format' field must be {FORMAT!r}")
-    if doc.get("version") != VERSION:
-        raise ModelFormatError(f"model file version {doc.get('version')!r} is not supported "
+    version = doc.get("version")
+    if type(version) is not int or version != VERSION:
+        raise ModelFormatError(f"model file version {version!r} is not supported "
                                f"(this svmviz reads version {VERSION})")
     model = doc.get("model")
     if not isinstance(model, dict) or model.get("__estimator__") != doc.get("estimator_class"):
         raise ModelFormatError("model file is inconsistent: 'estimator_class' does not match the model")
-    return decode_estimator(model)
+    try:
+        return decode_estimator(model)
+    except ModelFormatError:
+        raise
+    except (TypeError, ValueError, KeyError, RecursionError) as exc:
+        # e.g. an unhashable mapping key, or an estimator refusing a parameter value
+        raise ModelFormatError(f"the model file is malformed: {exc}") from None
 
 
 def save_model(model, path) -> None:
@@ -53,6 +61,9 @@ def save_model(model, path) -> None:
 def load_model(source):
     """Read a model from a path or a binary/text file object; validates, never runs code."""
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
-            return loads_model(fh.read())
+        try:
+            with open(source, "rb") as fh:
+                return loads_model(fh.read())
+        except OSError as exc:
+            raise ModelFormatError(f"cannot read the model file {source}: {exc.strerror}") from None
     return loads_model(source.read())

@@ -95,45 +95,76 @@ def encode_estimator(est) -> dict:
     return {"__estimator__": name, "params": encode(params), "fitted": state}
 
 
+_TAGS = ("__float__", "__ndarray__", "__tuple__", "__dict__", "__estimator__", "__record__")
+
+
 def decode(obj):
-    """The inverse of ``encode``; raises ``ModelFormatError`` on anything it does not know."""
+    """The inverse of ``encode``; raises ``ModelFormatError`` on anything it does not know
+    (an unknown ``__tag__`` is refused rather than passed on as data: it may be an attempt to
+    smuggle in a pickle or a class name)."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, list):
         return [decode(v) for v in obj]
     if not isinstance(obj, dict):
         raise ModelFormatError(f"unexpected JSON value of type {type(obj).__name__}")
-    if len(obj) == 1 or "__estimator__" in obj or "__record__" in obj:
-        if "__float__" in obj:
-            s = obj["__float__"]
-            if s not in ("inf", "-inf", "nan"):
-                raise ModelFormatError(f"bad special float {s!r}")
-            return float(s)
-        if "__ndarray__" in obj:
-            return _decode_array(obj["__ndarray__"])
-        if "__tuple__" in obj:
-            return tuple(decode(v) for v in obj["__tuple__"])
-        if "__dict__" in obj:
-            return {_hashable(decode(k)): decode(v) for k, v in obj["__dict__"]}
-        if "__estimator__" in obj:
-            return decode_estimator(obj)
-        if "__record__" in obj:
-            name = obj["__record__"]
-            if name not in _RECORDS:
-                raise ModelFormatError(f"unknown record type {name!r} in the model file")
-            cls = _RECORDS[name]
-            names = {f.name for f in dataclasses.fields(cls)}
-            fields = obj.get("fields", {})
-            if set(fields) - names:
-                raise ModelFormatError(f"record {name} has unknown fields {sorted(set(fields) - names)}")
-            return cls(**{k: decode(v) for k, v in fields.items()})
-    return {k: decode(v) for k, v in obj.items()}
+    tags = [k for k in obj if k.startswith("__")]
+    if not tags:
+        return {k: decode(v) for k, v in obj.items()}
+    tag = tags[0]
+    if tag not in _TAGS or (len(obj) != 1 and tag not in ("__estimator__", "__record__")):
+        raise ModelFormatError(f"unknown entry {tag!r} in the model file")
+    body = obj[tag]
+    if tag == "__float__":
+        if body not in _SPECIAL_FLOATS:
+            raise ModelFormatError(f"bad special float {body!r}")
+        return float(body)
+    if tag == "__ndarray__":
+        return _decode_array(body)
+    if tag == "__tuple__":
+        return tuple(decode(v) for v in _expect(body, list, "a tuple"))
+    if tag == "__dict__":
+        pairs = _expect(body, list, "a mapping")
+        if not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise ModelFormatError("malformed mapping in the model file: expected [key, value] pairs")
+        return {_hashable(decode(k)): decode(v) for k, v in pairs}
+    if tag == "__estimator__":
+        return decode_estimator(obj)
+    return _decode_record(obj)
+
+
+def _expect(value, kind: type, what: str):
+    if not isinstance(value, kind):
+        raise ModelFormatError(f"malformed model file: {what} must be a JSON {kind.__name__}, "
+                               f"not {type(value).__name__}")
+    return value
+
+
+def _decode_record(obj):
+    name = obj["__record__"]
+    if not isinstance(name, str) or name not in _RECORDS:
+        raise ModelFormatError(f"unknown record type {name!r} in the model file")
+    if set(obj) - {"__record__", "fields"}:
+        raise ModelFormatError(f"record {name} has unexpected entries {sorted(set(obj) - {'__record__', 'fields'})}")
+    cls = _RECORDS[name]
+    names = {f.name for f in dataclasses.fields(cls)}
+    fields = _expect(obj.get("fields", {}), dict, f"the fields of record {name}")
+    if set(fields) - names:
+        raise ModelFormatError(f"record {name} has unknown fields {sorted(set(fields) - names)}")
+    try:
+        return cls(**{k: decode(v) for k, v in fields.items()})
+    except TypeError as exc:
+        raise ModelFormatError(f"record {name} in the model file is incomplete: {exc}") from None
 
 
 def _hashable(k):
     if isinstance(k, list):
         return tuple(_hashable(v) for v in k)
     return k
+
+
+_ARRAY_ITEMS = {"float": (int, float, str), "int": (int,), "bool": (bool,), "str": (str,)}
+_SPECIAL_FLOATS = ("inf", "-inf", "nan")
 
 
 def _decode_array(d):
@@ -144,26 +175,36 @@ def _decode_array(d):
     dtype = {"float": np.float64, "int": np.int64, "bool": np.bool_, "str": np.str_}.get(kind)
     if dtype is None:
         raise ModelFormatError(f"unknown array dtype {kind!r} in the model file")
-    if kind == "float":
-        data = [float(v) for v in data]
-    arr = np.array(data, dtype=dtype)
-    if arr.size != int(np.prod(shape)):
+    # a flat list of plain values of the declared kind (bool is an int in Python: exclude it)
+    if (not isinstance(data, list) or any(s < 0 for s in shape)
+            or not all(isinstance(v, _ARRAY_ITEMS[kind]) and (kind == "bool" or not isinstance(v, bool))
+                       and (kind != "float" or not isinstance(v, str) or v in _SPECIAL_FLOATS)
+                       for v in data)):
+        raise ModelFormatError(f"malformed {kind} array in the model file")
+    if len(data) != int(np.prod(shape, dtype=np.int64)):
         raise ModelFormatError("array data does not match its shape in the model file")
+    try:
+        arr = np.array([float(v) for v in data] if kind == "float" else data, dtype=dtype)
+    except (ValueError, OverflowError) as exc:
+        raise ModelFormatError(f"malformed {kind} array in the model file: {exc}") from None
     return arr.reshape(shape)
 
 
 def decode_estimator(obj):
-    name = obj.get("__estimator__")
-    if name not in _ESTIMATORS:
+    name = _expect(obj, dict, "an estimator").get("__estimator__")
+    if not isinstance(name, str) or name not in _ESTIMATORS:
         raise ModelFormatError(f"the model file names an unknown estimator class {name!r}; "
                                f"known: {', '.join(sorted(_ESTIMATORS))}")
+    if set(obj) - {"__estimator__", "params", "fitted"}:
+        raise ModelFormatError(f"estimator {name} has unexpected entries "
+                               f"{sorted(set(obj) - {'__estimator__', 'params', 'fitted'})}")
     cls, fitted = _ESTIMATORS[name]
-    params = decode(obj.get("params", {}))
+    params = _expect(decode(_expect(obj.get("params", {}), dict, "the parameters")), dict, "the parameters")
     try:
         est = cls(**params)
     except TypeError as exc:
         raise ModelFormatError(f"parameters in the model file do not fit {name}: {exc}") from None
-    for attr, v in obj.get("fitted", {}).items():
+    for attr, v in _expect(obj.get("fitted", {}), dict, "the fitted state").items():
         if attr not in fitted:
             raise ModelFormatError(f"{name} has no fitted attribute {attr!r}")
         setattr(est, attr, decode(v))

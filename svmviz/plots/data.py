@@ -2,22 +2,52 @@
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 from svmviz.data.dataset import Dataset
-from svmviz.plots.common import Plane, add_class_scatter, base_layout
+from svmviz.errors import DataError
+from svmviz.plots.common import SYMBOLS, Plane, add_class_scatter, base_layout, class_color
 
 
-def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features") -> go.Figure:
-    """Scatter of ``ds``: 2-D directly; for d > 2 two chosen features or the PCA plane."""
+def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
+                 test: Dataset | None = None, title: str | None = None) -> go.Figure:
+    """Scatter of ``ds``: 2-D directly; for d > 2 two chosen features or the PCA plane (the axis
+    titles say which). ``test``, when given, is drawn with open markers in the same plane;
+    ``title`` replaces the data set's name in the figure title."""
+    if method not in ("features", "pca"):
+        raise DataError(f"the plane must be 'features' or 'pca', not {method!r}")
+    d = ds.n_features
+    if d > 2 and method == "features":
+        i, j = features
+        if not (0 <= i < d and 0 <= j < d) or i == j:
+            raise DataError(f"choose two different features between 1 and {d}, got {i + 1} and {j + 1}")
     fig = go.Figure()
-    if ds.n_features == 1:
-        import numpy as np
-        X2 = np.column_stack([ds.X[:, 0], np.zeros(ds.n_samples)])
+    if d == 1:
+        plane = None
         labels = [ds.feature_names[0], ""]
     else:
         plane = Plane(ds.X, features, method, ds.feature_names)
-        X2, labels = plane.to2d(ds.X), plane.labels
-    add_class_scatter(fig, X2, ds.y, names=ds.class_names)
-    return base_layout(fig, f"{ds.name}: {ds.n_samples} samples, {ds.n_features} features",
-                       labels[0], labels[1], equal=ds.n_features == 2)
+        # a data scatter projects the points, so a feature axis is just that feature
+        i, j = features if d > 2 else (0, 1)
+        labels = plane.labels if plane.method == "pca" else [ds.feature_names[i], ds.feature_names[j]]
+
+    def to2d(X):
+        return np.column_stack([X[:, 0], np.zeros(len(X))]) if plane is None else plane.to2d(X)
+
+    classes = ds.classes
+    add_class_scatter(fig, to2d(ds.X), ds.y, classes=classes, names=ds.class_names)
+    if test is not None:
+        T = to2d(test.X)
+        for k, c in enumerate(classes):
+            m = test.y == c
+            if m.any():
+                fig.add_trace(go.Scatter(
+                    x=T[m, 0], y=T[m, 1], mode="markers", name=f"{ds.class_names[k]} (test)",
+                    marker=dict(color=class_color(k, len(classes)), size=8,
+                                symbol=SYMBOLS[k % len(SYMBOLS)] + "-open", line=dict(width=1.5))))
+    view = "" if d <= 2 else (" — PCA plane" if method == "pca" else f" — features {labels[0]}, {labels[1]}")
+    counts = (f"{ds.n_samples} samples" if test is None else
+              f"{ds.n_samples} training + {test.n_samples} test samples")
+    return base_layout(fig, f"{title or ds.name}: {counts}, {d} features{view}", labels[0], labels[1],
+                       equal=d == 2)

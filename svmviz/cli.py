@@ -1,0 +1,255 @@
+"""The ``svmviz`` command line.
+
+    svmviz datasets                                   list the built-in data sets
+    svmviz plot-data NAME --out FILE                  the data plot as .html/.png/.svg
+    svmviz fit ESTIMATOR DATA [--param k=v ...] [--test-size F] [--seed S] --out model.json
+    svmviz predict MODEL.json DATA [--out predictions.csv]
+
+DATA is a built-in name (see ``svmviz datasets``) or a CSV/LIBSVM file. Bad input ends with a
+one-line message on stderr and exit code 2; long work shows progress on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from svmviz.errors import SvmvizError
+
+EXIT_BAD_INPUT = 2
+
+
+class Progress:
+    """A small progress bar on stderr. On a terminal it redraws one line; elsewhere (logs, CI)
+    it prints only the finished line, so captured output stays readable."""
+
+    def __init__(self, label: str, total: int | None = None, stream=None, width: int = 30):
+        self.label, self.total, self.width = label, total, width
+        self.stream = sys.stderr if stream is None else stream
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.done = 0
+        self.t0 = time.perf_counter()
+        self._spin: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def line(self) -> str:
+        elapsed = time.perf_counter() - self.t0
+        if self.total:
+            frac = min(self.done / self.total, 1.0)
+            filled = int(round(frac * self.width))
+            bar = "#" * filled + "-" * (self.width - filled)
+            return f"{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.1f} s"
+        return f"{self.label} ... {elapsed:5.1f} s"
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self.live:
+            self.stream.write("\r" + self.line())
+            self.stream.flush()
+
+    def __enter__(self) -> "Progress":
+        if self.live and not self.total:  # work without steps: tick the elapsed time
+            self._spin = threading.Thread(target=self._tick, daemon=True)
+            self._spin.start()
+        return self
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.25):
+            self.update(0)
+
+    def __exit__(self, exc_type, *_):
+        self._stop.set()
+        if self._spin is not None:
+            self._spin.join()
+        if exc_type is None:
+            self.stream.write(("\r" if self.live else "") + self.line() + " done\n")
+        elif self.live:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def _dataset(spec: str):
+    from svmviz.data import BUILTINS, DataError, load_builtin, load_dataset
+
+    if spec in BUILTINS:
+        return load_builtin(spec)
+    if Path(spec).exists():
+        return load_dataset(spec)
+    raise DataError(f"{spec!r} is neither a built-in data set ({', '.join(BUILTINS)}) nor a file")
+
+
+def _param_value(text: str):
+    """JSON literals (numbers, true/false/null, lists) become those values; anything else a string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _params(pairs: list[str]) -> dict:
+    from svmviz.errors import ParameterError
+
+    out = {}
+    for p in pairs:
+        key, sep, value = p.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError(f"--param expects key=value, got {p!r}")
+        out[key.strip()] = _param_value(value.strip())
+    return out
+
+
+def _estimators() -> dict[str, type]:
+    import svmviz.models  # noqa: F401  (every estimator registers itself on import)
+    from svmviz.export.registry import registered_estimators
+
+    return registered_estimators()
+
+
+def _predict(model, X: np.ndarray, label: str) -> np.ndarray:
+    chunk = 2000
+    parts = []
+    with Progress(label, total=X.shape[0]) as bar:
+        for s in range(0, X.shape[0], chunk):
+            parts.append(np.asarray(model.predict(X[s:s + chunk])))
+            bar.update(min(chunk, X.shape[0] - s))
+    return np.concatenate(parts)
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+def cmd_datasets(args) -> None:
+    from svmviz.data import BUILTINS, FOURCLASS_URL, fourclass_path
+
+    width = max(map(len, BUILTINS))
+    for name, b in BUILTINS.items():
+        note = ""
+        if name == "fourclass" and fourclass_path() is None:
+            note = f"  [not installed: set SVMVIZ_DATA_DIR to a folder with fourclass_scale from {FOURCLASS_URL}]"
+        print(f"{name:<{width}}  {b.title} — {b.description}{note}")
+
+
+def cmd_plot_data(args) -> None:
+    from svmviz.export import export_figure
+    from svmviz.plots.data import plot_dataset
+
+    ds = _dataset(args.name)
+    features = tuple(j - 1 for j in args.features)
+    fig = plot_dataset(ds, features, "pca" if args.pca else "features")
+    with Progress(f"writing {args.out}"):
+        export_figure(fig, args.out)
+
+
+def cmd_fit(args) -> None:
+    from svmviz.data import train_test_split
+    from svmviz.errors import ParameterError
+    from svmviz.export import save_model
+
+    estimators = _estimators()
+    if args.estimator not in estimators:
+        raise ParameterError(f"unknown estimator {args.estimator!r}; choose one of {', '.join(sorted(estimators))}")
+    ds = _dataset(args.data)
+    if args.test_size:
+        train, test = train_test_split(ds, args.test_size, args.seed)
+    else:
+        train, test = ds, None
+    params = _params(args.param)
+    try:
+        model = estimators[args.estimator](**params)
+        with Progress(f"fitting {args.estimator} on {train.n_samples} samples"):
+            model.fit(train.X, train.y)
+    except TypeError as exc:  # an unknown parameter, or a value of the wrong type
+        raise ParameterError(f"{args.estimator} cannot be fitted with {params}: {exc}") from None
+    train_acc = float(np.mean(_predict(model, train.X, "predicting the training part") == train.y))
+    print(f"train accuracy: {train_acc:.4f} ({train.n_samples} samples)")
+    if test is not None:
+        test_acc = float(np.mean(_predict(model, test.X, "predicting the test part") == test.y))
+        print(f"test accuracy:  {test_acc:.4f} ({test.n_samples} samples)")
+    save_model(model, args.out)
+    print(f"model written to {args.out}")
+
+
+def cmd_predict(args) -> None:
+    import pandas as pd
+
+    from svmviz.errors import DataError
+    from svmviz.export import load_model
+
+    model = load_model(args.model)
+    ds = _dataset(args.data)
+    expected = getattr(model, "n_features_in_", ds.n_features)
+    if expected != ds.n_features:
+        raise DataError(f"the model was trained on {expected} features but {args.data} has {ds.n_features}")
+    pred = _predict(model, ds.X, f"predicting {ds.n_samples} samples")
+    print(f"accuracy: {float(np.mean(pred == ds.y)):.4f} ({ds.n_samples} samples)")
+    if args.out:
+        table = pd.DataFrame(ds.X, columns=ds.feature_names)
+        table["label"], table["prediction"] = ds.y, pred
+        table.to_csv(args.out, index=False)
+        print(f"predictions written to {args.out}")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit code 2 (argparse prints the whole usage otherwise)
+        self.exit(EXIT_BAD_INPUT, f"svmviz: error: {message} (see svmviz --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="svmviz", description="svmviz: five SVM methods step by step (the app: streamlit run app.py)")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("datasets", help="list the built-in data sets")
+    s.set_defaults(func=cmd_datasets)
+
+    s = sub.add_parser("plot-data", help="write the data plot (.html, .png or .svg)")
+    s.add_argument("name", help="a built-in name or a CSV/LIBSVM file")
+    s.add_argument("--out", required=True, help="output file; the format follows its extension")
+    s.add_argument("--features", type=int, nargs=2, default=(1, 2), metavar=("I", "J"),
+                   help="the two features (1-based) to plot when there are more than two")
+    s.add_argument("--pca", action="store_true", help="plot the PCA plane instead of two features")
+    s.set_defaults(func=cmd_plot_data)
+
+    s = sub.add_parser("fit", help="fit a registered estimator, print accuracies, save it as JSON")
+    s.add_argument("estimator", help="a registered estimator, e.g. BinarySVC")
+    s.add_argument("data", help="a built-in name or a CSV/LIBSVM file")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="an estimator parameter (repeatable); values are JSON literals or strings")
+    s.add_argument("--test-size", type=float, default=0.3, help="test fraction (0: no test part)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the stratified split")
+    s.add_argument("--out", required=True, help="where to write the model (JSON)")
+    s.set_defaults(func=cmd_fit)
+
+    s = sub.add_parser("predict", help="predict a labelled data set with a saved model")
+    s.add_argument("model", help="a model file written by svmviz fit or the app")
+    s.add_argument("data", help="a built-in name or a CSV/LIBSVM file")
+    s.add_argument("--out", help="write features, label and prediction as CSV")
+    s.set_defaults(func=cmd_predict)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (2 for bad input, 0 otherwise)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already reported on one line
+        return int(exc.code or 0)
+    try:
+        args.func(args)
+    except (SvmvizError, ValueError) as exc:
+        print("svmviz: error: " + " ".join(str(exc).split()), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"svmviz: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

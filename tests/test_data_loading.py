@@ -1,0 +1,253 @@
+"""The data layer: loaders (CSV, LIBSVM), every bad input a DataError, normalization and splits."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from svmviz.data import (BUILTINS, Dataset, DataError, MAX_FILE_MB, load_builtin, load_dataset,
+                         normalize, split_and_normalize, train_test_split)
+
+GOOD_CSV = "x1,x2,label\n0,0,a\n0,1,a\n1,0,b\n1,1,b\n"
+
+
+def upload(text: str | bytes, name: str = "data.csv"):
+    """What Streamlit's file_uploader hands over: a BytesIO with a name."""
+    f = io.BytesIO(text.encode() if isinstance(text, str) else text)
+    f.name = name
+    return f
+
+
+# (what, file content, file name, words the message must contain)
+BAD_INPUTS = [
+    ("empty file", b"", "e.csv", ["empty"]),
+    ("whitespace only", b"  \n\n\t\n", "e.csv", ["empty"]),
+    ("comments only", b"# nothing here\n", "c.csv", ["no data rows"]),
+    ("header only", b"x1,x2,label\n", "h.csv", ["header but no data rows"]),
+    ("non-numeric feature", b"x1,x2,label\n1,2,0\n3,abc,1\n1,1,0\n2,2,1\n", "n.csv",
+     ["row 3", "'x2'", "'abc'", "not a number"]),
+    ("missing value", b"x1,x2,label\n1,2,0\n3,,1\n1,1,0\n2,2,1\n", "m.csv", ["row 3", "'x2'", "empty"]),
+    ("NaN feature", b"x1,x2,label\n1,2,0\n3,nan,1\n1,1,0\n2,2,1\n", "nan.csv", ["row 3", "'x2'", "NaN"]),
+    ("+inf feature", b"x1,x2,label\n1,inf,0\n3,4,1\n1,1,0\n2,2,1\n", "inf.csv", ["row 2", "'x2'", "infinite"]),
+    ("-inf feature", b"1,2,0\n-inf,4,1\n1,1,0\n2,2,1\n", "ninf.csv", ["row 2", "'x1'", "infinite"]),
+    ("single class", b"x1,x2,label\n1,2,0\n3,4,0\n5,6,0\n", "one.csv", ["only one class", "two"]),
+    ("one sample of a class", b"x1,x2,label\n1,2,0\n3,4,0\n5,6,1\n", "few.csv", ["class 1", "1 sample"]),
+    ("ragged rows", b"x1,x2,label\n1,2,0\n3,4\n1,1,0\n2,2,1\n", "r.csv", ["row 3", "2 fields", "3"]),
+    ("missing label column", b"x1,x2,x3\n0.1,0.5,0.25\n0.3,0.7,0.75\n0.2,0.4,0.5\n", "nolabel.csv",
+     ["'x3'", "not a class label", "No column is named label"]),
+    ("empty label", b"x1,label\n1,0\n2,\n3,1\n4,1\n", "el.csv", ["row 3", "no label"]),
+    ("NaN label", b"x1,label\n1,0\n2,nan\n3,1\n4,1\n", "nl.csv", ["row 3", "not a class label"]),
+    ("single column", b"label\n0\n1\n0\n1\n", "sc.csv", ["single column"]),
+    ("binary garbage", bytes(range(256)) * 4, "g.bin", ["binary"]),
+    ("latin-1 noise", bytes(range(128, 256)) * 8, "noise.csv", ["not look like a text file"]),
+    ("UTF-16 text", "x1,label\n1,0\n".encode("utf-16"), "u16.csv", ["NUL", "UTF-16"]),
+    ("LIBSVM unsorted indices", b"1 2:1 1:3\n-1 1:1\n1 1:2\n-1 2:2\n", "u.libsvm", ["LIBSVM", "sorted"]),
+    ("LIBSVM bad label", b"a 1:2\n-1 1:1\n", "b.libsvm", ["LIBSVM"]),
+    ("LIBSVM nan value", b"1 1:nan\n-1 1:1\n1 1:2\n-1 1:3\n", "n.libsvm", ["line 1", "NaN"]),
+    ("LIBSVM inf value", b"1 1:1e999\n-1 1:1\n1 1:2\n-1 1:3\n", "i.libsvm", ["line 1", "infinite"]),
+    ("LIBSVM huge index", b"1 1:1 1500000000:2\n-1 1:1\n1 1:2\n-1 1:3\n", "h.libsvm", ["features"]),
+    ("LIBSVM one class", b"1 1:1\n1 1:2\n", "o.libsvm", ["only one class"]),
+]
+
+
+@pytest.mark.parametrize("what,content,name,words", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_is_a_clear_data_error(what, content, name, words, tmp_path):
+    path = tmp_path / name
+    path.write_bytes(content)
+    for source in (path, upload(content, name)):  # a file on disk and an upload give the same answer
+        with pytest.raises(DataError) as err:
+            load_dataset(source)
+        for w in words:
+            assert w in str(err.value), f"{what}: {w!r} not in {str(err.value)!r}"
+
+
+def test_file_over_the_size_limit(tmp_path):
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as fh:  # sparse: over the limit without writing 50 MB
+        fh.truncate(int(MAX_FILE_MB * 2**20) + 1)
+    with pytest.raises(DataError, match=f"the limit is {MAX_FILE_MB:g} MB"):
+        load_dataset(big)
+    small_limit = 0.001  # MB: the same check on an upload object, without a big buffer
+    payload = "x1,x2,label\n" + "0,0,a\n0,1,a\n1,0,b\n1,1,b\n" * 100
+    with pytest.raises(DataError, match="larger than the 0.001 MB limit"):
+        load_dataset(upload(payload), max_mb=small_limit)
+    assert load_dataset(upload(payload), max_mb=1).n_samples == 400
+
+
+def test_missing_path_and_unknown_format(tmp_path):
+    with pytest.raises(DataError, match="no such file"):
+        load_dataset(tmp_path / "nope.csv")
+    with pytest.raises(DataError, match="unknown format"):
+        load_dataset(upload(GOOD_CSV), fmt="xlsx")
+    with pytest.raises(DataError, match="cannot read data from a int"):
+        load_dataset(42)
+
+
+def test_csv_header_and_named_label_column():
+    ds = load_dataset(upload("class,width,height\ncat,1,2\ncat,1.5,2.5\ndog,3,4\ndog,3.5,4.5\n", "pets.csv"))
+    assert ds.feature_names == ["width", "height"]
+    assert ds.class_names == ["cat", "dog"]
+    np.testing.assert_array_equal(ds.X, [[1, 2], [1.5, 2.5], [3, 4], [3.5, 4.5]])
+    assert ds.name == "pets" and ds.source == "upload: pets.csv"
+    for label_name in ("label", "Target", "y"):
+        d2 = load_dataset(upload(f"a,{label_name},b\n1,0,2\n3,1,4\n5,0,6\n7,1,8\n"))
+        assert d2.feature_names == ["a", "b"]
+        np.testing.assert_array_equal(d2.y, [0, 1, 0, 1])
+
+
+def test_csv_without_header_takes_the_last_column():
+    ds = load_dataset(upload("0.5;1.5;-1\n2;3;1\n4;5;-1\n6;7;1\n", "semi.txt"))
+    assert ds.feature_names == ["x1", "x2"]
+    assert ds.y.dtype.kind == "i"
+    np.testing.assert_array_equal(ds.y, [-1, 1, -1, 1])
+    spaced = load_dataset(upload("# a comment\n1 2 0\n3 4 1\n\n5 6 0\n7 8 1\n", "spaced.dat"))
+    np.testing.assert_array_equal(spaced.X[:, 1], [2, 4, 6, 8])
+
+
+def test_utf8_bom_and_string_labels_without_header():
+    ds = load_dataset(upload("\ufeff1,2,yes\n3,4,no\n5,6,yes\n7,8,no\n".encode("utf-8"), "bom.csv"))
+    assert ds.class_counts() == {"no": 2, "yes": 2}
+
+
+def test_libsvm_via_sklearn_and_format_inference(tmp_path):
+    text = "+1 1:0.5 3:-1\n-1 2:0.25\n+1 1:1 2:1 3:1\n-1 1:-0.5\n"
+    p = tmp_path / "tiny"  # no extension: the content says LIBSVM
+    p.write_text(text)
+    ds = load_dataset(p)
+    assert ds.X.shape == (4, 3) and ds.feature_names == ["x1", "x2", "x3"]
+    np.testing.assert_array_equal(ds.X[0], [0.5, 0, -1])
+    np.testing.assert_array_equal(ds.y, [1, -1, 1, -1])
+    assert load_dataset(upload(text, "t.svm")).n_samples == 4
+    with pytest.raises(DataError, match="LIBSVM"):
+        load_dataset(upload(GOOD_CSV), fmt="libsvm")
+
+
+def test_upload_object_read_twice_gives_the_same_data():
+    f = upload(GOOD_CSV)
+    a, b = load_dataset(f), load_dataset(f)  # Streamlit reruns read the same object again
+    np.testing.assert_array_equal(a.X, b.X)
+
+
+def test_fourclass_builtin(fourclass):
+    assert fourclass.X.shape == (862, 2)
+    assert fourclass.class_counts() == {-1: 555, 1: 307}
+    assert fourclass.X.min() >= -1 and fourclass.X.max() <= 1
+
+
+def test_fourclass_missing_says_where_to_get_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("SVMVIZ_DATA_DIR", str(tmp_path))
+    with pytest.raises(DataError, match="csie.ntu.edu.tw.*SVMVIZ_DATA_DIR"):
+        load_builtin("fourclass")
+    with pytest.raises(DataError, match="unknown built-in"):
+        load_builtin("nope")
+
+
+@pytest.mark.parametrize("name", [n for n in BUILTINS if n != "fourclass"])
+def test_every_other_builtin_loads(name):
+    ds = load_builtin(name)
+    assert ds.n_samples >= 60 and len(ds.classes) >= 2 and ds.X.dtype == np.float64
+
+
+# --- random input: a Dataset or a DataError, nothing else --------------------------------------
+
+csv_cell = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                     st.sampled_from(["", "a", "label", "class", "nan", "inf", "1e999", "#", '"', "1:2"]))
+
+def _check(result_of):
+    try:
+        ds = result_of()
+    except DataError:
+        return
+    assert isinstance(ds, Dataset)
+    assert ds.X.dtype == np.float64 and np.isfinite(ds.X).all() and len(ds.classes) >= 2
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=400), name=st.sampled_from(["f.csv", "f.libsvm", "f", "f.txt"]))
+def test_random_bytes_give_a_dataset_or_a_data_error(data, name):
+    _check(lambda: load_dataset(upload(data, name)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.lists(csv_cell, min_size=1, max_size=5), max_size=12),
+       sep=st.sampled_from([",", ";", "\t", " "]), header=st.booleans(), fmt=st.sampled_from([None, "csv", "libsvm"]))
+def test_random_csv_like_text_gives_a_dataset_or_a_data_error(rows, sep, header, fmt):
+    lines = ([sep.join(["x1", "x2", "label"])] if header else []) + [sep.join(r) for r in rows]
+    _check(lambda: load_dataset(upload("\n".join(lines)), fmt=fmt))
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(-1, 1), st.lists(
+    st.tuples(st.integers(0, 6), st.sampled_from(["0.5", "-1", "nan", "x", "1e999", "2"])), max_size=4)),
+    min_size=1, max_size=10))
+def test_random_libsvm_like_text_gives_a_dataset_or_a_data_error(rows):
+    text = "\n".join(f"{lab} " + " ".join(f"{i}:{v}" for i, v in feats) for lab, feats in rows)
+    _check(lambda: load_dataset(upload(text, "r.libsvm")))
+
+
+# --- normalization and splits ------------------------------------------------------------------
+
+def test_minmax_and_stddev_fit_on_train_only():
+    Xtr = np.array([[0.0, 10.0, 5.0], [2.0, 30.0, 5.0], [4.0, 20.0, 5.0]])
+    Xte = np.array([[6.0, 40.0, 7.0]])
+    a, b = normalize(Xtr, Xte, "minmax")
+    np.testing.assert_allclose(a, [[-1, -1, 0], [0, 1, 0], [1, 0, 0]])  # constant feature: the middle
+    np.testing.assert_allclose(b, [[2, 2, 4]])  # test values use the training range: may leave [-1, 1]
+    a01, _ = normalize(Xtr, None, "minmax", feature_range=(0, 1))
+    np.testing.assert_allclose(a01[:, 0], [0, 0.5, 1])
+    s, t = normalize(Xtr, Xte, "stddev")
+    np.testing.assert_allclose(s[:, :2].mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(s[:, :2].std(axis=0), 1)
+    np.testing.assert_allclose(t[0, 0], (6 - 2) / np.std([0, 2, 4]))
+    np.testing.assert_allclose(s[:, 2], 0)  # a constant feature is centred, not divided by zero
+    n, m = normalize(Xtr, Xte, "none")
+    np.testing.assert_array_equal(n, Xtr)
+    with pytest.raises(DataError, match="normalization must be one of"):
+        normalize(Xtr, Xte, "zscore")
+
+
+def test_stratified_split_is_seeded_and_keeps_class_shares():
+    ds = load_builtin("wine")
+    tr1, te1 = train_test_split(ds, 0.3, seed=4)
+    tr2, te2 = train_test_split(ds, 0.3, seed=4)
+    tr3, _ = train_test_split(ds, 0.3, seed=5)
+    np.testing.assert_array_equal(tr1.X, tr2.X)
+    np.testing.assert_array_equal(te1.y, te2.y)
+    assert not np.array_equal(tr1.X, tr3.X)
+    assert tr1.n_samples + te1.n_samples == ds.n_samples
+    share = {c: k / ds.n_samples for c, k in ds.class_counts().items()}
+    for c, k in te1.class_counts().items():
+        assert abs(k / te1.n_samples - share[c]) < 0.03
+    assert tr1.class_names == ds.class_names == te1.class_names
+    rows = {tuple(r) for r in ds.X}
+    assert {tuple(r) for r in tr1.X} | {tuple(r) for r in te1.X} == rows
+    assert not {tuple(r) for r in tr1.X} & {tuple(r) for r in te1.X}
+
+
+def test_split_errors_and_small_test_parts():
+    ds = load_dataset(upload("1,0\n2,0\n3,0\n4,0\n5,1\n6,1\n7,1\n8,1\n"))
+    tr, te = train_test_split(ds, 0.25, seed=0)  # one test sample per class is fine
+    assert te.class_counts() == {0: 1, 1: 1}
+    for bad in (0, 1, 1.5, "half"):
+        with pytest.raises(DataError, match="test fraction"):
+            train_test_split(ds, bad)
+    with pytest.raises(DataError, match="cannot split"):
+        train_test_split(ds, 0.1)  # stratified: fewer test samples than classes
+    with pytest.raises(DataError, match="training part"):
+        train_test_split(ds, 0.75, stratify=False)
+
+
+def test_split_and_normalize_uses_training_statistics():
+    ds = load_builtin("iris")
+    train, test = split_and_normalize(ds, "minmax", 0.25, seed=1)
+    assert train.X.min() == -1 and train.X.max() == 1
+    raw_tr, raw_te = train_test_split(ds, 0.25, seed=1)
+    _, expect = normalize(raw_tr.X, raw_te.X, "minmax")
+    np.testing.assert_allclose(test.X, expect)
+    whole, none = split_and_normalize(ds, "stddev", 0.0)
+    assert none is None and whole.n_samples == ds.n_samples
+    np.testing.assert_allclose(whole.X.mean(axis=0), 0, atol=1e-12)

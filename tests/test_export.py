@@ -1,0 +1,191 @@
+"""Export: models as versioned JSON through the registry (never code), figures as HTML/PNG/SVG."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import io
+import json
+import os
+import pickle
+import shutil
+
+import numpy as np
+import pytest
+
+from svmviz.data import load_builtin
+from svmviz.errors import ModelFormatError
+from svmviz.export import (ExportError, dumps_model, export_figure, figure_bytes, load_model, loads_model,
+                           save_model)
+from svmviz.export.models import FORMAT, VERSION
+from svmviz.models.svc import BinarySVC
+from svmviz.plots.data import plot_dataset
+
+HAVE_CHROMIUM = any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome"))
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    ds = load_builtin("hypercubes")
+    X = np.vstack([ds.X[:40], ds.X[-40:]]) / 100  # 80 points, two classes
+    y = np.r_[ds.y[:40], ds.y[-40:]]
+    model = BinarySVC(C=2.0, kernel="rbf", gamma=3.0, solver="cvxpy").fit(X, y)
+    return model, X, y
+
+
+def test_json_round_trip_predicts_identically(fitted, tmp_path):
+    model, X, y = fitted
+    path = tmp_path / "m.json"
+    save_model(model, path)
+    doc = json.loads(path.read_text())
+    assert doc["format"] == FORMAT and doc["version"] == VERSION
+    assert doc["estimator_class"] == "BinarySVC" and "svmviz_version" in doc
+    assert doc["model"]["params"]["C"] == 2.0
+    again = load_model(path)
+    assert type(again) is BinarySVC and again.get_params() == model.get_params()
+    grid = np.random.default_rng(0).uniform(-0.2, 1.2, size=(300, 2))
+    np.testing.assert_array_equal(again.decision_function(grid), model.decision_function(grid))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    np.testing.assert_array_equal(again.classes_, model.classes_)
+    assert again.support_vectors_.dtype == np.float64
+    with open(path, "rb") as fh:  # a file object (an upload) works as well
+        np.testing.assert_array_equal(load_model(fh).predict(grid), model.predict(grid))
+
+
+def test_string_labels_survive(fitted):
+    _, X, y = fitted
+    model = BinarySVC(kernel="linear", solver="cvxpy").fit(X, np.where(y > 0, "yes", "no"))
+    again = loads_model(dumps_model(model))
+    assert again.classes_.tolist() == ["no", "yes"]
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+def _doc(fitted) -> dict:
+    return json.loads(dumps_model(fitted[0]))
+
+
+def _with(doc, path, value):
+    d = copy.deepcopy(doc)
+    node = d
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    return json.dumps(d)
+
+
+PICKLE_B64 = base64.b64encode(pickle.dumps(os.getcwd)).decode()
+
+
+@pytest.mark.parametrize("what,change,words", [
+    ("unknown version", (["version"], 2), "version 2 is not supported"),
+    ("version as a bool", (["version"], True), "not supported"),
+    ("wrong format name", (["format"], "sklearn-model"), "not a svmviz model file"),
+    ("unknown class", (["estimator_class"], "Popen"), "does not match"),
+    ("unregistered class in both places", (["model", "__estimator__"], "subprocess.Popen"), "does not match"),
+    ("pickle payload tag", (["model", "fitted", "alpha_"], {"__pickle__": PICKLE_B64}), "unknown entry '__pickle__'"),
+    ("python object tag", (["model", "fitted", "alpha_"], {"__reduce__": ["os.system", ["ls"]]}), "unknown entry"),
+    ("unknown record", (["model", "fitted", "history_"], {"__record__": "os.system", "fields": {}}),
+     "unknown record type"),
+    ("unknown fitted attribute", (["model", "fitted", "__class__"], "x"), "no fitted attribute"),
+    ("unknown parameter", (["model", "params", "exec"], "print(1)"), "do not fit BinarySVC"),
+    ("params not a mapping", (["model", "params"], [1, 2]), "parameters must be a JSON dict"),
+    ("fitted not a mapping", (["model", "fitted"], "abc"), "fitted state must be a JSON dict"),
+    ("array of wrong length", (["model", "fitted", "intercept_"],
+                               {"__ndarray__": {"dtype": "float", "shape": [3], "data": [1.0]}}),
+     "does not match its shape"),
+    ("array of strings as floats", (["model", "fitted", "intercept_"],
+                                    {"__ndarray__": {"dtype": "float", "shape": [1], "data": ["os"]}}),
+     "malformed float array"),
+    ("object array", (["model", "fitted", "intercept_"],
+                      {"__ndarray__": {"dtype": "object", "shape": [1], "data": [1]}}), "unknown array dtype"),
+    ("negative shape", (["model", "fitted", "intercept_"],
+                        {"__ndarray__": {"dtype": "int", "shape": [-1], "data": []}}), "malformed int array"),
+    ("bad special float", (["model", "fitted", "objective_"], {"__float__": "__import__('os')"}), "bad special float"),
+    ("unhashable mapping key", (["model", "fitted", "kernel_params_"], {"__dict__": [[{"a": 1}, 2]]}), "malformed"),
+])
+def test_malformed_or_smuggling_documents_are_refused(fitted, what, change, words):
+    text = _with(_doc(fitted), *change)
+    with pytest.raises(ModelFormatError, match=words):
+        loads_model(text)
+
+
+@pytest.mark.parametrize("payload", [
+    pickle.dumps(os.getcwd),  # a pickle file renamed to .json
+    b"\x80\x04\x95",
+    b"",
+    b"[1, 2, 3]",
+    b'{"format": "svmviz-model"}',
+    b"not json at all",
+    b"[" * 100000,  # deep nesting
+    "\u00e9".encode("latin-1"),
+])
+def test_not_a_model_document(payload):
+    with pytest.raises(ModelFormatError):
+        loads_model(payload)
+    with pytest.raises(ModelFormatError):
+        load_model(io.BytesIO(payload))
+
+
+def test_unregistered_estimator_cannot_be_saved():
+    from sklearn.svm import SVC
+
+    with pytest.raises(ModelFormatError, match="not a registered svmviz estimator"):
+        dumps_model(SVC())
+
+
+def test_missing_model_file(tmp_path):
+    with pytest.raises(ModelFormatError, match="cannot read"):
+        load_model(tmp_path / "absent.json")
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fig():
+    return plot_dataset(load_builtin("data2"))
+
+
+def test_html_export_is_self_contained(fig, tmp_path):
+    out = export_figure(fig, tmp_path / "data.html")
+    html = out.read_text()
+    assert html.lower().startswith("<!doctype html>") and "Data2" in html
+    assert 'src="http' not in html  # plotly.js is embedded, not fetched: works offline
+    assert len(html) > 1_000_000
+
+
+def test_unknown_figure_format(fig, tmp_path):
+    with pytest.raises(ExportError, match="unknown figure format"):
+        export_figure(fig, tmp_path / "data.jpg")
+
+
+def test_png_svg_without_a_browser_say_what_is_missing(fig, monkeypatch):
+    monkeypatch.setattr("svmviz.export.figures._browser", lambda: None)
+    with pytest.raises(ExportError, match="needs Chrome or Chromium"):
+        figure_bytes(fig, "png")
+
+
+@pytest.mark.skipif(not HAVE_CHROMIUM, reason="PNG/SVG export needs a Chromium for kaleido")
+def test_png_and_svg_export(fig, tmp_path):
+    png = export_figure(fig, tmp_path / "data.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    svg = export_figure(fig, tmp_path / "data.svg").read_text()
+    assert svg.startswith("<svg") and "Data2" in svg
+
+
+def test_data_plot_planes_and_test_markers():
+    from svmviz.data import DataError, split_and_normalize
+
+    ds = load_builtin("wine")
+    train, test = split_and_normalize(ds, "stddev", 0.3, seed=0)
+    f = plot_dataset(train, (0, 6), test=test, title="wine")
+    assert f.layout.title.text == "wine: 124 training + 54 test samples, 13 features — features alcohol, flavanoids"
+    assert [t.name for t in f.data] == ["class_0", "class_1", "class_2",
+                                        "class_0 (test)", "class_1 (test)", "class_2 (test)"]
+    assert sum(len(t.x) for t in f.data[3:]) == 54 and f.data[3].marker.symbol.endswith("-open")
+    np.testing.assert_array_equal(f.data[0].x, train.X[train.y == 0, 0])
+    pca = plot_dataset(ds, method="pca")
+    assert pca.layout.xaxis.title.text == "PCA component 1" and "PCA plane" in pca.layout.title.text
+    with pytest.raises(DataError, match="two different features"):
+        plot_dataset(ds, (2, 2))
+    with pytest.raises(DataError, match="plane must be"):
+        plot_dataset(ds, method="tsne")
