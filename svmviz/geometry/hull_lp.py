@@ -129,3 +129,23 @@ def hulls_intersect(Xa, Xb, backend: str = "highs") -> HullIntersection:
         return HullIntersection(False, None, None, None)
     lam, nu = r.x[:ma], r.x[ma:]
     return HullIntersection(True, Xa.T @ lam, lam, nu)
+
+
+def reduced_hulls_intersect(Xa, Xb, mu: float, backend: str = "highs") -> HullIntersection:
+    """Do RCH(Xa, μ) and RCH(Xb, μ) meet? The LP of ``hulls_intersect`` with 0 ≤ λ, ν ≤ μ. When
+    they meet, the ν-SVM / C-SVM nearest-point problem has distance 0 and w = 0."""
+    Xa, Xb = np.asarray(Xa, dtype=np.float64), np.asarray(Xb, dtype=np.float64)
+    if Xa.ndim != 2 or Xb.ndim != 2 or Xa.shape[1] != Xb.shape[1]:
+        raise ParameterError("Xa and Xb must be 2-D arrays with the same number of columns")
+    if not mu > 0:
+        raise ParameterError(f"mu must be positive, got {mu}")
+    ma, mb, d = Xa.shape[0], Xb.shape[0], Xa.shape[1]
+    A_eq = np.zeros((d + 2, ma + mb))
+    A_eq[:d, :ma], A_eq[:d, ma:] = Xa.T, -Xb.T
+    A_eq[d, :ma], A_eq[d + 1, ma:] = 1.0, 1.0
+    r = solve_lp(np.zeros(ma + mb), A_eq=A_eq, b_eq=np.r_[np.zeros(d), 1.0, 1.0],
+                 bounds=[(0, float(mu))] * (ma + mb), backend=backend)
+    if r.status != "optimal":
+        return HullIntersection(False, None, None, None)
+    lam, nu = r.x[:ma], r.x[ma:]
+    return HullIntersection(True, Xa.T @ lam, lam, nu)

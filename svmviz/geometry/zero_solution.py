@@ -76,3 +76,47 @@ def zero_solution_report(X, y, D_pos: float, D_neg: float, backend: str = "highs
     cases = [zero_solution_case(pos, neg, D_pos, D_neg, 1, backend),
              zero_solution_case(neg, pos, D_neg, D_pos, -1, backend)]
     return ZeroSolutionReport(inter.intersect, inter, cases)
+
+
+@register_record
+@dataclass
+class WNormSweep:
+    """‖w‖ of the linear C-SVM solved for each hard-class bound D_k in ``D_values`` (the other
+    class at ``D_other``), next to the predicted switch ``D_threshold`` = D_k*."""
+
+    hard_class: int
+    D_values: np.ndarray
+    w_norm: np.ndarray
+    D_other: float
+    D_threshold: float
+    backend: str
+
+
+def c_svm_w(X, y, D_pos: float, D_neg: float, solver: str = "smo", tol: float = 1e-6) -> np.ndarray:
+    """w = Σ α_i y_i x_i of the linear C-SVM with α ≤ D_pos on class +1 and ≤ D_neg on −1
+    (seed 000 Problem 2.4), solved by a real QP backend."""
+    from svmviz.kernels import Kernel
+    from svmviz.solvers import QPProblem, solve_qp
+
+    X, y = np.asarray(X, dtype=np.float64), np.where(np.asarray(y) > 0, 1.0, -1.0)
+    upper = np.where(y > 0, float(D_pos), float(D_neg))
+    res = solve_qp(QPProblem.c_svm(y, upper, kernel=Kernel("linear"), X=X), backend=solver, tol=tol)
+    return (res.alpha * y) @ X
+
+
+def w_norm_sweep(X, y, hard_class: int, D_other: float, D_values, solver: str = "smo",
+                 tol: float = 1e-6, progress=None) -> WNormSweep:
+    """Solve the C-SVM for every D_k in ``D_values`` and record ‖w‖: zero from D_k* on."""
+    X, y = np.asarray(X, dtype=np.float64), np.where(np.asarray(y) > 0, 1, -1)
+    if hard_class not in (1, -1):
+        raise ParameterError("hard_class must be +1 or −1")
+    D_values = np.asarray(D_values, dtype=np.float64)
+    case = zero_solution_case(X[y == hard_class], X[y != hard_class], float(D_values.max()),
+                              D_other, hard_class)
+    norms = np.empty(len(D_values))
+    for k, D in enumerate(D_values):
+        Dp, Dn = (D, D_other) if hard_class == 1 else (D_other, D)
+        norms[k] = np.linalg.norm(c_svm_w(X, y, Dp, Dn, solver, tol))
+        if progress is not None:
+            progress(k + 1, len(D_values))
+    return WNormSweep(int(hard_class), D_values, norms, float(D_other), case.D_threshold, solver)

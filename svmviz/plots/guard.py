@@ -1,0 +1,132 @@
+"""Figures of seed 001: guard vectors and support vectors (Fig. 4), the dual-space picture of one
+point's LPs (Fig. 2–3) and the timing of the Table 1 experiment."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, SYMBOLS, base_layout
+from svmviz.plots.hulls import _box, _legend_below, add_line
+
+
+def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
+                       labels=("x1", "x2")) -> go.Figure:
+    """Fig. 4 of seed 001: the points (hover shows their index; click to select), guard vectors
+    circled, support vectors marked, the SVM hyperplane (dash-dot) with its margins, and for a
+    selected guard vector the separating line through it that its LP found."""
+    X = np.asarray(X, dtype=np.float64)
+    y_pm = np.where(np.asarray(y) == model.classes_[1], 1, -1)
+    fig = go.Figure()
+    idx = np.arange(len(X))
+    for k, c in enumerate((-1, 1)):
+        m = y_pm == c
+        fig.add_trace(go.Scatter(
+            x=X[m, 0], y=X[m, 1], mode="markers", name=str(names[k] if names else model.classes_[k]),
+            customdata=idx[m], hovertemplate="point %{customdata}<extra></extra>",
+            marker=dict(color=NEG_COLOR if c < 0 else POS_COLOR, symbol=SYMBOLS[k], size=8,
+                        line=dict(width=0.5, color="#333"))))
+    g = model.guard_vectors_
+    fig.add_trace(go.Scatter(x=X[g, 0], y=X[g, 1], mode="markers", name=f"guard vectors ({g.sum()})",
+                             customdata=idx[g], hovertemplate="guard vector %{customdata}<extra></extra>",
+                             marker=dict(symbol="circle-open", size=16, color="#d62728",
+                                         line=dict(width=2))))
+    sv = model.support_
+    fig.add_trace(go.Scatter(x=X[sv, 0], y=X[sv, 1], mode="markers", name=f"support vectors ({len(sv)})",
+                             customdata=sv, hovertemplate="support vector %{customdata}<extra></extra>",
+                             marker=dict(symbol="x-thin-open", size=12, color="#111", line=dict(width=2))))
+    lo, hi = _box(X)
+    if model.kernel_params_["name"] == "linear" and X.shape[1] == 2:
+        w, b = model.coef_[0], float(model.intercept_[0])
+        add_line(fig, w, b, lo, hi, "SVM hyperplane (guard vectors only)", "#111", "dashdot", 2.5)
+        for off, nm in ((1, "margin"), (-1, None)):
+            add_line(fig, w, b - off, lo, hi, nm or "", "#888", "dot", 1, showlegend=nm is not None)
+    if selected is not None and 0 <= selected < len(X):
+        fig.add_trace(go.Scatter(x=[X[selected, 0]], y=[X[selected, 1]], mode="markers",
+                                 name=f"selected point {selected}",
+                                 marker=dict(symbol="circle", size=18, color="rgba(0,0,0,0)",
+                                             line=dict(width=3, color="#2ca02c"))))
+        plane = model.planes_[selected]
+        if g[selected] and np.all(np.isfinite(plane[:3])) and model.delta == 0:
+            add_line(fig, plane[:2], plane[2], lo, hi, f"a separating line through {selected} (its LP)",
+                     "#2ca02c", "dash", 2)
+    fig.update_xaxes(range=[lo[0], hi[0]])
+    fig.update_yaxes(range=[lo[1], hi[1]])
+    return _legend_below(base_layout(fig, f"Guard vectors (circled) ⊇ support vectors (×): {g.sum()} "
+                                          f"guard, {len(sv)} support", labels[0], labels[1]))
+
+
+def plot_dual_view(view, X, y) -> go.Figure:
+    """Seed 001 Fig. 2–3 for one point: in the dual plane (x1 = slope, x2 = −intercept of a
+    primal line) the dual line y = p_x·x − p_y of every point, the line l_i of the chosen point
+    (thick), the intersection of the other points' half-planes (shaded) and the LP's feasible
+    set on l_i (green), for both orientations of the seed's LP."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.where(np.asarray(y) > 0, 1, -1)
+    titles = [("A: own class below" if o.sigma == 1 else "B: own class above")
+              + (" — feasible" if o.feasible else " — infeasible") for o in view.orientations]
+    fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=0.14)
+    i = view.index
+    shown: set = set()
+    for col, o in enumerate(view.orientations, 1):
+        box = o.box
+        xs = np.array([box[0], box[1]])
+        if len(o.region) > 2:
+            R = np.vstack([o.region, o.region[:1]])
+            fig.add_trace(go.Scatter(x=R[:, 0], y=R[:, 1], fill="toself", mode="lines",
+                                     fillcolor="rgba(44,160,44,0.18)", line=dict(width=0),
+                                     name="half-planes' intersection", showlegend=_first(shown, "region"),
+                                     legendgroup="region"), row=col, col=1)
+        for c, color in ((-1, NEG_COLOR), (1, POS_COLOR)):
+            xx, yy = [], []
+            for j in np.flatnonzero(y == c):
+                if j == i:
+                    continue
+                xx += [xs[0], xs[1], None]
+                yy += [X[j, 0] * xs[0] - X[j, 1], X[j, 0] * xs[1] - X[j, 1], None]
+            fig.add_trace(go.Scatter(x=xx, y=yy, mode="lines", line=dict(color=color, width=1),
+                                     opacity=0.55, name=f"dual lines of class {c:+d}",
+                                     showlegend=col == 1, legendgroup=f"c{c}"), row=col, col=1)
+        li = X[i, 0] * xs - X[i, 1]
+        fig.add_trace(go.Scatter(x=xs, y=li, mode="lines", line=dict(color="#111", width=3),
+                                 name=f"l_{i}: dual of point {i} (equality)", showlegend=col == 1,
+                                 legendgroup="li"), row=col, col=1)
+        if o.feasible:
+            a = max(o.lo, box[0]) if np.isfinite(o.lo) else box[0]
+            b = min(o.hi, box[1]) if np.isfinite(o.hi) else box[1]
+            if a <= b:
+                fig.add_trace(go.Scatter(x=[a, b], y=[X[i, 0] * a - X[i, 1], X[i, 0] * b - X[i, 1]],
+                                         mode="lines+markers", line=dict(color="#2ca02c", width=7),
+                                         name="LP feasible set", showlegend=_first(shown, "feas"),
+                                         legendgroup="feas"), row=col, col=1)
+        fig.update_xaxes(range=[box[0], box[1]], title_text="x1 = slope of a line through the point",
+                         row=col, col=1)
+        fig.update_yaxes(range=[box[2], box[3]], title_text="x2", row=col, col=1)
+    fig.update_layout(template="plotly_white", height=760, margin=dict(l=40, r=20, t=60, b=40),
+                      title=f"Dual space of point {i}: " + ("guard vector" if view.is_guard
+                                                            else "not a guard vector"),
+                      legend=dict(orientation="h", yanchor="top", y=-0.08, x=0))
+    return fig
+
+
+def _first(shown: set, name: str) -> bool:
+    """True the first time ``name`` is drawn (one legend entry per kind of trace)."""
+    new = name not in shown
+    shown.add(name)
+    return new
+
+
+def plot_guard_timing(rows) -> go.Figure:
+    """LP time (all points) against QP time on all points, per n and m (Table 1 panel)."""
+    fig = go.Figure()
+    for n in sorted({r["n"] for r in rows}):
+        rs = [r for r in rows if r["n"] == n]
+        m = [r["m"] for r in rs]
+        fig.add_trace(go.Scatter(x=m, y=[r["guard total (s)"] for r in rs], mode="lines+markers",
+                                 name=f"n={n}: LPs + QP on guard vectors"))
+        fig.add_trace(go.Scatter(x=m, y=[r["QP all points (s)"] for r in rs], mode="lines+markers",
+                                 line=dict(dash="dash"), name=f"n={n}: QP on all points"))
+    fig.update_yaxes(type="log")
+    return base_layout(fig, "Time: guard-vector method against one QP on all points",
+                       "m (points)", "seconds (log)", equal=False, height=360)

@@ -1,0 +1,89 @@
+"""The Convex Hulls and Guard Vectors pages: AppTest runs them and moves their widgets; a headless
+Chromium renders them (screenshots in test-artifacts/)."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import wait_for_app
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+
+
+def _metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def test_convex_hulls_page(fourclass):
+    at = AppTest.from_file(str(PAGES / "3_Convex_Hulls.py"), default_timeout=240).run()
+    assert not at.exception and not at.error
+    met = _metrics(at)
+    # the ν-SVM from the nearest points and scikit-learn's NuSVC coincide
+    assert float(met["cosine(w nearest points, w NuSVC)"]) >= 0.9999
+    assert float(met["offset difference |b − b_NuSVC| (same scale)"]) < 1e-4
+    # a small ν: fourclass's reduced hulls overlap, and the page says so instead of drawing
+    at.slider(key="hull_nu").set_value(0.3).run()
+    assert not at.exception and any("overlap" in w.value for w in at.warning)
+    # D_k above the predicted switch: the solver's w is zero, as predicted
+    dk = at.select_slider(key="zero_Dk")
+    dk.set_value(dk.options[-1]).run()
+    met = _metrics(at)
+    assert met["prediction"] == "w = 0" and float(met["solver's ‖w‖"]) < 1e-5
+    dk = at.select_slider(key="zero_Dk")
+    dk.set_value(dk.options[0]).run()
+    met = _metrics(at)
+    assert met["prediction"] == "w ≠ 0" and float(met["solver's ‖w‖"]) > 1e-2
+    at.radio(key="zero_hard").set_value(-1).run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_guard_vectors_page():
+    at = AppTest.from_file(str(PAGES / "4_Guard_Vectors.py"), default_timeout=240).run()
+    assert not at.exception and not at.error
+    met = _metrics(at)
+    assert int(met["guard vectors g"]) >= int(met["support vectors s"]) >= 2
+    sb = at.selectbox(key="gv_point")
+    non_guard = next(o for o in sb.options if "guard vector" not in o)  # options as displayed
+    sb.set_value(int(non_guard.split(":")[0])).run()
+    assert any("is not a guard vector" in e.value for e in at.error)
+    at.radio(key="gv_method").set_value("single").run()
+    assert not at.exception
+    at.multiselect(key="t1_n").set_value([2]).run()
+    at.multiselect(key="t1_m").set_value([50]).run()
+    at.button(key="t1_run").click().run()
+    assert not at.exception and all("is not a guard vector" in e.value for e in at.error)
+    table = at.dataframe[-1].value
+    assert bool(table["same hyperplane"].all()) and (table["g"] >= table["s"]).all()
+    # fourclass is not separable: a clear message, not a traceback
+    at.selectbox(key="gv_src").set_value("current data set (two classes, two features)").run()
+    assert not at.exception and any("not linearly separable" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("path,name", [("Convex_Hulls", "hulls_page"), ("Guard_Vectors", "guard_page")])
+def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name):
+    page.set_viewport_size({"width": 1400, "height": 3400})  # Streamlit scrolls inside the app
+    page.goto(f"{streamlit_url}/{path}")
+    wait_for_app(page, 240000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120000)
+    page.wait_for_timeout(1500)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
+    assert page.locator(".js-plotly-plot").count() >= 2
+
+
+def test_click_on_a_point_selects_it(streamlit_url, page):
+    """Plotly click selection (st.plotly_chart on_select) chooses the point of the dual picture."""
+    page.goto(f"{streamlit_url}/Guard_Vectors")
+    wait_for_app(page, 240000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120000)
+    verdict = page.locator('[data-testid="stAlert"]').filter(has_text="guard vector").first
+    before = verdict.inner_text()
+    # the second trace holds the +1 class; the default point is a −1 guard vector
+    chart = page.locator(".js-plotly-plot").first
+    chart.locator(".scatterlayer .trace").nth(1).locator(".points path").first.click(force=True)
+    page.wait_for_timeout(2000)
+    wait_for_app(page, 120000)
+    after = verdict.inner_text()
+    assert after != before and after.startswith("Point ")
