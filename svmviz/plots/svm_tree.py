@@ -1,0 +1,340 @@
+"""Plots of the SVM tree (seed 000): step k of the greedy construction, the final partition
+before/after pruning, the chain diagram and one animated figure of all steps.
+
+Colours as the seed's figures: a region labelled −1 by a node whose hard class is +1 is cyan, the
+reverse yellow. Everything is read from the fitted model's ``trees_`` / trace: nothing is solved
+here except the optional geometry overlays (reduced hull polygon, nearest point).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from svmviz.models._svm_tree_build import chain_arrays, chain_predict, tree_predict
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid
+
+REGION_SCALE = [[0.0, "rgba(0, 229, 255, 0.30)"], [0.5, "rgba(255, 255, 255, 0)"],
+                [1.0, "rgba(255, 235, 59, 0.45)"]]
+CAND_COLORS = {"a": "#d62728", "b": "#9467bd", "c": "#2ca02c", "d": "#ff7f0e"}
+
+
+# ---------------------------------------------------------------------------- helpers
+def _plane(X, plane: Plane | None) -> Plane:
+    return plane if plane is not None else Plane(X)
+
+
+def _pm(tree, y) -> np.ndarray:
+    return np.where(np.asarray(y) == tree.classes[1], 1, -1)
+
+
+def _line_in_plane(w, t, plane: Plane):
+    """The hyperplane w·x = t met with the plane, as a·P = c in plane coordinates."""
+    x0 = plane.lift(np.zeros((1, 2)))[0]
+    a = np.array([w @ (plane.lift(np.eye(2)[[j]])[0] - x0) for j in range(2)])
+    return a, t - w @ x0
+
+
+def _clip_line(a, c, lo, hi):
+    """End points of {P : a·P = c} inside the box [lo, hi] (None if it misses it)."""
+    pts = []
+    for j in range(2):
+        k = 1 - j
+        if abs(a[k]) < 1e-14:
+            continue
+        for v in (lo[j], hi[j]):
+            u = (c - a[j] * v) / a[k]
+            if lo[k] - 1e-12 <= u <= hi[k] + 1e-12:
+                P = np.zeros(2)
+                P[j], P[k] = v, u
+                pts.append(P)
+    if len(pts) < 2:
+        return None
+    pts = np.array(pts)
+    far = np.argmax(np.linalg.norm(pts - pts[0], axis=1))
+    return pts[0], pts[far]
+
+
+def _box(P2, pad=0.08):
+    lo, hi = P2.min(axis=0), P2.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return lo - pad * span, hi + pad * span
+
+
+def _regions(fig, tree, nodes, plane, P2, resolution):
+    """Heatmap of the regions the given nodes label (0 where none does)."""
+    xs, ys, G = grid(P2, resolution)
+    Xg = plane.lift(G)
+    W, t, hc = chain_arrays(nodes, Xg.shape[1])
+    label, _ = chain_predict(Xg, W, t, hc, 0)
+    fig.add_trace(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
+                             zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip",
+                             name="regions labelled"))
+
+
+def _cand_color(label: str) -> str:
+    return CAND_COLORS.get(label.strip("−").split("⊥")[0], "#555")
+
+
+def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, showlegend=True):
+    a, c = _line_in_plane(w, t, plane)
+    seg = _clip_line(a, c, lo, hi)
+    if seg is None:
+        return None
+    (x1, y1), (x2, y2) = seg
+    fig.add_trace(go.Scatter(x=[x1, x2], y=[y1, y2], mode="lines", name=name,
+                             line=dict(color=color, width=width, dash=dash), showlegend=showlegend,
+                             hoverinfo="name"))
+    if text:
+        f = 0.15 + 0.7 * (sum(map(ord, text)) % 7) / 7  # spread labels of lines that coincide
+        fig.add_annotation(x=x1 + f * (x2 - x1), y=y1 + f * (y2 - y1), text=f"<b>{text}</b>",
+                           showarrow=False, font=dict(color=color, size=13),
+                           bgcolor="rgba(255,255,255,0.7)")
+    return seg, a
+
+
+# ---------------------------------------------------------------------------- step k
+def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = None,
+                overlays=(), geometry_label: str | None = None, resolution: int = 160,
+                geometry_solver: str = "cvxpy") -> go.Figure:
+    """Step k (0-based) of tree ``tree_index``: regions labelled by nodes 0..k−1, the samples in
+    play, those step k removes (red rings), every candidate line labelled (a–d of Fig. 4.1, −x
+    for a sign change, x⊥ for a perpendicular), the chosen one bold with its w arrow, the hard
+    class outlined. ``overlays`` ⊂ {"rch", "centroid", "nearest"} draws, for the candidate
+    ``geometry_label`` (default: the chosen one), the reduced convex hull of its hard class at the
+    μ = C_k / m_other of its last try, the non-hard centroid and (H1-SVM) the nearest point."""
+    tree = model.trees_[tree_index]
+    step = tree.trace[k]
+    X = np.asarray(X, dtype=np.float64)
+    in_pair = np.isin(y, tree.classes)
+    plane = _plane(X[in_pair], plane)
+    P2 = plane.to2d(X)
+    lo, hi = _box(P2[in_pair])
+    fig = go.Figure()
+    _regions(fig, tree, tree.nodes[:k], plane, P2[in_pair], resolution)
+    out = np.setdiff1d(np.flatnonzero(in_pair), step.active)
+    if out.size:
+        fig.add_trace(go.Scatter(x=P2[out, 0], y=P2[out, 1], mode="markers", name="left out before",
+                                 marker=dict(color="#bbb", size=5), opacity=0.6))
+    act = step.active
+    add_class_scatter(fig, P2[act], np.asarray(y)[act], classes=tree.classes,
+                      names=[f"{c} (−1)" for c in tree.classes[:1]] + [f"{c} (+1)" for c in tree.classes[1:]])
+    chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
+    if chosen is not None:
+        hard = act[_pm(tree, np.asarray(y)[act]) == chosen.hard_class]
+        fig.add_trace(go.Scatter(x=P2[hard, 0], y=P2[hard, 1], mode="markers",
+                                 name=f"hard class {chosen.hard_class:+d}",
+                                 marker=dict(symbol="circle-open", size=11, color="#333", line=dict(width=1))))
+    if step.removed.size:
+        r = step.removed
+        fig.add_trace(go.Scatter(x=P2[r, 0], y=P2[r, 1], mode="markers",
+                                 name=f"removed by this step ({len(r)})",
+                                 marker=dict(symbol="circle-open", size=14, color="#e00000",
+                                             line=dict(width=2.5))))
+    for i, c in enumerate(step.candidates):
+        if c.zero_solution:
+            continue
+        is_chosen = i == step.chosen
+        res = _add_line(fig, c.w, c.threshold, plane, lo, hi,
+                        f"{c.label}: {c.solver}, hard {c.hard_class:+d}, leaves out {c.left_out}",
+                        _cand_color(c.label), 5 if is_chosen else 1.5,
+                        "solid" if is_chosen else ("dot" if c.perpendicular else "dash"), c.label)
+        if is_chosen and res is not None:
+            (x1, y1), (x2, y2) = res[0]
+            a = res[1]
+            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+            u = a / (np.linalg.norm(a) or 1.0) * 0.12 * float(np.max(hi - lo))
+            fig.add_annotation(x=mx + u[0], y=my + u[1], ax=mx, ay=my, xref="x", yref="y",
+                               axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=3,
+                               arrowcolor=_cand_color(c.label), text="w")
+    if overlays:
+        _geometry(fig, tree, step, X, y, plane, overlays, geometry_label, geometry_solver)
+    total = len(tree.trace)
+    title = f"Step {k + 1} of {total}<br><sup>{step.note}</sup>"
+    base_layout(fig, title=title, xlabel=plane.labels[0], ylabel=plane.labels[1])
+    fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
+    fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
+    fig.update_layout(title=dict(font=dict(size=15)), legend=dict(y=-0.12, yanchor="top"),
+                      margin=dict(t=70))
+    return fig
+
+
+def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
+    from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
+
+    cands = [c for c in step.candidates if not c.perpendicular and not c.sign_changed]
+    if not cands:
+        return
+    chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
+    default = chosen.parent or chosen.label if chosen is not None else cands[0].label
+    c = next((q for q in cands if q.label == (label or default)), cands[0])
+    act = step.active
+    ya = _pm(tree, np.asarray(y)[act])
+    Xh, Xo = X[act][ya == c.hard_class], X[act][ya != c.hard_class]
+    C_k = c.tries[-1].C_k if c.tries else 1.0
+    mu = C_k / len(Xo)
+    centroid = Xo.mean(axis=0)
+    if "rch" in overlays and X.shape[1] == 2:
+        rch = reduced_convex_hull(Xh, mu)
+        if len(rch.vertices):
+            V = np.vstack([rch.vertices, rch.vertices[:1]])
+            fig.add_trace(go.Scatter(x=V[:, 0], y=V[:, 1], mode="lines", fill="toself",
+                                     name=f"RCH(hard {c.hard_class:+d}, μ = {mu:.3g}) of {c.label}",
+                                     line=dict(color="#444", width=1.5),
+                                     fillcolor="rgba(80,80,80,0.12)"))
+    if "centroid" in overlays:
+        P = plane.to2d(centroid[None, :])[0]
+        fig.add_trace(go.Scatter(x=[P[0]], y=[P[1]], mode="markers", name="non-hard centroid s̄",
+                                 marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
+    if "nearest" in overlays and c.solver == "h1-svm" and mu * len(Xh) >= 1 - 1e-12:
+        q = nearest_point_to(centroid, Xh, mu=mu, solver=solver).point
+        P = plane.to2d(np.vstack([centroid, q]))
+        fig.add_trace(go.Scatter(x=P[:, 0], y=P[:, 1], mode="lines+markers",
+                                 name="nearest point p* of the hard hull",
+                                 marker=dict(symbol=["x", "star"], size=[1, 14], color="black"),
+                                 line=dict(color="black", dash="dot")))
+
+
+# ---------------------------------------------------------------------------- tables
+def candidates_frame(step) -> pd.DataFrame:
+    """One row per candidate of a step: solver, hard class, the C_k tries with ‖w‖, left out."""
+    rows = []
+    for i, c in enumerate(step.candidates):
+        tries = ", ".join(f"{t.C_k:.3g}{' (w=0)' if t.zero_solution else ''}" for t in c.tries)
+        rows.append({"chosen": "✔" if i == step.chosen else "", "line": c.label,
+                     "solver": c.solver, "hard class": f"{c.hard_class:+d}",
+                     "C_k tries": tries or "—", "‖w‖": c.w_norm,
+                     "zero solution": c.zero_solution, "sign changed": c.sign_changed,
+                     "perpendicular": c.perpendicular, "left out": c.left_out})
+    return pd.DataFrame(rows)
+
+
+def zero_solution_frame(step) -> pd.DataFrame:
+    """Every C_k tried at a step: ‖w‖, whether the solver returned w = 0, whether the exact
+    condition predicted it, and the thresholds D_k* (above: zero) and D_low (C-SVM, below: zero)."""
+    rows = []
+    for c in step.candidates:
+        for t in c.tries:
+            rows.append({"line": c.label, "solver": c.solver, "hard class": f"{c.hard_class:+d}",
+                         "C_k": t.C_k, "‖w‖": t.w_norm, "solver: w = 0": t.zero_solution,
+                         "predicted: w = 0": t.zero_predicted,
+                         "D_k* (w = 0 above)": c.zero_case.D_threshold if c.zero_case else np.nan,
+                         "D_low (w = 0 below)": c.D_low if c.solver == "c-svm" else np.nan})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------- the end
+def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
+                 plane: Plane | None = None, resolution: int = 200) -> go.Figure:
+    """The partition of the whole tree: with pruning applied (kept nodes, and the RBF node of §3.3
+    if there is one) or with every node before pruning."""
+    tree = model.trees_[tree_index]
+    X = np.asarray(X, dtype=np.float64)
+    in_pair = np.isin(y, tree.classes)
+    plane = _plane(X[in_pair], plane)
+    P2 = plane.to2d(X)
+    lo, hi = _box(P2[in_pair])
+    xs, ys, G = grid(P2[in_pair], resolution)
+    Xg = plane.lift(G)
+    if pruned:
+        label, _ = tree_predict(tree, Xg)
+        nodes = tree.kept()
+    else:
+        nodes = tree.nodes
+        W, t, hc = chain_arrays(nodes, Xg.shape[1])
+        label, _ = chain_predict(Xg, W, t, hc, tree.final_class)
+    fig = go.Figure(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
+                               zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip"))
+    add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6)
+    for n in nodes:
+        _add_line(fig, n.w, n.threshold, plane, lo, hi, f"node {n.depth + 1} ({n.label})",
+                  NEG_COLOR if n.hard_class > 0 else POS_COLOR, 2, "solid", str(n.depth + 1),
+                  showlegend=False)
+    what = (f"after pruning: {len(tree.kept())} hyperplanes" if pruned
+            else f"before pruning: {len(tree.nodes)} hyperplanes")
+    if pruned and tree.svm is not None:
+        what += f" + RBF node after node {tree.nonlinear.depth}"
+    base_layout(fig, title=f"Final partition {what}", xlabel=plane.labels[0], ylabel=plane.labels[1])
+    fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
+    fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
+    return fig
+
+
+def chain_figure(model, tree_index: int = 0) -> go.Figure:
+    """The tree as a chain: node i labels its non-hard side (a leaf to the side) and passes the
+    rest down; pruned nodes greyed out; the last box is the remaining class (or the RBF node)."""
+    tree = model.trees_[tree_index]
+    fig = go.Figure()
+    nodes = tree.nodes
+    n = len(nodes)
+    cls = {1: str(tree.classes[1]), -1: str(tree.classes[0])}
+    kept_i = 0
+    for i, nd in enumerate(nodes):
+        ypos = -i
+        grey = nd.pruned
+        color = "#ccc" if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
+        fig.add_shape(type="rect", x0=-1.5, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
+                      line=dict(color="#333" if not grey else "#aaa", dash="dot" if grey else "solid"),
+                      fillcolor="white")
+        flags = [nd.solver] + (["−w"] if nd.sign_changed else []) + (["⊥"] if nd.perpendicular else [])
+        fig.add_annotation(x=-0.2, y=ypos, showarrow=False,
+                           text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {nd.hard_class:+d}"
+                                + (" — pruned" if grey else ""), font=dict(size=11, color="#888" if grey else "#000"))
+        fig.add_shape(type="rect", x0=1.5, x1=2.5, y0=ypos - 0.3, y1=ypos + 0.3, fillcolor=color,
+                      line=dict(color="#aaa" if grey else "#333"))
+        fig.add_annotation(x=2.0, y=ypos, showarrow=False, text=f"→ {cls[-nd.hard_class]}",
+                           font=dict(size=11))
+        fig.add_shape(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333"))
+        fig.add_shape(type="line", x0=-0.2, x1=-0.2, y0=ypos - 0.35, y1=ypos - 0.65, line=dict(color="#333"))
+        if tree.svm is not None and not grey:
+            kept_i += 1
+            if kept_i == tree.nonlinear.depth:
+                fig.add_annotation(x=-1.6, y=ypos - 0.5, showarrow=False, xanchor="right",
+                                   text="RBF node here ⇢", font=dict(color="#c00", size=11))
+    yend = -n
+    last = (f"RBF SVM ({tree.nonlinear.n_support} SVs)" if tree.svm is not None and tree.nonlinear.depth == len(tree.kept())
+            else f"rest → {cls[tree.final_class]}")
+    fig.add_shape(type="rect", x0=-1.5, x1=1.1, y0=yend - 0.35, y1=yend + 0.35,
+                  fillcolor=POS_COLOR if tree.final_class > 0 else NEG_COLOR, line=dict(color="#333"))
+    fig.add_annotation(x=-0.2, y=yend, text=last, showarrow=False)
+    fig.update_xaxes(visible=False, range=[-3.0, 2.7])
+    fig.update_yaxes(visible=False, range=[yend - 0.8, 0.8])
+    fig.update_layout(template="plotly_white", height=max(260, 55 * (n + 1)),
+                      margin=dict(l=10, r=10, t=40, b=10),
+                      title=f"The chain: {n} nodes, {len(tree.kept())} kept after pruning")
+    return fig
+
+
+# ---------------------------------------------------------------------------- animation
+def animation_figure(model, X, y, tree_index: int = 0, plane: Plane | None = None,
+                     resolution: int = 100) -> go.Figure:
+    """Every step as one figure with a step slider and play button (plotly frames), for handing
+    to students as a single HTML file."""
+    tree = model.trees_[tree_index]
+    figs = [step_figure(model, X, y, k, tree_index, plane, resolution=resolution)
+            for k in range(len(tree.trace))]
+    figs.append(final_figure(model, X, y, True, tree_index, plane, resolution))
+    n_tr = max(len(f.data) for f in figs)
+
+    def padded(f):
+        data = list(f.data) + [go.Scatter(x=[None], y=[None], showlegend=False)] * (n_tr - len(f.data))
+        return data
+
+    names = [f"step {k + 1}" for k in range(len(tree.trace))] + ["final"]
+    frames = [go.Frame(data=padded(f), name=nm,
+                       layout=go.Layout(title=f.layout.title, annotations=f.layout.annotations))
+              for f, nm in zip(figs, names)]
+    fig = go.Figure(data=padded(figs[0]), frames=frames, layout=figs[0].layout)
+    steps = [dict(method="animate", label=nm,
+                  args=[[nm], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                   transition=dict(duration=0))]) for nm in names]
+    fig.update_layout(
+        height=700,
+        sliders=[dict(active=0, steps=steps, x=0.05, len=0.9, y=-0.02, currentvalue=dict(prefix=""))],
+        updatemenus=[dict(type="buttons", x=0.0, y=1.12, showactive=False, buttons=[
+            dict(label="▶ play", method="animate",
+                 args=[None, dict(frame=dict(duration=1200, redraw=True), fromcurrent=True)]),
+            dict(label="⏸", method="animate",
+                 args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))])])])
+    return fig
