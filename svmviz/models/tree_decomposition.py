@@ -1,0 +1,426 @@
+"""Tree decomposition (TD) of seed 002: a decision tree splits the data space, homogeneous leaves
+classify by themselves, and an RBF SVM is trained on every heterogeneous leaf (§2).
+
+The ceiling size σ and the SVM parameters θ = (C, γ) are chosen by the search of §2.2 on a
+validation component: every θ at σ₀, then the k best θ at σ_t = 4σ_{t−1} on the same tree read
+with an earlier stop, until the best validation accuracy gains less than 0.5 % or σ reaches n.
+Leaf SVMs go through joblib, so threads, processes or a Dask cluster
+(``joblib.parallel_backend("dask")``) can train them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from svmviz.errors import DataError, ParameterError
+from svmviz.export.registry import register_estimator, register_record
+from svmviz.models import _td_tree
+from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
+from svmviz.models.base import SVMClassifierBase
+
+SVM_SOLVERS = ("smo", "libsvm", "cvxpy")
+# Seed 002 §3: Φ = {10^a: a = −1…5} and Ψ = {10^b: b = −4…4}.
+C_GRID = tuple(10.0 ** a for a in range(-1, 6))
+GAMMA_GRID = tuple(10.0 ** b for b in range(-4, 5))
+# Small-data rule for σ₀ (see the class docstring): at least this many samples per leaf ceiling,
+# and at most 1/SMALL_DATA_PARTS of the training component.
+MIN_SIGMA0, SMALL_DATA_PARTS = 30, 8
+
+
+@register_record
+@dataclass
+class TDLeaf:
+    """One leaf of the tree at a ceiling σ: its node id, training-sample count, class counts (one
+    per class of ``classes_``), whether it is homogeneous (then ``label`` is its class index and
+    ``svm`` is None) or its local SVM."""
+
+    node: int
+    size: int
+    class_counts: np.ndarray
+    homogeneous: bool
+    label: int
+    svm: TDLocalSVM | None
+
+
+@register_record
+@dataclass
+class TDLevel:
+    """One stage t of the §2.2 search: σ_t, the θ tried and their validation accuracy v(σ_t, θ),
+    the best θ_t and r(t), the number of leaves and the training time of the stage."""
+
+    sigma: int
+    C: np.ndarray
+    gamma: np.ndarray
+    accuracy: np.ndarray
+    best: int
+    n_leaves: int
+    n_heterogeneous: int
+    time_s: float
+
+    @property
+    def best_accuracy(self) -> float:
+        return float(self.accuracy[self.best])
+
+
+_FITTED = ("classes_", "n_features_in_", "tree_", "sigma0_", "sigma_", "params_", "leaves_",
+           "levels_", "search_path_", "homogeneous_fraction_", "n_train_", "fit_time_")
+
+
+@register_estimator(*_FITTED)
+class TreeDecompositionSVC(SVMClassifierBase):
+    """Seed 002's TD classifier with its ceiling-size search.
+
+    Parameters
+    ----------
+    sigma0 : initial ceiling size σ₀ (the seed's 1,500). Small-data rule: the seed's σ₀ assumes
+        tens of thousands of samples; with n training samples the tree is grown to
+        ``min(sigma0, max(30, ceil(n / 8)))``, so a small set still splits into about 8 or more
+        leaves at σ₀ and the search has a few stages before σ reaches n (``sigma0_`` holds it).
+    growth : σ_t = growth · σ_{t−1} (the seed's 4)
+    top_k : how many of the best θ at σ₀ are carried to larger ceilings (the seed's 5)
+    C_grid, gamma_grid : the grid Θ = C_grid × gamma_grid (the seed's 10⁻¹…10⁵ × 10⁻⁴…10⁴)
+    min_gain : stop when the best validation accuracy gains less than this (0.005 = 0.5 %)
+    multi_class : "ovo" (the seed's 1A1: pairwise SVMs, majority vote) or "ovr" (1AO)
+    validation_fraction : share of the data held out as the validation component when ``fit`` gets
+        no explicit ``X_val, y_val`` (the seed uses 4 : 1 training : validation, so 0.2)
+    svm_solver : "smo" (svmviz's SMO), "libsvm" (scikit-learn's SVC, as the seed) or "cvxpy"
+        (reference, tiny leaves only)
+    n_jobs : joblib workers for the leaf SVMs (None: one, or what ``joblib.parallel_backend`` says)
+    random_state : seed of the validation split
+
+    Attributes
+    ----------
+    tree_ : the ``TDTree`` grown once to ``sigma0_``; sigma_, params_ : σ_opt and θ_opt = {"C", "gamma"}
+    leaves_ : ``TDLeaf`` list at σ_opt; levels_ : the leaves of every searched σ_t (with its θ_t)
+    search_path_ : ``TDLevel`` per stage; homogeneous_fraction_ : share of training samples in
+    homogeneous leaves at σ_opt; n_train_ : size of the training component; fit_time_ : seconds
+    """
+
+    def __init__(self, sigma0=1500, growth=4, top_k=5, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
+                 min_gain=0.005, multi_class="ovo", validation_fraction=0.2, svm_solver="smo",
+                 n_jobs=None, random_state=0):
+        self.sigma0 = sigma0
+        self.growth = growth
+        self.top_k = top_k
+        self.C_grid = C_grid
+        self.gamma_grid = gamma_grid
+        self.min_gain = min_gain
+        self.multi_class = multi_class
+        self.validation_fraction = validation_fraction
+        self.svm_solver = svm_solver
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        if not (isinstance(self.sigma0, (int, np.integer)) and self.sigma0 >= 2):
+            raise ParameterError(f"sigma0 must be an integer of at least 2, got {self.sigma0!r}")
+        if not (np.isscalar(self.growth) and self.growth > 1):
+            raise ParameterError(f"growth must be a number above 1, got {self.growth!r}")
+        if not (isinstance(self.top_k, (int, np.integer)) and self.top_k >= 1):
+            raise ParameterError(f"top_k must be a positive integer, got {self.top_k!r}")
+        for name in ("C_grid", "gamma_grid"):
+            g = np.atleast_1d(np.asarray(getattr(self, name), dtype=np.float64))
+            if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
+                raise ParameterError(f"{name} must be a non-empty list of positive numbers")
+        if not (np.isscalar(self.min_gain) and self.min_gain >= 0):
+            raise ParameterError(f"min_gain must be a number ≥ 0, got {self.min_gain!r}")
+        if self.multi_class not in ("ovo", "ovr"):
+            raise ParameterError(f"multi_class must be 'ovo' or 'ovr', not {self.multi_class!r}")
+        if not (np.isscalar(self.validation_fraction) and 0 < self.validation_fraction < 1):
+            raise ParameterError("validation_fraction must be between 0 and 1, got "
+                                 f"{self.validation_fraction!r}")
+        if self.svm_solver not in SVM_SOLVERS:
+            raise ParameterError(f"svm_solver must be one of {', '.join(SVM_SOLVERS)}, "
+                                 f"not {self.svm_solver!r}")
+
+    def _label_index(self, y) -> np.ndarray:
+        y = np.asarray(y)
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.clip(idx, 0, self.classes_.size - 1)
+        bad = self.classes_[idx] != y
+        if np.any(bad):
+            raise DataError(f"label {y[bad][0]!r} is not one of the training classes "
+                            f"{list(self.classes_)}")
+        return idx
+
+    def _split(self, X, yi, X_val, y_val):
+        if X_val is not None:
+            if y_val is None:
+                raise DataError("give the validation labels y_val together with X_val")
+            Xv = self._check_val_features(X_val)
+            yv = self._label_index(y_val)
+            if yv.shape[0] != Xv.shape[0]:
+                raise DataError(f"X_val has {Xv.shape[0]} rows but y_val has {yv.shape[0]} labels")
+            return X, yi, Xv, yv
+        from sklearn.model_selection import train_test_split
+
+        n_val = max(1, int(round(self.validation_fraction * X.shape[0])))
+        if X.shape[0] - n_val < 1:
+            raise DataError("too few samples to hold out a validation component")
+        idx = np.arange(X.shape[0])
+        try:
+            tr, va = train_test_split(idx, test_size=n_val, random_state=self.random_state, stratify=yi)
+        except ValueError:  # a class too small to stratify: split without it
+            tr, va = train_test_split(idx, test_size=n_val, random_state=self.random_state)
+        tr, va = np.sort(tr), np.sort(va)
+        return X[tr], yi[tr], X[va], yi[va]
+
+    def _check_val_features(self, X):
+        from sklearn.utils.validation import check_array
+
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise DataError(f"X_val has {X.shape[1]} features, the training data {self.n_features_in_}")
+        return X
+
+    # ------------------------------------------------------------------ fit: the §2.2 search
+    def fit(self, X, y, X_val=None, y_val=None, progress=None):
+        """Grow the tree once and run the search of seed 002 §2.2.
+
+        ``X_val, y_val``: an explicit validation component (else ``validation_fraction`` of X is
+        held out). ``progress``: optional callable(fraction_done, message), for a progress bar.
+        """
+        t0 = time.perf_counter()
+        self._check_params()
+        X, yi = self._validate_fit(X, y)
+        Xt, yt, Xv, yv = self._split(X, yi, X_val, y_val)
+        n, K = Xt.shape[0], self.classes_.size
+        self.n_train_ = int(n)
+        self.sigma0_ = int(min(self.sigma0, max(MIN_SIGMA0, math.ceil(n / SMALL_DATA_PARTS))))
+        report = progress or (lambda frac, msg: None)
+        report(0.0, f"growing the tree to σ₀ = {self.sigma0_}")
+        self.tree_ = _td_tree.grow_tree(Xt, yt, K, self.sigma0_)
+
+        grid = [(float(C), float(g)) for g in np.atleast_1d(self.gamma_grid)
+                for C in np.atleast_1d(self.C_grid)]
+        # Step 1: every θ at σ₀.
+        sigma = self.sigma0_
+        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, report, 0.0, 0.7)
+        path, kept = [level], [leaves]
+        order = np.argsort(-level.accuracy, kind="stable")
+        top = [grid[i] for i in order[: self.top_k]]
+        opt = 0
+        # Steps 2–3: the k best θ at σ_t = growth · σ_{t−1} until the gain is small or σ_t ≥ n.
+        while sigma < n:
+            sigma = int(math.ceil(self.growth * sigma))
+            frac = min(0.95, 0.7 + 0.1 * len(path))
+            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, report, frac, min(0.98, frac + 0.1))
+            path.append(level)
+            kept.append(leaves)
+            if level.best_accuracy - path[-2].best_accuracy < self.min_gain:
+                opt = len(path) - 2
+                break
+            opt = len(path) - 1
+        best = path[opt]
+        self.search_path_ = path
+        self.levels_ = kept
+        self.sigma_ = int(best.sigma)
+        self.params_ = {"C": float(best.C[best.best]), "gamma": float(best.gamma[best.best])}
+        self.leaves_ = kept[opt]
+        homog = sum(lf.size for lf in self.leaves_ if lf.homogeneous)
+        self.homogeneous_fraction_ = float(homog / n)
+        self.fit_time_ = time.perf_counter() - t0
+        report(1.0, f"done: σ = {self.sigma_}, C = {self.params_['C']:g}, γ = {self.params_['gamma']:g}")
+        return self
+
+    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, report, f0, f1):
+        """Train the TD classifiers of every θ in ``thetas`` on the tree at ceiling σ; return the
+        stage record and the leaves of the best θ. Jobs: one per (heterogeneous leaf, γ)."""
+        t0 = time.perf_counter()
+        K = self.classes_.size
+        nodes = self.tree_.leaves_at(sigma)
+        node_t, node_v = self.tree_.apply(Xt, sigma), self.tree_.apply(Xv, sigma)
+        counts = self.tree_.counts[nodes]
+        homog = np.count_nonzero(counts, axis=1) == 1
+        gammas = sorted({g for _, g in thetas})
+        jobs = []
+        for li, nd in enumerate(nodes):
+            if homog[li]:
+                continue
+            tr, va = node_t == nd, node_v == nd
+            for g in gammas:
+                Cs = [C for C, gg in thetas if gg == g]
+                jobs.append((li, g, delayed(train_leaf)(Xt[tr], yt[tr], Xv[va], g, Cs, self.multi_class,
+                                                        self.svm_solver, K)))
+        report(f0, f"σ = {sigma}: {len(nodes)} leaves ({int(homog.sum())} homogeneous), "
+                   f"{len(thetas)} θ → {len(jobs)} leaf jobs")
+        # LIBSVM releases the GIL, so threads share the data for free; the Numba SMO holds it, so
+        # its jobs go to processes. A joblib.parallel_backend(...) context overrides this hint.
+        prefer = "threads" if self.svm_solver == "libsvm" else "processes"
+        results = Parallel(n_jobs=self.n_jobs, prefer=prefer)(j for _, _, j in jobs)
+        # Validation predictions of every θ: homogeneous leaves give their class.
+        pred = np.empty((len(thetas), yv.size), dtype=np.int64)
+        sorter = np.argsort(nodes)
+        leaf_of_v = sorter[np.searchsorted(nodes[sorter], node_v)]
+        label = np.argmax(counts, axis=1)
+        pred[:] = label[leaf_of_v][None, :]
+        svms = {}
+        theta_index = {th: i for i, th in enumerate(thetas)}
+        for (li, g, _), res in zip(jobs, results):
+            rows = np.flatnonzero(leaf_of_v == li)
+            for C, svm, p in res:
+                i = theta_index[(C, g)]
+                pred[i, rows] = p
+                svms[(i, li)] = svm
+        acc = np.mean(pred == yv[None, :], axis=1)
+        best = int(np.argmax(acc))
+        leaves = [TDLeaf(int(nd), int(self.tree_.n_samples[nd]), counts[li].copy(), bool(homog[li]),
+                         int(label[li]) if homog[li] else -1, svms.get((best, li)))
+                  for li, nd in enumerate(nodes)]
+        level = TDLevel(int(sigma), np.array([C for C, _ in thetas]), np.array([g for _, g in thetas]),
+                        acc, best, int(nodes.size), int((~homog).sum()), time.perf_counter() - t0)
+        report(f1, f"σ = {sigma}: best validation accuracy {acc[best]:.2%} at "
+                   f"C = {thetas[best][0]:g}, γ = {thetas[best][1]:g}")
+        return level, leaves
+
+    # ------------------------------------------------------------------ prediction
+    def _route(self, X, sigma=None):
+        """(leaf list, leaf position of every row) at ceiling σ (default σ_opt)."""
+        if sigma is None:
+            sigma, leaves = self.sigma_, self.leaves_
+        else:
+            leaves = self.level_leaves(sigma)
+        nodes = np.array([lf.node for lf in leaves])
+        node = self.tree_.apply(X, sigma)
+        sorter = np.argsort(nodes)
+        return leaves, sorter[np.searchsorted(nodes[sorter], node)]
+
+    def level_leaves(self, sigma) -> list[TDLeaf]:
+        """The leaves (with their local SVMs) of a searched ceiling σ of ``search_path_``."""
+        for lvl, leaves in zip(self.search_path_, self.levels_):
+            if lvl.sigma == sigma:
+                return leaves
+        raise ParameterError(f"σ = {sigma} was not searched; searched: "
+                             f"{[lv.sigma for lv in self.search_path_]}")
+
+    def _scores(self, X, sigma=None):
+        K = self.classes_.size
+        leaves, pos = self._route(X, sigma)
+        S = np.zeros((X.shape[0], K))
+        for li in np.unique(pos):
+            rows = np.flatnonzero(pos == li)
+            lf = leaves[li]
+            if lf.homogeneous:
+                S[rows] = -1.0
+                S[rows, lf.label] = 1.0
+            else:
+                s = scores_from_decision(lf.svm, lf.svm.decision(X[rows]), K)
+                finite = np.where(np.isfinite(s), s, np.inf).min(axis=1, keepdims=True)
+                S[rows] = np.where(np.isfinite(s), s, finite - 1.0)
+        return S
+
+    def decision_function(self, X, sigma=None):
+        """Binary: the local SVM's decision value (positive = ``classes_[1]``; ±1 in homogeneous
+        leaves). Multi-class: (n, K) scores, one-vs-one votes or one-vs-rest values, whose argmax
+        is the prediction. ``sigma`` reads a searched ceiling other than σ_opt."""
+        X = self._validate_predict(X)
+        if self.classes_.size == 2:
+            leaves, pos = self._route(X, sigma)
+            out = np.empty(X.shape[0])
+            for li in np.unique(pos):
+                rows = np.flatnonzero(pos == li)
+                lf = leaves[li]
+                out[rows] = ((1.0 if lf.label == 1 else -1.0) if lf.homogeneous
+                             else lf.svm.decision(X[rows])[:, 0])
+            return out
+        return self._scores(X, sigma)
+
+    def predict(self, X, sigma=None):
+        X = self._validate_predict(X)
+        return self.classes_[np.argmax(self._scores(X, sigma), axis=1)]
+
+    # ------------------------------------------------------------------ seed 002 measures
+    def nsv(self, X, sigma=None) -> float:
+        """NSV of seed 002 §3: the average number of support vectors in the decision function that
+        classifies a sample (those of the leaf it flows to; 0 in homogeneous leaves)."""
+        X = self._validate_predict(X)
+        leaves, pos = self._route(X, sigma)
+        per_leaf = np.array([0 if lf.homogeneous else lf.svm.n_support for lf in leaves])
+        return float(per_leaf[pos].mean()) if X.shape[0] else 0.0
+
+    def leaf_bound_terms(self, X, y) -> list[dict]:
+        """Per heterogeneous leaf and binary machine at σ_opt: node, class pair (b = −1: rest),
+        β² = ‖w‖² of the local SVM, ‖ξ‖² and Σξ with ξ_j = max(0, 1 − y_j f(x_j)) over the samples
+        of (X, y) flowing to the leaf (seed 002 §4.2, γ_i = 1)."""
+        X = self._validate_predict(X)
+        yi = self._label_index(y)
+        if yi.shape[0] != X.shape[0]:
+            raise DataError(f"X has {X.shape[0]} rows but y has {yi.shape[0]} labels")
+        leaves, pos = self._route(X)
+        out = []
+        for li, lf in enumerate(leaves):
+            if not lf.homogeneous:
+                rows = np.flatnonzero(pos == li)
+                out += [dict(node=lf.node, **t) for t in _margin_terms(lf.svm, X[rows], yi[rows])]
+        return out
+
+    def bound_terms(self, X, y, with_global=True) -> dict:
+        """The terms of seed 002 §4.3 on the labelled set (X, y) (normally the training data).
+
+        R = Σ_i (ρ²β_i² + ‖ξ_i‖²) over the leaves (ρ = 1 for the RBF kernel; see
+        ``leaf_bound_terms``), T₁ = R·log²n, T₂ = L·log(d n L²); with several classes R is the
+        average over the binary classifiers (§4.3 (i)). Homogeneous leaves need no SVM: they
+        contribute 0 to R. S = ρ²β² + ‖ξ‖² of one global SVM trained on (X, y) with the same
+        θ = ``params_`` (as §4.3 compares them), when ``with_global``.
+        """
+        terms = self.leaf_bound_terms(X, y)
+        X = self._validate_predict(X)
+        n, d = X.shape
+        per_pair = {}
+        for t in terms:
+            per_pair[t["pair"]] = per_pair.get(t["pair"], 0.0) + t["beta2"] + t["xi_sq"]
+        R = float(np.mean(list(per_pair.values()))) if per_pair else 0.0
+        L = len(self.leaves_)
+        out = {"L": L, "R": R, "T1": R * math.log(n) ** 2, "T2": L * math.log(d * n * L ** 2),
+               "R_over_L": R / L}
+        if with_global:
+            yi = self._label_index(y)
+            (_, svm, _), = train_leaf(X, yi, X[:0], self.params_["gamma"], [self.params_["C"]],
+                                      self.multi_class, self.svm_solver, self.classes_.size)
+            out["S"] = float(np.mean([t["beta2"] + t["xi_sq"] for t in _margin_terms(svm, X, yi)]))
+        return out
+
+
+def _margin_terms(svm: TDLocalSVM, X: np.ndarray, y: np.ndarray) -> list[dict]:
+    """β² and the margin slacks of every binary machine of ``svm`` on (X, y) (ρ = 1: RBF)."""
+    from svmviz.kernels import Kernel
+
+    Ksv = Kernel("rbf", svm.gamma).gram(svm.support_vectors)
+    D = svm.decision(X) if X.shape[0] else np.zeros((0, svm.machines.shape[0]))
+    out = []
+    for j, (a, b) in enumerate(svm.machines):
+        c = svm.dual_coef[j]
+        m = (y == a) | (y == b) if b >= 0 else np.ones(y.size, dtype=bool)
+        yb = np.where(y[m] == a, 1.0, -1.0)
+        xi = np.maximum(0.0, 1.0 - yb * D[m, j])
+        out.append({"pair": (int(a), int(b)), "beta2": float(c @ Ksv @ c), "xi_sq": float(xi @ xi),
+                    "xi_sum": float(xi.sum())})
+    return out
+
+
+def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, progress=None) -> dict:
+    """The seed's gSVM baseline (§3): one RBF SVM (scikit-learn's SVC, i.e. LIBSVM) on the whole
+    training component for every θ of the grid, the θ with the best validation accuracy kept.
+
+    Returns {"time_s", "C", "gamma", "val_accuracy", "model"} (``model`` is the fitted SVC).
+    """
+    from sklearn.svm import SVC
+
+    t0 = time.perf_counter()
+    thetas = [(float(C), float(g)) for g in np.atleast_1d(gamma_grid) for C in np.atleast_1d(C_grid)]
+    best = None
+    for i, (C, g) in enumerate(thetas):
+        m = SVC(C=C, gamma=g, cache_size=500).fit(Xt, yt)
+        acc = float(np.mean(m.predict(Xv) == yv))
+        if best is None or acc > best["val_accuracy"]:
+            best = {"C": C, "gamma": g, "val_accuracy": acc, "model": m}
+        if progress is not None:
+            progress((i + 1) / len(thetas), f"global SVM: θ {i + 1}/{len(thetas)}")
+    best["time_s"] = time.perf_counter() - t0
+    return best

@@ -1,0 +1,133 @@
+"""Figures of seed 002's tree decomposition: the partition with homogeneous leaves and local SVM
+boundaries, the ceiling-size search path, the leaf table and the comparison with a global SVM."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from svmviz.errors import ParameterError
+from svmviz.plots.common import add_class_scatter, base_layout, class_color
+
+MAX_POINTS = 3000  # scatter at most this many samples (a large set would hide the partition)
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | None = None) -> go.Figure:
+    """The leaves of the tree at ceiling σ (a searched one; default σ_opt) as rectangles:
+    homogeneous leaves filled with their class colour, heterogeneous leaves outlined with their
+    local SVM's decision regions and boundary drawn inside them (seed 002 §2, Figure 1)."""
+    if model.n_features_in_ != 2:
+        raise ParameterError("the partition plot needs 2-D data (two features)")
+    X = np.asarray(X, dtype=np.float64)
+    sigma = model.sigma_ if sigma is None else int(sigma)
+    leaves = model.leaves_ if sigma == model.sigma_ else model.level_leaves(sigma)
+    K = model.classes_.size
+    span = np.ptp(X, axis=0)
+    span = np.where(span > 0, span, 1.0)
+    lo, hi = X.min(axis=0) - 0.05 * span, X.max(axis=0) + 0.05 * span
+    boxes = model.tree_.boxes(lo, hi)
+    fig = go.Figure()
+    scale = [[k / max(K - 1, 1), _rgba(class_color(k, K), 0.22)] for k in range(K)]
+    if K == 1:
+        scale = [[0, scale[0][1]], [1, scale[0][1]]]
+    for lf in leaves:
+        (x0, y0), (x1, y1) = boxes[lf.node]
+        if lf.homogeneous:
+            fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, layer="below",
+                          line=dict(color="#444", width=1),
+                          fillcolor=_rgba(class_color(lf.label, K), 0.45))
+            continue
+        fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, layer="above",
+                      line=dict(color="#222", width=1.5))
+        xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
+        P = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
+        S = lf.svm.scores(P, K)
+        region = np.argmax(S, axis=1).reshape(resolution, resolution)
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=region, zmin=0, zmax=max(K - 1, 1), colorscale=scale,
+                                 showscale=False, hoverinfo="skip"))
+        # The boundary: the zero level of the decision value (two classes), else the lines where
+        # the predicted class changes (levels between class indices).
+        if K == 2:
+            z, levels = lf.svm.decision(P)[:, 0].reshape(resolution, resolution), dict(start=0, end=0, size=1)
+        else:
+            z, levels = region, dict(start=0.5, end=K - 1.5, size=1)
+        fig.add_trace(go.Contour(x=xs, y=ys, z=z, contours=dict(coloring="none", **levels),
+                                 line=dict(color="#111", width=2), showscale=False, hoverinfo="skip",
+                                 showlegend=False, name=f"leaf {lf.node} boundary"))
+    idx = np.arange(X.shape[0])
+    if idx.size > MAX_POINTS:
+        idx = np.random.default_rng(0).choice(idx, MAX_POINTS, replace=False)
+    add_class_scatter(fig, X[idx], np.asarray(y)[idx], classes=model.classes_, size=5)
+    n_h = sum(lf.homogeneous for lf in leaves)
+    fig.update_xaxes(range=[lo[0], hi[0]])
+    fig.update_yaxes(range=[lo[1], hi[1]])
+    return base_layout(fig, title or f"σ = {sigma}: {len(leaves)} leaves, {n_h} homogeneous")
+
+
+def plot_search_path(model) -> go.Figure:
+    """Validation accuracy against σ (seed 002 §2.2): every θ at σ₀ (grey), the top-k θ carried
+    to larger ceilings (one line each), the best θ_t of each stage and the chosen σ_opt."""
+    path = model.search_path_
+    fig = go.Figure()
+    first = path[0]
+    fig.add_trace(go.Scatter(x=np.full(first.C.size, first.sigma), y=100 * first.accuracy, mode="markers",
+                             marker=dict(color="#bbb", size=7), name="all θ at σ₀",
+                             text=[f"C={c:g}, γ={g:g}" for c, g in zip(first.C, first.gamma)]))
+    carried = list(zip(path[1].C, path[1].gamma)) if len(path) > 1 else []
+    for k, (C, g) in enumerate(carried):
+        xs, ys = [], []
+        for lvl in path:
+            m = (lvl.C == C) & (lvl.gamma == g)
+            if m.any():
+                xs.append(lvl.sigma)
+                ys.append(100 * lvl.accuracy[m][0])
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"C={C:g}, γ={g:g}",
+                                 line=dict(color=class_color(k % 10, 10))))
+    fig.add_trace(go.Scatter(x=[lv.sigma for lv in path], y=[100 * lv.best_accuracy for lv in path],
+                             mode="markers", marker=dict(symbol="star", size=15, color="black"),
+                             name="best θ_t (r(t))"))
+    # σ_opt as a trace, not a shape: shapes on a log axis take log10 coordinates
+    acc = np.concatenate([100 * lv.accuracy for lv in path])
+    fig.add_trace(go.Scatter(x=[model.sigma_, model.sigma_], y=[acc.min(), acc.max()], mode="lines",
+                             line=dict(color="#d62728", dash="dash"), name=f"σ_opt = {model.sigma_}"))
+    fig.update_xaxes(type="log")
+    base_layout(fig, "Ceiling-size search (§2.2)", "ceiling size σ", "validation accuracy (%)",
+                equal=False, height=460)
+    return fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
+
+
+def leaf_rows(model, sigma=None) -> list[dict]:
+    """One row per leaf at σ: node, size, class counts, homogeneous or not, support vectors."""
+    sigma = model.sigma_ if sigma is None else int(sigma)
+    leaves = model.leaves_ if sigma == model.sigma_ else model.level_leaves(sigma)
+    rows = []
+    for lf in leaves:
+        counts = ", ".join(f"{c}: {k}" for c, k in zip(model.classes_, lf.class_counts) if k)
+        rows.append({"leaf (node)": lf.node, "depth": int(model.tree_.depth[lf.node]), "samples": lf.size,
+                     "class counts": counts, "homogeneous": lf.homogeneous,
+                     "label / SVM": str(model.classes_[lf.label]) if lf.homogeneous
+                     else f"{lf.svm.machines.shape[0]} machine(s)",
+                     "support vectors": 0 if lf.homogeneous else lf.svm.n_support})
+    return rows
+
+
+def plot_td_vs_global(td: dict, glob: dict) -> go.Figure:
+    """Bars of training time, NSV and test accuracy: TD against one global SVM (dicts with keys
+    ``time_s``, ``nsv``, ``accuracy``)."""
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("training time incl. θ search (s)",
+                                                       "NSV (SVs per test sample)", "test accuracy (%)"))
+    names = ["TD", "global SVM"]
+    colors = ["#2ca02c", "#7f7f7f"]
+    for col, key, scale in ((1, "time_s", 1), (2, "nsv", 1), (3, "accuracy", 100)):
+        vals = [scale * td[key], scale * glob[key]]
+        fig.add_trace(go.Bar(x=names, y=vals, marker_color=colors, showlegend=False,
+                             text=[f"{v:.3g}" for v in vals], textposition="auto"), row=1, col=col)
+    fig.update_layout(template="plotly_white", height=330, margin=dict(l=40, r=20, t=50, b=30))
+    return fig

@@ -1,0 +1,241 @@
+"""TreeDecompositionSVC (seed 002): the tree of §2.1, the search of §2.2, leaves, NSV, bound terms,
+parallel/Dask runs, JSON round trip and scikit-learn conformance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from svmviz.errors import DataError, ParameterError
+from svmviz.export import dumps_model, loads_model
+from svmviz.models import TreeDecompositionSVC
+from svmviz.models import _td_tree
+from svmviz.models.tree_decomposition import MIN_SIGMA0
+
+SMALL = dict(C_grid=(1.0, 10.0, 100.0), gamma_grid=(0.1, 1.0, 10.0), svm_solver="libsvm")
+
+
+def shuttle_like(n=3000, seed=0):
+    """2-D, two classes: large homogeneous regions and one interlocking strip (as Shuttle's)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < 0.25
+    y = np.where(X[:, 0] < -0.4, 0, 1)
+    y[strip] = (np.sin(9 * X[strip, 0]) + X[strip, 1] > 0).astype(int)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def fitted(fourclass):
+    X, y = fourclass.X, fourclass.y
+    rng = np.random.default_rng(1)
+    val = rng.random(X.shape[0]) < 0.2
+    m = TreeDecompositionSVC(**SMALL).fit(X[~val], y[~val], X_val=X[val], y_val=y[val])
+    return m, X[~val], y[~val], X[val], y[val]
+
+
+def test_homogeneous_leaves_predict_their_class():
+    X, y = shuttle_like()
+    m = TreeDecompositionSVC(**SMALL).fit(X, y)
+    homog = [lf for lf in m.leaves_ if lf.homogeneous]
+    assert homog and m.homogeneous_fraction_ > 0.3
+    assert m.homogeneous_fraction_ == pytest.approx(sum(lf.size for lf in homog) / m.n_train_)
+    # Fresh points anywhere inside a homogeneous leaf's box get its class, and its training
+    # samples were all of that class.
+    boxes = m.tree_.boxes(np.array([-1.0, -1.0]), np.array([1.0, 1.0]))
+    rng = np.random.default_rng(3)
+    for lf in homog:
+        assert np.count_nonzero(lf.class_counts) == 1 and lf.svm is None
+        lo, hi = boxes[lf.node]
+        P = rng.uniform(lo, hi, size=(50, 2))
+        P = P[m.tree_.apply(P, m.sigma_) == lf.node]
+        assert np.all(m.predict(P) == m.classes_[lf.label])
+    assert m.nsv(X) < np.mean([lf.svm.n_support for lf in m.leaves_ if not lf.homogeneous])
+
+
+def test_sigma_at_least_n_is_the_global_svm(fourclass):
+    X, y = fourclass.X[::30], fourclass.y[::30]  # 29 samples: σ₀ = 30 ≥ n
+    Xv, yv = fourclass.X[1::7], fourclass.y[1::7]
+    m = TreeDecompositionSVC(**SMALL).fit(X, y, X_val=Xv, y_val=yv)
+    assert m.sigma0_ == MIN_SIGMA0 >= X.shape[0]
+    assert len(m.search_path_) == 1 and len(m.leaves_) == 1 and m.leaves_[0].node == 0
+    g = SVC(C=m.params_["C"], gamma=m.params_["gamma"]).fit(X, y)
+    grid = np.random.default_rng(0).uniform(-1, 1, size=(400, 2))
+    np.testing.assert_allclose(m.decision_function(grid), g.decision_function(grid), atol=1e-6)
+    assert m.nsv(grid) == g.support_.size
+    # And on a large tree: reading it at σ ≥ n leaves the root alone.
+    big = TreeDecompositionSVC(**SMALL).fit(fourclass.X, fourclass.y)
+    assert list(big.tree_.leaves_at(big.n_train_)) == [0]
+    assert np.all(big.tree_.apply(fourclass.X, big.n_train_) == 0)
+
+
+def test_larger_ceilings_read_the_same_tree(fourclass, monkeypatch):
+    calls = []
+    grow = _td_tree.grow_tree
+
+    def counting(*a, **k):
+        calls.append(a[3])
+        return grow(*a, **k)
+
+    monkeypatch.setattr(_td_tree, "grow_tree", counting)
+    X, y = fourclass.X, fourclass.y
+    m = TreeDecompositionSVC(**SMALL, min_gain=0.0).fit(X, y, X_val=X[::5], y_val=y[::5])
+    assert len(m.search_path_) >= 2 and calls == [m.sigma0_]  # one tree for every σ_t
+    # The tree read at σ_t is the tree grown directly to σ_t (§2.2 "drop a few nodes").
+    yi = np.searchsorted(m.classes_, y)
+    for lvl in m.search_path_[1:]:
+        fresh = grow(X, yi, 2, lvl.sigma)
+        a, b = m.tree_.apply(X, lvl.sigma), fresh.apply(X, lvl.sigma)
+        pairs = set(zip(a.tolist(), b.tolist()))
+        assert len(pairs) == len(set(a.tolist())) == len(set(b.tolist())) == lvl.n_leaves
+
+
+def test_search_follows_section_2_2(fitted):
+    m, Xt, yt, Xv, yv = fitted
+    path = m.search_path_
+    grid = [(C, g) for g in SMALL["gamma_grid"] for C in SMALL["C_grid"]]
+    assert path[0].sigma == m.sigma0_ and path[0].C.size == len(grid)
+    order = np.argsort(-path[0].accuracy, kind="stable")[: m.top_k]
+    top = {grid[i] for i in order}
+    n = m.n_train_
+    for t in range(1, len(path)):
+        assert path[t].sigma == 4 * path[t - 1].sigma
+        assert set(zip(path[t].C, path[t].gamma)) == top
+        assert path[t].best_accuracy == path[t].accuracy.max()
+    last_gain = path[-1].best_accuracy - path[-2].best_accuracy if len(path) > 1 else None
+    for t in range(1, len(path) - 1):  # every stage before the last went on by the rule
+        assert path[t].best_accuracy - path[t - 1].best_accuracy >= m.min_gain and path[t].sigma < n
+    if last_gain is not None and last_gain < m.min_gain:
+        assert m.sigma_ == path[-2].sigma
+    else:
+        assert path[-1].sigma >= n and m.sigma_ == path[-1].sigma
+    best = [lv for lv in path if lv.sigma == m.sigma_][0]
+    assert m.params_ == {"C": best.C[best.best], "gamma": best.gamma[best.best]}
+    # The reported accuracy is the validation accuracy of the chosen TD classifier.
+    assert np.mean(m.predict(Xv) == yv) == pytest.approx(best.best_accuracy)
+
+
+def test_large_min_gain_stops_after_one_stage(fourclass):
+    m = TreeDecompositionSVC(**SMALL, min_gain=0.5).fit(fourclass.X, fourclass.y)
+    assert len(m.search_path_) == 2 and m.sigma_ == m.sigma0_
+
+
+def test_leaf_svm_is_libsvm_on_the_leaf(fitted):
+    m, Xt, yt, Xv, yv = fitted
+    pos = m.tree_.apply(Xt, m.sigma_)
+    for lf in m.leaves_:
+        if lf.homogeneous:
+            continue
+        rows = pos == lf.node
+        assert rows.sum() == lf.size
+        g = SVC(C=m.params_["C"], gamma=m.params_["gamma"]).fit(Xt[rows], yt[rows])
+        np.testing.assert_allclose(m.decision_function(Xv[m.tree_.apply(Xv, m.sigma_) == lf.node]),
+                                   g.decision_function(Xv[m.tree_.apply(Xv, m.sigma_) == lf.node]), atol=1e-6)
+        assert lf.svm.n_support == g.support_.size
+
+
+def test_bound_terms_match_duality(fitted):
+    m, Xt, yt, _, _ = fitted
+    C = m.params_["C"]
+    terms = m.leaf_bound_terms(Xt, yt)
+    assert len(terms) == sum(not lf.homogeneous for lf in m.leaves_)
+    for t in terms:  # strong duality of the C-SVM: Σα = ‖w‖² + C Σξ
+        lf = [lf for lf in m.leaves_ if lf.node == t["node"]][0]
+        sum_alpha = np.abs(lf.svm.dual_coef).sum()
+        assert t["beta2"] + C * t["xi_sum"] == pytest.approx(sum_alpha, rel=2e-2)
+    b = m.bound_terms(Xt, yt)
+    n, L = Xt.shape[0], len(m.leaves_)
+    assert b["R"] == pytest.approx(sum(t["beta2"] + t["xi_sq"] for t in terms))
+    assert b["T1"] == pytest.approx(b["R"] * np.log(n) ** 2)
+    assert b["T2"] == pytest.approx(L * np.log(2 * n * L ** 2))
+    assert b["S"] > 0
+
+
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_multiclass_leaves(multi_class):
+    from svmviz.data.generators import checkerboard
+
+    ds = checkerboard(4, 150, overlap=0.3, seed=2)
+    m = TreeDecompositionSVC(**SMALL, multi_class=multi_class, sigma0=60).fit(ds.X, ds.y)
+    multi = [lf for lf in m.leaves_ if not lf.homogeneous and lf.svm.classes.size > 2]
+    assert multi, "the overlapping board should leave leaves with three or more classes"
+    for lf in multi:
+        k = lf.svm.classes.size
+        assert lf.svm.machines.shape[0] == (k * (k - 1) // 2 if multi_class == "ovo" else k)
+    assert np.mean(m.predict(ds.X) == ds.y) > 0.85
+    S = m.decision_function(ds.X)
+    assert S.shape == (ds.X.shape[0], 4)
+    assert np.all(m.classes_[np.argmax(S, axis=1)] == m.predict(ds.X))
+
+
+def test_multiclass_leaf_svm_is_libsvm_one_vs_one():
+    from svmviz.data import load_builtin
+    from svmviz.models._td_local import train_leaf
+
+    ds = load_builtin("digits")
+    X, y, Z = ds.X[:300] / 16, ds.y[:300], ds.X[300:600] / 16
+    ref = SVC(C=10.0, gamma=0.05, decision_function_shape="ovo").fit(X, y)
+    for solver, atol in (("libsvm", 1e-9), ("smo", 5e-3)):
+        (_, svm, _), = train_leaf(X, y, X[:0], 0.05, [10.0], "ovo", solver, 10)
+        assert svm.machines.shape == (45, 2)
+        np.testing.assert_allclose(svm.decision(Z), ref.decision_function(Z), atol=atol)
+        assert np.mean(np.argmax(svm.scores(Z, 10), axis=1) == ref.predict(Z)) > 0.99
+
+
+def test_sequential_parallel_and_dask_agree(fourclass):
+    import joblib
+    from distributed import Client, LocalCluster
+
+    X, y = fourclass.X, fourclass.y
+    grid = np.random.default_rng(0).uniform(-1, 1, size=(2000, 2))
+    seq = TreeDecompositionSVC(**SMALL).fit(X, y)
+    par = TreeDecompositionSVC(**SMALL, n_jobs=2).fit(X, y)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
+            Client(cl) as client, joblib.parallel_backend("dask"):
+        dsk = TreeDecompositionSVC(**SMALL).fit(X, y)
+        assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.task_groups)) > 0
+    for other in (par, dsk):
+        assert other.sigma_ == seq.sigma_ and other.params_ == seq.params_
+        np.testing.assert_array_equal(other.predict(grid), seq.predict(grid))
+
+
+def test_json_round_trip(fitted):
+    m, Xt, yt, Xv, _ = fitted
+    m2 = loads_model(dumps_model(m))
+    assert isinstance(m2, TreeDecompositionSVC)
+    np.testing.assert_array_equal(m2.predict(Xv), m.predict(Xv))
+    np.testing.assert_array_equal(m2.decision_function(Xv), m.decision_function(Xv))
+    assert m2.nsv(Xv) == m.nsv(Xv) and m2.sigma_ == m.sigma_
+    assert [lv.sigma for lv in m2.search_path_] == [lv.sigma for lv in m.search_path_]
+
+
+def test_smo_solver_agrees_with_libsvm(fourclass):
+    X, y = fourclass.X, fourclass.y
+    kw = dict(C_grid=(10.0,), gamma_grid=(1.0,), min_gain=0.5)
+    a = TreeDecompositionSVC(**kw, svm_solver="smo").fit(X, y)
+    b = TreeDecompositionSVC(**kw, svm_solver="libsvm").fit(X, y)
+    grid = np.random.default_rng(0).uniform(-1, 1, size=(1000, 2))
+    np.testing.assert_allclose(a.decision_function(grid), b.decision_function(grid), atol=5e-3)
+
+
+def test_bad_input_messages(fourclass):
+    X, y = fourclass.X, fourclass.y
+    with pytest.raises(ParameterError, match="multi_class"):
+        TreeDecompositionSVC(multi_class="dag").fit(X, y)
+    with pytest.raises(ParameterError, match="svm_solver"):
+        TreeDecompositionSVC(svm_solver="liblinear").fit(X, y)
+    with pytest.raises(ParameterError, match="gamma_grid"):
+        TreeDecompositionSVC(gamma_grid=(-1.0,)).fit(X, y)
+    with pytest.raises(DataError, match="not one of the training classes"):
+        TreeDecompositionSVC(**SMALL).fit(X, y, X_val=X[:5], y_val=np.full(5, 7))
+    m = TreeDecompositionSVC(**SMALL).fit(X, y)
+    with pytest.raises(ParameterError, match="not searched"):
+        m.predict(X, sigma=3)
+
+
+# check_estimator's sets are tiny; a 2 × 2 grid keeps it fast.
+@parametrize_with_checks([TreeDecompositionSVC(C_grid=(1.0, 100.0), gamma_grid=(0.1, 1.0), svm_solver="libsvm")])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
