@@ -1,0 +1,381 @@
+"""Figures of seed 003: pairwise boundaries, voting and DAG regions, the DAG diagram, and the
+clusters, weight maps and fused regions of the weighted DAG SVM (Fig. 1–5).
+
+Every function takes a fitted model and the data (``X``, ``y``) and returns a plotly Figure. For
+d > 2 pass a ``Plane``: the model is evaluated on the plane's grid lifted back to d dimensions.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from svmviz.plots.common import PALETTE, Plane, add_class_scatter, base_layout, class_color, grid
+
+UNCLASSIFIABLE = "rgba(120, 120, 120, 0.55)"
+PAIR_COLORS = ["#222222", "#6a3d9a", "#b15928", "#33a02c", "#e31a1c", "#1f78b4", "#ff7f00", "#fb9a99"]
+PAIR_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+class _View:
+    """The 2-D view of the data and the grid on which a model is evaluated."""
+
+    def __init__(self, X, plane: Plane | None, resolution: int):
+        X = np.asarray(X, dtype=np.float64)
+        self.plane = plane if plane is not None else (Plane(X) if X.shape[1] > 2 else None)
+        self.X2 = self.plane.to2d(X) if self.plane is not None else X
+        self.xs, self.ys, P = grid(self.X2, resolution)
+        self.points = self.plane.lift(P) if self.plane is not None else P
+        self.shape = (self.ys.size, self.xs.size)
+        self.labels = self.plane.labels if self.plane is not None else ["x1", "x2"]
+
+    def to2d(self, X):
+        return self.plane.to2d(X) if self.plane is not None else np.asarray(X)
+
+
+def _names(model, class_names):
+    return list(class_names) if class_names else [str(c) for c in model.classes_]
+
+
+def _region_trace(view: _View, Z: np.ndarray, n_classes: int, names, with_unclassifiable=False,
+                  showscale=False) -> go.Heatmap:
+    """A heatmap of class indices (−1 = unclassifiable, grey) with a discrete colour scale."""
+    cols = [_rgba(class_color(k, n_classes), 0.30) for k in range(n_classes)]
+    lo = -1 if with_unclassifiable else 0
+    if with_unclassifiable:
+        cols = [UNCLASSIFIABLE] + cols
+    m = len(cols)
+    scale = []
+    for k, c in enumerate(cols):
+        scale += [[k / m, c], [(k + 1) / m, c]]
+    labels = (["unclassifiable"] if with_unclassifiable else []) + list(names)
+    # int8 keeps the figure small (plotly sends typed arrays); the colours say the class
+    return go.Heatmap(x=view.xs, y=view.ys, z=Z.reshape(view.shape).astype(np.int8), zmin=lo - 0.5,
+                      zmax=lo + m - 0.5, colorscale=scale, showscale=showscale, hoverinfo="skip",
+                      colorbar=dict(tickvals=list(range(lo, lo + m)), ticktext=labels) if showscale else None)
+
+
+def _zero_line(view: _View, values: np.ndarray, name: str, color: str, dash="solid", level=0.0,
+               showlegend=True, width=2.0) -> go.Contour:
+    return go.Contour(x=view.xs, y=view.ys, z=values.reshape(view.shape).astype(np.float32), showscale=False,
+                      contours=dict(coloring="none", start=level, end=level, size=1),
+                      line=dict(color=color, width=width, dash=dash), name=name,
+                      showlegend=showlegend, hoverinfo="skip")
+
+
+def _legend_below(fig: go.Figure) -> go.Figure:
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0), margin=dict(b=90))
+    return fig
+
+
+def _pair_name(names, i, j):
+    return f"D_{names[i]},{names[j]} = 0"
+
+
+def plot_pairwise_boundaries(model, X, y, class_names=None, plane: Plane | None = None,
+                             resolution: int = 160, title: str | None = None) -> go.Figure:
+    """Every pairwise boundary D_ij(x) = 0 (seed 003 eq. 5) over the data."""
+    view = _View(X, plane, resolution)
+    names = _names(model, class_names)
+    D = model.pairwise_decision(view.points)
+    fig = go.Figure()
+    for p, (i, j) in enumerate(model.pairs_):
+        fig.add_trace(_zero_line(view, D[:, i, j], _pair_name(names, i, j), PAIR_COLORS[p % len(PAIR_COLORS)],
+                                 PAIR_DASHES[p % len(PAIR_DASHES)]))
+    add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
+    return _legend_below(base_layout(fig, title or f"Pairwise boundaries D_ij = 0 ({len(model.pairs_)} SVMs)",
+                                     *view.labels, equal=plane is None))
+
+
+def plot_pairwise_grid(model, X, y, class_names=None, plane: Plane | None = None,
+                       resolution: int = 110, max_pairs: int = 12) -> go.Figure:
+    """One panel per pair (i, j): its two classes, the side D_ij > 0 (class i) shaded, the boundary
+    and the margins D_ij = ±1."""
+    view = _View(X, plane, resolution)
+    names = _names(model, class_names)
+    y = np.asarray(y)
+    pairs = model.pairs_[:max_pairs]
+    cols = min(3, len(pairs))
+    rows = int(np.ceil(len(pairs) / cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{names[i]} vs {names[j]}" for i, j in pairs],
+                        horizontal_spacing=0.05, vertical_spacing=0.08)
+    K = model.classes_.size
+    D = model.pairwise_decision(view.points)
+    for p, (i, j) in enumerate(pairs):
+        r, c = p // cols + 1, p % cols + 1
+        d = D[:, i, j]
+        side = np.where(d > 0, i, j)
+        fig.add_trace(_region_trace(view, side, K, names), row=r, col=c)
+        fig.add_trace(_zero_line(view, d, "D_ij = 0", "#222", showlegend=False), row=r, col=c)
+        for lev in (-1.0, 1.0):
+            fig.add_trace(_zero_line(view, d, "D_ij = ±1", "#555", dash="dot", level=lev,
+                                     showlegend=False, width=1.2), row=r, col=c)
+        for k in (i, j):
+            m = y == model.classes_[k]
+            fig.add_trace(go.Scatter(x=view.X2[m, 0], y=view.X2[m, 1], mode="markers", name=names[k],
+                                     marker=dict(color=class_color(k, K), size=5, line=dict(width=0.4, color="#333")),
+                                     showlegend=False), row=r, col=c)
+    fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=50, b=30),
+                      title="Each pairwise SVM on its two classes (shaded: the side of the first class; "
+                            "dotted: D_ij = ±1)")
+    return fig
+
+
+def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = None,
+                        resolution: int = 200) -> go.Figure:
+    """Max-wins voting regions (eq. 7–9) with the unclassifiable region in grey (seed 003 Fig. 1)."""
+    view = _View(X, plane, resolution)
+    names = _names(model, class_names)
+    V = model.votes(view.points)
+    Z = np.argmax(V, axis=1)
+    tied = (V == V.max(axis=1, keepdims=True)).sum(axis=1) > 1
+    Z = np.where(tied, -1, Z)
+    fig = go.Figure(_region_trace(view, Z, model.classes_.size, names, with_unclassifiable=True))
+    D = model.pairwise_decision(view.points)
+    for p, (i, j) in enumerate(model.pairs_):
+        fig.add_trace(_zero_line(view, D[:, i, j], _pair_name(names, i, j), "#444",
+                                 PAIR_DASHES[p % len(PAIR_DASHES)], width=1.2))
+    add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
+    share = 100 * tied.mean()
+    return _legend_below(base_layout(fig, f"Pairwise voting: unclassifiable (grey) on {share:.1f} % of the view",
+                                     *view.labels, equal=plane is None))
+
+
+def plot_dag_regions(model, X, y, class_names=None, plane: Plane | None = None,
+                     resolution: int = 200, tied_outline=None, title: str | None = None) -> go.Figure:
+    """The regions of a DAG SVM (seed 003 Fig. 3). ``tied_outline``: a fitted
+    ``PairwiseVotingSVC`` whose unclassifiable region is outlined (where the DAG decides by order)."""
+    view = _View(X, plane, resolution)
+    names = _names(model, class_names)
+    Z = model.predict_index(view.points)
+    fig = go.Figure(_region_trace(view, Z, model.classes_.size, names))
+    if tied_outline is not None:
+        tied = tied_outline.unclassifiable(view.points).astype(float)
+        fig.add_trace(_zero_line(view, tied, "voting's unclassifiable region", "#555", dash="dot", level=0.5))
+    add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
+    order = " → ".join(names[k] for k in model.order_)
+    return _legend_below(base_layout(fig, title or f"DAG regions for the list [{order}]", *view.labels,
+                                     equal=plane is None))
+
+
+def distinct_orders(classes, limit: int = 12) -> list[list]:
+    """Class lists giving different DAGs: a list and its reverse give the same DAG (the first
+    comparison is the same pair and what is left is again reversed), so one of each pair."""
+    seen, out = set(), []
+    for perm in itertools.permutations(range(len(classes))):
+        if perm[::-1] in seen:
+            continue
+        seen.add(perm)
+        out.append([classes[k] for k in perm])
+        if len(out) >= limit:
+            break
+    return out
+
+
+def plot_order_comparison(models, X, y, class_names=None, plane: Plane | None = None,
+                          resolution: int = 110) -> go.Figure:
+    """The DAG regions of several class lists side by side, with the share of the view where each
+    differs from the first (how the regions depend on the order, Fig. 3)."""
+    view = _View(X, plane, resolution)
+    names = _names(models[0], class_names)
+    preds = [m.predict_index(view.points) for m in models]
+    titles = []
+    for m, p in zip(models, preds):
+        diff = 100 * np.mean(p != preds[0])
+        titles.append(f"[{', '.join(names[k] for k in m.order_)}]: {diff:.1f} % differ")
+    cols = min(3, len(models))
+    rows = int(np.ceil(len(models) / cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.05,
+                        vertical_spacing=0.1)
+    K = models[0].classes_.size
+    y = np.asarray(y)
+    for a, p in enumerate(preds):
+        r, c = a // cols + 1, a % cols + 1
+        fig.add_trace(_region_trace(view, p, K, names), row=r, col=c)
+        for k in range(K):
+            msk = y == models[0].classes_[k]
+            fig.add_trace(go.Scatter(x=view.X2[msk, 0], y=view.X2[msk, 1], mode="markers", showlegend=False,
+                                     marker=dict(color=class_color(k, K), size=4), name=names[k]), row=r, col=c)
+    fig.update_layout(template="plotly_white", height=320 * rows, margin=dict(l=30, r=10, t=60, b=30),
+                      title="DAG regions for different class lists (percent of the view that differs "
+                            "from the first list)")
+    return fig
+
+
+def dag_layout(K: int):
+    """Nodes (level, lo) of the decision DAG of K classes with positions: at level s the remaining
+    list is order[lo : lo + K − s], lo = 0 … s."""
+    return [(s, lo, lo - s / 2.0, -float(s)) for s in range(K) for lo in range(s + 1)]
+
+
+def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figure:
+    """The decision DAG of ``model.order_`` (seed 003 Fig. 2): internal nodes "i vs j", edges
+    "not j" / "not i", leaves the classes. With ``X`` the edges are labelled with how many samples
+    take them; ``highlight`` (one sample) draws its path in bold."""
+    names = _names(model, class_names)
+    order = model.order_
+    K = order.size
+    pos = {(s, lo): (x, yv) for s, lo, x, yv in dag_layout(K)}
+    counts = {}
+    if X is not None and K > 1:
+        path = model.node_path(X)
+        lo_final = np.argsort(order)[model.predict_index(X)]  # position of the reached class
+        for s in range(K - 1):
+            nxt = path[:, s + 1, 0] if s + 1 < K - 1 else lo_final
+            for a, b in zip(path[:, s, 0], nxt):
+                counts[(s, a, b)] = counts.get((s, a, b), 0) + 1
+    hl = set()
+    if highlight is not None and K > 1:
+        h = np.asarray(highlight, dtype=np.float64).reshape(1, -1)
+        p = model.node_path(h)[0]
+        lo_end = int(np.flatnonzero(order == model.predict_index(h)[0])[0])
+        los = list(p[:, 0]) + [lo_end]
+        hl = {(s, los[s], los[s + 1]) for s in range(K - 1)}
+    fig = go.Figure()
+    for s in range(K - 1):
+        for lo in range(s + 1):
+            hi = lo + K - 1 - s
+            for child, dropped in ((lo, order[hi]), (lo + 1, order[lo])):
+                (x0, y0), (x1, y1) = pos[(s, lo)], pos[(s + 1, child)]
+                bold = (s, lo, child) in hl
+                fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip",
+                                         line=dict(color="#d62728" if bold else "#888", width=5 if bold else 1.5),
+                                         showlegend=False))
+                label = f"not {names[dropped]}"
+                if counts:
+                    label += f" ({counts.get((s, lo, child), 0)})"
+                fig.add_annotation(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=label, showarrow=False,
+                                   font=dict(size=11, color="#333"), bgcolor="rgba(255,255,255,0.8)")
+    xs, ys, text, colors, hover = [], [], [], [], []
+    for s, lo, x, yv in dag_layout(K):
+        hi = lo + K - 1 - s
+        xs.append(x)
+        ys.append(yv)
+        if s == K - 1:
+            k = order[lo]
+            text.append(names[k])
+            colors.append(class_color(k, max(K, 3)))
+            hover.append(f"class {names[k]}")
+        else:
+            i, j = order[lo], order[hi]
+            text.append(f"{names[i]} vs {names[j]}")
+            colors.append("#f2f2f2")
+            left = ", ".join(names[k] for k in order[lo:hi + 1])
+            hover.append(f"remaining [{left}]: D_{names[i]},{names[j]} ≥ 0 → not {names[j]}, else not {names[i]}")
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=text, textposition="middle center",
+                             hovertext=hover, hoverinfo="text", showlegend=False,
+                             marker=dict(size=58, color=colors, line=dict(width=1.5, color="#333"), symbol="circle"),
+                             textfont=dict(size=12, color="#111")))
+    fig.update_xaxes(visible=False, range=[-K / 2 - 0.3, K / 2 + 0.3])
+    fig.update_yaxes(visible=False, range=[-(K - 1) - 0.5, 0.5])
+    fig.update_layout(template="plotly_white", height=120 + 110 * K, margin=dict(l=10, r=10, t=50, b=10),
+                      title=f"Decision DAG for [{', '.join(names[k] for k in order)}]")
+    return fig
+
+
+def _ellipse(mean2, cov2, n_std: float, n: int = 80):
+    w, V = np.linalg.eigh(cov2)
+    t = np.linspace(0, 2 * np.pi, n)
+    circle = np.column_stack([np.cos(t), np.sin(t)]) * (n_std * np.sqrt(np.maximum(w, 0)))
+    return mean2 + circle @ V.T
+
+
+def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None) -> go.Figure:
+    """The K-Means clusters with the 1σ and 2σ ellipses of their Gaussians (seed 003 Fig. 4) and
+    the classes each cluster's DAG knows."""
+    view = _View(X, plane, 20)
+    names = _names(model, class_names)
+    fig = go.Figure()
+    add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names, opacity=0.7)
+    B = view.plane.basis if view.plane is not None else np.eye(2)
+    for M, (mu, S) in enumerate(zip(model.means_, model.covariances_)):
+        col = PALETTE[(M + 4) % len(PALETTE)]
+        m2 = view.to2d(mu[None])[0]
+        S2 = B @ S @ B.T
+        kn = ", ".join(names[k] for k in model.cluster_classes_[M])
+        for ns, dash in ((1.0, "solid"), (2.0, "dash")):
+            E = _ellipse(m2, S2, ns)
+            fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="lines", line=dict(color=col, width=2, dash=dash),
+                                     name=f"cluster {M + 1} ({kn})" if ns == 1 else f"cluster {M + 1}: 2σ",
+                                     legendgroup=f"c{M}", showlegend=ns == 1))
+        fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers+text", text=[f"C{M + 1}"],
+                                 textposition="top center", marker=dict(symbol="x", size=13, color=col),
+                                 legendgroup=f"c{M}", showlegend=False, name=f"mean of cluster {M + 1}"))
+    return _legend_below(base_layout(fig, f"K-Means clusters (N = {len(model.means_)}) and their Gaussians (1σ, 2σ)",
+                                     *view.labels, equal=plane is None))
+
+
+def plot_cluster_regions(model, X, y, class_names=None, plane: Plane | None = None,
+                         resolution: int = 110) -> go.Figure:
+    """Each cluster's DAG regions (a one-class cluster colours the whole view with its class),
+    with that cluster's training samples."""
+    view = _View(X, plane, resolution)
+    names = _names(model, class_names)
+    N = len(model.cluster_models_)
+    L = model.cluster_predictions(view.points)
+    y = np.asarray(y)
+    K = model.classes_.size
+    cols = min(3, N)
+    rows = int(np.ceil(N / cols))
+    titles = [f"cluster {M + 1}: " + ("only " + names[model.cluster_constant_[M]]
+                                      if model.cluster_models_[M] is None else "DAG over "
+                                      + ", ".join(names[k] for k in model.cluster_classes_[M]))
+              for M in range(N)]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.05, vertical_spacing=0.1)
+    for M in range(N):
+        r, c = M // cols + 1, M % cols + 1
+        fig.add_trace(_region_trace(view, L[:, M], K, names), row=r, col=c)
+        inside = model.cluster_labels_ == M
+        for k in range(K):
+            msk = inside & (y == model.classes_[k])
+            fig.add_trace(go.Scatter(x=view.X2[msk, 0], y=view.X2[msk, 1], mode="markers", showlegend=False,
+                                     marker=dict(color=class_color(k, K), size=5, line=dict(width=0.4, color="#333")),
+                                     name=names[k]), row=r, col=c)
+    fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=60, b=30),
+                      title="Each cluster's DAG SVM l_M(x) (eq. 14), trained on the cluster's samples only")
+    return fig
+
+
+def plot_weight_maps(model, X, y, class_names=None, plane: Plane | None = None,
+                     resolution: int = 110) -> go.Figure:
+    """The membership weight w_M(x) of every cluster (eq. 13, normalised over clusters)."""
+    view = _View(X, plane, resolution)
+    W = model.weights(view.points)
+    N = W.shape[1]
+    cols = min(3, N)
+    rows = int(np.ceil(N / cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"w_{M + 1}(x)" for M in range(N)],
+                        horizontal_spacing=0.05, vertical_spacing=0.1)
+    for M in range(N):
+        r, c = M // cols + 1, M % cols + 1
+        fig.add_trace(go.Heatmap(x=view.xs, y=view.ys, z=W[:, M].reshape(view.shape).astype(np.float32), zmin=0, zmax=1,
+                                 colorscale="Viridis", showscale=M == 0,
+                                 hovertemplate="w=%{z:.3f}<extra></extra>"), row=r, col=c)
+        m2 = view.to2d(model.means_[M][None])[0]
+        fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers", marker=dict(symbol="x", size=12, color="white"),
+                                 showlegend=False, name=f"mean {M + 1}"), row=r, col=c)
+    kind = "normal density" if model.weight == "gaussian" else "seed's eq. 12"
+    fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=60, b=30),
+                      title=f"Membership weights w_M(x) ({kind}, normalised so Σ_M w_M = 1)")
+    return fig
+
+
+def plot_fused_regions(model, X, y, class_names=None, plane: Plane | None = None,
+                       resolution: int = 200) -> go.Figure:
+    """The WDAG decision argmax_i τ_i (eq. 15–17), with the lines where two τ are equal."""
+    view = _View(X, plane, resolution)
+    names = _names(model, class_names)
+    Z = np.argmax(model.tau(view.points), axis=1)
+    fig = go.Figure(_region_trace(view, Z, model.classes_.size, names))
+    add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
+    return base_layout(fig, f"WDAG fused regions argmax τ_i (N = {len(model.means_)}, weights: {model.weight})",
+                       *view.labels, equal=plane is None)
