@@ -1,0 +1,144 @@
+"""Figures of the Scatter SVM (seed 004): prototypes and their mean over the decision regions
+(Fig. 1–3), and the sensitivity maps (Fig. 17–24)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from svmviz.errors import DataError
+from svmviz.plots.common import Plane, add_class_scatter, base_layout, class_color, grid
+
+MEAN_COLOR = "#111111"
+
+
+def _region_colorscale(K: int):
+    """A stepwise colour scale: integer z = k gets class k's colour."""
+    scale = []
+    for k in range(K):
+        col = class_color(k, K)
+        scale += [[k / K, col], [(k + 1) / K, col]]
+    return scale
+
+
+def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Plane | None = None,
+                    resolution: int = 150, title: str | None = None, boundary: bool = False) -> go.Figure:
+    """The prototype view of a fitted ``ScatterSVC`` (seed 004 Fig. 1–3).
+
+    Decision regions (argmax_c f_c, eq. 18) as a background, the samples, the support vectors
+    circled with a size growing with α_i, each class prototype as a square, their mean m̄ as a
+    diamond and arrows m̄ → m_c (the scatter Σ_c ‖m_c − m̄‖² the dual minimises). For the linear
+    kernel with class sums 1 (ν-form with bias) the squares are exactly m_c; otherwise they are
+    ``model.prototype_centres()``, the α-weighted centres of each class's support vectors.
+    ``boundary`` adds the zero line of f₁ − f₀ for two classes. Data with d > 2 are shown in
+    ``plane`` (default: the first two features, the others at their mean).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    d = X.shape[1]
+    if d < 2:
+        raise DataError("the prototype view needs at least two features")
+    plane = plane or Plane(X, (0, 1), "features", feature_names)
+    K = model.classes_.size
+    names = list(class_names) if class_names is not None else [str(c) for c in model.classes_]
+    X2 = plane.to2d(X)
+    xs, ys, P = grid(X2, resolution)
+    scores = model.class_scores(plane.lift(P))
+    fig = go.Figure()
+    fig.add_trace(go.Heatmap(x=xs, y=ys, z=np.argmax(scores, axis=1).reshape(ys.size, xs.size),
+                             colorscale=_region_colorscale(K), zmin=-0.5, zmax=K - 0.5,
+                             opacity=0.22, showscale=False, hoverinfo="skip", name="regions"))
+    if boundary and K == 2:
+        fig.add_trace(go.Contour(x=xs, y=ys, z=(scores[:, 1] - scores[:, 0]).reshape(ys.size, xs.size),
+                                 contours=dict(start=0, end=0, size=1, coloring="none"),
+                                 line=dict(color="#222", width=2), showscale=False, hoverinfo="skip",
+                                 name="boundary f₁ = f₀", showlegend=True))
+    add_class_scatter(fig, X2, y, classes=model.classes_, names=names, size=6, opacity=0.8)
+
+    sv2 = plane.to2d(model.support_vectors_)
+    a = model.alpha_[model.support_]
+    if a.size:
+        size = 9 + 21 * a / a.max()
+        for k in range(K):
+            m = model.support_classes_ == k
+            if m.any():
+                fig.add_trace(go.Scatter(
+                    x=sv2[m, 0], y=sv2[m, 1], mode="markers", name="support vectors (size ∝ α)",
+                    marker=dict(symbol="circle-open", size=size[m], color=class_color(k, K),
+                                line=dict(width=2)),
+                    customdata=a[m],
+                    hovertemplate=f"support vector of {names[k]}: α = %{{customdata:.4g}}<extra></extra>",
+                    showlegend=k == 0, legendgroup="sv"))
+    exact = model.kernel_params_["name"] == "linear" and model.bias and model.formulation == "nu"
+    centres = model.prototype_centres()
+    ok = np.all(np.isfinite(centres), axis=1)
+    C2 = plane.to2d(np.where(ok[:, None], centres, 0.0))
+    mean2 = C2[ok].mean(axis=0) if ok.any() else None
+    label = "prototype m_c" if exact else "prototype (α-weighted centre)"
+    for k in np.flatnonzero(ok):
+        fig.add_trace(go.Scatter(
+            x=[C2[k, 0]], y=[C2[k, 1]], mode="markers", name=label, legendgroup="proto",
+            showlegend=bool(k == np.flatnonzero(ok)[0]),
+            marker=dict(symbol="square", size=15, color=class_color(k, K), line=dict(width=2, color="#000")),
+            hovertemplate=f"{names[k]}: prototype<br>(%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
+        fig.add_annotation(x=C2[k, 0], y=C2[k, 1], ax=mean2[0], ay=mean2[1], xref="x", yref="y",
+                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.2,
+                           arrowwidth=2, arrowcolor=MEAN_COLOR, text="")
+    if mean2 is not None:
+        fig.add_trace(go.Scatter(x=[mean2[0]], y=[mean2[1]], mode="markers", name="mean of prototypes m̄",
+                                 marker=dict(symbol="diamond", size=17, color=MEAN_COLOR,
+                                             line=dict(width=1.5, color="#fff")),
+                                 hovertemplate="m̄ (%{x:.3g}, %{y:.3g})<extra></extra>"))
+    if title is None:
+        form = "ν-form" if model.formulation == "nu" else "C-form"
+        title = (f"Scatter SVM ({form}, {'with' if model.bias else 'no'} bias, "
+                 f"{model.kernel_params_['name']} kernel)<br><sup>scatter Σ‖m_c − m̄‖² = {model.scatter_:.4g}, "
+                 f"{model.support_.size} support vectors</sup>")
+    fig = base_layout(fig, title, plane.labels[0], plane.labels[1], equal=d == 2)
+    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, x=1.02, xanchor="left"),
+                      margin=dict(t=70))
+    fig.update_xaxes(range=[xs[0], xs[-1]])
+    fig.update_yaxes(range=[ys[0], ys[-1]])
+    return fig
+
+
+def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = "") -> go.Figure:
+    """Seed eq. 21 as bars: one group per feature, one bar per class score and one for the mean
+    (the last row of ``ScatterSVC.sensitivity_map``)."""
+    S = np.asarray(S, dtype=np.float64)
+    K, d = S.shape[0] - 1, S.shape[1]
+    feats = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    names = list(class_names) if class_names is not None else [str(k) for k in range(K)]
+    fig = go.Figure()
+    for k in range(K):
+        fig.add_trace(go.Bar(x=feats, y=S[k], name=f"class {names[k]}", marker_color=class_color(k, K)))
+    fig.add_trace(go.Bar(x=feats, y=S[-1], name="mean over classes", marker_color=MEAN_COLOR))
+    fig.update_layout(barmode="group")
+    return base_layout(fig, title or "Sensitivity s_j = mean over samples of (∂f/∂x_j)² (seed eq. 21)",
+                       "feature", "sensitivity", equal=False, height=440)
+
+
+def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.Figure:
+    """The sensitivity of every class and of the mean as images (seed Fig. 21–24; e.g. 8×8
+    digits). Each map has its own colour range: the maps show where, not how much."""
+    S = np.asarray(S, dtype=np.float64)
+    K = S.shape[0] - 1
+    if int(np.prod(shape)) != S.shape[1]:
+        raise DataError(f"an image of shape {tuple(shape)} needs {int(np.prod(shape))} features, "
+                        f"the map has {S.shape[1]}")
+    names = list(class_names) if class_names is not None else [str(k) for k in range(K)]
+    titles = [f"class {n}" for n in names] + ["mean over classes"]
+    fig = make_subplots(rows=1, cols=K + 1, subplot_titles=titles, horizontal_spacing=0.02)
+    for k in range(K + 1):
+        fig.add_trace(go.Heatmap(z=S[k].reshape(shape), colorscale="Hot", reversescale=True,
+                                 showscale=False,
+                                 hovertemplate="row %{y}, col %{x}: %{z:.3g}<extra></extra>"),
+                      row=1, col=k + 1)
+        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{k + 1 if k else ''}", showticklabels=False,
+                         showgrid=False, zeroline=False,
+                         row=1, col=k + 1)
+        fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=1, col=k + 1)
+    fig.update_layout(title=title or "Sensitivity maps (seed eq. 21) as images", template="plotly_white",
+                      height=300, margin=dict(l=20, r=20, t=70, b=20))
+    return fig
