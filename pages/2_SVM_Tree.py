@@ -11,9 +11,10 @@ from svmviz.data import fourclass_path, load_builtin, normalize, train_test_spli
 from svmviz.data.generators import fourclass_like
 from svmviz.export import figure_bytes
 from svmviz.models import SVMTreeClassifier
-from svmviz.plots.common import Plane
+from svmviz.errors import ParameterError
 from svmviz.plots.svm_tree import (animation_figure, candidates_frame, chain_figure, final_figure,
                                    step_figure, zero_solution_frame)
+from svmviz_app.controls import plane_controls
 from svmviz_app.state import current_dataset
 from svmviz_app.widgets import figure_downloads, guard, model_download
 
@@ -144,20 +145,11 @@ if len(model.trees_) > 1:
 tree = model.trees_[tree_index]
 n_steps = len(tree.trace)
 
-plane = None
-if Xtr.shape[1] > 2:
-    with st.sidebar:
-        st.header("Plane (d > 2)")
-        method = st.radio("plane", ["features", "pca"], key="svm_tree_plane")
-        names = fit["features"]
-        i = st.selectbox("horizontal feature", range(len(names)), format_func=lambda k: names[k],
-                         key="svm_tree_fi")
-        j = st.selectbox("vertical feature", range(len(names)), format_func=lambda k: names[k],
-                         key="svm_tree_fj")
-    if method == "features" and i == j:
-        st.error("choose two different features for the plane")
-        st.stop()
-    plane = Plane(Xtr, (i, j), method, names)
+try:
+    plane = plane_controls(Xtr, fit["features"], "svm_tree")
+except ParameterError as exc:
+    st.error(str(exc))
+    st.stop()
 
 # ------------------------------------------------------------------ step navigation
 if n_steps == 0:

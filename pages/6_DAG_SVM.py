@@ -12,7 +12,7 @@ from svmviz.data import normalize
 from svmviz.data.generators import interlaced
 from svmviz.models.dag import DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
 from svmviz.plots import dag as P
-from svmviz.plots.common import Plane
+from svmviz_app.controls import parse_gamma, plane_controls
 from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
 
 st.set_page_config(page_title="DAG SVM — svmviz", layout="wide")
@@ -45,17 +45,6 @@ with st.sidebar:
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
 
-def _gamma(txt: str):
-    txt = txt.strip()
-    if txt in ("scale", "auto"):
-        return txt
-    try:
-        return float(txt)
-    except ValueError:
-        from svmviz.errors import ParameterError
-        raise ParameterError(f"gamma must be 'scale', 'auto' or a positive number, not {txt!r}") from None
-
-
 @st.cache_resource(max_entries=8, show_spinner=False)
 def fit_pairwise(X, y, params: tuple) -> PairwiseVotingSVC:
     return PairwiseVotingSVC(**dict(params)).fit(X, y)
@@ -77,20 +66,11 @@ with guard("cannot prepare the data"):
     X, _ = normalize(ds.X, method=norm)
     y = ds.y
     names = list(ds.class_names)
-    plane = None
-    if X.shape[1] > 2:
-        with st.sidebar:
-            st.header("Plane (d > 2)")
-            how = st.radio("View", ["PCA", "two features"], key="dag_plane", horizontal=True)
-            f1 = st.selectbox("x-axis feature", ds.feature_names, index=0, key="dag_f1",
-                              disabled=how == "PCA")
-            f2 = st.selectbox("y-axis feature", ds.feature_names, index=1, key="dag_f2",
-                              disabled=how == "PCA")
-        plane = Plane(X, (ds.feature_names.index(f1), ds.feature_names.index(f2)),
-                      "pca" if how == "PCA" else "features", ds.feature_names)
+    plane = plane_controls(X, ds.feature_names, "dag")
+    if plane is not None:
         st.info(f"{ds.name} has {X.shape[1]} features: the maps show the models on a plane "
                 f"({plane.labels[0]} × {plane.labels[1]}); the models use every feature.")
-    params = (("C", float(C)), ("kernel", kernel), ("gamma", _gamma(gamma_txt)), ("degree", int(degree)),
+    params = (("C", float(C)), ("kernel", kernel), ("gamma", parse_gamma(gamma_txt)), ("degree", int(degree)),
               ("coef0", float(coef0)), ("solver", solver))
     data_key = (ds.name, ds.source, norm, X.shape, float(np.sum(X)), plane.labels if plane else None)
 

@@ -12,6 +12,7 @@ from svmviz.errors import ParameterError
 from svmviz.models import ScatterSVC
 from svmviz.plots.common import Plane
 from svmviz.plots.scatter import plot_prototypes, plot_sensitivity_bars, plot_sensitivity_images
+from svmviz_app.controls import parse_gamma
 from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
 
 MAX_N = 3000  # the page refits on every change; larger sets belong in benchmarks/bench_scatter.py
@@ -51,16 +52,6 @@ with st.sidebar:
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
 
-def _gamma(txt: str):
-    txt = txt.strip()
-    if txt in ("scale", "auto"):
-        return txt
-    try:
-        return float(txt)
-    except ValueError:
-        raise ParameterError(f"gamma must be 'scale', 'auto' or a positive number, not {txt!r}") from None
-
-
 @st.cache_resource(max_entries=16, show_spinner=False)
 def fit_scatter(X, y, params: tuple) -> ScatterSVC:
     return ScatterSVC(**dict(params)).fit(X, y)
@@ -84,7 +75,7 @@ with tab_proto:
     model = None
     with guard("cannot fit the Scatter SVM"):
         counts = np.unique(ds.y, return_counts=True)[1]
-        params = dict(formulation=formulation, bias=bias, kernel=kernel, gamma=_gamma(gamma_txt),
+        params = dict(formulation=formulation, bias=bias, kernel=kernel, gamma=parse_gamma(gamma_txt),
                       C=float(C), mu=float(mu_factor / counts.min()), solver=solver)
         model = fit_with_status(ds.X, ds.y, params, f"Scatter SVM on {ds.name}")
     if model is not None:

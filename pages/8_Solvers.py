@@ -13,9 +13,9 @@ from sklearn.svm import SVC
 from svmviz.errors import ParameterError
 from svmviz.models.svc import BinarySVC, libsvm_dual_objective
 from svmviz.plots import solvers as P
-from svmviz.plots.common import Plane
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
 from svmviz_app.state import current_split
+from svmviz_app.controls import parse_gamma, plane_controls
 from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
 
 st.set_page_config(page_title="Solvers — svmviz", layout="wide")
@@ -39,16 +39,6 @@ with st.sidebar:
     tol = st.select_slider("Stopping tolerance (max KKT violation)",
                            [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6], value=1e-3, key="sol_tol",
                            format_func=lambda v: f"{v:g}")
-
-
-def _gamma(txt: str):
-    txt = txt.strip()
-    if txt in ("scale", "auto"):
-        return txt
-    try:
-        return float(txt)
-    except ValueError:
-        raise ParameterError(f"gamma must be 'scale', 'auto' or a positive number, not {txt!r}") from None
 
 
 @st.cache_resource(show_spinner=False)
@@ -90,21 +80,11 @@ with guard("cannot run the solvers"):
         names = [a, b] if names.index(a) < names.index(b) else [b, a]
         st.info(f"{train.name} has {train.classes.size} classes; the solvers compare the binary "
                 f"problem {names[0]} vs {names[1]} ({y.size} training samples).")
-    plane = None
-    if X.shape[1] > 2:
-        with st.sidebar:
-            st.header("Plane (d > 2)")
-            how = st.radio("View", ["PCA", "two features"], key="sol_plane", horizontal=True)
-            f1 = st.selectbox("x-axis feature", train.feature_names, index=0, key="sol_f1",
-                              disabled=how == "PCA")
-            f2 = st.selectbox("y-axis feature", train.feature_names, index=1, key="sol_f2",
-                              disabled=how == "PCA")
-        plane = Plane(X, (train.feature_names.index(f1), train.feature_names.index(f2)),
-                      "pca" if how == "PCA" else "features", train.feature_names)
-    elif X.shape[1] < 2:
+    plane = plane_controls(X, train.feature_names, "sol")
+    if X.shape[1] < 2:
         raise ParameterError("the Solvers page draws 2-D boundaries: the data need at least two features")
 
-    params = (("C", float(C)), ("kernel", kernel), ("gamma", _gamma(gamma_txt)),
+    params = (("C", float(C)), ("kernel", kernel), ("gamma", parse_gamma(gamma_txt)),
               ("degree", int(degree)), ("coef0", float(coef0)), ("tol", float(tol)))
     use_cvxpy = y.size <= DEFAULT_MAX_N
     with st.status("Solving …", expanded=False) as status:
