@@ -250,10 +250,9 @@ class TreeDecompositionSVC(SVMClassifierBase):
                                                         self.svm_solver, K)))
         report(f0, f"σ = {sigma}: {len(nodes)} leaves ({int(homog.sum())} homogeneous), "
                    f"{len(thetas)} θ → {len(jobs)} leaf jobs")
-        # LIBSVM releases the GIL, so threads share the data for free; the Numba SMO holds it, so
-        # its jobs go to processes. A joblib.parallel_backend(...) context overrides this hint.
-        prefer = "threads" if self.svm_solver == "libsvm" else "processes"
-        results = Parallel(n_jobs=self.n_jobs, prefer=prefer)(j for _, _, j in jobs)
+        # LIBSVM and the Numba SMO (nogil entry points) both release the GIL, so threads share
+        # the data for free. A joblib.parallel_backend(...) context (e.g. Dask) overrides this hint.
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(j for _, _, j in jobs)
         # Validation predictions of every θ: homogeneous leaves give their class.
         pred = np.empty((len(thetas), yv.size), dtype=np.int64)
         sorter = np.argsort(nodes)

@@ -120,7 +120,7 @@ def fill_column(out, ci, start, stop, src, ordr):
         out[ci] = si * si * ((1.0 - inv_K) if classes.shape[0] > 0 else 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # entry point: releases the GIL so threads can run solves in parallel
 def dense_Q(src):
     """The whole Q of an implicit problem, row by row (Q is symmetric: row i is column i)."""
     n = src[7].shape[0]
@@ -571,7 +571,7 @@ def do_shrinking(m, n, a, G, L, U, s, grp, tol, unshrunk, Gmax1, Gmax2, perm):
 
 
 # ---------------------------------------------------------------------------- main loop
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # entry point: releases the GIL so threads can run solves in parallel
 def solve_loop(a, p, L, U, s, grp, n_groups, QD, src, n_slots, tol, max_iter, shrinking,
                one_group, hist_it, hist_viol, hist_obj):
     """LIBSVM's ``Solver::Solve`` (shrinking every min(n, 1000) iterations, unshrink and
