@@ -34,8 +34,7 @@ from svmviz.export.registry import register_estimator, register_record
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_boundary
 from svmviz.kernels import Kernel
-from svmviz.models.base import SVMClassifierBase
-from svmviz.models.svc import BinarySVC
+from svmviz.models.svc import BinarySVC, _BinaryKernelSVM
 from svmviz.solvers.lp import solve_lp
 
 METHODS = ("seed", "single")
@@ -168,7 +167,7 @@ _FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orient
 
 
 @register_estimator(*_FITTED)
-class GuardVectorSVC(SVMClassifierBase):
+class GuardVectorSVC(_BinaryKernelSVM):
     """Hard-margin SVM trained on the guard vectors found by one LP per point (seed 001).
 
     Parameters
@@ -278,26 +277,9 @@ class GuardVectorSVC(SVMClassifierBase):
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    # ------------------------------------------------------------------ prediction
-    @property
-    def kernel_(self) -> Kernel:
-        return Kernel.from_dict(self.kernel_params_)
-
-    @property
-    def coef_(self) -> np.ndarray:
-        if self.kernel_params_["name"] != "linear":
-            raise AttributeError("coef_ is only available for the linear kernel")
-        return self.dual_coef_ @ self.support_vectors_
-
-    def decision_function(self, X) -> np.ndarray:
-        """Σ y_i α_i k(x_i, x) + b over the support vectors; positive means ``classes_[1]``. A new
-        point has no τ_Δ coordinate of its own, so the plain kernel applies."""
-        X = self._validate_predict(X)
-        return self.kernel_.gram(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
-
-    def predict(self, X) -> np.ndarray:
-        d = self.decision_function(X)  # checks fitted first
-        return self.classes_[(d > 0).astype(int)]
+    # Prediction (decision_function, predict, coef_, kernel_) is the binary SVM's: Σ y_i α_i
+    # k(x_i, x) + b over the support vectors. A new point has no τ_Δ coordinate of its own, so
+    # the plain kernel applies.
 
 
 # ------------------------------------------------------------------------ the dual-space picture

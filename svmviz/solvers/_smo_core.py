@@ -481,30 +481,13 @@ def _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
 
 
 @njit(cache=True)
-def _permute_vec(x, perm, tmp):
+def _permute(x, perm, tmp):
+    """x ← x[perm] through ``tmp`` (Numba compiles one version per dtype)."""
     n = perm.shape[0]
     for k in range(n):
         tmp[k] = x[perm[k]]
     for k in range(n):
         x[k] = tmp[k]
-
-
-@njit(cache=True)
-def _permute_int(x, perm, tmp):
-    n = perm.shape[0]
-    for k in range(n):
-        tmp[k] = x[perm[k]]
-    for k in range(n):
-        x[k] = tmp[k]
-
-
-@njit(cache=True)
-def _permute_i8(x, perm, itmp):
-    n = perm.shape[0]
-    for k in range(n):
-        itmp[k] = x[perm[k]]
-    for k in range(n):
-        x[k] = itmp[k]
 
 
 @njit(cache=True)
@@ -512,16 +495,16 @@ def apply_permutation(perm, arrays, ints, st, XT, src, ordr, ftmp, itmp):
     """Reorder every compact array (and Xᵀ's columns) by ``perm`` (new position k holds the old
     position perm[k])."""
     for x in arrays:
-        _permute_vec(x, perm, ftmp)
+        _permute(x, perm, ftmp)
     for x in ints:
-        _permute_int(x, perm, itmp)
-    _permute_int(ordr, perm, itmp)
-    _permute_i8(st, perm, itmp)
+        _permute(x, perm, itmp)
+    _permute(ordr, perm, itmp)
+    _permute(st, perm, itmp)
     for f in range(XT.shape[0]):
-        _permute_vec(XT[f], perm, ftmp)
+        _permute(XT[f], perm, ftmp)
     classes = src[9]
     if classes.shape[0] > 0:
-        _permute_int(classes, perm, itmp)
+        _permute(classes, perm, itmp)
 
 
 @njit(cache=True)
