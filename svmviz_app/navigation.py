@@ -1,7 +1,6 @@
-"""The pages of the app, one line each (home page and tests read this table).
+"""The pages of the app, one line each (``app.py`` routes to them, the home page links them).
 
-Pages are Streamlit's automatic multipage files in ``pages/``; other pages are linked only when
-their file exists, so the home page never points at a missing page.
+A page is listed in the navigation and linked only when its file exists in ``pages/``.
 """
 
 from __future__ import annotations

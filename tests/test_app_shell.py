@@ -27,11 +27,19 @@ def test_streamlit_config_matches_the_loader_limit_and_sends_nothing():
     assert cfg["browser"]["gatherUsageStats"] is False
 
 
-@pytest.mark.parametrize("path", ["app.py", *PAGES])
+@pytest.mark.parametrize("path", ["app.py", "home.py", *PAGES])
 def test_app_and_every_page_run_without_an_exception(path):
     at = run(path)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title, f"{path} shows no title"
+
+
+def test_app_routes_home_first_then_to_a_page_by_its_file():
+    at = run("app.py")
+    assert at.title[0].value == "svmviz"
+    at.switch_page("pages/1_Data.py").run()
+    assert not at.exception
+    assert at.title[0].value == "Data"
 
 
 def test_home_page_links_exactly_the_existing_pages():
