@@ -12,7 +12,7 @@ from svmviz.data import normalize
 from svmviz.data.generators import interlaced
 from svmviz.models.dag import DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
 from svmviz.plots import dag as P
-from svmviz_app.controls import parse_gamma, plane_controls
+from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
 
 st.set_page_config(page_title="DAG SVM — svmviz", layout="wide")
@@ -34,13 +34,8 @@ with st.sidebar:
     norm = st.selectbox("Normalisation", ["none", "minmax", "stddev"],
                         index=0 if pick.startswith("Data") else 1, key="dag_norm")
     st.header("Pairwise SVMs")
-    kernel = st.selectbox("Kernel", ["rbf", "linear", "poly", "sigmoid"], key="dag_kernel")
-    C = st.number_input("C", min_value=1e-4, max_value=1e5, value=10.0, format="%g", key="dag_C")
-    gamma_txt = st.text_input("gamma ('scale', 'auto' or a number)", "scale", key="dag_gamma",
-                              disabled=kernel == "linear")
-    degree = st.number_input("degree", 1, 10, 3, key="dag_degree", disabled=kernel != "poly")
-    coef0 = st.number_input("coef0", value=0.0, format="%g", key="dag_coef0",
-                            disabled=kernel not in ("poly", "sigmoid"))
+    kp = kernel_controls("dag", C_default=10.0)
+    kernel, C, gamma_txt, degree, coef0 = (kp[k] for k in ("kernel", "C", "gamma_txt", "degree", "coef0"))
     solver = st.selectbox("Solver", ["smo", "cvxpy"], key="dag_solver",
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 

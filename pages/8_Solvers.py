@@ -15,7 +15,7 @@ from svmviz.models.svc import BinarySVC, libsvm_dual_objective
 from svmviz.plots import solvers as P
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
 from svmviz_app.state import current_split
-from svmviz_app.controls import parse_gamma, plane_controls
+from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
 
 st.set_page_config(page_title="Solvers — svmviz", layout="wide")
@@ -29,13 +29,8 @@ current = data_sidebar()
 
 with st.sidebar:
     st.header("Problem")
-    kernel = st.selectbox("Kernel", ["rbf", "linear", "poly", "sigmoid"], key="sol_kernel")
-    C = st.number_input("C", min_value=1e-4, max_value=1e5, value=1.0, format="%g", key="sol_C")
-    gamma_txt = st.text_input("gamma ('scale', 'auto' or a number)", "scale", key="sol_gamma",
-                              disabled=kernel == "linear")
-    degree = st.number_input("degree", 1, 10, 3, key="sol_degree", disabled=kernel != "poly")
-    coef0 = st.number_input("coef0", value=0.0, format="%g", key="sol_coef0",
-                            disabled=kernel not in ("poly", "sigmoid"))
+    kp = kernel_controls("sol", C_default=1.0)
+    kernel, C, gamma_txt, degree, coef0 = (kp[k] for k in ("kernel", "C", "gamma_txt", "degree", "coef0"))
     tol = st.select_slider("Stopping tolerance (max KKT violation)",
                            [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6], value=1e-3, key="sol_tol",
                            format_func=lambda v: f"{v:g}")
