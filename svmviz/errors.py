@@ -24,3 +24,8 @@ class ProblemTooLargeError(SvmvizError):
 
 class ModelFormatError(SvmvizError):
     """A saved-model document that is not valid, of an unknown version or of an unknown class."""
+
+
+class ConvergenceError(SvmvizError):
+    """An iterative solver stopped at its iteration cap before meeting its stopping tolerance;
+    the message says how far it was (KKT violation) and what to change (max_iter, tol, C)."""
