@@ -76,3 +76,38 @@ def test_generator_shapes_follow_the_seeds():
 def test_bad_generator_parameters(name, params, words):
     with pytest.raises(DataError, match=words):
         generate(name, **params)
+
+
+@pytest.mark.parametrize("name,params", [
+    ("checkerboard", {"n_classes": 20000, "n_per_class": 20000}),  # 4×10⁸ points (issue 16 item 1)
+    ("gaussians_on_circle", {"n_classes": 20000, "n_per_class": 20000}),
+    ("hypercubes", {"m": 20000, "n_dims": 20000}),  # 20,000 points × 20,000 features
+    ("gaussians_on_circle", {"n_classes": 1001, "n_per_class": 1000}),  # just above: 2,002,000 cells
+    ("sensitivity_5d", {"n_per_class": 20000}),  # 60,000 × 5 = 300,000 cells: made
+])
+def test_generate_refuses_more_than_the_cell_cap_before_allocating(name, params):
+    import tracemalloc
+
+    from svmviz.data.generators import MAX_GENERATED_CELLS, generated_size
+
+    points, features = generated_size(name, **params)
+    if points * features <= MAX_GENERATED_CELLS:
+        assert generate(name, **params).X.shape == (points, features)
+        return
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataError, match=r"lower the counts so that points × features ≤ 2,000,000"):
+            generate(name, **params)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000  # refused before the data exist (the smallest refused set is 16 MB)
+
+
+def test_generate_accepts_exactly_the_cell_cap():
+    from svmviz.data.generators import MAX_GENERATED_CELLS
+
+    ds = generate("checkerboard", n_classes=100, n_per_class=MAX_GENERATED_CELLS // 200)
+    assert ds.X.size == MAX_GENERATED_CELLS
+    with pytest.raises(DataError, match="2,002,000 values"):
+        generate("hypercubes", m=1001, n_dims=2000)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -121,13 +122,37 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
 #: The generators by name, for the Data page and the CLI (parameters: their keyword defaults).
 GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
                                       gaussians_on_circle, hypercubes, interlaced, sensitivity_5d)}
-#: The largest data set a generator may make (the app plots every point).
+#: The largest value of any single count parameter (points, classes, dimensions).
 MAX_GENERATED = 20_000
-COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims"}
+#: The largest data set ``generate`` makes, in cells (points × features): 2,000,000 float64 cells
+#: are 16 MB; a product of counts (classes × points per class, points × dimensions) is refused
+#: above it before anything is allocated (issue 16).
+MAX_GENERATED_CELLS = 2_000_000
+COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters"}
+
+#: generator -> (number of points, number of features) from its bound arguments.
+_SIZE = {
+    "fourclass_like": lambda a: (a["n"], 2),
+    "mexican_hat": lambda a: (a["n"], 2),
+    "elephant_in_snake": lambda a: (a["n"], 2),
+    "checkerboard": lambda a: (a["n_classes"] * a["n_per_class"], 2),
+    "gaussians_on_circle": lambda a: (a["n_classes"] * a["n_per_class"], 2),
+    "hypercubes": lambda a: (a["m"], a["n_dims"]),
+    "interlaced": lambda a: (3 * a["n_per_class"], 2),
+    "sensitivity_5d": lambda a: (3 * a["n_per_class"], 5),
+}
+
+
+def generated_size(name: str, **params) -> tuple[int, int]:
+    """(points, features) that ``generate(name, **params)`` would make, without making it."""
+    bound = inspect.signature(GENERATORS[name]).bind(**params)
+    bound.apply_defaults()
+    return _SIZE[name](bound.arguments)
 
 
 def generate(name: str, **params) -> Dataset:
-    """Call the generator ``name`` with ``params``; bad names or values raise ``DataError``."""
+    """Call the generator ``name`` with ``params``; bad names or values, or a request above
+    ``MAX_GENERATED_CELLS`` points × features, raise ``DataError``."""
     from svmviz.errors import DataError
 
     if name not in GENERATORS:
@@ -137,10 +162,19 @@ def generate(name: str, **params) -> Dataset:
         if not isinstance(value, (int, np.integer)) or not 0 < value <= MAX_GENERATED:
             raise DataError(f"{key} must be a whole number between 1 and {MAX_GENERATED}, got {value!r}")
     try:
+        n_points, n_features = generated_size(name, **params)
+    except TypeError as exc:  # an unknown keyword
+        raise DataError(f"{name} cannot use these parameters ({params}): {exc}") from None
+    if n_points * n_features > MAX_GENERATED_CELLS:
+        counts = ", ".join(f"{k}={params[k]}" for k in sorted(COUNT_PARAMS & params.keys()))
+        raise DataError(f"{name} with {counts} would make {n_points:,} points × {n_features} features "
+                        f"= {n_points * n_features:,} values, more than the {MAX_GENERATED_CELLS:,} "
+                        f"allowed; lower the counts so that points × features ≤ {MAX_GENERATED_CELLS:,}")
+    try:
         return GENERATORS[name](**params)
     except DataError:
         raise
-    except (TypeError, ValueError) as exc:  # an unknown keyword, a negative seed or spread
+    except (TypeError, ValueError) as exc:  # a negative seed or spread
         raise DataError(f"{name} cannot use these parameters ({params}): {exc}") from None
 
 
