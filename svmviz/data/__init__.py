@@ -6,6 +6,7 @@ The generators live in ``svmviz.data.generators`` and are imported when first us
 
 from svmviz.data.builtins import BUILTINS, FOURCLASS_URL, default_dataset_name, fourclass_path, load_builtin
 from svmviz.data.dataset import Dataset, validate_xy
+from svmviz.data.fetch import fetch_fourclass  # noqa: F401 (LIBSVM fourclass into a user cache)
 from svmviz.data.loaders import MAX_FILE_MB, load_dataset
 from svmviz.data.preprocessing import METHODS, normalize, split_and_normalize, train_test_split
 from svmviz.errors import DataError

@@ -1,9 +1,9 @@
-"""The built-in data sets: LIBSVM's fourclass (read from ``SVMVIZ_DATA_DIR``), the generated sets
-of ``generators`` and scikit-learn's bundled sets."""
+"""The built-in data sets: LIBSVM's fourclass (``SVMVIZ_DATA_DIR`` or fetched once into a user
+cache, see ``fetch``), the generated sets of ``generators`` and scikit-learn's bundled sets."""
 
 from __future__ import annotations
 
-import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -11,10 +11,9 @@ from typing import Callable
 import numpy as np
 
 from svmviz.data.dataset import Dataset
+from svmviz.data.fetch import FOURCLASS_URL  # noqa: F401 (re-exported by svmviz.data)
+from svmviz.data.fetch import HOW_TO_GET, cached_fourclass, fourclass_file, read_fourclass
 from svmviz.errors import DataError
-
-FOURCLASS_FILE = "fourclass_scale"
-FOURCLASS_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/fourclass_scale"
 
 
 @dataclass(frozen=True)
@@ -24,26 +23,47 @@ class Builtin:
     load: Callable[[], Dataset]
 
 
+# One download attempt per process: offline, every later call answers at once (the app asks
+# for the default data set on every rerun, the test suite in every test).
+_fetch_lock = threading.Lock()
+_fetch_error: str | None = None
+
+
 def fourclass_path() -> Path | None:
-    """Where fourclass_scale is, or None: ``$SVMVIZ_DATA_DIR/fourclass_scale``."""
-    d = os.environ.get("SVMVIZ_DATA_DIR")
-    if d and (Path(d) / FOURCLASS_FILE).is_file():
-        return Path(d) / FOURCLASS_FILE
-    return None
+    """Where a verified fourclass_scale is without downloading (``SVMVIZ_DATA_DIR``, then the
+    cache of ``fetch_fourclass``), or None."""
+    return cached_fourclass()
+
+
+def _available_fourclass() -> Path | None:
+    """The file, downloading it on the first call of the process; None when that failed."""
+    global _fetch_error
+    p = cached_fourclass()
+    if p is not None or _fetch_error is not None:
+        return p
+    with _fetch_lock:  # Streamlit sessions are threads: one download, not one per session
+        if _fetch_error is not None:
+            return None
+        try:
+            return fourclass_file()
+        except DataError as exc:
+            _fetch_error = str(exc)
+            return None
+
+
+def fourclass_note() -> str | None:
+    """None when fourclass is available (or can be fetched); else one line saying that the
+    fourclass-like set stands in for it and how to get the real one."""
+    if _available_fourclass() is not None:
+        return None
+    return f"fourclass (LIBSVM) could not be fetched, so the generated fourclass-like set is shown; {HOW_TO_GET}."
 
 
 def load_fourclass() -> Dataset:
-    from svmviz.data.loaders import load_dataset
-
-    p = fourclass_path()
+    p = _available_fourclass()
     if p is None:
-        raise DataError(
-            "fourclass (LIBSVM) is not installed: download fourclass_scale from "
-            f"{FOURCLASS_URL} into a folder and set SVMVIZ_DATA_DIR to that folder, or upload the file "
-            "on the Data page")
-    ds = load_dataset(p, fmt="libsvm", name="fourclass")
-    ds.source = str(p)
-    return ds
+        raise DataError(f"fourclass (LIBSVM) is not available: {_fetch_error}")
+    return read_fourclass(p)
 
 
 def _generated(func: str, *args) -> Callable[[], Dataset]:
@@ -107,5 +127,6 @@ def load_builtin(name: str) -> Dataset:
 
 
 def default_dataset_name() -> str:
-    """fourclass when it is installed, else the always available fourclass-like set."""
-    return "fourclass" if fourclass_path() is not None else "fourclass_like"
+    """fourclass when it is available or can be fetched (one attempt per process), else the
+    always available fourclass-like set (``fourclass_note()`` says why and how to get fourclass)."""
+    return "fourclass" if _available_fourclass() is not None else "fourclass_like"
