@@ -239,3 +239,142 @@ def test_bad_input_messages(fourclass):
 @parametrize_with_checks([TreeDecompositionSVC(C_grid=(1.0, 100.0), gamma_grid=(0.1, 1.0), svm_solver="libsvm")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------- extensions (issue 12)
+def noisy_regions(n=4000, noise=0.01, seed=0):
+    """shuttle_like with ``noise`` of the labels flipped: no large leaf is exactly homogeneous."""
+    X, y = shuttle_like(n, seed)
+    flip = np.random.default_rng(seed + 1).random(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def _paper_validation_accuracy(m, Xt, yt, Xv, yv, sigma, C, gamma):
+    """v(σ, θ) of seed 002 §2.2 computed from scratch: LIBSVM on every heterogeneous leaf of the
+    tree read at σ, the leaf's class on homogeneous leaves."""
+    yti, yvi = np.searchsorted(m.classes_, yt), np.searchsorted(m.classes_, yv)
+    lt, lv = m.tree_.apply(Xt, sigma), m.tree_.apply(Xv, sigma)
+    pred = np.empty(yv.size, dtype=np.int64)
+    for nd in np.unique(lv):
+        rows, tr = lv == nd, lt == nd
+        classes = np.unique(yti[tr])
+        pred[rows] = (classes[0] if classes.size == 1
+                      else SVC(C=C, gamma=gamma).fit(Xt[tr], yti[tr]).predict(Xv[rows]))
+    return np.mean(pred == yvi), pred
+
+
+def test_purity_tol_zero_is_the_seeds_td():
+    X, y = noisy_regions(3000)
+    Xt, yt, Xv, yv = X[:2400], y[:2400], X[2400:], y[2400:]
+    # growth 1.5: some leaves of σ₀ stay leaves at σ₁ (their SVMs are reused)
+    m = TreeDecompositionSVC(**SMALL, min_gain=0.0, growth=1.5).fit(Xt, yt, X_val=Xv, y_val=yv)
+    assert m.purity_tol_ == 0.0 and m.majority_fraction_ == 0.0
+    assert not any(lf.by_majority for lv in m.levels_ for lf in lv)
+    assert len(m.search_path_) >= 2
+    # Every stage's v(σ, θ) equals the seed's TD trained from scratch (so reusing leaf SVMs across
+    # stages changed nothing), and the chosen classifier predicts as the seed's would.
+    for lvl in m.search_path_:
+        for C, g, acc in zip(lvl.C, lvl.gamma, lvl.accuracy):
+            assert acc == pytest.approx(_paper_validation_accuracy(m, Xt, yt, Xv, yv, lvl.sigma, C, g)[0])
+    assert sum(lvl.n_reused for lvl in m.search_path_[1:]) > 0
+    _, ref = _paper_validation_accuracy(m, Xt, yt, Xv, yv, m.sigma_, m.params_["C"], m.params_["gamma"])
+    np.testing.assert_array_equal(m.predict(Xv), m.classes_[ref])
+    same = TreeDecompositionSVC(**SMALL, min_gain=0.0, growth=1.5, purity_tol=(0,)).fit(Xt, yt, X_val=Xv, y_val=yv)
+    np.testing.assert_array_equal(same.predict(X), m.predict(X))
+
+
+def test_no_leaf_svm_is_trained_twice(monkeypatch):
+    from svmviz.models import tree_decomposition as td_mod
+
+    seen = []
+    real = td_mod.train_leaf
+
+    def counting(X, y, X_val, gamma, Cs, *rest):
+        seen.extend((X.tobytes(), C, gamma) for C in Cs)
+        return real(X, y, X_val, gamma, Cs, *rest)
+
+    monkeypatch.setattr(td_mod, "train_leaf", counting)
+    X, y = noisy_regions(3000)
+    m = TreeDecompositionSVC(**SMALL, min_gain=0.0, growth=1.5).fit(X, y)
+    assert len(m.search_path_) >= 2 and sum(lvl.n_reused for lvl in m.search_path_) > 0
+    assert len(seen) == len(set(seen))
+
+
+def test_purity_tol_labels_near_pure_leaves_by_majority():
+    X, y = noisy_regions(4000)
+    paper = TreeDecompositionSVC(**SMALL, max_stages=1).fit(X, y)
+    tol = TreeDecompositionSVC(**SMALL, max_stages=1, purity_tol=0.05).fit(X, y)
+    assert paper.homogeneous_fraction_ < 0.3  # the noise leaves few leaves exactly pure
+    major = [lf for lf in tol.leaves_ if lf.by_majority]
+    assert major and tol.majority_fraction_ > 0.3
+    assert tol.majority_fraction_ == pytest.approx(sum(lf.size for lf in major) / tol.n_train_)
+    for lf in tol.leaves_:
+        assert (lf.svm is None) == (lf.minority_share <= 0.05)
+        if lf.by_majority:
+            assert not lf.homogeneous and lf.label == np.argmax(lf.class_counts)
+    # Points routed to a majority leaf get its majority class, and the model has fewer SVs.
+    pos = tol.tree_.apply(X, tol.sigma_)
+    for lf in major:
+        assert np.all(tol.predict(X[pos == lf.node]) == tol.classes_[lf.label])
+    assert tol.nsv(X) < paper.nsv(X)
+    assert tol.search_path_[0].n_trained < paper.search_path_[0].n_trained
+
+
+def test_purity_tol_list_chooses_on_validation_without_extra_training():
+    X, y = noisy_regions(4000)
+    Xt, yt, Xv, yv = X[:3200], y[:3200], X[3200:], y[3200:]
+    cands = (0.02, 0.05, 0.1)
+    kw = dict(SMALL, max_stages=1)
+    m = TreeDecompositionSVC(**kw, purity_tol=cands).fit(Xt, yt, X_val=Xv, y_val=yv)
+    singles = [TreeDecompositionSVC(**kw, purity_tol=e).fit(Xt, yt, X_val=Xv, y_val=yv) for e in cands]
+    acc = np.array([s.search_path_[0].accuracy for s in singles])  # (ε, θ)
+    lvl = m.search_path_[0]
+    np.testing.assert_allclose(lvl.accuracy, acc.max(axis=0))
+    for i in range(lvl.C.size):  # the ε chosen per θ: the largest of the best
+        best = np.flatnonzero(acc[:, i] == acc[:, i].max())[-1]
+        assert lvl.purity_tol[i] == cands[best]
+    assert m.purity_tol_ == lvl.purity_tol[lvl.best] and m.purity_tol_ in cands
+    assert lvl.n_trained == singles[0].search_path_[0].n_trained  # only the smallest ε's leaves
+    chosen = singles[cands.index(m.purity_tol_)]
+    if chosen.params_ == m.params_:
+        np.testing.assert_array_equal(m.predict(X), chosen.predict(X))
+    m2 = loads_model(dumps_model(m))
+    np.testing.assert_array_equal(m2.predict(X), m.predict(X))
+    assert m2.purity_tol_ == m.purity_tol_ and [lf.by_majority for lf in m2.leaves_] == \
+        [lf.by_majority for lf in m.leaves_]
+
+
+def test_max_stages_fixes_the_ceiling(fourclass):
+    X, y = fourclass.X, fourclass.y
+    full = TreeDecompositionSVC(**SMALL, min_gain=0.0).fit(X, y)
+    assert len(full.search_path_) >= 3
+    one = TreeDecompositionSVC(**SMALL, min_gain=0.0, max_stages=1).fit(X, y)
+    assert len(one.search_path_) == 1 and one.sigma_ == one.sigma0_
+    two = TreeDecompositionSVC(**SMALL, min_gain=0.0, max_stages=2).fit(X, y)
+    assert [lv.sigma for lv in two.search_path_] == [lv.sigma for lv in full.search_path_[:2]]
+
+
+@pytest.mark.parametrize("params,words", [
+    ({"purity_tol": 0.5}, "purity_tol"), ({"purity_tol": float("nan")}, "purity_tol"),
+    ({"purity_tol": "0.1"}, "purity_tol"), ({"purity_tol": ()}, "purity_tol"),
+    ({"purity_tol": (0.1, -0.1)}, "purity_tol"), ({"max_stages": 0}, "max_stages"),
+    ({"max_stages": 1.5}, "max_stages"),
+])
+def test_bad_extension_parameters(fourclass, params, words):
+    with pytest.raises(ParameterError, match=words):
+        TreeDecompositionSVC(**SMALL, **params).fit(fourclass.X, fourclass.y)
+
+
+def test_partition_plot_marks_majority_leaves():
+    from svmviz.plots.tree_decomposition import leaf_rows, plot_partition
+
+    X, y = noisy_regions(4000)
+    m = TreeDecompositionSVC(**SMALL, max_stages=1, purity_tol=0.05).fit(X, y)
+    n_major = sum(lf.by_majority for lf in m.leaves_)
+    fig = plot_partition(m, X, y)
+    dotted = [sh for sh in fig.layout.shapes if sh.line.dash == "dot"]
+    assert n_major > 0 and len(dotted) == n_major
+    assert f"{n_major} by majority" in fig.layout.title.text
+    rows = leaf_rows(m)
+    assert sum(r["label / SVM"].endswith("(majority)") for r in rows) == n_major

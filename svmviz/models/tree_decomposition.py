@@ -5,7 +5,20 @@ The ceiling size σ and the SVM parameters θ = (C, γ) are chosen by the search
 validation component: every θ at σ₀, then the k best θ at σ_t = 4σ_{t−1} on the same tree read
 with an earlier stop, until the best validation accuracy gains less than 0.5 % or σ reaches n.
 Leaf SVMs go through joblib, so threads, processes or a Dask cluster
-(``joblib.parallel_backend("dask")``) can train them.
+(``joblib.parallel_backend("dask")``) can train them. A leaf that stays a leaf from one σ_t to the
+next has the same training data, so its SVMs for θ already trained are reused, not retrained.
+
+Extensions (not in the seed; off by default, so the defaults are the seed's method):
+
+- ``purity_tol`` ε: a leaf whose minority share (1 − largest class count / size) is ≤ ε is
+  classified by its majority label like a homogeneous leaf, and no SVM is trained on it. With label
+  noise no leaf of hundreds of samples is exactly homogeneous, so the seed's rule trains an SVM on
+  nearly every leaf of a region that is ~99 % one class. Given several ε, leaves at or below the
+  smallest are never trained, and the ε with the best validation accuracy is chosen by putting the
+  majority label in place of the SVM predictions already computed for the leaves between (no
+  extra training).
+- ``max_stages``: at most this many σ stages of the search (1: σ₀ only, a fixed ceiling), e.g.
+  when θ is fixed and the larger stages are known to gain little.
 """
 
 from __future__ import annotations
@@ -37,7 +50,8 @@ MIN_SIGMA0, SMALL_DATA_PARTS = 30, 8
 class TDLeaf:
     """One leaf of the tree at a ceiling σ: its node id, training-sample count, class counts (one
     per class of ``classes_``), whether it is homogeneous (then ``label`` is its class index and
-    ``svm`` is None) or its local SVM."""
+    ``svm`` is None) or its local SVM; ``by_majority``: a heterogeneous leaf within ``purity_tol``,
+    classified by its majority class ``label`` (``svm`` None)."""
 
     node: int
     size: int
@@ -45,13 +59,20 @@ class TDLeaf:
     homogeneous: bool
     label: int
     svm: TDLocalSVM | None
+    by_majority: bool = False  # not homogeneous, classified by ``label`` under ``purity_tol``
+
+    @property
+    def minority_share(self) -> float:
+        return 1.0 - float(self.class_counts.max()) / max(int(self.size), 1)
 
 
 @register_record
 @dataclass
 class TDLevel:
     """One stage t of the §2.2 search: σ_t, the θ tried and their validation accuracy v(σ_t, θ),
-    the best θ_t and r(t), the number of leaves and the training time of the stage."""
+    the best θ_t and r(t), the number of leaves and the training time of the stage.
+    ``purity_tol``: per θ, the ε chosen with it (all 0 without the extension); ``n_trained``: leaves
+    that needed an SVM; ``n_reused``: leaf SVMs taken from an earlier stage instead of trained."""
 
     sigma: int
     C: np.ndarray
@@ -61,6 +82,9 @@ class TDLevel:
     n_leaves: int
     n_heterogeneous: int
     time_s: float
+    purity_tol: np.ndarray | None = None
+    n_trained: int = -1
+    n_reused: int = 0
 
     @property
     def best_accuracy(self) -> float:
@@ -68,7 +92,8 @@ class TDLevel:
 
 
 _FITTED = ("classes_", "n_features_in_", "tree_", "sigma0_", "sigma_", "params_", "leaves_",
-           "levels_", "search_path_", "homogeneous_fraction_", "n_train_", "fit_time_")
+           "levels_", "search_path_", "homogeneous_fraction_", "n_train_", "fit_time_", "purity_tol_",
+           "majority_fraction_")
 
 
 @register_estimator(*_FITTED)
@@ -92,18 +117,26 @@ class TreeDecompositionSVC(SVMClassifierBase):
         (reference, tiny leaves only)
     n_jobs : joblib workers for the leaf SVMs (None: one, or what ``joblib.parallel_backend`` says)
     random_state : seed of the validation split
+    purity_tol : extension, 0 = the seed. A number ε in [0, 0.5): leaves whose minority share is
+        ≤ ε take their majority label and train no SVM. A list of such numbers: leaves at or below
+        the smallest train no SVM, and the ε with the best validation accuracy is chosen (ties: the
+        largest, the simpler model) at no extra training.
+    max_stages : extension, None = the seed (search until the gain is small or σ ≥ n); an integer:
+        at most this many σ stages (1 = the ceiling σ₀ only, no search over σ)
 
     Attributes
     ----------
     tree_ : the ``TDTree`` grown once to ``sigma0_``; sigma_, params_ : σ_opt and θ_opt = {"C", "gamma"}
     leaves_ : ``TDLeaf`` list at σ_opt; levels_ : the leaves of every searched σ_t (with its θ_t)
     search_path_ : ``TDLevel`` per stage; homogeneous_fraction_ : share of training samples in
-    homogeneous leaves at σ_opt; n_train_ : size of the training component; fit_time_ : seconds
+    homogeneous leaves at σ_opt; n_train_ : size of the training component; fit_time_ : seconds;
+    purity_tol_ : the ε in use; majority_fraction_ : share of training samples in leaves classified
+    by their majority under ε (heterogeneous ones only)
     """
 
     def __init__(self, sigma0=1500, growth=4, top_k=5, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
                  min_gain=0.005, multi_class="ovo", validation_fraction=0.2, svm_solver="smo",
-                 n_jobs=None, random_state=0):
+                 n_jobs=None, random_state=0, purity_tol=0.0, max_stages=None):
         self.sigma0 = sigma0
         self.growth = growth
         self.top_k = top_k
@@ -115,6 +148,8 @@ class TreeDecompositionSVC(SVMClassifierBase):
         self.svm_solver = svm_solver
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.purity_tol = purity_tol
+        self.max_stages = max_stages
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
@@ -135,6 +170,16 @@ class TreeDecompositionSVC(SVMClassifierBase):
         if not (np.isscalar(self.validation_fraction) and 0 < self.validation_fraction < 1):
             raise ParameterError("validation_fraction must be between 0 and 1, got "
                                  f"{self.validation_fraction!r}")
+        tols = np.atleast_1d(np.asarray(self.purity_tol, dtype=object))
+        if tols.size == 0 or not all(isinstance(t, (int, float, np.integer, np.floating))
+                                     and not isinstance(t, bool) and 0 <= t < 0.5 for t in tols):
+            raise ParameterError("purity_tol must be a number in [0, 0.5) or a non-empty list of such "
+                                 f"numbers (0 = the seed's homogeneous leaves only), got {self.purity_tol!r}")
+        if self.max_stages is not None and not (isinstance(self.max_stages, (int, np.integer))
+                                                and not isinstance(self.max_stages, bool)
+                                                and self.max_stages >= 1):
+            raise ParameterError(f"max_stages must be None (the seed's search) or an integer ≥ 1, "
+                                 f"got {self.max_stages!r}")
         if self.svm_solver not in SVM_SOLVERS:
             raise ParameterError(f"svm_solver must be one of {', '.join(SVM_SOLVERS)}, "
                                  f"not {self.svm_solver!r}")
@@ -199,18 +244,25 @@ class TreeDecompositionSVC(SVMClassifierBase):
 
         grid = [(float(C), float(g)) for g in np.atleast_1d(self.gamma_grid)
                 for C in np.atleast_1d(self.C_grid)]
+        tols = np.unique(np.atleast_1d(np.asarray(self.purity_tol, dtype=np.float64)))
+        # (node, C, γ) -> (SVM, its validation predictions): a node is the same leaf, with the same
+        # samples, at every σ where it is a leaf, so its SVMs carry over to later stages.
+        trained = {}
         # Step 1: every θ at σ₀.
         sigma = self.sigma0_
-        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, report, 0.0, 0.7)
+        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, tols, trained, report, 0.0, 0.7)
         path, kept = [level], [leaves]
         order = np.argsort(-level.accuracy, kind="stable")
         top = [grid[i] for i in order[: self.top_k]]
+        for key in [k for k in trained if k[1:] not in top]:  # only the top θ go on
+            del trained[key]
         opt = 0
         # Steps 2–3: the k best θ at σ_t = growth · σ_{t−1} until the gain is small or σ_t ≥ n.
-        while sigma < n:
+        while sigma < n and (self.max_stages is None or len(path) < self.max_stages):
             sigma = int(math.ceil(self.growth * sigma))
             frac = min(0.95, 0.7 + 0.1 * len(path))
-            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, report, frac, min(0.98, frac + 0.1))
+            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, tols, trained, report, frac,
+                                           min(0.98, frac + 0.1))
             path.append(level)
             kept.append(leaves)
             if level.best_accuracy - path[-2].best_accuracy < self.min_gain:
@@ -223,59 +275,81 @@ class TreeDecompositionSVC(SVMClassifierBase):
         self.sigma_ = int(best.sigma)
         self.params_ = {"C": float(best.C[best.best]), "gamma": float(best.gamma[best.best])}
         self.leaves_ = kept[opt]
+        self.purity_tol_ = float(best.purity_tol[best.best])
         homog = sum(lf.size for lf in self.leaves_ if lf.homogeneous)
         self.homogeneous_fraction_ = float(homog / n)
+        self.majority_fraction_ = float(sum(lf.size for lf in self.leaves_ if lf.by_majority) / n)
         self.fit_time_ = time.perf_counter() - t0
         report(1.0, f"done: σ = {self.sigma_}, C = {self.params_['C']:g}, γ = {self.params_['gamma']:g}")
         return self
 
-    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, report, f0, f1):
+    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report, f0, f1):
         """Train the TD classifiers of every θ in ``thetas`` on the tree at ceiling σ; return the
-        stage record and the leaves of the best θ. Jobs: one per (heterogeneous leaf, γ)."""
+        stage record and the leaves of the best (θ, ε). Jobs: one per (leaf needing an SVM, γ),
+        for the C values not already in ``trained`` (which this fills)."""
         t0 = time.perf_counter()
         K = self.classes_.size
         nodes = self.tree_.leaves_at(sigma)
         node_t, node_v = self.tree_.apply(Xt, sigma), self.tree_.apply(Xv, sigma)
         counts = self.tree_.counts[nodes]
         homog = np.count_nonzero(counts, axis=1) == 1
+        label = np.argmax(counts, axis=1)
+        share = 1.0 - counts.max(axis=1) / np.maximum(counts.sum(axis=1), 1)
+        # The seed trains every heterogeneous leaf (tols = [0]); leaves within the smallest
+        # tolerance are classified by their majority under every candidate ε, so need no SVM.
+        needs_svm = share > tols[0]
         gammas = sorted({g for _, g in thetas})
-        jobs = []
-        for li, nd in enumerate(nodes):
-            if homog[li]:
-                continue
+        jobs, n_reused = [], 0
+        for li in np.flatnonzero(needs_svm):
+            nd = int(nodes[li])
             tr, va = node_t == nd, node_v == nd
             for g in gammas:
                 Cs = [C for C, gg in thetas if gg == g]
-                jobs.append((li, g, delayed(train_leaf)(Xt[tr], yt[tr], Xv[va], g, Cs, self.multi_class,
-                                                        self.svm_solver, K)))
-        report(f0, f"σ = {sigma}: {len(nodes)} leaves ({int(homog.sum())} homogeneous), "
-                   f"{len(thetas)} θ → {len(jobs)} leaf jobs")
+                todo = [C for C in Cs if (nd, C, g) not in trained]
+                n_reused += len(Cs) - len(todo)
+                if todo:
+                    jobs.append((nd, g, delayed(train_leaf)(Xt[tr], yt[tr], Xv[va], g, todo,
+                                                            self.multi_class, self.svm_solver, K)))
+        report(f0, f"σ = {sigma}: {len(nodes)} leaves ({int(homog.sum())} homogeneous, "
+                   f"{int(needs_svm.sum())} need an SVM), {len(thetas)} θ → {len(jobs)} leaf jobs")
         # LIBSVM and the Numba SMO (nogil entry points) both release the GIL, so threads share
         # the data for free. A joblib.parallel_backend(...) context (e.g. Dask) overrides this hint.
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(j for _, _, j in jobs)
-        # Validation predictions of every θ: homogeneous leaves give their class.
-        pred = np.empty((len(thetas), yv.size), dtype=np.int64)
+        for (nd, g, _), res in zip(jobs, results):
+            for C, svm, p in res:
+                trained[(nd, C, g)] = (svm, p)
+        # Validation predictions of every θ: leaves without an SVM give their (majority) class.
         sorter = np.argsort(nodes)
         leaf_of_v = sorter[np.searchsorted(nodes[sorter], node_v)]
-        label = np.argmax(counts, axis=1)
+        pred = np.empty((len(thetas), yv.size), dtype=np.int64)
         pred[:] = label[leaf_of_v][None, :]
-        svms = {}
-        theta_index = {th: i for i, th in enumerate(thetas)}
-        for (li, g, _), res in zip(jobs, results):
+        for li in np.flatnonzero(needs_svm):
             rows = np.flatnonzero(leaf_of_v == li)
-            for C, svm, p in res:
-                i = theta_index[(C, g)]
-                pred[i, rows] = p
-                svms[(i, li)] = svm
-        acc = np.mean(pred == yv[None, :], axis=1)
+            for i, (C, g) in enumerate(thetas):
+                pred[i, rows] = trained[(int(nodes[li]), C, g)][1]
+        # v(σ, θ, ε) for every candidate ε: the majority label in place of the SVM where the
+        # leaf's minority share is ≤ ε (no training: the predictions are already there).
+        major = label[leaf_of_v] == yv
+        by_major = share[leaf_of_v][None, :] <= tols[:, None]  # (ε, rows)
+        hit = pred == yv[None, :]
+        acc_te = np.where(by_major[None, :, :], major[None, None, :], hit[:, None, :]).mean(axis=2)
+        # ties: the largest ε (fewest SVMs)
+        tol_idx = tols.size - 1 - np.argmax(acc_te[:, ::-1], axis=1)
+        acc = acc_te[np.arange(len(thetas)), tol_idx]
         best = int(np.argmax(acc))
-        leaves = [TDLeaf(int(nd), int(self.tree_.n_samples[nd]), counts[li].copy(), bool(homog[li]),
-                         int(label[li]) if homog[li] else -1, svms.get((best, li)))
-                  for li, nd in enumerate(nodes)]
+        C_b, g_b = thetas[best]
+        eps = tols[tol_idx[best]]
+        leaves = []
+        for li, nd in enumerate(nodes):
+            majority = not homog[li] and share[li] <= eps
+            svm = trained[(int(nd), C_b, g_b)][0] if share[li] > eps else None
+            leaves.append(TDLeaf(int(nd), int(self.tree_.n_samples[nd]), counts[li].copy(), bool(homog[li]),
+                                 int(label[li]) if svm is None else -1, svm, bool(majority)))
         level = TDLevel(int(sigma), np.array([C for C, _ in thetas]), np.array([g for _, g in thetas]),
-                        acc, best, int(nodes.size), int((~homog).sum()), time.perf_counter() - t0)
-        report(f1, f"σ = {sigma}: best validation accuracy {acc[best]:.2%} at "
-                   f"C = {thetas[best][0]:g}, γ = {thetas[best][1]:g}")
+                        acc, best, int(nodes.size), int((~homog).sum()), time.perf_counter() - t0,
+                        tols[tol_idx], int(needs_svm.sum()), int(n_reused))
+        report(f1, f"σ = {sigma}: best validation accuracy {acc[best]:.2%} at C = {C_b:g}, γ = {g_b:g}"
+                   + (f", ε = {eps:g}" if tols.size > 1 or tols[0] > 0 else ""))
         return level, leaves
 
     # ------------------------------------------------------------------ prediction
@@ -305,7 +379,7 @@ class TreeDecompositionSVC(SVMClassifierBase):
         for li in np.unique(pos):
             rows = np.flatnonzero(pos == li)
             lf = leaves[li]
-            if lf.homogeneous:
+            if lf.svm is None:
                 S[rows] = -1.0
                 S[rows, lf.label] = 1.0
             else:
@@ -325,7 +399,7 @@ class TreeDecompositionSVC(SVMClassifierBase):
             for li in np.unique(pos):
                 rows = np.flatnonzero(pos == li)
                 lf = leaves[li]
-                out[rows] = ((1.0 if lf.label == 1 else -1.0) if lf.homogeneous
+                out[rows] = ((1.0 if lf.label == 1 else -1.0) if lf.svm is None
                              else lf.svm.decision(X[rows])[:, 0])
             return out
         return self._scores(X, sigma)
@@ -337,10 +411,10 @@ class TreeDecompositionSVC(SVMClassifierBase):
     # ------------------------------------------------------------------ seed 002 measures
     def nsv(self, X, sigma=None) -> float:
         """NSV of seed 002 §3: the average number of support vectors in the decision function that
-        classifies a sample (those of the leaf it flows to; 0 in homogeneous leaves)."""
+        classifies a sample (those of the leaf it flows to; 0 in leaves without an SVM)."""
         X = self._validate_predict(X)
         leaves, pos = self._route(X, sigma)
-        per_leaf = np.array([0 if lf.homogeneous else lf.svm.n_support for lf in leaves])
+        per_leaf = np.array([0 if lf.svm is None else lf.svm.n_support for lf in leaves])
         return float(per_leaf[pos].mean()) if X.shape[0] else 0.0
 
     def leaf_bound_terms(self, X, y) -> list[dict]:
@@ -354,7 +428,7 @@ class TreeDecompositionSVC(SVMClassifierBase):
         leaves, pos = self._route(X)
         out = []
         for li, lf in enumerate(leaves):
-            if not lf.homogeneous:
+            if lf.svm is not None:
                 rows = np.flatnonzero(pos == li)
                 out += [dict(node=lf.node, **t) for t in _margin_terms(lf.svm, X[rows], yi[rows])]
         return out

@@ -22,7 +22,8 @@ def _rgba(hex_color: str, alpha: float) -> str:
 def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | None = None) -> go.Figure:
     """The leaves of the tree at ceiling σ (a searched one; default σ_opt) as rectangles:
     homogeneous leaves filled with their class colour, heterogeneous leaves outlined with their
-    local SVM's decision regions and boundary drawn inside them (seed 002 §2, Figure 1)."""
+    local SVM's decision regions and boundary drawn inside them (seed 002 §2, Figure 1); leaves
+    labelled by their majority under ``purity_tol`` (an extension) filled and hatched."""
     if model.n_features_in_ != 2:
         raise ParameterError("the partition plot needs 2-D data (two features)")
     X = np.asarray(X, dtype=np.float64)
@@ -39,10 +40,10 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
         scale = [[0, scale[0][1]], [1, scale[0][1]]]
     for lf in leaves:
         (x0, y0), (x1, y1) = boxes[lf.node]
-        if lf.homogeneous:
+        if lf.svm is None:
             fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, layer="below",
-                          line=dict(color="#444", width=1),
-                          fillcolor=_rgba(class_color(lf.label, K), 0.45))
+                          line=dict(color="#444", width=1, dash="dot" if lf.by_majority else "solid"),
+                          fillcolor=_rgba(class_color(lf.label, K), 0.3 if lf.by_majority else 0.45))
             continue
         fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, layer="above",
                       line=dict(color="#222", width=1.5))
@@ -66,9 +67,11 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
         idx = np.random.default_rng(0).choice(idx, MAX_POINTS, replace=False)
     add_class_scatter(fig, X[idx], np.asarray(y)[idx], classes=model.classes_, size=5)
     n_h = sum(lf.homogeneous for lf in leaves)
+    n_m = sum(lf.by_majority for lf in leaves)
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
-    return base_layout(fig, title or f"σ = {sigma}: {len(leaves)} leaves, {n_h} homogeneous")
+    extra = f", {n_m} by majority (dotted)" if n_m else ""
+    return base_layout(fig, title or f"σ = {sigma}: {len(leaves)} leaves, {n_h} homogeneous{extra}")
 
 
 def plot_search_path(model) -> go.Figure:
@@ -104,7 +107,8 @@ def plot_search_path(model) -> go.Figure:
 
 
 def leaf_rows(model, sigma=None) -> list[dict]:
-    """One row per leaf at σ: node, size, class counts, homogeneous or not, support vectors."""
+    """One row per leaf at σ: node, size, class counts, homogeneous or not (or labelled by its
+    majority under ``purity_tol``), support vectors."""
     sigma = model.sigma_ if sigma is None else int(sigma)
     leaves = model.leaves_ if sigma == model.sigma_ else model.level_leaves(sigma)
     rows = []
@@ -112,9 +116,10 @@ def leaf_rows(model, sigma=None) -> list[dict]:
         counts = ", ".join(f"{c}: {k}" for c, k in zip(model.classes_, lf.class_counts) if k)
         rows.append({"leaf (node)": lf.node, "depth": int(model.tree_.depth[lf.node]), "samples": lf.size,
                      "class counts": counts, "homogeneous": lf.homogeneous,
-                     "label / SVM": str(model.classes_[lf.label]) if lf.homogeneous
-                     else f"{lf.svm.machines.shape[0]} machine(s)",
-                     "support vectors": 0 if lf.homogeneous else lf.svm.n_support})
+                     "minority share": round(lf.minority_share, 4),
+                     "label / SVM": (f"{model.classes_[lf.label]}" + (" (majority)" if lf.by_majority else ""))
+                     if lf.svm is None else f"{lf.svm.machines.shape[0]} machine(s)",
+                     "support vectors": 0 if lf.svm is None else lf.svm.n_support})
     return rows
 
 
