@@ -8,7 +8,7 @@ import streamlit as st
 
 from svmviz_app.navigation import PAGES, page_exists
 from svmviz_app.state import split_settings
-from svmviz_app.widgets import data_sidebar, guard
+from svmviz_app.widgets import data_sidebar, guard, plain
 
 st.title("svmviz")
 st.write("Explore five support-vector-machine methods step by step. Every picture is computed by a "
@@ -25,7 +25,7 @@ for fname, title, line in PAGES:
 st.subheader("Current data")
 with guard("cannot load the default data set"):
     ds = data_sidebar()
-    counts = ", ".join(f"{name}: {k}" for name, k in zip(ds.class_names, ds.class_counts().values()))
-    st.markdown(f"**{ds.name}** — {ds.n_samples} samples × {ds.n_features} features; classes {counts}.  \n"
-                f"Source: {ds.source}. Prepared as: {split_settings().describe()}.")
+    counts = ", ".join(f"{plain(name)}: {k}" for name, k in zip(ds.class_names, ds.class_counts().values()))
+    st.markdown(f"**{plain(ds.name)}** — {ds.n_samples} samples × {ds.n_features} features; classes {counts}.  \n"
+                f"Source: {plain(ds.source)}. Prepared as: {split_settings().describe()}.")
     st.page_link("pages/1_Data.py", label="Change it on the Data page")

@@ -1,45 +1,49 @@
-"""Data page: choose a data set (built-in, upload or generated), its split and normalization."""
+"""Data page: choose the data every page works on (built-in, upload, lesson file, generated), its
+split and normalization. Everything here is part of the app state (``svmviz_app.state``)."""
 
 import inspect
 
 import pandas as pd
 import streamlit as st
 
-from svmviz.data import (BUILTINS, FOURCLASS_URL, MAX_FILE_MB, METHODS, default_dataset_name, fourclass_path,
-                         load_builtin)
+from svmviz.data import BUILTINS, MAX_FILE_MB, METHODS, load_builtin
+from svmviz.data.builtins import fourclass_note
 from svmviz.data.generators import GENERATORS, generate
 from svmviz.plots.data import plot_dataset
-from svmviz_app.state import SplitSettings, current_split, set_split_settings, split_settings
-from svmviz_app.widgets import data_sidebar, dataset_from_upload, figure_downloads, guard, replace_dataset
+from svmviz_app import state
+from svmviz_app.state import bind
+from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
+                                replace_dataset, share_controls)
 
-st.set_page_config(page_title="svmviz · Data", layout="wide")
 st.title("Data")
-st.write("Choose the data every method page works on: a built-in set, your own file, or a generated "
-         "one. The split and normalization below apply to all pages.")
+st.write("Choose the data every method page works on: a built-in set, your own file (or a lesson "
+         "file), or a generated one. The split and normalization below apply to all pages.")
 
-source = st.radio("Source", ["Built-in", "Upload a file", "Generate"], horizontal=True, key="data_source")
+source = st.radio("Source", ["Built-in", "Upload a file", "Generate"], horizontal=True,
+                  key=bind("data.source", "Built-in", options=["Built-in", "Upload a file", "Generate"]))
 
 if source == "Built-in":
     names = list(BUILTINS)
-    choice = st.selectbox("Built-in data set", names, index=names.index(default_dataset_name()),
-                          format_func=lambda n: BUILTINS[n].title, key="data_builtin")
+    spec = state.current_spec()
+    choice = st.selectbox("Built-in data set", names, format_func=lambda n: BUILTINS[n].title,
+                          key=bind("data.builtin", spec if spec in names else "fourclass", options=names))
     st.caption(BUILTINS[choice].description)
-    if choice == "fourclass" and fourclass_path() is None:
-        st.info(f"fourclass is not installed here. Download `fourclass_scale` from {FOURCLASS_URL}, "
-                "put it in a folder and start the app with `SVMVIZ_DATA_DIR=<that folder>`, or upload "
-                "the file under “Upload a file”.")
+    note = fourclass_note() if choice == "fourclass" else None
+    if note:
+        st.info(note)
     if st.button("Use this data set", key="data_builtin_load"):
-        replace_dataset(lambda: load_builtin(choice), f"cannot load {BUILTINS[choice].title}")
+        replace_dataset(lambda: load_builtin(choice), f"cannot load {BUILTINS[choice].title}", spec=choice)
 
 elif source == "Upload a file":
     uploaded = st.file_uploader(
-        f"CSV (header optional; label column named label/class/target/y, else the last column) or "
-        f"LIBSVM text, at most {MAX_FILE_MB} MB", type=None, key="data_upload")
+        f"CSV (header optional; label column named label/class/target/y, else the last column), "
+        f"LIBSVM text, or a svmviz lesson file (.json) — at most {MAX_FILE_MB} MB", type=None,
+        key="data_upload")
     dataset_from_upload(uploaded)
 
 else:
-    gen = st.selectbox("Generator", list(GENERATORS), key="data_generator",
-                       format_func=lambda n: n.replace("_", " "))
+    gen = st.selectbox("Generator", list(GENERATORS), format_func=lambda n: n.replace("_", " "),
+                       key=bind("data.generator", "checkerboard", options=list(GENERATORS)))
     func = GENERATORS[gen]
     st.caption(inspect.getdoc(func).split("\n\n")[0])
     params = {}
@@ -47,58 +51,58 @@ else:
     for k, p in enumerate(inspect.signature(func).parameters.values()):
         with cols[k % 4]:
             if isinstance(p.default, int):
-                params[p.name] = int(st.number_input(p.name, value=p.default, step=1, key=f"gen_{gen}_{p.name}"))
+                params[p.name] = int(st.number_input(p.name, step=1, key=bind(f"gen.{gen}.{p.name}", p.default)))
             else:
-                params[p.name] = float(st.number_input(p.name, value=float(p.default), step=0.05,
-                                                       format="%.3f", key=f"gen_{gen}_{p.name}"))
+                params[p.name] = float(st.number_input(p.name, step=0.05, format="%.3f",
+                                                       key=bind(f"gen.{gen}.{p.name}", float(p.default))))
     if st.button("Generate", key="data_generate"):
-        replace_dataset(lambda: generate(gen, **params), f"cannot generate {gen}")
+        replace_dataset(lambda: generate(gen, **params), f"cannot generate {gen}",
+                        spec=state.generator_spec(gen, params))
 
-# --- split and normalization (stored for every page: svmviz_app.state.split_settings) ------------
+# --- split and normalization (read by every page through svmviz_app.state.current_split) ---------
 st.subheader("Split and normalization")
-saved = split_settings()
-widget_defaults = {"split_norm": saved.normalization, "split_test": saved.test_size,
-                   "split_seed": saved.seed, "split_strat": saved.stratify}
-for key, value in widget_defaults.items():  # widgets forget their state when the page is left
-    st.session_state.setdefault(key, value)
 c1, c2, c3, c4 = st.columns(4)
-norm = c1.selectbox("Normalization (fit on the training part)", METHODS, key="split_norm",
-                    format_func={"none": "none", "minmax": "Min-Max to [-1, 1]", "stddev": "Std-Dev"}.get)
-test_size = c2.slider("Test fraction (0 = train on everything)", 0.0, 0.5, step=0.05, key="split_test")
-seed = int(c3.number_input("Split seed", min_value=0, step=1, key="split_seed"))
-stratify = c4.checkbox("Stratified", key="split_strat")
-set_split_settings(SplitSettings(norm, round(float(test_size), 4), seed, stratify))
+c1.selectbox("Normalization (fit on the training part)", METHODS, key=bind("split.norm", "none", options=METHODS),
+             format_func={"none": "none", "minmax": "Min-Max to [-1, 1]", "stddev": "Std-Dev"}.get)
+c2.slider("Test fraction (0 = train on everything)", 0.0, 0.5, step=0.05,
+          key=bind("split.test", 0.3, bounds=(0.0, 0.5)))
+c3.number_input("Split seed", min_value=0, step=1, key=bind("split.seed", 0, bounds=(0, 2**31 - 1)))
+c4.checkbox("Stratified", key=bind("split.strat", True))
 
 # --- what the data looks like ---------------------------------------------------------------------
 ds = data_sidebar()
+share_controls("data")
 st.subheader(ds.name)
-st.caption(f"{ds.source} · {ds.n_samples} samples × {ds.n_features} features · {len(ds.classes)} classes · "
-           f"{split_settings().describe()}")
+st.caption(f"{plain(ds.source)} · {ds.n_samples} samples × {ds.n_features} features · {len(ds.classes)} "
+           f"classes · {state.split_settings().describe()}")
 
 train, test = ds, None  # shown unsplit when the chosen split is impossible
 with guard("cannot split the data this way (lower the test fraction to 0 or untick Stratified)"):
-    train, test = current_split()
+    train, test = state.current_split()
 with guard("cannot draw the data"):
     features, method = (0, 1), "features"
     if ds.n_features > 2:
-        view = st.radio("Plane", ["two features", "PCA plane"], horizontal=True, key="data_plane")
+        view = st.radio("Plane", ["two features", "PCA plane"], horizontal=True,
+                        key=bind("data.plane", "two features", options=["two features", "PCA plane"]))
         if view == "PCA plane":
             method = "pca"
         else:
             fcols = st.columns(2)
-            tag = f"{ds.name}_{ds.n_features}"  # a new data set starts from its first two features
-            fi = fcols[0].selectbox("horizontal axis", range(ds.n_features), index=0, key=f"data_fx_{tag}",
-                                    format_func=lambda j: ds.feature_names[j])
-            fj = fcols[1].selectbox("vertical axis", range(ds.n_features), index=1, key=f"data_fy_{tag}",
-                                    format_func=lambda j: ds.feature_names[j])
+            feats = list(range(ds.n_features))
+            fi = fcols[0].selectbox("horizontal axis", feats, format_func=lambda j: ds.feature_names[j],
+                                    key=bind("data.fx", 0, options=feats))
+            fj = fcols[1].selectbox("vertical axis", feats, format_func=lambda j: ds.feature_names[j],
+                                    key=bind("data.fy", 1, options=feats))
             features = (fi, fj)
+    elif ds.n_features == 1:
+        features = (0, 0)
     fig = plot_dataset(train, features, method, test=test, title=ds.name)
     st.plotly_chart(fig, key="data_plot")
     if test is not None:
         st.caption("Filled markers: training part; open markers: test part.")
 
     counts = pd.DataFrame({
-        "class": ds.class_names,
+        "class": [str(c) for c in ds.class_names],
         "label": [str(c) for c in ds.classes],
         "samples": [ds.class_counts()[c] for c in ds.classes.tolist()],
         "train": [train.class_counts().get(c, 0) for c in ds.classes.tolist()],

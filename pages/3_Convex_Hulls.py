@@ -1,5 +1,5 @@
 """Convex hulls, reduced convex hulls, the ν-SVM as nearest points, and the zero solution
-(seed 000 §3.1, DESIGN.md "Reduced convex hulls and ν-SVM" and "Zero solution, exactly")."""
+(Zapién Arreola, Fehr and Burkhardt 2007, §3.1; DESIGN.md "Reduced convex hulls and ν-SVM" and "Zero solution, exactly")."""
 
 import numpy as np
 import streamlit as st
@@ -11,45 +11,71 @@ from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_t
                              zero_solution_report)
 from svmviz.geometry.zero_solution import c_svm_w
 from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
-from svmviz_app.widgets import data_sidebar, figure_downloads, guard
+from svmviz_app import state
+from svmviz_app.state import bind
+from svmviz_app.widgets import Progress, bounded, data_sidebar, figure_downloads, guard, plain, share_controls
 
-st.set_page_config(page_title="Convex hulls", layout="wide")
+MAX_SAMPLES = 3000  # exact reduced hulls, LPs and a sweep of C-SVM solves stay interactive below this
+
 st.title("Convex hulls, reduced hulls and the zero solution")
-st.caption("Seed 000 §3.1: the SVM dual is the nearest-point problem of two (reduced) convex hulls. "
-           "RCH(X, μ) = {Σλᵢxᵢ : Σλᵢ = 1, 0 ≤ λᵢ ≤ μ}: the centroid at μ = 1/m, the hull for μ ≥ 1.")
+st.caption("Zapién Arreola, Fehr and Burkhardt (2007), §3.1: the SVM dual is the nearest-point problem of "
+           "two (reduced) convex hulls. RCH(X, μ) = {Σλᵢxᵢ : Σλᵢ = 1, 0 ≤ λᵢ ≤ μ}: the centroid at "
+           "μ = 1/m, the hull for μ ≥ 1.")
 
 ds = data_sidebar()
 BINARY_SETS = ["fourclass", "hypercubes", "mexican_hat", "elephant_in_snake", "fourclass_like"]
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=8)
 def _builtin(name):
     d = load_builtin(name)
     return d.X, d.y, d.class_names, d.feature_names, d.name
 
 
+node = state.hull_node()
 with st.sidebar:
-    choices = ["current data set"] + [n for n in BINARY_SETS if n in BUILTINS]
-    src = st.selectbox("Data for this page", choices, key="hull_src",
-                       format_func=lambda n: n if n == "current data set" else BUILTINS[n].title)
-if src == "current data set":
-    X, yv, cnames, fnames, dname = ds.X, ds.y, ds.class_names, ds.feature_names, ds.name
-else:
-    X, yv, cnames, fnames, dname = _builtin(src)
+    choices = (["current data set"] + (["tree node"] if node is not None else [])
+               + [n for n in BINARY_SETS if n in BUILTINS])
+    labels_src = {"current data set": "the Data page's training part",
+                  "tree node": f"SVM tree: {node.description}" if node is not None else ""}
+    src = st.selectbox("Data for this page (override)", choices,
+                       format_func=lambda n: labels_src.get(n) or f"override: {BUILTINS[n].title}",
+                       key=bind("hull.src", "current data set", options=choices))
+share_controls("convex_hulls")
+X = None
+with guard("cannot prepare the data"):
+    if src == "tree node":
+        st.info(f"This page shows the samples still in play at {plain(node.description)} (sent from the "
+                "SVM tree page); the other pages use the Data page's choice.")
+        X, yv, cnames, fnames, dname = node.X, node.y, node.class_names, node.feature_names, ds.name
+    elif src == "current data set":
+        train, _ = state.current_split()
+        train = bounded(train, MAX_SAMPLES, "The Convex Hulls page")
+        X, yv, cnames, fnames, dname = train.X, train.y, train.class_names, train.feature_names, ds.name
+    else:
+        st.info(f"This page shows {plain(BUILTINS[src].title)} (a local override); the other pages use the "
+                "Data page's choice.")
+        X, yv, cnames, fnames, dname = _builtin(src)
+if X is None:
+    st.stop()
 classes = list(np.unique(yv))
 with st.sidebar:
     if len(classes) > 2:
-        pick = st.multiselect("Two classes", classes, default=classes[:2], key="hull_classes",
-                              max_selections=2)
+        c_neg = st.selectbox("class shown as −1", classes, key=bind("hull.class_neg", classes[0], options=classes))
+        c_pos = st.selectbox("class shown as +1", classes, key=bind("hull.class_pos", classes[1], options=classes))
+        pick = [c_neg, c_pos] if c_neg != c_pos else [c_neg]
     else:
         pick = classes
+    feats = list(range(X.shape[1]))
     if X.shape[1] > 2:
-        f1 = st.selectbox("x-axis feature", range(X.shape[1]), 0, format_func=lambda j: fnames[j], key="hull_f1")
-        f2 = st.selectbox("y-axis feature", range(X.shape[1]), 1, format_func=lambda j: fnames[j], key="hull_f2")
+        f1 = st.selectbox("x-axis feature", feats, format_func=lambda j: fnames[j], key=bind("hull.f1", 0, options=feats))
+        f2 = st.selectbox("y-axis feature", feats, format_func=lambda j: fnames[j], key=bind("hull.f2", 1, options=feats))
     else:
         f1, f2 = 0, 1
 if len(pick) != 2 or X.shape[1] < 2 or f1 == f2:
-    st.warning("This page needs two classes and two different features: pick them in the sidebar.")
+    st.info("This page needs two classes and two different features (the data has "
+            f"{len(classes)} class(es) and {X.shape[1]} feature(s)): pick them in the sidebar or load "
+            "other data on the Data page.")
     st.stop()
 mask = np.isin(yv, pick)
 X2 = np.asarray(X[mask][:, [f1, f2]], dtype=np.float64)
@@ -57,9 +83,8 @@ y = np.where(yv[mask] == pick[1], 1, -1)
 names = [str(pick[0]), str(pick[1])]
 labels = (fnames[f1], fnames[f2])
 m, m_pos, m_neg = len(y), int((y > 0).sum()), int((y < 0).sum())
-st.markdown(f"**{dname}** — class **{names[1]}** is +1 ({m_pos} points), class **{names[0]}** is −1 "
+st.markdown(f"**{plain(dname)}** — class **{plain(names[1])}** is +1 ({m_pos} points), class **{plain(names[0])}** is −1 "
             f"({m_neg} points); axes {labels[0]}, {labels[1]}.")
-key = (dname, tuple(map(str, pick)), f1, f2, m)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -93,10 +118,14 @@ st.header("1. Reduced convex hulls and the ν-SVM")
 nu_max = 2 * min(m_pos, m_neg) / m
 nu_hi = float(np.floor(nu_max * 200) / 200)
 # default: 0.9·ν_max on the slider grid, avoiding an integer 1/μ = νm/2 (offset not unique there)
-nu0 = next(v for v in np.round(np.arange(round(0.9 * nu_hi * 200) / 200, 0, -0.005), 3)
-           if abs(v * m / 2 - round(v * m / 2)) > 1e-6)
-nu = st.slider("ν (the ν-SVM parameter); μ = 2/(ν·m)", min_value=0.005, max_value=nu_hi,
-               value=float(nu0), step=0.005, format="%.3f", key="hull_nu")
+if nu_hi < 0.005:
+    st.info(f"The smaller class has too few points ({min(m_pos, m_neg)} of {m}) for a ν-SVM on this grid.")
+    st.stop()
+grid_nu = np.round(np.arange(max(round(0.9 * nu_hi * 200), 1) / 200, 0, -0.005), 3)
+# when νm/2 is an integer for every ν on the grid (m a multiple of 400) the first one is used
+nu0 = next((v for v in grid_nu if abs(v * m / 2 - round(v * m / 2)) > 1e-6), grid_nu[0])
+nu = st.slider("ν (the ν-SVM parameter); μ = 2/(ν·m)", min_value=0.005, max_value=max(nu_hi, 0.01),
+               step=0.005, format="%.3f", key=bind("hull.nu", float(nu0), bounds=(0.005, nu_hi)))
 mu = nu_to_mu(nu, m)
 st.markdown(f"μ = 2/(ν·m) = 2/({nu:.3f}·{m}) = **{mu:.4g}** — each weight λᵢ ≤ μ, so at least "
             f"⌈1/μ⌉ = {int(np.ceil(1 / mu - 1e-12))} points of each class carry weight.")
@@ -139,14 +168,19 @@ st.caption("Hard class k with bound D_k on its α, the other class k̄ with D_k�
 cz1, cz2 = st.columns([1, 2])
 with cz1:
     hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{names[(c + 1) // 2]} ({c:+d})",
-                    key="zero_hard", horizontal=True)
-    D_other = st.number_input("D_k̄ (bound of the other class)", min_value=1e-3, value=1.0,
-                              key="zero_Dother", format="%.3g")
+                    key=bind("zero.hard", 1, options=[1, -1]), horizontal=True)
+    D_other = st.number_input("D_k̄ (bound of the other class)", min_value=1e-3, format="%.3g",
+                              key=bind("zero.D_other", 1.0, bounds=(1e-3, 1e9)))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _report(X, y, D_other):
     return zero_solution_report(X, y, D_other, D_other)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _sweep(X, y, hard, D_other, grid, _progress=None):
+    return w_norm_sweep(X, y, hard, D_other, grid, "smo", 1e-8, progress=_progress)
 
 
 with guard("zero-solution report"):
@@ -157,8 +191,9 @@ with guard("zero-solution report"):
     centre = Dstar if finite else D_other * m_other / 10
     grid = np.geomspace(centre / 20, centre * 5, 41)
     with cz1:
-        D_k = st.select_slider("D_k (bound of the hard class)", options=[float(f"{g:.4g}") for g in grid],
-                               value=float(f"{grid[20 - 6]:.4g}"), key="zero_Dk")
+        dk_options = [float(f"{g:.4g}") for g in grid]
+        D_k = st.select_slider("D_k (bound of the hard class)", options=dk_options,
+                               key=bind("zero.D_k", dk_options[20 - 6], options=dk_options))
         if finite:
             st.markdown(f"Predicted switch **D_k\\* = {Dstar:.4g}** (t\\* = {case.min_mu:.4g}).")
         else:
@@ -185,14 +220,10 @@ with guard("zero-solution report"):
         else:
             st.caption(f"H1-SVM view (green): p\\* is the point of conv(hard class) nearest to the centroid; "
                        f"the H1-SVM's w ∝ p\\* − s, distance {h1.distance:.4g}.")
-    sk = ("sweep", key, hard, D_other)
-    if st.session_state.get("zero_sweep_key") != sk:
-        bar = st.progress(0.0, "solving the C-SVM for each D_k…")
-        sweep = w_norm_sweep(X2, y, hard, D_other, grid[::2], "smo", 1e-8,
-                             progress=lambda k, n: bar.progress(k / n, f"solved {k}/{n}"))
-        bar.empty()
-        st.session_state["zero_sweep"], st.session_state["zero_sweep_key"] = sweep, sk
-    figw = plot_w_norm(st.session_state["zero_sweep"], D_k)
+    bar = Progress("solving the C-SVM for each D_k")
+    sweep = _sweep(X2, y, hard, D_other, grid[::2], _progress=bar)
+    bar.done()
+    figw = plot_w_norm(sweep, D_k)
     st.plotly_chart(figw, key="zero_wfig")
     figure_downloads(figz, f"zero_solution_{names[(hard + 1) // 2]}", "zero_dl")
     figure_downloads(figw, "w_norm_vs_Dk", "zerow_dl")

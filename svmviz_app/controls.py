@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from svmviz.errors import ParameterError
@@ -21,29 +22,53 @@ def parse_gamma(txt: str):
 
 def plane_controls(X, feature_names, prefix: str) -> Plane | None:
     """For d > 2, sidebar widgets choosing the plane the maps are drawn on (PCA or two features,
-    the others at their mean); None for 2-D data. Widget keys start with ``prefix``."""
+    the others at their mean); None for 2-D data. Bound to the app state as ``prefix.plane``,
+    ``prefix.f1``, ``prefix.f2``."""
+    from svmviz_app.state import bind
+
     if X.shape[1] <= 2:
         return None
     names = list(feature_names)
     with st.sidebar:
         st.header("Plane (d > 2)")
-        how = st.radio("View", ["PCA", "two features"], key=f"{prefix}_plane", horizontal=True)
-        f1 = st.selectbox("x-axis feature", names, index=0, key=f"{prefix}_f1", disabled=how == "PCA")
-        f2 = st.selectbox("y-axis feature", names, index=1, key=f"{prefix}_f2", disabled=how == "PCA")
+        how = st.radio("View", ["PCA", "two features"], horizontal=True,
+                       key=bind(f"{prefix}.plane", "PCA", options=["PCA", "two features"]))
+        f1 = st.selectbox("x-axis feature", names, disabled=how == "PCA", key=bind(f"{prefix}.f1", names[0], options=names))
+        f2 = st.selectbox("y-axis feature", names, disabled=how == "PCA", key=bind(f"{prefix}.f2", names[1], options=names))
     if how != "PCA" and f1 == f2:
         raise ParameterError("choose two different features for the plane")
     return Plane(X, (names.index(f1), names.index(f2)), "pca" if how == "PCA" else "features", names)
 
 
+KERNELS = ["rbf", "linear", "poly", "sigmoid"]
+
+
 def kernel_controls(prefix: str, C_default: float = 1.0) -> dict:
-    """Sidebar fields for a kernel SVM: kernel, C, gamma (text, parse with ``parse_gamma``),
-    degree and coef0 (enabled only for the kernels that use them). Widget keys start with
-    ``prefix``; call inside ``with st.sidebar``."""
-    kernel = st.selectbox("Kernel", ["rbf", "linear", "poly", "sigmoid"], key=f"{prefix}_kernel")
-    C = st.number_input("C", min_value=1e-4, max_value=1e5, value=C_default, format="%g", key=f"{prefix}_C")
-    gamma_txt = st.text_input("gamma ('scale', 'auto' or a number)", "scale", key=f"{prefix}_gamma",
-                              disabled=kernel == "linear")
-    degree = st.number_input("degree", 1, 10, 3, key=f"{prefix}_degree", disabled=kernel != "poly")
-    coef0 = st.number_input("coef0", value=0.0, format="%g", key=f"{prefix}_coef0",
+    """Sidebar fields for a kernel SVM: kernel, C and γ on log-scale sliders ("scale" or a value),
+    degree and coef0 (enabled only for the kernels that use them). Bound to the app state as
+    ``prefix.kernel``, ``prefix.C``, ...; call inside ``with st.sidebar``. ``gamma_txt`` is
+    'scale' or the number as text (parse with ``parse_gamma``)."""
+    from svmviz_app.state import bind
+
+    kernel = st.selectbox("Kernel", KERNELS, key=bind(f"{prefix}.kernel", "rbf", options=KERNELS))
+    C = log_slider("C (log scale)", f"{prefix}.C", C_default, 1e-3, 1e4)
+    auto = st.checkbox("γ = 'scale' (1 / (d · Var X))", key=bind(f"{prefix}.gamma_scale", True),
+                       disabled=kernel == "linear")
+    gamma = log_slider("γ (log scale)", f"{prefix}.gamma", 1.0, 1e-3, 1e3) if not auto and kernel != "linear" else None
+    degree = st.number_input("degree", 1, 10, key=bind(f"{prefix}.degree", 3, bounds=(1, 10)), disabled=kernel != "poly")
+    coef0 = st.number_input("coef0", format="%g", key=bind(f"{prefix}.coef0", 0.0, bounds=(-1e6, 1e6)),
                             disabled=kernel not in ("poly", "sigmoid"))
-    return dict(kernel=kernel, C=C, gamma_txt=gamma_txt, degree=degree, coef0=coef0)
+    return dict(kernel=kernel, C=C, gamma_txt="scale" if gamma is None else repr(gamma), degree=int(degree),
+                coef0=coef0)
+
+
+def log_slider(label: str, key: str, default: float, lo: float, hi: float, per_decade: int = 8) -> float:
+    """A slider over a log scale (``lo`` … ``hi``, ``per_decade`` stops per factor of ten), bound
+    to the app state under ``key``: C and γ change by factors, as instructors explain them."""
+    from svmviz_app.state import bind
+
+    n = int(round(np.log10(hi / lo) * per_decade))
+    options = [float(f"{v:.3g}") for v in np.geomspace(lo, hi, n + 1)]
+    nearest = min(options, key=lambda v: abs(np.log(v / default)))
+    return st.select_slider(label, options=options, format_func=lambda v: f"{v:g}",
+                            key=bind(key, nearest, options=options))

@@ -10,21 +10,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGES_DIR = ROOT / "pages"
 
-# (page file, title, what it shows; the seed paper in ../shared/seeds it follows)
+# (page file, title, what it shows and the paper it follows)
 PAGES = [
-    ("1_Data.py", "Data", "choose a built-in, uploaded or generated data set, its split and normalization"),
-    ("2_SVM_Tree.py", "SVM tree (seed 000)",
-     "a decision tree of linear SVMs built greedily, one hyperplane per node, with pruning"),
-    ("3_Convex_Hulls.py", "Convex hulls (seed 000)",
-     "reduced convex hulls, the ν-SVM as nearest points between them, and when w = 0 is optimal"),
-    ("4_Guard_Vectors.py", "Guard vectors (seed 001)",
-     "one linear program per point finds the points an SVM can use, then the SVM on those only"),
-    ("5_Tree_Decomposition.py", "Tree decomposition (seed 002)",
-     "a CART tree splits the data, a local RBF SVM classifies each mixed leaf"),
-    ("6_DAG_SVM.py", "DAG SVM and weighted DAG SVM (seed 003)",
-     "pairwise SVMs combined by a decision DAG, and DAGs per cluster weighted by Gaussians"),
-    ("7_Scatter_SVM.py", "Scatter SVM (seed 004)",
-     "one multi-class problem: class prototypes, their scatter, and which features matter"),
+    ("1_Data.py", "Data", "choose a built-in, uploaded, generated or hand-drawn data set, its split and normalization"),
+    ("2_SVM_Tree.py", "SVM decision tree",
+     "a chain of linear SVMs built greedily, one hyperplane per node, with pruning — Zapién Arreola, "
+     "Fehr and Burkhardt, “Fast Support Vector Machine Classification of very large Datasets” (2007)"),
+    ("3_Convex_Hulls.py", "Convex hulls",
+     "reduced convex hulls, the ν-SVM as nearest points between them, and when w = 0 is optimal — "
+     "the geometry of the same report (Zapién Arreola et al. 2007, §3.1)"),
+    ("4_Guard_Vectors.py", "Guard vectors",
+     "one linear program per point finds the points an SVM can use, then the SVM on those only — "
+     "Yang and Ahuja, “A Geometric Approach to Train Support Vector Machines” (CVPR 2000)"),
+    ("5_Tree_Decomposition.py", "Tree decomposition",
+     "a CART tree splits the data, a local RBF SVM classifies each mixed leaf — Chang, Guo, Lin and "
+     "Lu, “Tree Decomposition for Large-Scale SVM Problems” (2009)"),
+    ("6_DAG_SVM.py", "DAG SVM and weighted DAG SVM",
+     "pairwise SVMs combined by a decision DAG, and DAGs per cluster weighted by Gaussians — "
+     "Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, “Improved DAG SVM: A New Method for Multi-Class SVM Classification”"),
+    ("7_Scatter_SVM.py", "Scatter SVM",
+     "one multi-class problem: class prototypes, their scatter, and which features matter — Jenssen, "
+     "Kloft, Zien, Sonnenburg and Müller, “A scatter-based prototype framework and multi-class "
+     "extension of support vector machines” (2012)"),
     ("8_Solvers.py", "Solvers", "the SMO solver step by step against the cvxpy reference, on the same dual"),
 ]
 

@@ -1,25 +1,330 @@
-"""What the pages share through ``st.session_state``: the current data set and how it is prepared.
+"""The one app state of svmviz: what the instructor set up, kept across page switches, reloads
+and links.
 
-Other pages read:
+Everything a page shows follows from values held here:
 
-- ``current_dataset()`` — the data set chosen on the Data page, as loaded (no normalization);
-- ``current_split()`` — ``(train, test)`` Datasets after the Data page's split and normalization
-  (statistics from the training part only); ``test`` is ``None`` when the test fraction is 0;
-- ``split_settings()`` — the ``SplitSettings`` behind it (normalization, test fraction, seed,
-  stratified), e.g. to mention them in a caption.
+- the **data**: a spec string (``data`` in the URL) — a built-in name (``fourclass``), a generator
+  with its parameters (``gen:checkerboard;n_classes=9;seed=0``), or a content digest of uploaded,
+  drawn or lesson data (``upload:<digest>``, which a link cannot carry: a lesson file can);
+- the **split and normalization** (``split.norm``, ``split.test``, ``split.seed``, ``split.strat``);
+- every **page parameter and step**, as *bound keys* (``tree.C_hard``, ``tree.step``...).
+
+A page binds a widget to the state by passing ``key=bind("page.name", default)`` and no
+``value``/``index`` argument; the value then comes from this session, else from the link the
+session was opened with, else the default. ``app.py`` calls ``start_run()`` before and
+``finish_run()`` after each page, which keep every bound value alive while its page is not shown
+(Streamlit forgets the values of widgets that were not drawn) and write the non-default ones into
+the URL, so a copied link reproduces the view.
+
+Pages never keep their own copies: they read ``value(key)``, ``current_dataset()`` and
+``current_split()``; programmatic changes (a Next button) go through ``set_value`` in a callback.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlencode
 
+import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from svmviz.data import Dataset, DataError, default_dataset_name, load_builtin, split_and_normalize
+from svmviz.data import Dataset, DataError, load_builtin, split_and_normalize
+from svmviz.data.builtins import BUILTINS, default_dataset_name
 
-DATASET_KEY = "svmviz_dataset"
-SPLIT_KEY = "svmviz_split_settings"
-_SPLIT_CACHE_KEY = "svmviz_split_cache"
+_REGISTRY = "_svmviz_bound"       # {key: default} of every key bound in this session
+_URL = "_svmviz_url"              # the query parameters the session was opened with
+_DATASET = "_svmviz_dataset"      # the current Dataset
+_SPEC = "data"                    # its spec string (also the URL parameter)
+_NOTES = "_svmviz_notes"          # one-line notes for the user (a link that could not be followed)
+_PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
+_SPLIT_CACHE = "_svmviz_split_cache"
+_RUN = "_svmviz_run"              # marks the script run start_run() last ran in
+
+LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
+
+SPLIT_DEFAULTS = {"split.norm": "none", "split.test": 0.3, "split.seed": 0, "split.strat": True}
+NORMALIZATIONS = ("none", "minmax", "stddev")
+
+
+# ------------------------------------------------------------------ run hooks (app.py)
+def start_run() -> None:
+    """Before the page: read the link on a session's first run, apply a pending restore (lesson
+    file), and keep every bound value alive. Runs once per script run: ``app.py`` calls it, and
+    the first state call of a page calls it when the page runs on its own (``AppTest`` of a page
+    file)."""
+    ss = st.session_state
+    ctx = get_script_run_ctx()
+    run = getattr(ctx, "cursors", None)   # a new dict for every script run
+    if run is not None and ss.get(_RUN) is run:
+        return
+    ss[_RUN] = run
+    if _URL not in ss:
+        ss[_URL] = {k: st.query_params.get(k) for k in st.query_params}
+        ss[_REGISTRY] = dict(SPLIT_DEFAULTS)
+    pending = ss.pop(_PENDING, None)
+    if pending is not None:
+        dataset, spec, values = pending
+        ss[_DATASET], ss[_SPEC] = dataset, spec
+        for k, v in values.items():
+            ss[k] = v
+            ss[_REGISTRY].setdefault(k, v)
+    for k in ss[_REGISTRY]:
+        if k in ss:
+            ss[k] = ss[k]   # a widget not drawn in this run would otherwise be forgotten
+    for k, default in SPLIT_DEFAULTS.items():
+        _init(k, default)
+
+
+def finish_run() -> None:
+    """After the page: the data spec and every non-default bound value go into the URL (values
+    from the opening link that no page has bound yet are carried over)."""
+    st.query_params.from_dict(link_params())
+
+
+def link_params() -> dict[str, str]:
+    ss = st.session_state
+    params = {k: v for k, v in ss.get(_URL, {}).items()
+              if v is not None and k not in ss.get(_REGISTRY, {}) and k != _SPEC}
+    spec = ss.get(_SPEC)
+    if spec is not None:
+        params[_SPEC] = spec
+    for k, default in ss.get(_REGISTRY, {}).items():
+        if k in ss and ss[k] != default:
+            params[k] = _encode(ss[k])
+    return params
+
+
+def link(page_url_path: str | None = None) -> str:
+    """The URL of this view: the current page with every parameter of the state."""
+    base = str(getattr(st.context, "url", "") or "").split("?")[0]
+    if page_url_path is not None and base:
+        base = base.rsplit("/", 1)[0] + "/" + page_url_path
+    return f"{base}?{urlencode(link_params())}"
+
+
+# ------------------------------------------------------------------ bound values
+def bind(key: str, default: Any, options: Sequence | None = None,
+         bounds: tuple[float, float] | None = None) -> str:
+    """Register ``key`` (a ``page.name`` string) as part of the state and return it, to pass as a
+    widget's ``key=``. The value is this session's, else the opening link's, else ``default``;
+    a value no longer among ``options`` (new data, a new tree) or outside ``bounds`` is reset to
+    ``default`` (or the first option), so a widget always shows a valid value."""
+    start_run()
+    ss = st.session_state
+    ss[_REGISTRY][key] = default
+    _init(key, default)
+    v = ss[key]
+    if options is not None:
+        opts = list(options)
+        if v not in opts:
+            ss[key] = default if default in opts else (opts[0] if opts else default)
+    elif bounds is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
+        lo, hi = bounds
+        if not (lo <= v <= hi):
+            ss[key] = type(default)(min(max(v, lo), hi))
+    return key
+
+
+def value(key: str, default: Any = None) -> Any:
+    """The current value of a bound key (its default before any page bound it)."""
+    start_run()
+    ss = st.session_state
+    if key in ss:
+        return ss[key]
+    return ss.get(_REGISTRY, {}).get(key, default)
+
+
+def set_value(key: str, v: Any) -> None:
+    """Change a bound value. Call it from a widget callback (``on_click``/``on_change``) or
+    before the widget of ``key`` is drawn in this run."""
+    st.session_state[key] = v
+
+
+def step_by(key: str, delta: int, n_steps: int) -> None:
+    """Callback for step buttons: move the step ``key`` by ``delta`` within [0, n_steps)."""
+    st.session_state[key] = int(min(max(int(value(key, 0)) + delta, 0), max(n_steps - 1, 0)))
+
+
+def snapshot() -> dict[str, Any]:
+    """Every bound value (for a lesson file): JSON scalars only."""
+    ss = st.session_state
+    return {k: _plain(ss[k]) for k in ss.get(_REGISTRY, {}) if k in ss and _plain(ss[k]) is not None}
+
+
+def restore(dataset: Dataset, values: dict[str, Any], spec: str | None = None) -> None:
+    """Make ``dataset`` current and apply ``values`` (from a lesson file) at the start of the next
+    run; the caller then calls ``st.rerun()``."""
+    st.session_state[_PENDING] = (dataset, spec or content_spec("lesson", dataset), dict(values))
+    _forget_split()
+
+
+def lesson_mode() -> bool:
+    """True when the view was opened with ``?lesson=1``: pages show only the plot, the step
+    controls and the explanation."""
+    v = st.session_state.get(_URL, {}).get(LESSON_FLAG) or st.query_params.get(LESSON_FLAG)
+    return str(v).lower() in ("1", "true", "yes")
+
+
+def notes() -> list[str]:
+    return st.session_state.get(_NOTES, [])
+
+
+def _note(msg: str) -> None:
+    st.session_state.setdefault(_NOTES, [])
+    if msg not in st.session_state[_NOTES]:
+        st.session_state[_NOTES].append(msg)
+
+
+def _init(key: str, default: Any) -> None:
+    ss = st.session_state
+    if key in ss:
+        return
+    raw = ss.get(_URL, {}).get(key)
+    ss[key] = default
+    if raw is not None:
+        try:
+            ss[key] = _decode(raw, default)
+        except ValueError:
+            _note(f"The link's value {raw!r} for {key} could not be used; the default is shown.")
+
+
+def _encode(v: Any) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def _decode(raw: str, default: Any) -> Any:
+    raw = str(raw)
+    if isinstance(default, bool):
+        if raw.lower() in ("1", "true"):
+            return True
+        if raw.lower() in ("0", "false"):
+            return False
+        raise ValueError(raw)
+    if isinstance(default, (int, np.integer)):
+        return int(raw)
+    if isinstance(default, (float, np.floating)):
+        v = float(raw)
+        if not math.isfinite(v):
+            raise ValueError(raw)
+        return v
+    if default is None:
+        return raw
+    return type(default)(raw)
+
+
+def _plain(v: Any):
+    if isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)) and math.isfinite(float(v)):
+        return float(v)
+    return None
+
+
+# ------------------------------------------------------------------ the data set
+def data_digest(ds: Dataset) -> str:
+    """A content digest of a data set (features, labels, names): two sessions share a cached fit
+    or figure only when this and every parameter agree."""
+    h = hashlib.sha256()
+    X = np.ascontiguousarray(ds.X, dtype=np.float64)
+    h.update(repr(X.shape).encode())
+    h.update(X.tobytes())
+    y = np.asarray(ds.y)
+    h.update(str(y.dtype).encode())
+    h.update(y.tobytes() if y.dtype != object else "\x1f".join(map(str, y)).encode())
+    h.update("\x1f".join(map(str, ds.feature_names)).encode())
+    h.update("\x1f".join(map(str, ds.class_names)).encode())
+    return h.hexdigest()
+
+
+def content_spec(kind: str, ds: Dataset) -> str:
+    """The spec of data a link cannot carry (an upload, drawn points, a lesson file)."""
+    return f"{kind}:{data_digest(ds)[:16]}"
+
+
+def generator_spec(name: str, params: dict[str, Any]) -> str:
+    return "gen:" + ";".join([name] + [f"{k}={_encode(v)}" for k, v in params.items()])
+
+
+def dataset_from_spec(spec: str) -> Dataset:
+    """Build the data set a spec names (built-in or generated). Raises ``DataError`` for specs a
+    link cannot carry or that name nothing known."""
+    from svmviz.data.generators import GENERATORS, generate
+
+    if spec in BUILTINS:
+        return load_builtin(spec)
+    if spec.startswith("gen:"):
+        name, *pairs = spec[4:].split(";")
+        if name not in GENERATORS:
+            raise DataError(f"unknown generator {name!r}")
+        import inspect
+
+        sig = inspect.signature(GENERATORS[name]).parameters
+        params = {}
+        for pair in pairs:
+            k, _, raw = pair.partition("=")
+            if k not in sig:
+                raise DataError(f"generator {name} has no parameter {k!r}")
+            try:
+                params[k] = _decode(raw, sig[k].default)
+            except ValueError:
+                raise DataError(f"generator parameter {k}={raw!r} is not a valid value") from None
+        return generate(name, **params)
+    kind = spec.split(":", 1)[0]
+    raise DataError(f"this link was made with {kind} data, which a link cannot carry: load the "
+                    "lesson file of that view on the Data page")
+
+
+def current_dataset() -> Dataset:
+    """The data set every page works on. On a session's first use: the one the opening link
+    names, else the default (fourclass when available, else the generated fourclass-like set)."""
+    start_run()
+    ss = st.session_state
+    if _DATASET in ss:
+        return ss[_DATASET]
+    spec = ss.get(_URL, {}).get(_SPEC)
+    ds = None
+    if spec:
+        try:
+            ds = dataset_from_spec(spec)
+        except ValueError as exc:
+            _note(f"The link's data could not be loaded ({exc}); the default data set is shown.")
+            spec = None
+    if ds is None:
+        spec = default_dataset_name()
+        try:
+            ds = load_builtin(spec)
+        except DataError:
+            spec = "fourclass_like"
+            ds = load_builtin(spec)
+    ss[_DATASET], ss[_SPEC] = ds, spec
+    return ds
+
+
+def current_spec() -> str:
+    current_dataset()
+    return st.session_state[_SPEC]
+
+
+def set_dataset(ds: Dataset, spec: str | None = None) -> None:
+    """Make ``ds`` the current data set; ``spec`` is how a link names it (a built-in name or a
+    generator spec); without one the data is named by its content digest."""
+    st.session_state[_DATASET] = ds
+    st.session_state[_SPEC] = spec or content_spec("upload", ds)
+    _forget_split()
+
+
+def _forget_split() -> None:
+    st.session_state.pop(_SPLIT_CACHE, None)
 
 
 @dataclass(frozen=True)
@@ -39,42 +344,65 @@ class SplitSettings:
         return f"{kind} {1 - self.test_size:.0%}/{self.test_size:.0%} split (seed {self.seed}), {norm}"
 
 
-def current_dataset() -> Dataset:
-    """The data set chosen on the Data page; on first use the default built-in one (fourclass
-    when installed; the generated fourclass-like set if that file cannot be read)."""
-    if DATASET_KEY not in st.session_state:
-        try:
-            ds = load_builtin(default_dataset_name())
-        except DataError:
-            ds = load_builtin("fourclass_like")
-        st.session_state[DATASET_KEY] = ds
-    return st.session_state[DATASET_KEY]
-
-
-def set_dataset(ds: Dataset) -> None:
-    st.session_state[DATASET_KEY] = ds
-
-
 def split_settings() -> SplitSettings:
-    """The split and normalization chosen on the Data page (defaults until then)."""
-    return st.session_state.get(SPLIT_KEY, SplitSettings())
-
-
-def set_split_settings(settings: SplitSettings) -> None:
-    st.session_state[SPLIT_KEY] = settings
+    """The split and normalization chosen on the Data page (its bound ``split.*`` values)."""
+    norm = value("split.norm", "none")
+    norm = norm if norm in NORMALIZATIONS else "none"
+    test = float(value("split.test", 0.3))
+    test = round(min(max(test, 0.0), 0.5), 4)
+    return SplitSettings(norm, test, int(value("split.seed", 0)), bool(value("split.strat", True)))
 
 
 def current_split() -> tuple[Dataset, Dataset | None]:
-    """``(train, test)`` of the current data set, split and normalized as the Data page says.
+    """``(train, test)`` of the current data set, split and normalized as the Data page says
+    (statistics from the training part only); ``test`` is None when the test fraction is 0.
 
-    Raises ``DataError`` when the data set cannot be split that way (e.g. a tiny class); pages
-    call it inside ``guard()``. Recomputed only when the data set or the settings change.
+    Raises ``DataError`` when the data cannot be split that way (e.g. a tiny class); pages call it
+    inside ``guard()``. Recomputed only when the data or the settings change.
     """
     ds, settings = current_dataset(), split_settings()
-    cached = st.session_state.get(_SPLIT_CACHE_KEY)
+    cached = st.session_state.get(_SPLIT_CACHE)
     if cached is not None and cached[0] is ds and cached[1] == settings:
         return cached[2]
     parts = split_and_normalize(ds, settings.normalization, settings.test_size, settings.seed,
                                 settings.stratify)
-    st.session_state[_SPLIT_CACHE_KEY] = (ds, settings, parts)
+    st.session_state[_SPLIT_CACHE] = (ds, settings, parts)
     return parts
+
+
+def data_key() -> str:
+    """Digest of the current data and its split: a page resets what depends on the data when
+    this changes."""
+    return hashlib.sha256(f"{current_spec()}|{data_digest(current_dataset())}|{split_settings()}"
+                          .encode()).hexdigest()[:16]
+
+
+def keys_with_prefix(prefix: str) -> Iterable[str]:
+    return [k for k in st.session_state.get(_REGISTRY, {}) if k.startswith(prefix)]
+
+
+# ------------------------------------------------------------------ hand-over between pages
+_HULL_NODE = "_svmviz_hull_node"
+
+
+@dataclass(frozen=True)
+class NodeData:
+    """Samples another page hands to the Convex Hulls page (e.g. those in play at a tree step)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    class_names: list
+    feature_names: list
+    description: str
+
+
+def send_to_hulls(X, y, class_names, feature_names, description: str) -> None:
+    """Hand samples to the Convex Hulls page and select them there; call it from a button's
+    ``on_click`` and then link to the page (``st.page_link("pages/3_Convex_Hulls.py")``)."""
+    st.session_state[_HULL_NODE] = NodeData(np.asarray(X), np.asarray(y), list(class_names),
+                                            list(feature_names), description)
+    st.session_state["hull.src"] = "tree node"
+
+
+def hull_node() -> NodeData | None:
+    return st.session_state.get(_HULL_NODE)

@@ -1,4 +1,5 @@
-"""Widgets every page uses: the error guard, the data summary in the sidebar, downloads."""
+"""Widgets every page uses: the error guard, the data summary, downloads, model import, the link
+and lesson file of a view, size bounds and progress."""
 
 from __future__ import annotations
 
@@ -6,19 +7,27 @@ import contextlib
 import re
 from typing import Callable
 
+import numpy as np
 import streamlit as st
 
 from svmviz.data import Dataset, load_dataset
-from svmviz.export import dumps_model, figure_bytes, image_export_available
-from svmviz_app.state import current_dataset, set_dataset, split_settings
+from svmviz.export import dumps_model, figure_bytes, image_export_available, loads_model
+from svmviz_app import state
 
-_UPLOAD_SEEN_KEY = "svmviz_upload_seen"
+_UPLOAD_SEEN = "_svmviz_upload_seen"
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def plain(text) -> str:
+    """``text`` (a file name, class or feature name — anything a user typed) escaped for
+    ``st.markdown``: it shows as written and never becomes a link, an image or HTML."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
 @contextlib.contextmanager
 def guard(what: str = ""):
     """Show a ``ValueError`` (every svmviz error is one) as ``st.error`` instead of a traceback;
-    the session state the page had stays as it was."""
+    the app state stays as it was."""
     try:
         yield
     except ValueError as exc:
@@ -26,47 +35,67 @@ def guard(what: str = ""):
 
 
 def data_sidebar() -> Dataset:
-    """The current data set and how it is prepared, summarised in the sidebar."""
-    ds = current_dataset()
+    """The current data set and how it is prepared, summarised in the sidebar (with any note
+    about the link the session was opened with)."""
+    ds = state.current_dataset()
     with st.sidebar:
-        st.markdown(f"**Data:** {ds.name}  \n{ds.n_samples} samples × {ds.n_features} features, "
+        st.markdown(f"**Data:** {plain(ds.name)}  \n{ds.n_samples} samples × {ds.n_features} features, "
                     f"{len(ds.classes)} classes")
-        st.caption(f"{ds.source}; {split_settings().describe()} — change it on the Data page")
+        st.caption(f"{plain(ds.source)}; {state.split_settings().describe()} — change it on the Data page")
+    for note in state.notes():
+        st.info(note)
     return ds
 
 
-def replace_dataset(make: Callable[[], Dataset], what: str = "cannot load the data") -> bool:
-    """Make ``make()`` the current data set; when it raises a ``ValueError`` (a ``DataError``)
-    show the message with ``st.error`` and keep the data set that was there."""
+def replace_dataset(make: Callable[[], Dataset], what: str = "cannot load the data",
+                    spec: str | None = None) -> bool:
+    """Make ``make()`` the current data set (named ``spec`` in links); when it raises a
+    ``ValueError`` show the message and keep the data set that was there."""
     with guard(what):
-        set_dataset(make())
+        state.set_dataset(make(), spec)
         return True
     return False
 
 
 def dataset_from_upload(uploaded) -> bool | None:
-    """Load an uploaded file (Streamlit's ``UploadedFile`` or any named binary file object) as
-    the current data set, once per upload: Streamlit hands the same file over on every rerun.
+    """Load an uploaded data file as the current data set, once per upload (Streamlit hands the
+    same file over on every rerun). A lesson file restores its data and state; a model file is
+    recognised and the user told where to load it.
 
-    Returns True when it was loaded, False when it was refused (its error stays on screen while
-    the file is in the uploader, and the previous data stays current), None when there is no
-    file or it was loaded before.
+    Returns True when it was loaded, False when refused (the message stays while the file is in
+    the uploader and the previous data stays current), None when there is no new file.
     """
+    from svmviz.export.lesson import loads_lesson, sniff_document
+
     if uploaded is None:
         return None
     ident = (getattr(uploaded, "file_id", None), getattr(uploaded, "name", ""), _size(uploaded))
-    seen = st.session_state.get(_UPLOAD_SEEN_KEY)
+    seen = st.session_state.get(_UPLOAD_SEEN)
     if seen is not None and seen[0] == ident:
         if seen[1]:
             st.error(seen[1])
         return None
-    error = None
+    error, lesson = None, None
+    name = getattr(uploaded, "name", "the upload")
     try:
-        set_dataset(load_dataset(uploaded))
+        head = uploaded.getvalue() if hasattr(uploaded, "getvalue") else None
+        kind = sniff_document(head) if head is not None else None
+        if kind == "model":
+            raise ValueError("this is a svmviz model file, not data: load it on its method page "
+                             "(“Load a model” in the sidebar)")
+        if kind == "lesson":
+            lesson = loads_lesson(head)
+        else:
+            state.set_dataset(load_dataset(uploaded))
     except ValueError as exc:
-        error = f"cannot load {getattr(uploaded, 'name', 'the upload')}: {exc}"
+        error = f"cannot load {name}: {exc}"
         st.error(error)
-    st.session_state[_UPLOAD_SEEN_KEY] = (ident, error)
+    st.session_state[_UPLOAD_SEEN] = (ident, error)
+    if lesson is not None:
+        state.restore(lesson.dataset, lesson.state)
+        if lesson.model is not None:
+            st.session_state["_svmviz_lesson_model"] = lesson.model
+        st.rerun()
     return error is None
 
 
@@ -101,4 +130,100 @@ def model_download(model, basename: str, key: str) -> None:
     """A download button for ``model`` as a versioned JSON document."""
     with guard("cannot export the model"):
         st.download_button("Download model (JSON)", dumps_model(model), f"{_slug(basename)}.json",
-                           "application/json", key=f"{key}_model")
+                           "application/json", key=f"{key}_model", on_click="ignore")
+
+
+def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features: int | None = None):
+    """A sidebar uploader for a model JSON of ``estimator_types`` (from the app, the CLI or
+    ``save_model``). Returns the imported model while one is loaded, else None. A wrong estimator
+    type, a model for another number of features or a tampered file gets a message and leaves the
+    page as it was (the previous import, if any, stays)."""
+    types = estimator_types if isinstance(estimator_types, tuple) else (estimator_types,)
+    slot, seen = f"_svmviz_import_{key}", f"_svmviz_import_seen_{key}"
+    lesson_model = st.session_state.pop("_svmviz_lesson_model", None)
+    if lesson_model is not None:
+        with guard("the lesson file's model cannot be used"):
+            m = loads_model(lesson_model)
+            if isinstance(m, types):
+                st.session_state[slot] = (m, "the lesson file")
+            else:
+                st.session_state["_svmviz_lesson_model"] = lesson_model  # for its own page
+    with st.sidebar.expander("Load a model (JSON)", expanded=slot in st.session_state):
+        up = st.file_uploader(f"a {' / '.join(t.__name__ for t in types)} model file", type=["json"],
+                              key=f"{key}_upload")
+        if up is not None:
+            ident = (getattr(up, "file_id", None), up.name, _size(up))
+            if st.session_state.get(seen, (None,))[0] != ident:
+                error = None
+                try:
+                    m = loads_model(up.getvalue())
+                    if not isinstance(m, types):
+                        raise ValueError(f"it holds a {type(m).__name__}; this page shows "
+                                         f"{' / '.join(t.__name__ for t in types)} models")
+                    if n_features is not None and getattr(m, "n_features_in_", n_features) != n_features:
+                        raise ValueError(f"it was fitted on {m.n_features_in_} features; the current "
+                                         f"data has {n_features} (load matching data on the Data page)")
+                    st.session_state[slot] = (m, up.name)
+                except ValueError as exc:
+                    error = f"cannot use {up.name}: {exc}"
+                st.session_state[seen] = (ident, error)
+            if st.session_state[seen][1]:
+                st.error(st.session_state[seen][1])
+        if slot in st.session_state:
+            st.caption(f"Showing the imported model from {plain(st.session_state[slot][1])}.")
+            if st.button("Use this page's own fit instead", key=f"{key}_drop"):
+                st.session_state.pop(slot)
+                st.rerun()
+    got = st.session_state.get(slot)
+    return None if got is None else got[0]
+
+
+def share_controls(key: str, model=None) -> None:
+    """“Copy link to this view” and the lesson file (data + state [+ model]) of this view."""
+    with st.sidebar.expander("Share this view", expanded=False):
+        st.caption("Copy link to this view (the copy icon at the right of the box). A link carries "
+                   "built-in and generated data; for uploaded or drawn data use the lesson file.")
+        st.code(state.link(), language=None, wrap_lines=True)
+        if not (state.current_spec() in state.BUILTINS or state.current_spec().startswith("gen:")):
+            st.caption("This data set was uploaded or drawn: the link alone cannot bring it back.")
+        st.download_button("Download lesson file", lambda: _lesson_text(model), f"{_slug(key)}_lesson.json",
+                           "application/json", key=f"{key}_lesson", on_click="ignore")
+
+
+def _lesson_text(model) -> str:
+    from svmviz.export.lesson import dumps_lesson
+
+    return dumps_lesson(state.current_dataset(), state.snapshot(), None if model is None else dumps_model(model))
+
+
+def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:
+    """``ds``, or a stratified seeded sample of ``max_samples`` of it with a visible note, so a
+    page never works on more than it states."""
+    if ds.n_samples <= max_samples:
+        return ds
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(ds.n_samples)
+    try:
+        keep, _ = train_test_split(idx, train_size=max_samples, stratify=ds.y, random_state=seed)
+    except ValueError:
+        keep = np.random.default_rng(seed).choice(idx, max_samples, replace=False)
+    st.info(f"{what} works on at most {max_samples:,} samples: showing a stratified sample of "
+            f"{max_samples:,} of the {ds.n_samples:,} (seed {seed}).")
+    return ds.subset(np.sort(keep), check_classes=False)
+
+
+class Progress:
+    """``st.progress`` as a ``callback(done, total)`` for the library's long loops. Streamlit
+    raises inside the callback when the user presses Stop or leaves, which ends the work there."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.bar = st.progress(0.0, label)
+
+    def __call__(self, done: int, total: int) -> None:
+        frac = 0.0 if total <= 0 else min(max(done / total, 0.0), 1.0)
+        self.bar.progress(frac, f"{self.label} ({done}/{total})")
+
+    def done(self) -> None:
+        self.bar.empty()

@@ -1,0 +1,47 @@
+"""The standard views of a fitted model on a page: decision-function contours with margins and
+support vectors, a confusion matrix and an ROC curve with AUC on the test split."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from svmviz.plots.common import Plane
+from svmviz.plots.standard import binary_scores, confusion_figure, decision_contours, roc_figure
+from svmviz_app.widgets import figure_downloads, guard
+
+
+def standard_views(model, train, test, key: str, plane: Plane | None = None) -> None:
+    """Draw the standard views of ``model`` (fitted on ``train``) under a subheader. Multi-class
+    models get the confusion matrix only; the ROC curve needs a test split with both classes."""
+    st.subheader("Decision function, confusion matrix and ROC")
+    binary = binary_scores(model, train.X[:1]) is not None
+    with guard("cannot draw the decision function"):
+        if binary and train.n_features >= 2:
+            if plane is None and train.n_features > 2:
+                plane = Plane(train.X, (0, 1), "pca", list(train.feature_names))
+            fig = decision_contours(model, train.X, train.y, list(train.class_names), plane,
+                                    title="Decision function f(x), boundary f = 0 and margins f = ±1 (training part)")
+            st.plotly_chart(fig, key=f"{key}_std_contours")
+            figure_downloads(fig, f"{key}_decision_function", key=f"{key}_std_contours_dl", formats=("html",))
+    if test is None or test.n_samples == 0:
+        st.caption("No test split (the Data page keeps every sample for training): no confusion matrix or ROC.")
+        return
+    c1, c2 = st.columns(2)
+    with guard("cannot evaluate on the test split"):
+        pred = model.predict(test.X)
+        acc = float(np.mean(pred == test.y))
+        with c1:
+            st.plotly_chart(confusion_figure(test.y, pred, model.classes_, _names(model, train)),
+                            key=f"{key}_std_cm")
+            st.caption(f"Test accuracy {acc:.2%} on {test.n_samples} samples.")
+        if binary:
+            with c2:
+                scores = binary_scores(model, test.X)
+                fig, area = roc_figure(test.y, scores, model.classes_[1])
+                st.plotly_chart(fig, key=f"{key}_std_roc")
+
+
+def _names(model, train):
+    lookup = dict(zip(train.classes.tolist(), train.class_names))
+    return [str(lookup.get(c, c)) for c in model.classes_.tolist()]

@@ -1,0 +1,55 @@
+"""The one app state (issue 11): values survive page switches, the URL holds the view and a link
+reproduces it, the data follows the Data page."""
+
+from __future__ import annotations
+
+from apphelpers import page_test, problems
+from svmviz.data import load_builtin
+
+
+def test_split_settings_survive_page_switches_and_go_into_the_url():
+    at = page_test("app.py").run()
+    at.switch_page("pages/1_Data.py").run()
+    at.slider(key="split.test").set_value(0.2).run()
+    at.number_input(key="split.seed").set_value(7).run()
+    assert not problems(at)
+    at.switch_page("app.py").run()
+    at.switch_page("pages/3_Convex_Hulls.py").run()
+    at.switch_page("pages/1_Data.py").run()
+    assert at.slider(key="split.test").value == 0.2
+    assert at.number_input(key="split.seed").value == 7
+    assert at.query_params["split.test"] == "0.2" and at.query_params["split.seed"] == "7"
+    assert at.query_params["data"]  # the data set is named in the link
+
+
+def test_a_link_reproduces_data_split_and_page_values():
+    at = page_test("app.py")
+    at.query_params.update({"data": "gen:checkerboard;n_classes=3;n_per_class=30;overlap=0.1;seed=2",
+                            "split.test": "0.4", "split.norm": "stddev", "hull.nu": "0.3"})
+    at.run()
+    at.switch_page("pages/1_Data.py").run()
+    assert not problems(at)
+    assert at.slider(key="split.test").value == 0.4
+    assert at.selectbox(key="split.norm").value == "stddev"
+    assert "90 samples" in " ".join(c.value for c in at.caption)
+    # a value for a page not shown yet is carried in the URL until that page binds it
+    assert at.query_params["hull.nu"] == "0.3"
+
+
+def test_a_bad_link_value_falls_back_to_the_default_with_a_note():
+    at = page_test("pages/1_Data.py")
+    at.query_params.update({"split.seed": "abc", "data": "gen:nonexistent"})
+    at.run()
+    assert not problems(at)
+    assert at.number_input(key="split.seed").value == 0
+    notes = " ".join(i.value for i in at.info)
+    assert "could not" in notes
+
+
+def test_pages_follow_the_data_page_and_its_split():
+    ds = load_builtin("hypercubes")
+    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, **{"split.test": 0.5}).run()
+    assert not problems(at)
+    text = " ".join(m.value for m in at.markdown)
+    # half of the 200 hypercube points train: 50 per class
+    assert "(50 points)" in text
