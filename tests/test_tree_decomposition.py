@@ -378,3 +378,24 @@ def test_partition_plot_marks_majority_leaves():
     assert f"{n_major} by majority" in fig.layout.title.text
     rows = leaf_rows(m)
     assert sum(r["label / SVM"].endswith("(majority)") for r in rows) == n_major
+
+
+def test_entropy_split_is_the_brute_force_argmax_of_eq_1():
+    def impurity(lab):
+        p = np.bincount(lab, minlength=3) / lab.size
+        p = p[p > 0]
+        return -np.sum(p * np.log(p))
+
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(120, 3)), 1)  # repeated values: only between distinct values
+    y = (X[:, 1] + 0.3 * rng.normal(size=120) > 0).astype(int) + (X[:, 2] > 1.2)
+    best = (-1, 0.0, -np.inf)
+    for f in range(3):
+        vals = np.unique(X[:, f])
+        for v in 0.5 * (vals[1:] + vals[:-1]):
+            lm = X[:, f] < v
+            ir = impurity(y) - lm.mean() * impurity(y[lm]) - (~lm).mean() * impurity(y[~lm])
+            if ir > best[2] + 1e-12:
+                best = (f, v, ir)
+    f, t, ir = _td_tree.best_entropy_split(X, y, 3)
+    assert (f, t) == pytest.approx(best[:2]) and ir == pytest.approx(best[2])

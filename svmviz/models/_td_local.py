@@ -129,9 +129,12 @@ def train_leaf(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, gamma: float, Cs
     machines = _machines(classes, multi_class)
     # LIBSVM trains one-vs-one pairs itself (the seed's 1A1), sharing one kernel cache.
     libsvm_ovo = solver == "libsvm" and multi_class == "ovo" and classes.size > 2
-    # Otherwise one Gram matrix serves every C and pair; beyond DENSE_MAX samples (n² floats) the
-    # solver's own kernel cache is cheaper.
-    K = Kernel("rbf", gamma).gram(X) if X.shape[0] <= DENSE_MAX and not libsvm_ovo else None
+    # Otherwise one Gram matrix serves every C and pair; with a single machine and C nothing is
+    # shared, and beyond DENSE_MAX samples (n² floats) the solver's own kernel cache is cheaper
+    # (it computes only the columns the solver visits).
+    shared = len(Cs) > 1 or len(machines) > 1
+    K = (Kernel("rbf", gamma).gram(X) if shared and X.shape[0] <= DENSE_MAX and not libsvm_ovo
+         else None)
     warm = [None] * len(machines)
     out = []
     for C in sorted(Cs):

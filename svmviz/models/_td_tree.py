@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import xlogy
 
 from svmviz.export.registry import register_record
 
@@ -19,35 +20,36 @@ _IR_EPS = 1e-12
 LEAF, ENTROPY, MEDIAN = -1, 0, 1
 
 
-def entropy(counts: np.ndarray) -> np.ndarray:
-    """I(S) = −Σ_y p(S_y) log p(S_y) of seed 002 §2.1, row-wise for class-count rows."""
-    counts = np.atleast_2d(counts).astype(np.float64)
-    tot = counts.sum(axis=1, keepdims=True)
-    p = np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(p > 0, p * np.log(p), 0.0)
-    return -t.sum(axis=1)
+def _xlogx(a: np.ndarray) -> np.ndarray:
+    return xlogy(a, a)  # 0 log 0 = 0
 
 
-def best_entropy_split(X: np.ndarray, y: np.ndarray, n_classes: int):
-    """(feature, threshold, IR) maximising IR(f, v) of eq. (1) over features and split points;
-    samples with x_f < v go left. IR is 0 when no split separates anything."""
-    m = X.shape[0]
-    onehot = np.zeros((m, n_classes))
-    onehot[np.arange(m), y] = 1.0
-    parent = entropy(onehot.sum(axis=0))[0]
+def best_entropy_split(X: np.ndarray, y: np.ndarray, n_classes: int, orders=None):
+    """(feature, threshold, IR) maximising IR(f, v) of eq. (1) over features and split points,
+    with the entropy impurity I(S) = −Σ_y p(S_y) log p(S_y) of §2.1; samples with x_f < v go
+    left. IR is 0 when no split separates anything.
+
+    With class counts c of a side of size t, t·I = t log t − Σ_y c_y log c_y, so the weighted
+    impurity of every split position comes from the running class counts in one pass.
+    ``orders``: per feature, the rows of the node sorted by that feature (stable), when the
+    caller keeps them sorted from node to node (``grow_tree``); else the rows of X, sorted here."""
+    if orders is None:
+        orders = [np.argsort(X[:, f], kind="stable") for f in range(X.shape[1])]
+    m = orders[0].size
+    eye = np.eye(n_classes)
+    total = np.bincount(y[orders[0]], minlength=n_classes).astype(np.float64)
+    parent = (_xlogx(np.float64(m)) - _xlogx(total).sum()) / m
     best = (-1, 0.0, 0.0)
-    for f in range(X.shape[1]):
-        order = np.argsort(X[:, f], kind="stable")
+    for f, order in enumerate(orders):
         v = X[order, f]
         pos = np.flatnonzero(v[1:] > v[:-1]) + 1  # left = first `pos` samples
         if pos.size == 0:
             continue
-        cum = np.cumsum(onehot[order], axis=0)
-        left = cum[pos - 1]
-        right = cum[-1] - left
+        left = np.cumsum(eye[y[order]], axis=0)[pos - 1]
         nl = pos.astype(np.float64)
-        ir = parent - (nl * entropy(left) + (m - nl) * entropy(right)) / m
+        weighted = (_xlogx(nl) - _xlogx(left).sum(axis=1) + _xlogx(m - nl)
+                    - _xlogx(total - left).sum(axis=1))
+        ir = parent - weighted / m
         k = int(np.argmax(ir))
         if ir[k] > best[2]:
             best = (f, 0.5 * (v[pos[k] - 1] + v[pos[k]]), float(ir[k]))
@@ -155,26 +157,30 @@ def grow_tree(X: np.ndarray, y: np.ndarray, n_classes: int, sigma0: int) -> TDTr
         depth.append(d), kind.append(LEAF)
         return len(feature) - 1
 
-    queue = [(new(np.arange(X.shape[0]), 0), np.arange(X.shape[0]))]
+    # Every node keeps its rows sorted by each feature (a stable partition of its parent's), so
+    # the data are sorted once, at the root.
+    root = [np.argsort(X[:, f], kind="stable") for f in range(X.shape[1])]
+    queue = [(new(np.arange(X.shape[0]), 0), np.arange(X.shape[0]), root)]
+    goes_left = np.zeros(X.shape[0], dtype=bool)
     while queue:
-        k, idx = queue.pop()
+        k, idx, orders = queue.pop()
         if idx.size < sigma0 or np.count_nonzero(counts[k]) < 2:
             continue
-        f, t, ir = best_entropy_split(X[idx], y[idx], n_classes)
+        f, t, ir = best_entropy_split(X, y, n_classes, orders)
         how = ENTROPY
         if ir <= _IR_EPS:
             med = median_split(X[idx])
             if med is None:
                 continue
             (f, t), how = med, MEDIAN
-        go_left = X[idx, f] < t
+        goes_left[idx] = X[idx, f] < t  # only the node's rows are read below
         feature[k], threshold[k], kind[k] = f, t, how
-        li, ri = idx[go_left], idx[~go_left]
+        li, ri = idx[goes_left[idx]], idx[~goes_left[idx]]
         a = new(li, depth[k] + 1)
         b = new(ri, depth[k] + 1)
         left[k], right[k] = a, b
-        queue.append((b, ri))
-        queue.append((a, li))
+        queue.append((b, ri, [o[~goes_left[o]] for o in orders]))
+        queue.append((a, li, [o[goes_left[o]] for o in orders]))
     return TDTree(np.asarray(feature, dtype=np.int64), np.asarray(threshold, dtype=np.float64),
                   np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64),
                   np.asarray(nsamp, dtype=np.int64),
