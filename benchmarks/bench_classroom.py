@@ -1,0 +1,258 @@
+"""A classroom on one server (issue 11 item 4; issue 16 item 12): N = 1, 10, 30 students open the
+SVM Tree page of one ``streamlit run app.py`` and click "Next" 10 times each.
+
+Each student is a real browser session (a Playwright context in one headless Chromium, so a real
+websocket session on the server). Before the rounds, one warm-up session opens the page: it pays
+the fit, which the app caches across sessions; the rounds then show what every further student
+costs. Per round it prints:
+
+- open p50/p95: from navigation to the "Step k of n" caption on screen;
+- click p50/p95: from the click on "Next" to the caption's text changing, measured in the page
+  (``performance.now()`` and a MutationObserver), over every click of every session;
+- server CPU: user + system seconds of the server process (and its children) during the round;
+- RSS of the server before the round, with the N sessions open, and after they are closed and
+  expired: the server runs with ``server.disconnectedSessionTTL`` = ``--ttl`` seconds; Streamlit
+  drops expired sessions lazily, on its next session-storage write, so after waiting out the TTL
+  a short visit to the Home page (opened and closed) makes it purge them before RSS is read.
+
+One round per N (a load test, not a micro-benchmark: its spread is in the percentiles).
+
+Usage: python benchmarks/bench_classroom.py [--sessions 1,10,30] [--clicks 10] [--data-dir DIR]
+Quick check while developing: --sessions 1,3 --clicks 3 --ttl 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium")
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+# The caption "Step k of n" and the button labelled "Next" are found by their text, not by
+# widget keys, so the script follows the page through rewrites.
+_STEP_TEXT = """() => {
+  for (const el of document.querySelectorAll('[data-testid="stMarkdownContainer"]')) {
+    const m = el.innerText.match(/Step\\s+(\\d+)\\s+of\\s+(\\d+)/);
+    if (m) return m[0];
+  }
+  return null;
+}"""
+_CLICK_NEXT = """async (timeoutMs) => {
+  const stepText = %s;
+  const before = stepText();
+  const btn = [...document.querySelectorAll('button')].find(b => /^\\s*Next\\b/.test(b.innerText));
+  if (!btn) return {error: 'no button labelled Next', before};
+  if (btn.disabled) return {error: 'Next is disabled', before};
+  const t0 = performance.now();
+  return await new Promise(resolve => {
+    let timer;
+    const obs = new MutationObserver(() => {
+      const now = stepText();
+      if (now && now !== before) {
+        obs.disconnect(); clearTimeout(timer);
+        resolve({ms: performance.now() - t0, before, after: now});
+      }
+    });
+    obs.observe(document.body, {subtree: true, childList: true, characterData: true});
+    timer = setTimeout(() => { obs.disconnect(); resolve({error: 'timeout', before}); }, timeoutMs);
+    btn.click();
+  });
+}""" % _STEP_TEXT
+# ready for the next click: the script run is over (no status widget) and the caption and the
+# button are drawn (the caption may arrive before the buttons in a run)
+_READY = """() => !document.querySelector('[data-testid="stStatusWidget"]') && (%s)() !== null
+  && [...document.querySelectorAll('button')].some(b => /^\\s*Next\\b/.test(b.innerText))""" % _STEP_TEXT
+_IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, data_dir: str | None, ttl: int) -> subprocess.Popen:
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    if data_dir:
+        env["SVMVIZ_DATA_DIR"] = data_dir
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
+         f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none",
+         f"--server.disconnectedSessionTTL={ttl}"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"streamlit exited early:\n{proc.stderr.read().decode(errors='replace')}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.5)
+    proc.kill()
+    raise SystemExit("streamlit did not start within 120 s")
+
+
+def cpu_seconds(proc: psutil.Process) -> float:
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def rss_mb(proc: psutil.Process) -> float:
+    return proc.memory_info().rss / 2**20
+
+
+async def student(browser, url: str, clicks: int, think: float, timeout_s: float) -> dict:
+    """One session: open the page, then click Next until ``clicks`` clicks or the last step."""
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await ctx.new_page()
+    out = {"ctx": ctx, "latencies": [], "errors": [], "steps": []}
+    t0 = time.perf_counter()
+    try:
+        await page.goto(url + "/SVM_Tree", timeout=timeout_s * 1000)
+        await page.wait_for_function(f"() => ({_STEP_TEXT})() !== null", timeout=timeout_s * 1000)
+        out["open"] = time.perf_counter() - t0
+        await page.wait_for_function(_READY, timeout=timeout_s * 1000)
+        out["steps"].append(await page.evaluate(_STEP_TEXT))
+        for _ in range(clicks):
+            k, n = (int(v) for v in out["steps"][-1].split()[1::2])
+            if k >= n:
+                out["errors"].append(f"stopped at the last step ({k} of {n})")
+                break
+            r = await page.evaluate(_CLICK_NEXT, timeout_s * 1000)
+            if "error" in r:
+                out["errors"].append(f"{r['error']} (at {r['before']})")
+                break
+            out["latencies"].append(r["ms"] / 1000)
+            out["steps"].append(r["after"])
+            await page.wait_for_function(_READY, timeout=timeout_s * 1000)
+            await asyncio.sleep(think)  # a student looks at the new step
+    except Exception as exc:  # a session that fails is counted and reported, the round goes on
+        out["errors"].append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+    return out
+
+
+async def visit_home(browser, url: str, timeout_s: float) -> None:
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url, timeout=timeout_s * 1000)
+    await page.wait_for_function(_IDLE, timeout=timeout_s * 1000)
+    await ctx.close()
+
+
+async def run_round(browser, url, server, n, args) -> dict:
+    rss_before = rss_mb(server)
+    cpu0, w0 = cpu_seconds(server), time.perf_counter()
+    runs = await asyncio.gather(*(student(browser, url, args.clicks, args.think, args.timeout)
+                                  for _ in range(n)))
+    cpu, wall = cpu_seconds(server) - cpu0, time.perf_counter() - w0
+    rss_open = rss_mb(server)
+    for r in runs:
+        await r.pop("ctx").close()
+    await asyncio.sleep(args.ttl + 2)
+    await visit_home(browser, url, args.timeout)
+    await asyncio.sleep(2)
+    lat = np.array([x for r in runs for x in r["latencies"]])
+    opens = np.array([r["open"] for r in runs if "open" in r])
+    return {"n": n, "ok": sum(1 for r in runs if not r["errors"]), "clicks": lat.size,
+            "open": np.percentile(opens, [50, 95]) if opens.size else [np.nan] * 2,
+            "click": np.percentile(lat, [50, 95]) if lat.size else [np.nan] * 2,
+            "cpu": cpu, "wall": wall, "rss": (rss_before, rss_open, rss_mb(server)),
+            "errors": sorted({e for r in runs for e in r["errors"]}),
+            "steps": runs[0]["steps"]}
+
+
+def print_table(rows, header_note: str) -> None:
+    print(header_note)
+    print(f"{'N':>4} {'ok':>4} {'clicks':>6} {'open p50':>9} {'open p95':>9} {'click p50':>10} "
+          f"{'click p95':>10} {'srv CPU s':>10} {'wall s':>7} {'RSS before':>11} {'RSS N open':>11} "
+          f"{'RSS expired':>12}")
+    for r in rows:
+        print(f"{r['label']:>4} {r['ok']:>4} {r['clicks']:>6} {r['open'][0]:>9.2f} {r['open'][1]:>9.2f} "
+              f"{r['click'][0]:>10.3f} {r['click'][1]:>10.3f} {r['cpu']:>10.1f} {r['wall']:>7.1f} "
+              f"{r['rss'][0]:>9.0f}MB {r['rss'][1]:>9.0f}MB {r['rss'][2]:>10.0f}MB")
+    for r in rows:
+        for e in r["errors"]:
+            print(f"  N={r['label']}: {e}")
+
+
+async def main_async(args) -> None:
+    from playwright.async_api import async_playwright
+
+    load0 = os.getloadavg()[0]
+    port = _free_port()
+    proc = start_server(port, args.data_dir, args.ttl)
+    server = psutil.Process(proc.pid)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(
+                executable_path=CHROMIUM, headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                      "--disable-dev-shm-usage"])
+            rows = []
+            warm = await run_round(browser, url, server, 1, args)
+            warm["label"] = "warm"
+            rows.append(warm)
+            for n in args.sessions:
+                r = await run_round(browser, url, server, n, args)
+                r["label"] = str(n)
+                rows.append(r)
+            await browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    first = " → ".join(warm["steps"][:2] + (["…", warm["steps"][-1]] if len(warm["steps"]) > 2 else []))
+    print_table(rows, f"SVM Tree page, data dir {args.data_dir or '(none: the default data set)'}, "
+                      f"{args.clicks} clicks on Next per session, think time {args.think:g} s, "
+                      f"session TTL {args.ttl} s; warm-up session: {first}\n"
+                      f"'warm' = the first session on a fresh server (it pays the fit); times in seconds; "
+                      f"machine load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+                      f"({os.cpu_count()} cores)")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sessions", default="1,10,30", help="comma-separated session counts")
+    ap.add_argument("--clicks", type=int, default=10)
+    ap.add_argument("--think", type=float, default=1.0, help="seconds a student waits after each step")
+    ap.add_argument("--ttl", type=int, default=10, help="server.disconnectedSessionTTL in seconds")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for a page or a step")
+    ap.add_argument("--data-dir", default=os.environ.get("SVMVIZ_DATA_DIR")
+                    or (str(SHARED_DATA) if (SHARED_DATA / "fourclass_scale").is_file() else None),
+                    help="SVMVIZ_DATA_DIR for the server (default: the environment's, else ../shared/data)")
+    args = ap.parse_args(argv)
+    args.sessions = [int(s) for s in args.sessions.split(",")]
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"no Chromium at {CHROMIUM}: set SVMVIZ_CHROMIUM")
+    t0, c0 = time.perf_counter(), time.process_time()
+    asyncio.run(main_async(args))
+    print(f"benchmark wall {time.perf_counter() - t0:.0f} s, driver process CPU {time.process_time() - c0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
