@@ -21,14 +21,39 @@ def resolve_gamma(gamma, X: np.ndarray) -> float:
     if isinstance(gamma, str):
         if gamma == "scale":
             var = float(np.var(X))
-            return 1.0 / (d * var) if var > 0 else 1.0
+            g = 1.0 / (d * var) if var > 0 else 1.0
+            if not np.isfinite(g):  # features so small that their variance underflows
+                raise ParameterError(f"gamma='scale' is 1/(d·var(X)) = {g}: the features are too "
+                                     f"small (variance {var:.3g}); rescale them or give gamma a number")
+            return g
         if gamma == "auto":
             return 1.0 / d
         raise ParameterError(f"gamma must be a positive number, 'scale' or 'auto', not {gamma!r}")
-    g = float(gamma)
-    if not np.isfinite(g) or g <= 0:
+    g = _real(gamma, "gamma")
+    if g <= 0:
         raise ParameterError(f"gamma must be positive, got {gamma!r}")
     return g
+
+
+def _real(v, name: str) -> float:
+    """``v`` as a finite float, or a ``ParameterError`` (never a TypeError/OverflowError)."""
+    if isinstance(v, (bool, np.bool_, str, bytes)) or v is None:
+        raise ParameterError(f"{name} must be a finite number, got {v!r}")
+    try:
+        f = float(v)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{name} must be a finite number, got {v!r}") from None
+    if not np.isfinite(f):
+        raise ParameterError(f"{name} must be a finite number, got {v!r}")
+    return f
+
+
+def _degree(v) -> int:
+    # int(2.5) would silently fit a degree-2 kernel (issue 16, item 11)
+    f = _real(v, "degree")
+    if f != int(f) or f < 1:
+        raise ParameterError(f"degree must be a whole number ≥ 1, got {v!r}")
+    return int(f)
 
 
 @dataclass(frozen=True)
@@ -41,13 +66,19 @@ class Kernel:
     coef0: float = 0.0
 
     def __post_init__(self):
-        if self.name not in KERNELS:
+        if not isinstance(self.name, str) or self.name not in KERNELS:
             raise ParameterError(f"kernel must be one of {', '.join(KERNELS)}, not {self.name!r}")
+        # a NaN/inf/negative coefficient gives NaN Gram matrices and "converged" garbage (issue 16)
+        if _real(self.gamma, "gamma") <= 0:
+            raise ParameterError(f"gamma must be positive, got {self.gamma!r}")
+        if _degree(self.degree) != self.degree:
+            raise ParameterError(f"degree must be a whole number, got {self.degree!r}")
+        _real(self.coef0, "coef0")
 
     @classmethod
     def from_params(cls, kernel="rbf", gamma="scale", degree=3, coef0=0.0, X=None) -> "Kernel":
-        g = resolve_gamma(gamma, X) if X is not None else float(gamma)
-        return cls(kernel, g, int(degree), float(coef0))
+        g = resolve_gamma(gamma, X) if X is not None else _real(gamma, "gamma")
+        return cls(kernel, g, _degree(degree), _real(coef0, "coef0"))
 
     def gram(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
         """The matrix ``k(X[i], Z[j])``; ``Z`` defaults to ``X`` (then exactly symmetric)."""
@@ -89,4 +120,7 @@ class Kernel:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Kernel":
-        return cls(d["name"], float(d["gamma"]), int(d["degree"]), float(d["coef0"]))
+        try:
+            return cls(d["name"], _real(d["gamma"], "gamma"), _degree(d["degree"]), _real(d["coef0"], "coef0"))
+        except (KeyError, TypeError):
+            raise ParameterError(f"a kernel needs name, gamma, degree and coef0, got {d!r}") from None

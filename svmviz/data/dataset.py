@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 
@@ -67,15 +68,36 @@ class Dataset:
                        name or self.name, self.source, check_classes)
 
 
+def _labels(y) -> np.ndarray:
+    """``y`` as an array of numbers or of strings; mixed labels are refused, since
+    ``np.asarray([1, "a"])`` would silently turn the 1 into the class "1" (issue 16)."""
+    if isinstance(y, np.ndarray) and y.dtype != object:
+        return y
+    try:
+        values = np.asarray(y, dtype=object)
+    except (TypeError, ValueError):
+        raise DataError("the labels must be a flat list of class names or numbers") from None
+    flat = values.ravel().tolist()
+    text = [isinstance(v, str) for v in flat]
+    if any(text) and not all(text):
+        raise DataError("the labels mix numbers and text (e.g. 1 and 'a'): make them all class "
+                        "names or all whole numbers")
+    bad = [v for v in flat if not isinstance(v, (str, Real, np.bool_))]
+    if bad:
+        raise DataError(f"a label is a {type(bad[0]).__name__} ({bad[0]!r}): labels are class "
+                        "names or numbers")
+    return np.asarray(flat).reshape(values.shape)
+
+
 def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Check shapes, finiteness and classes; return (X float64 2-D, y 1-D).
 
     ``min_per_class=0`` checks only shapes and values (no class requirements)."""
     try:
         X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise DataError("the features must all be numbers") from None
-    y = np.asarray(y)
+    except (TypeError, ValueError, OverflowError):
+        raise DataError("the features must all be numbers (of at most about 1e308)") from None
+    y = _labels(y)
     if X.ndim != 2:
         raise DataError(f"the features must form a table (2-D array), got {X.ndim}-D")
     n = X.shape[0]

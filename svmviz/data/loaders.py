@@ -10,6 +10,8 @@ import csv
 import io
 import os
 import re
+import stat
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -29,17 +31,44 @@ _LIBSVM_LINE = re.compile(r"^\S+(\s+(qid:\S+|\d+:\S+))+\s*(#.*)?$")
 _SNIFF_CHARS = 65536
 
 
-def _read_bytes(source, max_mb: float) -> tuple[bytes, str, str]:
+def _read_path(path: Path, limit: int, max_mb: float) -> bytes:
+    # a directory, a device (/dev/zero never ends) or a pipe is not "no such file" (issue 16)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise DataError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise DataError(f"{path} is a directory: give a CSV or LIBSVM file in it")
+    if not stat.S_ISREG(st.st_mode):
+        raise DataError(f"{path} is not a regular file (a device, pipe or socket): give a CSV or "
+                        "LIBSVM file")
+    if st.st_size > limit:
+        raise DataError(f"{path.name} is {st.st_size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)  # the file may have grown since stat
+    except OSError as exc:  # PermissionError, EIO, ...
+        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise DataError(f"{path.name} is larger than the {max_mb:g} MB limit")
+    return data
+
+
+def _read_bytes(source, max_mb) -> tuple[bytes, str, str]:
+    if isinstance(max_mb, bool) or not isinstance(max_mb, Real) or not 0 < max_mb < float("inf"):
+        raise DataError(f"max_mb must be a positive number of megabytes, got {max_mb!r}")
     limit = int(max_mb * 1024 * 1024)
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise DataError(f"no such file: {path}")
-        size = path.stat().st_size
-        if size > limit:
-            raise DataError(f"{path.name} is {size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
-        return path.read_bytes(), path.name, str(path)
-    if not hasattr(source, "read"):
+        try:
+            path = Path(source)
+        except TypeError:  # a PathLike whose __fspath__ is not a str
+            raise DataError(f"cannot read data from {source!r}: give a path or a file") from None
+        if "\x00" in str(path):
+            raise DataError(f"{str(path)!r} is not a valid file name (it contains a NUL character)")
+        return _read_path(path, limit, max_mb), path.name, str(path)
+    if not callable(getattr(source, "read", None)):
         raise DataError(f"cannot read data from a {type(source).__name__}; give a path or a file")
     name = os.path.basename(str(getattr(source, "name", "") or "upload"))
     if hasattr(source, "seek"):
@@ -48,9 +77,15 @@ def _read_bytes(source, max_mb: float) -> tuple[bytes, str, str]:
             source.seek(0)
         except (OSError, ValueError):
             pass
-    data = source.read(limit + 1)
+    try:
+        data = source.read(limit + 1)
+    except OSError as exc:
+        raise DataError(f"cannot read {name}: {exc.strerror or exc}") from None
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        data = data.encode("utf-8", "surrogatepass")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DataError(f"reading {name} gave a {type(data).__name__}, not bytes or text")
+    data = bytes(data)
     if len(data) > limit:
         raise DataError(f"{name} is larger than the {max_mb:g} MB limit")
     return data, name, f"upload: {name}"
@@ -96,15 +131,27 @@ def _is_number(s: str) -> bool:
 def _split_rows(lines: list[str], name: str) -> list[list[str]]:
     sample = "\n".join(lines[:20])[:_SNIFF_CHARS]
     if not any(d in sample for d in ",;\t"):
-        return [ln.split() for ln in lines]  # whitespace-separated columns
+        rows = [ln.split() for ln in lines]  # whitespace-separated columns
+        _check_cells(len(rows), len(rows[0]), name)
+        return rows
     try:
         delim = csv.Sniffer().sniff(sample, delimiters=",;\t").delimiter
     except csv.Error:
         delim = next(d for d in ",;\t" if d in sample)
+    # MAX_CELLS before the whole file is parsed (issue 16): rows × fields of the first row
+    _check_cells(len(lines), len(next(csv.reader(lines[:1], delimiter=delim), [])), name)
     try:
-        return [[f.strip() for f in r] for r in csv.reader(lines, delimiter=delim)]
+        # the lines joined again, so a quoted field keeps its line breaks ("a\nb" stays two lines)
+        return [[f.strip() for f in r]
+                for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=delim) if r]
     except csv.Error as exc:
         raise DataError(f"{name} is not valid CSV: {exc}") from None
+
+
+def _check_cells(n_rows: int, n_fields: int, name: str) -> None:
+    if n_rows * max(n_fields - 1, 1) > MAX_CELLS:
+        raise DataError(f"{name} has about {n_rows:,} rows × {n_fields - 1:,} features; svmviz works "
+                        f"with tables of at most {MAX_CELLS:,} values: use a sample or fewer columns")
 
 
 def _parse_labels(col: list[str], column: str, named: bool, offset: int) -> np.ndarray:

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
 
 import svmviz
 from svmviz.errors import ModelFormatError
@@ -12,6 +17,13 @@ from svmviz.export.registry import decode_estimator, encode_estimator
 
 FORMAT = "svmviz-model"
 VERSION = 1
+#: Model documents larger than this are refused before parsing (a 50 MB document took 1.7 GB and
+#: 21 s to parse, and /dev/zero was read until MemoryError: issue 16). Pass ``max_mb=`` for more.
+MAX_MODEL_MB = 20
+#: Fitted attributes that may hold NaN by design (``ScatterSVC.mu_`` without μ, guard planes of
+#: points without an LP); every other float of an estimator's own state must be finite.
+NONFINITE_OK = {"GuardVectorSVC": {"planes_"}, "ScatterSVC": {"mu_"}}
+_PROBE_ROWS = 256
 
 
 def _import_models():
@@ -26,9 +38,19 @@ def dumps_model(model) -> str:
     return json.dumps(doc, allow_nan=False)
 
 
-def loads_model(text: str | bytes):
-    """The estimator in a model document; every problem is a ``ModelFormatError``."""
+def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
+    """The estimator in a model document; every problem is a ``ModelFormatError``.
+
+    Beyond the structure the values are checked (issue 16): the parameters against the
+    estimators' table (``svmviz.models._params``), the estimator's own floats finite, and the
+    model must predict a probe (points from its own state) with finite decisions and known labels;
+    a document of more than ``max_mb`` MB is refused unread."""
     _import_models()
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ModelFormatError(f"a model document is text or bytes, not a {type(text).__name__}")
+    if len(text) > max_mb * 2**20:
+        raise ModelFormatError(f"the model document is {len(text) / 2**20:.1f} MB; the limit is "
+                               f"{max_mb:g} MB (pass max_mb= to read a larger one)")
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -43,12 +65,119 @@ def loads_model(text: str | bytes):
     if not isinstance(model, dict) or model.get("__estimator__") != doc.get("estimator_class"):
         raise ModelFormatError("model file is inconsistent: 'estimator_class' does not match the model")
     try:
-        return decode_estimator(model)
+        est = decode_estimator(model)
     except ModelFormatError:
         raise
-    except (TypeError, ValueError, KeyError, RecursionError) as exc:
+    except (TypeError, ValueError, KeyError, RecursionError, OverflowError) as exc:
         # e.g. an unhashable mapping key, or an estimator refusing a parameter value
         raise ModelFormatError(f"the model file is malformed: {exc}") from None
+    check_loaded_model(est)
+    return est
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _estimators_in(value):
+    """Every estimator held in ``value`` (lists, tuples, dicts; records are left to the probe)."""
+    from sklearn.base import BaseEstimator
+
+    if isinstance(value, BaseEstimator):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _estimators_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _estimators_in(v)
+
+
+def _nonfinite(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "f" and not np.all(np.isfinite(value))
+    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_, Integral)):
+        return not np.isfinite(float(value))
+    if isinstance(value, (list, tuple)):
+        return any(_nonfinite(v) for v in value)
+    if isinstance(value, dict):
+        return any(_nonfinite(v) for v in value.values())
+    return False
+
+
+def _check_state(est, where: str) -> None:
+    from svmviz.errors import ParameterError
+    from svmviz.models._params import check_params
+
+    name = type(est).__name__
+    try:
+        check = getattr(est, "_check_params_table", None)
+        check() if check is not None else check_params(est)
+    except ParameterError as exc:
+        raise ModelFormatError(f"{where}: {exc}") from None
+    allowed = NONFINITE_OK.get(name, set())
+    for attr, value in vars(est).items():
+        if attr.endswith("_") and attr not in allowed and attr != "history_" and _nonfinite(value):
+            raise ModelFormatError(f"{where}: the fitted {name}.{attr} holds NaN or infinite values")
+        if attr.endswith("_"):
+            for inner in _estimators_in(value):
+                _check_state(inner, where)
+
+
+def _probe(est, n_features: int) -> np.ndarray:
+    """Points where a model must work: rows of its own (n, d) float arrays (support vectors,
+    centres, ...) so every stored part is reached, plus the origin; at most ``_PROBE_ROWS``."""
+    rows = [np.zeros((1, n_features))]
+
+    def collect(value, depth=0):
+        if depth > 6 or sum(len(r) for r in rows) >= _PROBE_ROWS:
+            return
+        if isinstance(value, np.ndarray):
+            if value.ndim == 2 and value.shape[1] == n_features and value.dtype.kind == "f":
+                rows.append(value[: _PROBE_ROWS])
+        elif isinstance(value, (list, tuple)):
+            for v in value[:64]:
+                collect(v, depth + 1)
+        elif isinstance(value, dict):
+            for v in list(value.values())[:64]:
+                collect(v, depth + 1)
+        elif hasattr(value, "__dict__") or hasattr(value, "__dataclass_fields__"):
+            for v in list(vars(value).values())[:64]:
+                collect(v, depth + 1)
+
+    collect(vars(est))
+    P = np.vstack(rows)[:_PROBE_ROWS]
+    return P[np.all(np.isfinite(P), axis=1)]
+
+
+def check_loaded_model(est) -> None:
+    """``ModelFormatError`` unless ``est`` (decoded from a document) is a working model: valid
+    parameters, finite fitted values, and it predicts known labels with finite decisions."""
+    where = f"the {type(est).__name__} in the model file is invalid"
+    n = getattr(est, "n_features_in_", None)
+    if not (_is_int(n) and 1 <= n <= 20_000_000):
+        raise ModelFormatError(f"{where}: n_features_in_ must be a whole number ≥ 1, got {str(n)[:40]}")
+    classes = getattr(est, "classes_", None)
+    if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
+            and np.unique(classes).size == classes.size):
+        raise ModelFormatError(f"{where}: classes_ must be a list of at least two distinct labels")
+    _check_state(est, where)
+    P = _probe(est, n)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pred = np.asarray(est.predict(P))
+            dec = np.asarray(est.decision_function(P), dtype=np.float64) \
+                if hasattr(est, "decision_function") else None
+    # a malformed document can break prediction in any way (wrong shapes, wrong types, missing
+    # parts: IndexError, KeyError, TypeError, AttributeError...): each means the file is invalid
+    except Exception as exc:  # noqa: BLE001
+        raise ModelFormatError(f"{where}: it cannot predict ({type(exc).__name__}: "
+                               f"{str(exc)[:200]})") from None
+    if pred.shape != (P.shape[0],) or not np.all(np.isin(pred, classes)):
+        raise ModelFormatError(f"{where}: its predictions are not labels of classes_")
+    if dec is not None and (dec.shape[0] != P.shape[0] or not np.all(np.isfinite(dec))):
+        raise ModelFormatError(f"{where}: its decision values are not finite")
 
 
 def save_model(model, path) -> None:
@@ -58,12 +187,30 @@ def save_model(model, path) -> None:
         fh.write(text)
 
 
-def load_model(source):
-    """Read a model from a path or a binary/text file object; validates, never runs code."""
+def load_model(source, max_mb: float = MAX_MODEL_MB):
+    """Read a model from a path or a binary/text file object; validates, never runs code, and
+    reads at most ``max_mb`` MB (a device such as /dev/zero is refused before reading)."""
+    limit = int(max_mb * 2**20)
     if isinstance(source, (str, os.PathLike)):
         try:
+            st = os.stat(source)
+            if not stat.S_ISREG(st.st_mode):
+                what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+                raise ModelFormatError(f"cannot read the model file {source}: it is {what}")
+            if st.st_size > limit:
+                raise ModelFormatError(f"the model file {source} is {st.st_size / 2**20:.1f} MB; "
+                                       f"the limit is {max_mb:g} MB")
             with open(source, "rb") as fh:
-                return loads_model(fh.read())
+                data = fh.read(limit + 1)
         except OSError as exc:
-            raise ModelFormatError(f"cannot read the model file {source}: {exc.strerror}") from None
-    return loads_model(source.read())
+            raise ModelFormatError(f"cannot read the model file {source}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # a NUL character in the path
+            raise ModelFormatError(f"cannot read the model file {source!r}: {exc}") from None
+        return loads_model(data, max_mb)
+    if not callable(getattr(source, "read", None)):
+        raise ModelFormatError(f"cannot read a model from a {type(source).__name__}; give a path or a file")
+    try:
+        data = source.read(limit + 1)
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read the model: {exc.strerror or exc}") from None
+    return loads_model(data, max_mb)

@@ -167,25 +167,32 @@ _ARRAY_ITEMS = {"float": (int, float, str), "int": (int,), "bool": (bool,), "str
 _SPECIAL_FLOATS = ("inf", "-inf", "nan")
 
 
+#: numpy's own limit on the number of dimensions
+_MAX_NDIM = 32
+
+
 def _decode_array(d):
-    try:
-        kind, shape, data = d["dtype"], tuple(int(s) for s in d["shape"]), d["data"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFormatError(f"malformed array in the model file: {exc}") from None
+    body = _expect(d, dict, "an array")
+    kind, shape, data = body.get("dtype"), body.get("shape"), body.get("data")
     dtype = {"float": np.float64, "int": np.int64, "bool": np.bool_, "str": np.str_}.get(kind)
     if dtype is None:
-        raise ModelFormatError(f"unknown array dtype {kind!r} in the model file")
+        raise ModelFormatError(f"unknown array dtype {str(kind)[:40]!r} in the model file")
+    # a shape is a short list of whole numbers: [10**30] or [2.5] must not reach NumPy (issue 16)
+    if (not isinstance(shape, list) or len(shape) > _MAX_NDIM
+            or not all(type(s) is int and s >= 0 for s in shape)):
+        raise ModelFormatError(f"malformed {kind} array in the model file: its shape must be a list "
+                               f"of at most {_MAX_NDIM} whole numbers ≥ 0, got {str(shape)[:80]}")
     # a flat list of plain values of the declared kind (bool is an int in Python: exclude it)
-    if (not isinstance(data, list) or any(s < 0 for s in shape)
+    if (not isinstance(data, list)
             or not all(isinstance(v, _ARRAY_ITEMS[kind]) and (kind == "bool" or not isinstance(v, bool))
                        and (kind != "float" or not isinstance(v, str) or v in _SPECIAL_FLOATS)
                        for v in data)):
         raise ModelFormatError(f"malformed {kind} array in the model file")
-    if len(data) != int(np.prod(shape, dtype=np.int64)):
+    if len(data) != math.prod(shape):
         raise ModelFormatError("array data does not match its shape in the model file")
     try:
         arr = np.array([float(v) for v in data] if kind == "float" else data, dtype=dtype)
-    except (ValueError, OverflowError) as exc:
+    except (ValueError, OverflowError) as exc:  # e.g. an int beyond 64 bits
         raise ModelFormatError(f"malformed {kind} array in the model file: {exc}") from None
     return arr.reshape(shape)
 

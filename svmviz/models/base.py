@@ -2,27 +2,71 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
+from svmviz.models._params import check_data_needs, check_params
 from svmviz.solvers import BACKENDS
+
+#: Largest |feature| accepted. Beyond it squared distances and kernel values overflow float64
+#: (|x| ≈ 1e154 squares to the largest double): the fit would "converge" to garbage (issue 16).
+MAX_ABS_FEATURE = 1e100
+
+
+def _check_magnitude(X: np.ndarray, what: str) -> None:
+    big = float(np.max(np.abs(X), initial=0.0))
+    if big > MAX_ABS_FEATURE:
+        raise DataError(f"{what} holds a value of magnitude {big:.3g}, above {MAX_ABS_FEATURE:g}: "
+                        "kernel values would overflow; rescale the features (e.g. normalize them)")
+
+
+def _check_label_types(y) -> None:
+    # np.asarray([1, "a"]) silently makes the number a string, and an object array of both cannot
+    # even be sorted: either way one class would be two (issue 16, item 7)
+    if isinstance(y, np.ndarray) and y.dtype != object:
+        return
+    try:
+        values = np.asarray(y, dtype=object).ravel()
+    except (TypeError, ValueError):
+        return
+    kinds = {isinstance(v, (str, bytes, np.str_)) for v in values}
+    if len(kinds) > 1:
+        raise DataError("the labels mix numbers and text (e.g. 1 and 'a'): make them all class names "
+                        "or all whole numbers")
 
 
 class SVMClassifierBase(ClassifierMixin, BaseEstimator):
-    """Shared plumbing: ``_validate_fit`` / ``_validate_predict`` and ``_kernel``.
+    """Shared plumbing: ``_validate_fit`` / ``_validate_predict``, ``_kernel`` and ``_check_result``.
 
     Subclasses hold the scikit-learn parameters ``kernel, C, gamma, degree, coef0, solver`` (those
-    that apply) as plain attributes set in ``__init__``.
+    that apply) as plain attributes set in ``__init__``; their constraints live in the table of
+    ``svmviz.models._params`` and are checked by ``_validate_fit`` (or earlier, by
+    ``_check_params_table``).
     """
 
+    def _check_params_table(self) -> None:
+        """Every parameter against ``svmviz.models._params.PARAMS`` (``ParameterError``)."""
+        check_params(self)
+
     def _validate_fit(self, X, y, min_classes: int = 2, max_classes: int | None = None):
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        self._check_params_table()
+        _check_label_types(y)
+        try:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+            check_classification_targets(y)
+        except DataError:
+            raise
+        except ValueError as exc:  # scikit-learn's message (its checks match it), as our error type
+            raise DataError(str(exc)) from None
+        _check_magnitude(X, "X")
+        classes, y_idx, counts = np.unique(y, return_inverse=True, return_counts=True)
         if classes.size < min_classes:
             raise DataError(f"only one class ({classes[0]!s}) is present: {type(self).__name__} "
                             "needs at least two classes")
@@ -31,13 +75,42 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
                             f"{classes.size}; use a multi-class method (DAG SVM, Scatter SVM) instead")
         if getattr(self, "solver", "smo") not in BACKENDS:
             raise ParameterError(f"solver must be one of {', '.join(BACKENDS)}, not {self.solver!r}")
+        check_data_needs(self, counts, classes)
         self.classes_ = classes
         return X, y_idx
 
     def _validate_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        try:
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+        except DataError:
+            raise
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+        return X  # far-away points are legitimate here (a model says what it does there)
 
     def _kernel(self, X) -> Kernel:
         return Kernel.from_params(getattr(self, "kernel", "linear"), getattr(self, "gamma", "scale"),
                                   getattr(self, "degree", 3), getattr(self, "coef0", 0.0), X=X)
+
+    def _check_result(self, *, converged: bool = True, objective=None, decisions=None,
+                      detail: str = "") -> None:
+        """The result checks of issue 16 (item 7), for every estimator after its solve.
+
+        A non-finite ``objective`` or ``decisions`` (e.g. the training decision values) is a wrong
+        answer, never a model: ``DataError``. ``converged=False`` warns with scikit-learn's
+        ``ConvergenceWarning`` (the model is usable but not optimal). ``detail`` adds the
+        solver's own numbers (iterations, KKT violation) to the message.
+        """
+        name = type(self).__name__
+        extra = f" ({detail})" if detail else ""
+        if objective is not None and not np.all(np.isfinite(np.asarray(objective, dtype=np.float64))):
+            raise DataError(f"{name}: the solver returned a non-finite objective{extra}; rescale the "
+                            "features (normalize them) or lower C / gamma")
+        if decisions is not None and not np.all(np.isfinite(np.asarray(decisions, dtype=np.float64))):
+            raise DataError(f"{name}: the fitted model gives non-finite decision values{extra}; "
+                            "rescale the features (normalize them) or lower C / gamma")
+        if not converged:
+            warnings.warn(f"{name}: the solver stopped before reaching the tolerance{extra}; raise "
+                          "max_iter, loosen tol, or lower C (the model is not optimal)",
+                          ConvergenceWarning, stacklevel=3)
