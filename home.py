@@ -7,7 +7,8 @@ file that exists, so the home page never points at a missing page.
 import streamlit as st
 
 from svmviz_app.navigation import PAGES, page_exists
-from svmviz_app.state import split_settings
+from svmviz.data.builtins import fourclass_note
+from svmviz_app.state import current_spec, split_settings
 from svmviz_app.widgets import data_sidebar, guard, plain
 
 st.title("svmviz")
@@ -29,3 +30,5 @@ with guard("cannot load the default data set"):
     st.markdown(f"**{plain(ds.name)}** — {ds.n_samples} samples × {ds.n_features} features; classes {counts}.  \n"
                 f"Source: {plain(ds.source)}. Prepared as: {split_settings().describe()}.")
     st.page_link("pages/1_Data.py", label="Change it on the Data page")
+    if current_spec() == "fourclass_like" and (note := fourclass_note()):
+        st.info(note)

@@ -12,6 +12,7 @@ from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_t
 from svmviz.geometry.zero_solution import c_svm_w
 from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
+from svmviz_app.cache import cached_call
 from svmviz_app.state import bind
 from svmviz_app.widgets import Progress, bounded, data_sidebar, figure_downloads, guard, plain, share_controls
 
@@ -178,11 +179,6 @@ def _report(X, y, D_other):
     return zero_solution_report(X, y, D_other, D_other)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _sweep(X, y, hard, D_other, grid, _progress=None):
-    return w_norm_sweep(X, y, hard, D_other, grid, "smo", 1e-8, progress=_progress)
-
-
 with guard("zero-solution report"):
     case = _report(X2, y, D_other).case(hard)
     m_other = m_neg if hard == 1 else m_pos
@@ -221,7 +217,7 @@ with guard("zero-solution report"):
             st.caption(f"H1-SVM view (green): p\\* is the point of conv(hard class) nearest to the centroid; "
                        f"the H1-SVM's w ∝ p\\* − s, distance {h1.distance:.4g}.")
     bar = Progress("solving the C-SVM for each D_k")
-    sweep = _sweep(X2, y, hard, D_other, grid[::2], _progress=bar)
+    sweep = cached_call(w_norm_sweep, X2, y, int(hard), float(D_other), grid[::2], "smo", 1e-8, progress=bar)
     bar.done()
     figw = plot_w_norm(sweep, D_k)
     st.plotly_chart(figw, key="zero_wfig")

@@ -1,23 +1,69 @@
 """Fits and heavy results shared across sessions: one fit per class, not one per student.
 
-A cached entry is keyed by the estimator's class, all its parameters and a content digest of
-the training data (features *and* labels), never by names or shapes, so two sessions share a fit
-only when they would compute the same one. Cached models are shared objects: pages never mutate
-them (``clone`` first if a page must change one). Both caches are bounded.
+An entry is keyed by the estimator's class, all its parameters and a content digest of the
+training data (features *and* labels), never by names or shapes, so two sessions share a fit
+only when they would compute the same one. While one session computes an entry, the others
+asking for it wait for that result instead of computing it again. The computation runs in the
+asking session's script thread, so its progress bar updates and Stop (or leaving the page)
+cancels it; nothing is stored then. Cached models are shared objects: pages never mutate them.
+Both caches are bounded (least recently used entries go first).
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
+import threading
+from collections import OrderedDict
 from typing import Any, Callable
 
 import numpy as np
-import streamlit as st
 from sklearn.base import clone
 
 MAX_FITS = 48          # fitted models kept for all sessions together
-MAX_RESULTS = 96       # other heavy results (figures data, geometry)
+MAX_RESULTS = 96       # other heavy results (geometry, sweeps, figure data)
+
+
+class SharedCache:
+    """A bounded LRU mapping shared by all sessions of the server, computing each key once."""
+
+    def __init__(self, max_entries: int):
+        self.max_entries = max_entries
+        self._data: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._computing: dict[str, threading.Lock] = {}
+        self.computed = 0   # how many entries were computed (a benchmark reads it)
+
+    def get_or_compute(self, key: str, compute: Callable[[], Any]):
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+            key_lock = self._computing.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._data:
+                    return self._data[key]
+            value = compute()           # an exception (or Stop) stores nothing
+            with self._lock:
+                self._data[key] = value
+                self.computed += 1
+                while len(self._data) > self.max_entries:
+                    self._data.popitem(last=False)
+                self._computing.pop(key, None)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+FITS = SharedCache(MAX_FITS)
+RESULTS = SharedCache(MAX_RESULTS)
 
 
 def array_digest(*arrays) -> str:
@@ -33,34 +79,37 @@ def array_digest(*arrays) -> str:
     return h.hexdigest()
 
 
-def params_key(params: dict[str, Any]) -> str:
-    return json.dumps(params, sort_keys=True, default=repr)
+def _key_part(v) -> str:
+    if isinstance(v, np.ndarray):
+        return array_digest(v)
+    return json.dumps(v, sort_keys=True, default=repr)
 
 
-@st.cache_resource(max_entries=MAX_FITS, show_spinner=False)
-def _fit(cls_name: str, params: str, data: str, fit_kw: str, _est, _X, _y, _fit_kw):
-    return clone(_est).fit(_X, _y, **_fit_kw)
-
-
-def cached_fit(estimator, X, y, **fit_kw):
+def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = None, **fit_kw):
     """``clone(estimator).fit(X, y, **fit_kw)``, computed once for every session asking for the
-    same class, parameters and data. The returned model is shared: do not mutate it."""
+    same class, parameters and data. ``progress`` (a ``callback(done, total)``, not part of the
+    key) is passed to ``fit`` when the estimator's ``fit`` takes one. The returned model is
+    shared: do not mutate it."""
     est_type = type(estimator)
-    return _fit(f"{est_type.__module__}.{est_type.__qualname__}",
-                params_key(estimator.get_params(deep=True)), array_digest(X, y),
-                params_key({k: array_digest(v) if isinstance(v, np.ndarray) else v for k, v in fit_kw.items()}),
-                estimator, X, y, fit_kw)
+    key = "|".join([f"{est_type.__module__}.{est_type.__qualname__}",
+                    _key_part(estimator.get_params(deep=True)), array_digest(X, y),
+                    _key_part({k: _key_part(v) for k, v in sorted(fit_kw.items())})])
+
+    def fit():
+        kw = dict(fit_kw)
+        if progress is not None and "progress" in inspect.signature(est_type.fit).parameters:
+            kw["progress"] = progress
+        return clone(estimator).fit(X, y, **kw)
+
+    return FITS.get_or_compute(key, fit)
 
 
-@st.cache_resource(max_entries=MAX_RESULTS, show_spinner=False)
-def _call(name: str, key: str, _fn, _args, _kwargs):
-    return _fn(*_args, **_kwargs)
-
-
-def cached_call(fn: Callable, *args, **kwargs):
-    """``fn(*args, **kwargs)`` computed once for all sessions. Arrays are keyed by content, other
-    arguments by their JSON/repr text; use it for pure functions of their arguments only."""
-    parts = [array_digest(a) if isinstance(a, np.ndarray) else params_key(a) for a in args]
-    parts += [f"{k}={array_digest(v) if isinstance(v, np.ndarray) else params_key(v)}"
-              for k, v in sorted(kwargs.items())]
-    return _call(f"{fn.__module__}.{fn.__qualname__}", "|".join(parts), fn, args, kwargs)
+def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None = None, **kwargs):
+    """``fn(*args, **kwargs)`` computed once for all sessions (pure functions of their arguments
+    only). Arrays are keyed by content, other arguments by their JSON/repr text; ``progress`` is
+    passed on as ``progress=`` when given and is not part of the key."""
+    key = "|".join([f"{fn.__module__}.{fn.__qualname__}", *map(_key_part, args),
+                    *(f"{k}={_key_part(v)}" for k, v in sorted(kwargs.items()))])
+    if progress is not None:
+        kwargs = dict(kwargs, progress=progress)
+    return RESULTS.get_or_compute(key, lambda: fn(*args, **kwargs))

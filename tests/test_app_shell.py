@@ -55,64 +55,64 @@ def test_home_page_links_exactly_the_existing_pages():
 def test_data_page_builtin_generator_split_and_bad_upload_keeps_the_data():
     at = run("pages/1_Data.py")
     assert not at.exception and not at.error
-    first = at.session_state["svmviz_dataset"]
+    first = at.session_state["_svmviz_dataset"]
     assert first.name in ("fourclass", "fourclass-like")
     assert len(at.get("plotly_chart")) == 1
 
-    at.selectbox(key="data_builtin").set_value("wine").run()
+    at.selectbox(key="data.builtin").set_value("wine").run()
     at.button(key="data_builtin_load").click().run()
-    assert at.session_state["svmviz_dataset"].name == "wine"
-    at.radio(key="data_plane").set_value("PCA plane").run()
+    assert at.session_state["_svmviz_dataset"].name == "wine"
+    at.radio(key="data.plane").set_value("PCA plane").run()
     assert not at.exception and not at.error
 
-    at.radio(key="data_source").set_value("Upload a file").run()
+    at.radio(key="data.source").set_value("Upload a file").run()
     at.file_uploader(key="data_upload").set_value(("bad.csv", b"x1,x2,label\n1,2,0\n3,abc,1\n", "text/csv")).run()
     assert [e.value for e in at.error] == [
         "cannot load bad.csv: row 3, column 'x2' holds 'abc', which is not a number: every feature must be numeric"]
-    assert at.session_state["svmviz_dataset"].name == "wine"  # the previous data stays
+    assert at.session_state["_svmviz_dataset"].name == "wine"  # the previous data stays
     assert len(at.get("plotly_chart")) == 1 and not at.exception
     at.run()  # a rerun with the bad file still in the uploader: same message, same data
-    assert len(at.error) == 1 and at.session_state["svmviz_dataset"].name == "wine"
+    assert len(at.error) == 1 and at.session_state["_svmviz_dataset"].name == "wine"
 
     good = b"a,b,label\n" + b"".join(f"{i},{i % 3},{i % 2}\n".encode() for i in range(20))
     at.file_uploader(key="data_upload").set_value(("good.csv", good, "text/csv")).run()
-    assert not at.error and at.session_state["svmviz_dataset"].name == "good"
+    assert not at.error and at.session_state["_svmviz_dataset"].name == "good"
 
-    at.radio(key="data_source").set_value("Generate").run()
-    at.selectbox(key="data_generator").set_value("checkerboard").run()
-    at.number_input(key="gen_checkerboard_n_classes").set_value(1).run()
+    at.radio(key="data.source").set_value("Generate").run()
+    at.selectbox(key="data.generator").set_value("checkerboard").run()
+    at.number_input(key="gen.checkerboard.n_classes").set_value(1).run()
     at.button(key="data_generate").click().run()
     assert "only one class" in at.error[0].value
-    assert at.session_state["svmviz_dataset"].name == "good"
-    at.number_input(key="gen_checkerboard_n_classes").set_value(5).run()
+    assert at.session_state["_svmviz_dataset"].name == "good"
+    at.number_input(key="gen.checkerboard.n_classes").set_value(5).run()
     at.button(key="data_generate").click().run()
-    assert not at.error and at.session_state["svmviz_dataset"].name == "checkerboard K=5"
+    assert not at.error and at.session_state["_svmviz_dataset"].name == "checkerboard K=5"
 
 
 def test_split_settings_reach_other_pages_through_current_split():
     at = run("pages/1_Data.py")
-    at.selectbox(key="split_norm").set_value("minmax").run()
-    at.slider(key="split_test").set_value(0.2).run()
-    at.number_input(key="split_seed").set_value(7).run()
-    s = at.session_state["svmviz_split_settings"]
+    at.selectbox(key="split.norm").set_value("minmax").run()
+    at.slider(key="split.test").set_value(0.2).run()
+    at.number_input(key="split.seed").set_value(7).run()
+    s = at.session_state["_svmviz_split_cache"][1]   # the settings current_split() used
     assert (s.normalization, s.test_size, s.seed, s.stratify) == ("minmax", 0.2, 7, True)
-    train, test = at.session_state["svmviz_split_cache"][2]  # what current_split() returns
-    ds = at.session_state["svmviz_dataset"]
+    train, test = at.session_state["_svmviz_split_cache"][2]  # what current_split() returns
+    ds = at.session_state["_svmviz_dataset"]
     assert train.n_samples + test.n_samples == ds.n_samples
     assert train.X.min() == -1 and train.X.max() == 1
-    at.slider(key="split_test").set_value(0.0).run()
-    assert at.session_state["svmviz_split_cache"][2][1] is None and not at.error
+    at.slider(key="split.test").set_value(0.0).run()
+    assert at.session_state["_svmviz_split_cache"][2][1] is None and not at.error
 
 
 def test_data_page_without_fourclass_says_where_to_get_it(monkeypatch, tmp_path):
     monkeypatch.setenv("SVMVIZ_DATA_DIR", str(tmp_path))  # a folder without fourclass_scale
     at = run("pages/1_Data.py")
-    assert at.session_state["svmviz_dataset"].name == "fourclass-like"  # the always-available default
-    at.selectbox(key="data_builtin").set_value("fourclass").run()
+    assert at.session_state["_svmviz_dataset"].name == "fourclass-like"  # the always-available default
+    at.selectbox(key="data.builtin").set_value("fourclass").run()
     assert "libsvmtools/datasets/binary/fourclass_scale" in at.info[0].value
     at.button(key="data_builtin_load").click().run()
     assert "SVMVIZ_DATA_DIR" in at.error[0].value and not at.exception
-    assert at.session_state["svmviz_dataset"].name == "fourclass-like"
+    assert at.session_state["_svmviz_dataset"].name == "fourclass-like"
 
 
 def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():

@@ -23,18 +23,18 @@ def test_convex_hulls_page(fourclass):
     assert float(met["cosine(w nearest points, w NuSVC)"]) >= 0.9999
     assert float(met["offset difference |b − b_NuSVC| (same scale)"]) < 1e-4
     # a small ν: fourclass's reduced hulls overlap, and the page says so instead of drawing
-    at.slider(key="hull_nu").set_value(0.3).run()
+    at.slider(key="hull.nu").set_value(0.3).run()
     assert not at.exception and any("overlap" in w.value for w in at.warning)
     # D_k above the predicted switch: the solver's w is zero, as predicted
-    dk = at.select_slider(key="zero_Dk")
+    dk = at.select_slider(key="zero.D_k")
     dk.set_value(dk.options[-1]).run()
     met = _metrics(at)
     assert met["prediction"] == "w = 0" and float(met["solver's ‖w‖"]) < 1e-5
-    dk = at.select_slider(key="zero_Dk")
+    dk = at.select_slider(key="zero.D_k")
     dk.set_value(dk.options[0]).run()
     met = _metrics(at)
     assert met["prediction"] == "w ≠ 0" and float(met["solver's ‖w‖"]) > 1e-2
-    at.radio(key="zero_hard").set_value(-1).run()
+    at.radio(key="zero.hard").set_value(-1).run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 3
 
