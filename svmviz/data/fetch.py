@@ -1,5 +1,6 @@
-"""LIBSVM's ``fourclass_scale`` (the data set of seed 000's Chapter 5 experiments), fetched once
-into a user cache and checked against its known SHA-256 before it is used.
+"""LIBSVM's ``fourclass_scale`` (seed 000: the running example of §3, Figs. 3.4–3.11, and the
+experiment of §5.1.3), fetched once into a user cache and checked against its known SHA-256
+before it is used.
 
 Where the file comes from, first match wins:
 
