@@ -2,8 +2,21 @@
 
 Labels are ±1 here. At each step the four QP candidates of Fig. 4.1 (C-SVM and H1-SVM, each
 class as the hard class) are solved on the samples still in play, each gets the threshold of
-§4.2.2, sign-changed (§4.3.3) and perpendicular (§4.3.4) variants are added, and the candidate
-that leaves out the most non-hard samples is chosen (greedy heuristic, §4.3.1).
+§4.2.2, and the candidate that leaves out the most non-hard samples is chosen (greedy heuristic,
+§4.3.1). When no candidate leaves anything out (the tree is stuck) the perpendicular hyperplanes
+of §4.3.4 are tried first, then the sign change of §4.3.3 (Table 4.1 of the seed: perpendiculars
+were used, w's sign never).
+
+Where this departs from the seed (said again where it happens):
+- H1-SVM is solved in its bounded form (α ≤ C_k on the hard class, eq. 3.4's C_i) so the zero
+  loop applies to it as to the C-SVM; the seed's eq. 4.3 has no upper bound.
+- The zero loop is bounded by the C_k range, not by a number of tries, and records why it stops.
+  ``ck_rule="exact"`` (default) picks C_k from the exact threshold D_k* instead of dividing by f.
+- When even the perpendiculars and sign changes leave nothing out (e.g. coinciding points of both
+  classes), the chain ends and the remaining region takes the majority class; the trace says why.
+  ``majority_stop=True`` does that already at the first stuck step (opt-in, not in the seed).
+- ``w_tol`` is relative: ‖w‖ / Σ α_i‖x_i − x̄‖ (scale- and translation-invariant; ‖w‖ alone changes
+  with the data's units).
 """
 
 from __future__ import annotations
@@ -12,30 +25,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from svmviz.geometry.hull_lp import min_mu_containing
 from svmviz.geometry.zero_solution import zero_solution_case
-from svmviz.kernels import Kernel
 from svmviz.models._svm_tree_records import FIG41_LABELS, BinaryTree, Candidate, CTry, Node, Step
 from svmviz.solvers import QPProblem, solve_qp
 
-# The zero-solution loop divides C_k by f until w ≠ 0; after this many tries the candidate is
-# recorded as a zero solution (with f = 10 the last C_k is 10⁻²⁹ of the first).
-MAX_ZERO_TRIES = 30
-_LINEAR = Kernel("linear")
+# ck_rule="exact" starts this far below D_k*: ‖w‖ → 0 as C_k → D_k*, so C_k = D_k* itself would be
+# indistinguishable from a zero solution.
+EXACT_MARGIN = 0.1
+CK_RULES = ("exact", "paper")
 
 
 @dataclass
 class TreeSettings:
-    C_hard: float
-    reduction: float
-    w_tol: float
-    greedy_level: int
-    use_c_svm: bool
-    use_h1_svm: bool
-    sign_change: bool
-    perpendicular: bool
-    solver: str
-    tol: float
+    C_hard: float = 1000.0
+    reduction: float = 10.0
+    w_tol: float = 1e-3
+    greedy_level: int = 0
+    use_c_svm: bool = True
+    use_h1_svm: bool = True
+    sign_change: bool = True
+    perpendicular: bool = True
+    solver: str = "smo"
+    tol: float = 1e-5
+    ck_rule: str = "exact"
+    majority_stop: bool = False
+    fast: bool = True   # certified skips and closed forms; False solves every try (reference path)
 
 
 # ---------------------------------------------------------------------------- §4.2.2 threshold
@@ -59,99 +73,248 @@ def leaves_out(proj: np.ndarray, threshold: float, hc: int) -> np.ndarray:
     return hc * (proj - threshold) < 0
 
 
-# ---------------------------------------------------------------------------- the QPs
-def _solve(problem: QPProblem, s: TreeSettings, alpha0=None):
-    return solve_qp(problem, backend=s.solver, tol=s.tol, alpha0=alpha0)
+# ---------------------------------------------------------------------------- the QPs of one step
+class StepQP:
+    """The QPs of one step on the samples in play: the linear Gram matrix is computed once and
+    shared by the four candidates and every C_k try; each solve starts from the last solution
+    of the same dual made feasible for the new bounds (warm start)."""
 
+    def __init__(self, X, y, s: TreeSettings):
+        self.X, self.y, self.s = X, y, s
+        self.yf = y.astype(np.float64)
+        self.Qy = (X @ X.T) * np.outer(self.yf, self.yf)
+        self.groups = np.zeros(len(y), dtype=np.int64)
+        self.spread = np.linalg.norm(X - X.mean(axis=0), axis=1)
+        self.n_qp = 0
 
-def c_svm_candidate(X, y, hc: int, s: TreeSettings, case=None) -> Candidate:
-    """Eq. 4.2: 0 ≤ α ≤ C_k on the hard class, ≤ 1 on the other, Σαy = 0."""
-    yf = y.astype(np.float64)
+    def rel_norm(self, alpha, w) -> float:
+        """‖w‖ / Σ α_i‖x_i − x̄‖ ∈ [0, 1]: how much of w cancels (w = Σ α_i y_i (x_i − x̄) since
+        Σ α_i y_i = 0). The scale-invariant measure ``w_tol`` applies to."""
+        den = float(alpha @ self.spread)
+        return float(np.linalg.norm(w)) / den if den > 0 else 0.0
 
-    def solve(C_k):
-        res = _solve(QPProblem.c_svm(yf, np.where(y == hc, C_k, 1.0), kernel=_LINEAR, X=X), s)
-        return res, X.T @ (res.alpha * yf)
+    def _solve(self, problem, alpha0):
+        self.n_qp += 1
+        return solve_qp(problem, backend=self.s.solver, tol=self.s.tol, alpha0=alpha0)
 
-    return _zero_loop("c-svm", X, y, hc, s, solve, 0.0, case)
+    def c_svm(self, hc: int, C_k: float, alpha0=None):
+        """Eq. 4.2: 0 ≤ α ≤ C_k on the hard class, ≤ 1 on the other, Σαy = 0."""
+        hard = self.y == hc
+        upper = np.where(hard, C_k, 1.0)
+        if alpha0 is not None:
+            alpha0 = _feasible(alpha0, hard, upper)
+        res = self._solve(QPProblem(p=-np.ones(len(self.y)), lower=np.zeros(len(self.y)), upper=upper,
+                                    Q=self.Qy, groups=self.groups, eq_signs=self.yf,
+                                    eq_rhs=np.zeros(1)), alpha0)
+        return res, self.X.T @ (res.alpha * self.yf)
 
-
-def h1_svm_candidate(X, y, hc: int, s: TreeSettings, case=None) -> Candidate:
-    """Problem 1 of §3.1.2 (dual eq. 3.3–3.6, eq. 4.3 with the bounds C_i of eq. 3.4):
-    0 ≤ α ≤ C_k on the hard class, α = 1 fixed on the other, Σαy = 0, started from the feasible
-    point with every hard α = m_other / m_hard. Then w = ±m_other (p* − s̄): p* = Σ_hard α x / m_other
-    is the point of RCH(hard, C_k / m_other) nearest to the non-hard centroid s̄, and w = 0 exactly
-    when s̄ lies in that reduced hull — the same condition, and the same D_k*, as the C-SVM with
-    D_k̄ = 1. Feasible only for C_k ≥ m_other / m_hard, the last C_k the loop tries."""
-    hard = y == hc
-    m_hard, m_other = int(hard.sum()), int((~hard).sum())
-    yf = y.astype(np.float64)
-    alpha0 = np.where(hard, m_other / m_hard, 1.0)
-
-    def solve(C_k):
-        problem = QPProblem(p=-np.ones(len(y)), lower=np.where(hard, 0.0, 1.0),
-                            upper=np.where(hard, max(C_k, m_other / m_hard), 1.0), kernel=_LINEAR,
-                            X=X, signs=yf, groups=np.zeros(len(y), dtype=np.int64), eq_signs=yf,
+    def h1_svm(self, hc: int, C_k: float, alpha0=None):
+        """Problem 1 of §3.1.2 in bounded form (dual eq. 3.3–3.6 with C_i of eq. 3.4, eq. 4.3):
+        0 ≤ α ≤ C_k on the hard class, α = 1 fixed on the other, Σαy = 0, started from the feasible
+        point with every hard α = m_other / m_hard (or the last solution, clipped and rescaled)."""
+        hard = self.y == hc
+        m_hard, m_other = int(hard.sum()), int((~hard).sum())
+        C_k = max(C_k, m_other / m_hard)
+        start = np.where(hard, m_other / m_hard, 1.0)
+        if alpha0 is not None:
+            a = np.minimum(alpha0[hard], C_k)
+            # raise the clipped hard α back to Σ = m_other without passing C_k
+            a = _fill_to(a, C_k, m_other)
+            start[hard] = a
+        problem = QPProblem(p=-np.ones(len(self.y)), lower=np.where(hard, 0.0, 1.0),
+                            upper=np.where(hard, C_k, 1.0), Q=self.Qy, groups=self.groups, eq_signs=self.yf,
                             eq_rhs=np.zeros(1))
-        res = _solve(problem, s, alpha0=alpha0)
-        return res, X.T @ (res.alpha * yf)
+        res = self._solve(problem, start)
+        return res, self.X.T @ (res.alpha * self.yf)
 
-    cand = _zero_loop("h1-svm", X, y, hc, s, solve, m_other / m_hard, case)
-    cand.centroid = X[~hard].mean(axis=0)
-    cand.nearest_point = cand.centroid + hc * cand.w / m_other
-    return cand
+    def h1_floor(self, hc: int):
+        """H1-SVM at C_k = m_other / m_hard in closed form: Σ_hard α = m_other with every α ≤
+        m_other / m_hard forces α = m_other / m_hard, so w = hc·m_other·(s̄_hard − s̄_other) — the
+        centroid difference (zero only when the centroids coincide)."""
+        hard = self.y == hc
+        m_hard, m_other = int(hard.sum()), int((~hard).sum())
+        alpha = np.where(hard, m_other / m_hard, 1.0)
+        return alpha, self.X.T @ (alpha * self.yf)
 
 
-def _zero_loop(solver, X, y, hc, s: TreeSettings, solve, C_min: float, case=None) -> Candidate:
-    """§4.3.2: solve with C_k, and while ‖w‖ < w_tol set C_k ← C_k / f and solve again. Every try
-    is recorded with the exact prediction of a zero solution (DESIGN.md "Zero solution,
-    exactly"): w = 0 for C_k ≥ D_k* (the non-hard centroid in RCH(hard, C_k / m_other)), and, for
-    the C-SVM, also for C_k ≤ D_low (the roles swap once C_k·m_hard < m_other: the hard centroid
-    in RCH(other, 1 / (C_k m_hard))). Below D_low every smaller C_k gives w = 0 too, so the loop
-    stops there; H1-SVM stops at C_min = m_other / m_hard, where it stops being feasible."""
-    hard = y == hc
-    if case is None:
-        case = zero_solution_case(X[hard], X[~hard], s.C_hard, 1.0, hard_class=hc)
-    D_low = lower_zero_threshold(X[hard], X[~hard]) if solver == "c-svm" else 0.0
-    tries, C_k = [], float(s.C_hard)
-    for _ in range(MAX_ZERO_TRIES):
-        C_k = max(C_k, C_min)
-        res, w = solve(C_k)
-        norm = float(np.linalg.norm(w))
-        zero = norm < s.w_tol
-        predicted = C_k >= case.D_threshold * (1 - 1e-9) or C_k <= D_low * (1 + 1e-9)
-        tries.append(CTry(C_k, norm, bool(zero), bool(predicted), int(res.n_iter), bool(res.converged)))
-        if not zero or C_k <= C_min or C_k <= D_low * (1 + 1e-9):
-            break
+def _feasible(alpha0, hard, upper):
+    """The last solution clipped to the new bounds, the other class scaled down so that
+    Σ_hard α = Σ_other α again (α ≤ 1 stays true when scaling down)."""
+    a = np.minimum(alpha0, upper)
+    s_h, s_o = a[hard].sum(), a[~hard].sum()
+    if s_o > s_h and s_o > 0:
+        a[~hard] *= s_h / s_o
+    elif s_h > s_o and s_h > 0:
+        a[hard] *= s_o / s_h
+    return a
+
+
+def _fill_to(a, cap, total):
+    """Raise entries of a (each ≤ cap) proportionally to their room until Σ a = total."""
+    gap = total - a.sum()
+    room = cap - a
+    if gap > 0 and room.sum() > 0:
+        a = a + room * min(1.0, gap / room.sum())
+    return a
+
+
+# ---------------------------------------------------------------------------- §4.3.2 zero loop
+def hard_class_candidates(qp: StepQP, hc: int) -> list:
+    """The C-SVM and H1-SVM candidates with hard class hc (as switched on), each with the C_k
+    tries of the zero-solution loop of §4.3.2 under ``ck_rule``.
+
+    The zero condition (DESIGN.md "Zero solution, exactly"): with m_h hard and m_o other samples,
+    for C_k ≥ m_o/m_h the C-SVM gives w = 0 exactly when C_k ≥ D_k* (the other centroid in
+    RCH(hard, C_k/m_o)) — the same condition as the bounded H1-SVM — and for C_k ≤ m_o/m_h exactly
+    when C_k ≤ D_low (the roles swap). m_o/m_h lies in the non-zero window (D_low, D_k*) unless
+    the centroids coincide. Hence, without any LP:
+    - a zero solution at C_k with largest hard α a certifies w = 0 for every C_k' ≥ a (same α);
+    - a zero C-SVM at C_k < m_o/m_h certifies w = 0 for every smaller C_k: the loop stops there;
+    - the H1-SVM is zero at a C_k ≥ m_o/m_h exactly when the C-SVM is: it reuses those tries;
+    - the H1-SVM at its floor C_k = m_o/m_h is the centroid difference (closed form).
+    """
+    s = qp.s
+    hard = qp.y == hc
+    m_hard, m_other = int(hard.sum()), int((~hard).sum())
+    floor = m_other / m_hard
+    out = []
+    if s.use_c_svm:
+        tries, last, case, reason = _zero_loop(qp, hc, floor, qp.c_svm)
+        out.append(_qp_candidate(qp, "c-svm", hc, last, tries, reason, case))
+    if s.use_h1_svm:
+        if s.use_c_svm:
+            tries, last, reason = _h1_following(qp, hc, floor, out[0].tries)
+            case = out[0].zero_case
+        else:
+            tries, last, case, reason = _zero_loop(qp, hc, floor, qp.h1_svm)
+        cand = _qp_candidate(qp, "h1-svm", hc, last, tries, reason, case)
+        cand.centroid = qp.X[~hard].mean(axis=0)
+        cand.nearest_point = cand.centroid + hc * cand.w / m_other
+        out.append(cand)
+    return out
+
+
+def _ladder(s: TreeSettings):
+    """§4.3.2: C_k = C_hard, C_hard/f, C_hard/f², … (unbounded; the caller stops it)."""
+    C_k = s.C_hard
+    while C_k > 0:
+        yield C_k
         C_k /= s.reduction
-    cand = _qp_candidate(solver, X, y, hc, w, tries=tries, zero_case=case, s=s)
-    cand.D_low = float(D_low)
-    return cand
 
 
-def lower_zero_threshold(X_hard, X_other) -> float:
-    """The largest C_k (non-hard bound 1) at which the C-SVM returns w = 0 because the hard
-    centroid lies in RCH(X_other, 1 / (C_k m_hard)): C_k ≤ 1 / (t* m_hard) with t* the LP of
-    ``min_mu_containing``; 0 when that centroid is outside conv(X_other)."""
-    t = min_mu_containing(X_hard.mean(axis=0), X_other).min_mu
-    return 0.0 if not np.isfinite(t) or t <= 0 else float(1.0 / (t * X_hard.shape[0]))
+def _try(qp: StepQP, solve, hc, C_k, alpha0):
+    res, w = solve(hc, C_k, alpha0)
+    rel = qp.rel_norm(res.alpha, w)
+    t = CTry(C_k, rel, bool(rel < qp.s.w_tol), "solved", int(res.n_iter), bool(res.converged))
+    return t, (res.alpha, w)
 
 
-def _qp_candidate(solver, X, y, hc, w, s: TreeSettings, tries=(), zero_case=None) -> Candidate:
-    norm = float(np.linalg.norm(w))
+def _zero_loop(qp: StepQP, hc: int, floor: float, solve):
+    """§4.3.2 for one dual: solve at C_hard; while w = 0 pick the next C_k by ``ck_rule``.
+    Returns (tries, (alpha, w) of the last solve, the ZeroSolutionCase when the exact rule
+    needed D_k*, the reason the loop ended on w = 0 or "").
+
+    "paper": C_k ← C_k / f. Bounded by the C_k range, not a try count: it ends at a zero below
+    m_other/m_hard (every smaller C_k is zero too). "exact": one LP gives D_k*, then
+    (1 − ε)·D_k* and m_other/m_hard."""
+    s = qp.s
+    hard = qp.y == hc
+    tries, last, cert = [], None, np.inf
+    for C_k in _ladder(s):
+        if s.fast and C_k >= cert:
+            tries.append(CTry(C_k, 0.0, True, "certified", 0, True))
+            continue
+        t, last = _try(qp, solve, hc, C_k, None if last is None else last[0])
+        tries.append(t)
+        if not t.zero_solution:
+            return tries, last, None, ""
+        if s.ck_rule == "exact":
+            break
+        if C_k < floor:
+            return tries, last, None, (
+                f"w = 0 at C_k = {C_k:.3g} < m_other/m_hard = {floor:.3g}: the hard centroid lies in "
+                f"the reduced hull of the other class, so every smaller C_k gives w = 0 too "
+                f"(C_k ≤ D_low); dividing by f = {s.reduction:g} jumped over the non-zero window")
+        cert = min(cert, float(last[0][hard].max()))
+    # ck_rule == "exact" and C_hard gave w = 0: go straight into the window (D_low, D_k*)
+    case = zero_solution_case(qp.X[hard], qp.X[~hard], s.C_hard, 1.0, hard_class=hc)
+    for C_k in _exact_targets(case.D_threshold, floor, s.C_hard):
+        if s.fast and solve == qp.h1_svm and C_k <= floor:
+            t, last = _h1_floor_try(qp, hc, floor)
+        else:
+            t, last = _try(qp, solve, hc, C_k, last[0])
+        tries.append(t)
+        if not t.zero_solution:
+            return tries, last, case, ""
+    return tries, last, case, _coincide(floor)
+
+
+def _coincide(floor: float) -> str:
+    return (f"w = 0 even at C_k = m_other/m_hard = {floor:.3g}: the two class centroids coincide, "
+            "so w = 0 for every C_k")
+
+
+def _exact_targets(D_star: float, floor: float, C_hard: float):
+    """ck_rule="exact": (1 − ε)·D_k* (the largest C_k that still gives w ≠ 0 with a margin, so the
+    hard class keeps the most weight, eq. 4.2), then m_other/m_hard (non-zero unless the centroids
+    coincide). Never below m_other/m_hard ≥ D_low."""
+    first = min(C_hard, (1 - EXACT_MARGIN) * D_star)
+    if first > floor * (1 + 1e-12):
+        yield first
+    yield floor
+
+
+def _h1_floor_try(qp: StepQP, hc: int, floor: float):
+    alpha, w = qp.h1_floor(hc)
+    rel = qp.rel_norm(alpha, w)
+    return CTry(floor, rel, bool(rel < qp.s.w_tol), "closed form", 0, True), (alpha, w)
+
+
+def _h1_following(qp: StepQP, hc: int, floor: float, c_tries):
+    """The H1-SVM tries at the C-SVM's C_k, clamped at its floor m_other/m_hard (below it the
+    problem is infeasible). Where the C-SVM showed w = 0 at a C_k ≥ floor the H1-SVM is zero too
+    (same condition): the fast path records that without solving; at the floor it uses the closed
+    form."""
+    s = qp.s
+    tries, last = [], None
+    for ct in c_tries:
+        C_k = max(ct.C_k, floor)
+        if C_k <= floor:
+            break
+        if s.fast and ct.zero_solution:
+            tries.append(CTry(C_k, 0.0, True, "same as C-SVM", 0, True))
+            continue
+        t, last = _try(qp, qp.h1_svm, hc, C_k, None if last is None else last[0])
+        tries.append(t)
+        if not t.zero_solution:
+            return tries, last, ""
+    if s.fast:
+        t, last = _h1_floor_try(qp, hc, floor)
+    else:
+        t, last = _try(qp, qp.h1_svm, hc, floor, None if last is None else last[0])
+    tries.append(t)
+    return tries, last, "" if not t.zero_solution else _coincide(floor)
+
+
+def _qp_candidate(qp: StepQP, solver, hc, last, tries, reason, case) -> Candidate:
     label = FIG41_LABELS[(solver, hc)]
-    if norm < s.w_tol:
-        return Candidate(label, solver, hc, w, 0.0, norm, True, False, False, "", 0, list(tries),
-                         zero_case)
-    return _derived(label, solver, hc, w, X, y, "", False, False, list(tries), zero_case, norm=norm)
+    alpha, w = last
+    zero = tries[-1].zero_solution
+    if zero:
+        return Candidate(label, solver, hc, w, 0.0, float(np.linalg.norm(w)), True, False, False, "",
+                         0, list(tries), case, zero_reason=reason, ck_rule=qp.s.ck_rule)
+    cand = _derived(label, solver, hc, w, qp.X, qp.y, "", False, False, list(tries), case)
+    cand.ck_rule = qp.s.ck_rule
+    return cand
 
 
 def _derived(label, solver, hc, w, X, y, parent, sign_changed, perpendicular, tries=(),
-             zero_case=None, norm=None) -> Candidate:
+             zero_case=None) -> Candidate:
     proj = X @ w
     t = seed_threshold(proj, y, hc)
     n_out = int(leaves_out(proj, t, hc).sum())
-    return Candidate(label, solver, hc, w, t, float(np.linalg.norm(w)) if norm is None else norm,
-                     False, sign_changed, perpendicular, parent, n_out, list(tries), zero_case)
+    return Candidate(label, solver, hc, w, t, float(np.linalg.norm(w)), False, sign_changed,
+                     perpendicular, parent, n_out, list(tries), zero_case)
 
 
 def perpendicular_directions(w: np.ndarray) -> np.ndarray:
@@ -164,40 +327,59 @@ def perpendicular_directions(w: np.ndarray) -> np.ndarray:
     return Qm[:, 1:d].T * np.linalg.norm(w)
 
 
-# ---------------------------------------------------------------------------- one step
-def step_candidates(X, y, s: TreeSettings) -> list:
-    """Every candidate of one step, in the order a–d of Fig. 4.1, then sign changes, then
-    perpendicular hyperplanes."""
-    # one zero-solution LP per hard class serves both duals (same μ = C_k / m_other)
-    cases = {hc: zero_solution_case(X[y == hc], X[y != hc], s.C_hard, 1.0, hard_class=hc)
-             for hc in (-1, 1)}
-    qp = []
-    for make, on in ((c_svm_candidate, s.use_c_svm), (h1_svm_candidate, s.use_h1_svm)):
-        if on:
-            qp += [make(X, y, hc, s, cases[hc]) for hc in (-1, 1)]
-    out = list(qp)
-    if s.sign_change:  # §4.3.3: −w when w leaves nothing out
-        out += [_derived("−" + c.label, c.solver, c.hard_class, -c.w, X, y, c.label, True, False)
-                for c in qp if not c.zero_solution and c.left_out == 0]
-    stuck = max((c.left_out for c in out), default=0) == 0
-    if s.perpendicular and (s.greedy_level >= 1 or stuck):  # §4.3.4, g1 = 1: always
-        for c in qp:
-            if c.zero_solution:
-                continue
-            dirs = perpendicular_directions(c.w)
-            for j, v in enumerate(dirs):
-                tag = "⊥" if len(dirs) == 1 else f"⊥{j + 1}"
-                out.append(_derived(c.label + tag, c.solver, c.hard_class, v, X, y, c.label,
-                                    False, True))
-                out.append(_derived("−" + c.label + tag, c.solver, c.hard_class, -v, X, y,
-                                    c.label, True, True))
+def _perpendiculars(qp_cands, X, y) -> list:
+    """§4.3.4: the hyperplanes perpendicular to each non-zero w, both orientations."""
+    out = []
+    for c in qp_cands:
+        if c.zero_solution:
+            continue
+        dirs = perpendicular_directions(c.w)
+        for j, v in enumerate(dirs):
+            tag = "⊥" if len(dirs) == 1 else f"⊥{j + 1}"
+            out.append(_derived(c.label + tag, c.solver, c.hard_class, v, X, y, c.label, False, True))
+            out.append(_derived("−" + c.label + tag, c.solver, c.hard_class, -v, X, y, c.label,
+                                True, True))
     return out
+
+
+def _sign_changes(qp_cands, X, y) -> list:
+    """§4.3.3: −w of each non-zero w (the inequality reversed)."""
+    return [_derived("−" + c.label, c.solver, c.hard_class, -c.w, X, y, c.label, True, False)
+            for c in qp_cands if not c.zero_solution]
+
+
+# ---------------------------------------------------------------------------- one step
+def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int]:
+    """Every candidate of one step: a–d of Fig. 4.1 first; with g1 = 1 the perpendiculars of
+    §4.3.4 always join them. When nothing leaves a sample out (stuck): perpendiculars (g1 = 0),
+    then sign changes (§4.3.3). Returns (candidates, stages tried, QPs solved)."""
+    qp = StepQP(X, y, s)
+    qp_cands = []
+    for hc in (-1, 1):
+        qp_cands += hard_class_candidates(qp, hc)
+    qp_cands.sort(key=lambda c: c.label)  # a, b, c, d
+    out = list(qp_cands)
+    stages = ["QP candidates a–d"]
+    if s.perpendicular and s.greedy_level >= 1:
+        out += _perpendiculars(qp_cands, X, y)
+        stages[0] += " and their perpendiculars (g1 = 1)"
+
+    def stuck():
+        return max((c.left_out for c in out), default=0) == 0
+
+    if stuck() and not s.majority_stop:
+        if s.perpendicular and s.greedy_level == 0:
+            out += _perpendiculars(qp_cands, X, y)
+            stages.append("perpendicular hyperplanes (§4.3.4, stuck)")
+        if stuck() and s.sign_change:
+            out += _sign_changes(qp_cands, X, y)
+            stages.append("sign change of w (§4.3.3, still stuck)")
+    return out, stages, qp.n_qp
 
 
 def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
     """Greedy construction (§3.2.1, §4.3.1) until one class remains. Returns (nodes, trace,
-    final_class). Stuck rule (no candidate leaves anything out): stop, and the rest of the space
-    takes the majority class of the samples still in play (+1 on a tie); recorded in the trace."""
+    final_class)."""
     active = np.arange(len(y))
     nodes, trace = [], []
     while True:
@@ -207,23 +389,27 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
         if progress is not None:
             progress(len(trace), len(active))
         Xa = X[active]
-        cands = step_candidates(Xa, ya, s)
-        # one report per hard class (+1 first); the C-SVM and H1-SVM candidates share it
-        zero = list({c.hard_class: c.zero_case for c in cands if c.zero_case is not None}.values())
-        zero.sort(key=lambda z: -z.hard_class)
+        cands, stages, n_qp = step_candidates(Xa, ya, s)
         best = max(range(len(cands)), key=lambda i: cands[i].left_out, default=-1)
         if best < 0 or cands[best].left_out == 0:
             final = 1 if np.sum(ya == 1) >= np.sum(ya == -1) else -1
-            trace.append(Step(active.copy(), cands, -1, np.zeros(0, dtype=np.int64), zero,
-                              f"stuck: no candidate leaves out a sample; the remaining region "
-                              f"takes the majority class {final:+d} of the {len(ya)} samples left"))
+            if s.majority_stop:
+                why = ("majority stop (opt-in, majority_stop=True; not in the seed): no QP candidate "
+                       "leaves out a sample, so the perpendiculars and sign changes are not tried")
+            else:
+                why = (f"stuck: none of the {len(cands)} candidates ({'; '.join(stages)}) leaves out "
+                       "a sample — the samples left cannot be split by these hyperplanes with the "
+                       "§4.2.2 threshold (e.g. points of both classes coincide)")
+            trace.append(Step(active.copy(), cands, -1, np.zeros(0, dtype=np.int64), stages, n_qp,
+                              f"{why}; the remaining region takes the majority class {final:+d} of the "
+                              f"{len(ya)} samples left", stop="majority"))
             return nodes, trace, final
         c = cands[best]
         out = leaves_out(Xa @ c.w, c.threshold, c.hard_class)
         removed = active[out]
         nodes.append(Node(c.w.copy(), c.threshold, c.hard_class, c.solver, c.sign_changed,
                           c.perpendicular, len(nodes), c.label, int(out.sum())))
-        trace.append(Step(active.copy(), cands, best, removed, zero,
+        trace.append(Step(active.copy(), cands, best, removed, stages, n_qp,
                           f"chose {c.label} ({c.solver}, hard class {c.hard_class:+d}): leaves out "
                           f"{len(removed)} samples of class {-c.hard_class:+d}"))
         active = active[~out]

@@ -19,15 +19,19 @@ FIG41_LABELS = {("c-svm", -1): "a", ("c-svm", 1): "b", ("h1-svm", -1): "c", ("h1
 @register_record
 @dataclass
 class CTry:
-    """One solve of a C-SVM candidate in the zero-solution loop of §4.3.2 (C_k ← C_k / f).
+    """One C_k of the zero-solution loop of §4.3.2 for one candidate.
 
-    ``zero_solution``: the solver returned ‖w‖ < w_tol. ``zero_predicted``: the exact condition
-    (DESIGN.md "Zero solution, exactly": C_k ≥ D_k*) says w = 0 is optimal for this C_k."""
+    ``w_norm``: the relative norm ‖w‖ / Σ α_i‖x_i − x̄‖ (``w_tol`` applies to it);
+    ``zero_solution``: it is below ``w_tol``. ``how``: "solved" (a QP), "certified" (a zero
+    solution at a larger C_k had every hard α ≤ this C_k, so the same α is optimal here: w = 0
+    without solving), "same as C-SVM" (H1-SVM: the C-SVM showed w = 0 at this C_k ≥
+    m_other/m_hard, the same condition) or "closed form" (H1-SVM at its floor m_other/m_hard:
+    the centroid difference)."""
 
     C_k: float
     w_norm: float
     zero_solution: bool
-    zero_predicted: bool
+    how: str
     n_iter: int
     converged: bool
 
@@ -38,12 +42,13 @@ class Candidate:
     """One candidate hyperplane of a step: w·x = threshold, the hard class on hc·(w·x − t) > 0.
 
     ``label``: a–d as Fig. 4.1 for the QP solutions; "−a" for a sign change (§4.3.3) of a;
-    "a⊥1", "a⊥2"… for perpendicular hyperplanes (§4.3.4) to a's w (both orientations).
-    ``tries``: the C_k tried by the zero-solution loop (QP candidates).
-    ``zero_case``: the zero-solution report (``ZeroSolutionCase``) at the first C_k: w = 0 for
-    C_k ≥ its D_threshold; ``D_low``: for the C-SVM also w = 0 for C_k ≤ D_low (roles swapped).
-    ``nearest_point`` / ``centroid``: for H1-SVM, the point of conv(hard class) nearest to the
-    non-hard centroid read from the solution (w ∝ nearest_point − centroid), and that centroid.
+    "a⊥", "a⊥1"… for perpendicular hyperplanes (§4.3.4) to a's w, "−a⊥" the other orientation.
+    ``tries``: the C_k tried by the zero-solution loop (QP candidates) under ``ck_rule``.
+    ``zero_case``: the ``ZeroSolutionCase`` (D_k* by LP) when ck_rule="exact" needed it, else
+    None (the model computes reports lazily: ``SVMTreeClassifier.zero_solution_report``).
+    ``zero_reason``: why the loop ended with w = 0 ("" when it found w ≠ 0).
+    ``nearest_point`` / ``centroid``: for H1-SVM, the point of RCH(hard, C_k/m_other) nearest to
+    the non-hard centroid read from the solution (w ∝ nearest_point − centroid), and that centroid.
     """
 
     label: str
@@ -61,7 +66,8 @@ class Candidate:
     zero_case: object = None
     nearest_point: np.ndarray | None = None
     centroid: np.ndarray | None = None
-    D_low: float = 0.0
+    zero_reason: str = ""
+    ck_rule: str = ""
 
 
 @register_record
@@ -70,17 +76,47 @@ class Step:
     """Step k of the greedy construction.
 
     ``active``: indices (into the training set) still in play; ``candidates``: every candidate;
-    ``chosen``: the index of the chosen candidate (−1 when stuck); ``removed``: the indices this
-    step leaves out; ``zero_solution``: the ``ZeroSolutionCase`` per hard class (+1, then −1) at
-    C_k = C_hard, shared by the C-SVM and H1-SVM candidates of that hard class; ``note``: what happened, in words (e.g. the stuck rule).
-    """
+    ``chosen``: the index of the chosen candidate (−1 when the chain ends here); ``removed``: the
+    indices this step leaves out; ``stages``: the heuristics tried, in order (QP candidates, then
+    when stuck perpendiculars of §4.3.4, then sign changes of §4.3.3); ``n_qp``: QPs solved;
+    ``note``: what happened, in words; ``stop``: "" or "majority" when the chain ended here with
+    the majority class of the samples left (``note`` says why)."""
 
     active: np.ndarray
     candidates: list
     chosen: int
     removed: np.ndarray
-    zero_solution: list
+    stages: list
+    n_qp: int
     note: str = ""
+    stop: str = ""
+
+
+@register_record
+@dataclass
+class HardClassZero:
+    """The exact zero-solution picture of one hard class at one step (DESIGN.md "Zero solution,
+    exactly", both sides), computed when a step is viewed: w = 0 for C_k ≥ ``D_star`` and for
+    C_k ≤ ``D_low``; the window (D_low, D_star) contains ``floor`` = m_other/m_hard. ``paper_C``:
+    where the seed's loop C_k ← C_k/f lands (nan when it jumps over the window); ``exact_C``:
+    where ck_rule="exact" lands. ``case``: the ``ZeroSolutionCase`` (LP certificate) at C_hard;
+    ``hulls_intersect``: Theorem 1's weaker warning."""
+
+    hard_class: int
+    m_hard: int
+    m_other: int
+    D_star: float
+    D_low: float
+    floor: float
+    paper_tries: np.ndarray
+    paper_C: float
+    exact_C: float
+    case: object
+    hulls_intersect: bool
+
+    def zero_at(self, C_k: float) -> bool:
+        """The exact prediction: does the C-SVM return w = 0 at this C_k?"""
+        return bool(C_k >= self.D_star * (1 - 1e-9) or C_k <= self.D_low * (1 + 1e-9))
 
 
 @register_record
@@ -104,20 +140,25 @@ class Node:
 @register_record
 @dataclass
 class NonlinearReport:
-    """The non-linear extension of §3.3: an RBF SVM trained on the whole training set, placed
-    after ``depth`` linear nodes of the (pruned) chain. One row per possible depth:
-    ``accuracies`` (training), ``reach`` (share of samples reaching the RBF node),
-    ``avg_depths`` (linear nodes visited on average), ``costs`` (average kernel evaluations + dot
-    products per sample, relative to the RBF SVM alone) and ``scores`` = accuracy − tradeoff·cost."""
+    """The non-linear node of §3.3: an RBF SVM trained on the whole training set, placed after
+    ``depth`` kept linear nodes — before the first kept node that decides fewer than ``k``
+    training samples (a "sliver"), or at the end when there is none. ``decided``: training
+    samples each kept node decides in the pruned chain; ``n_reach``: training samples that reach
+    the RBF node. γ and C: chosen by ``cv``-fold cross-validation on the whole training set,
+    scored on the held-out samples that reach the node (``cv_accuracy`` over ``C_grid`` ×
+    ``gamma_grid``, nan where not run) unless given."""
 
     depth: int
-    tradeoff: float
+    k: int
+    decided: np.ndarray
+    n_reach: int
+    C: float
+    gamma: float
     n_support: int
-    accuracies: np.ndarray
-    reach: np.ndarray
-    avg_depths: np.ndarray
-    costs: np.ndarray
-    scores: np.ndarray
+    C_grid: np.ndarray
+    gamma_grid: np.ndarray
+    cv_accuracy: np.ndarray
+    cv: int
 
 
 @register_record

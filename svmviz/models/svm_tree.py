@@ -15,13 +15,11 @@ import numpy as np
 
 from svmviz.errors import ParameterError
 from svmviz.export.registry import register_estimator
-from svmviz.models._svm_tree_build import (TreeSettings, chain_arrays, chain_predict, grow, prune,
-                                           tree_predict)
-from svmviz.models._svm_tree_records import BinaryTree, NonlinearReport
+from svmviz.models._svm_tree_build import (EXACT_MARGIN, TreeSettings, chain_arrays, chain_predict,
+                                           grow, prune, tree_predict)
+from svmviz.models._svm_tree_records import BinaryTree
+from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, add_nonlinear
 from svmviz.models.base import SVMClassifierBase
-from svmviz.models.svc import BinarySVC
-
-NONLINEAR_DEFAULTS = {"C": 1.0, "gamma": "scale", "tradeoff": 0.1, "validation": 0.25}
 
 
 @register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_")
@@ -34,9 +32,16 @@ class SVMTreeClassifier(SVMClassifierBase):
         The initial bound C_k on the α of the hard class in the C-SVM candidates (eq. 4.2; "a
         value large enough", the non-hard class has bound 1).
     reduction : float > 1, default 10
-        The factor f of §4.3.2: C_k ← C_k / f while the C-SVM returns ‖w‖ < w_tol.
+        The factor f of §4.3.2: C_k ← C_k / f while the C-SVM returns w = 0 (ck_rule="paper").
     w_tol : float, default 1e-3
-        Tolerance on ‖w‖ below which a solution counts as the zero solution (§4.3.2).
+        A solution counts as the zero solution of §4.3.2 when ‖w‖ / Σ α_i‖x_i − x̄‖ < w_tol: a
+        relative norm, so scaling or shifting the data gives the same tree (the seed's tol is on
+        ‖w‖, which changes with the data's units).
+    ck_rule : "exact" or "paper", default "exact"
+        How the zero loop picks C_k after w = 0 at C_hard. "paper": divide by f (§4.3.2); it can
+        jump over the whole non-zero window (D_low, D_k*) and then records that it did.
+        "exact": compute D_k* (one LP) and solve at (1 − ε)·D_k*, then at m_other/m_hard (never
+        zero unless the class centroids coincide).
     greedy_level : 0 or 1, default 0
         g1 of Tables 5.x: 0 adds perpendicular hyperplanes only when no candidate leaves out
         anything, 1 always adds them to the candidates (§4.3.4).
@@ -46,14 +51,17 @@ class SVMTreeClassifier(SVMClassifierBase):
         Add −w when w leaves nothing out (§4.3.3).
     perpendicular : bool, default True
         Allow perpendicular hyperplanes (§4.3.4).
+    majority_stop : bool, default False
+        Opt-in, not in the seed: when no QP candidate leaves a sample out, stop and give the rest
+        the majority class instead of trying perpendiculars (§4.3.4) and sign changes (§4.3.3).
+        The trace says so at that step.
     prune : bool, default True
         Remove useless hyperplanes (§4.3.5).
     nonlinear : None or dict, default None
-        The non-linear extension of §3.3: an RBF SVM trained on the whole training set placed at
-        the depth that maximises accuracy − tradeoff · (classification cost relative to the RBF
-        SVM alone). Keys (defaults): C (1.0), gamma ("scale"), tradeoff (0.1), validation
-        (0.25: share of the training set held out to choose the depth; the linear chain is built
-        on the rest; 0 chooses on the training set).
+        The non-linear node of §3.3: an RBF SVM trained on the whole training set, placed before
+        the first kept node that decides fewer than k training samples. Keys (defaults): k (5),
+        C and gamma (None: tuned by cv-fold cross-validation scored on the samples that reach
+        the node), cv (5).
     solver : "smo" or "cvxpy", default "smo"
         QP backend for every node.
     multi_class : "ovo", default "ovo"
@@ -71,12 +79,15 @@ class SVMTreeClassifier(SVMClassifierBase):
     n_hyperplanes_ : hyperplanes kept after pruning (all trees)
     """
 
-    def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, greedy_level=0, use_c_svm=True,
-                 use_h1_svm=True, sign_change=True, perpendicular=True, prune=True, nonlinear=None,
-                 solver="smo", multi_class="ovo", tol=1e-5):
+    def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
+                 use_c_svm=True, use_h1_svm=True, sign_change=True, perpendicular=True,
+                 majority_stop=False, prune=True, nonlinear=None, solver="smo", multi_class="ovo",
+                 tol=1e-5):
         self.C_hard = C_hard
         self.reduction = reduction
         self.w_tol = w_tol
+        self.ck_rule = ck_rule
+        self.majority_stop = majority_stop
         self.greedy_level = greedy_level
         self.use_c_svm = use_c_svm
         self.use_h1_svm = use_h1_svm
@@ -89,50 +100,24 @@ class SVMTreeClassifier(SVMClassifierBase):
         self.tol = tol
 
     # ------------------------------------------------------------------ parameters
-    def _settings(self) -> TreeSettings:
-        def positive(name, v):
-            if not (isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v) and v > 0):
-                raise ParameterError(f"{name} must be a positive number, got {v!r}")
-        positive("C_hard", self.C_hard)
-        positive("w_tol", self.w_tol)
-        positive("tol", self.tol)
-        positive("reduction", self.reduction)
-        if self.reduction <= 1:
-            raise ParameterError(f"reduction (the factor f of §4.3.2) must be > 1, got {self.reduction}")
-        if self.greedy_level not in (0, 1):
-            raise ParameterError(f"greedy_level must be 0 or 1, got {self.greedy_level!r}")
+    def _settings(self, fast: bool = True) -> TreeSettings:
         if not (self.use_c_svm or self.use_h1_svm):
             raise ParameterError("use_c_svm and use_h1_svm cannot both be off: no candidate would be left")
-        if self.multi_class != "ovo":
-            raise ParameterError(f"multi_class must be 'ovo', not {self.multi_class!r}")
         return TreeSettings(float(self.C_hard), float(self.reduction), float(self.w_tol),
                             int(self.greedy_level), bool(self.use_c_svm), bool(self.use_h1_svm),
                             bool(self.sign_change), bool(self.perpendicular), self.solver,
-                            float(self.tol))
-
-    def _nonlinear_params(self) -> dict | None:
-        if self.nonlinear is None:
-            return None
-        if not isinstance(self.nonlinear, dict):
-            raise ParameterError("nonlinear must be None or a dict with keys C, gamma, tradeoff, validation")
-        unknown = set(self.nonlinear) - set(NONLINEAR_DEFAULTS)
-        if unknown:
-            raise ParameterError(f"unknown nonlinear option(s) {sorted(unknown)}; "
-                                 f"known: {sorted(NONLINEAR_DEFAULTS)}")
-        p = {**NONLINEAR_DEFAULTS, **self.nonlinear}
-        if not 0 <= p["validation"] < 1:
-            raise ParameterError(f"nonlinear validation share must be in [0, 1), got {p['validation']}")
-        if p["tradeoff"] < 0:
-            raise ParameterError(f"nonlinear tradeoff must be ≥ 0, got {p['tradeoff']}")
-        return p
+                            float(self.tol), self.ck_rule, bool(self.majority_stop), fast)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, progress=None):
-        """Fit; ``progress(message, fraction)`` (optional) is called at every step."""
+    def fit(self, X, y, progress=None, _reference=False):
+        """Fit; ``progress(message, fraction)`` (optional) is called at every step.
+        ``_reference=True`` solves every C_k try (no certified skips or closed forms): the slow
+        path the fast one must agree with (tests)."""
         t0 = time.perf_counter()
-        settings = self._settings()
-        nl = self._nonlinear_params()
         X, yi = self._validate_fit(X, y)
+        settings = self._settings(fast=not _reference)
+        nl = None if self.nonlinear is None else {**NONLINEAR_DEFAULTS, **self.nonlinear}
+        self._zero_cache = {}
         K = len(self.classes_)
         pairs = [(0, 1)] if K == 2 else list(combinations(range(K), 2))
         trees = []
@@ -150,52 +135,21 @@ class SVMTreeClassifier(SVMClassifierBase):
         self.trees_ = trees
         self.pairs_ = np.array(pairs, dtype=np.int64)
         self.fit_time_ = time.perf_counter() - t0
+        self._train_data = (X, self.classes_[yi])
         return self
 
     def _fit_binary(self, X, y, index, classes, s: TreeSettings, nl, progress) -> BinaryTree:
-        grow_idx = np.arange(len(y))
-        hold = np.zeros(0, dtype=np.int64)
-        if nl is not None and nl["validation"] > 0:
-            grow_idx, hold = _stratified_holdout(y, nl["validation"])
-        nodes, trace, final = grow(X[grow_idx], y[grow_idx], s, progress)
+        nodes, trace, final = grow(X, y, s, progress)
         for st in trace:  # trace indices refer to rows of the X given to fit
-            st.active = index[grow_idx[st.active]]
-            st.removed = index[grow_idx[st.removed]]
-        Xg, yg = X[grow_idx], y[grow_idx]
+            st.active = index[st.active]
+            st.removed = index[st.removed]
         W, t, hc = chain_arrays(nodes, X.shape[1])
-        errors = int(np.sum(chain_predict(Xg, W, t, hc, final)[0] != yg))
-        pruned_errors = prune(nodes, Xg, yg, final) if self.prune else errors
+        errors = int(np.sum(chain_predict(X, W, t, hc, final)[0] != y))
+        pruned_errors = prune(nodes, X, y, final) if self.prune else errors
         tree = BinaryTree(np.asarray(classes), nodes, trace, int(final), errors, pruned_errors)
         if nl is not None:
-            self._add_nonlinear(tree, X, y, grow_idx, hold, nl)
+            add_nonlinear(tree, X, y, nl, self.solver)
         return tree
-
-    def _add_nonlinear(self, tree: BinaryTree, X, y, grow_idx, hold, nl) -> None:
-        """§3.3: choose the depth of the RBF node by accuracy − tradeoff · cost on the held-out
-        share (an RBF SVM trained on the rest), then train the RBF node on the whole set."""
-        def rbf():
-            return BinarySVC(C=nl["C"], kernel="rbf", gamma=nl["gamma"], solver=self.solver)
-
-        sel = hold if hold.size else grow_idx
-        probe = rbf().fit(X[grow_idx], y[grow_idx]) if hold.size else rbf().fit(X, y)
-        kept = tree.kept()
-        W, t, hc = chain_arrays(kept, X.shape[1])
-        n_sv = max(int(probe.support_vectors_.shape[0]), 1)
-        svm_label = np.where(probe.decision_function(X[sel]) > 0, 1, -1)
-        rows = []
-        for p in range(len(kept) + 1):
-            label, depth = chain_predict(X[sel], W, t, hc, 0, n_linear=p)
-            reach = label == 0
-            label = np.where(reach, svm_label, label)
-            acc = float(np.mean(label == y[sel]))
-            cost = (float(np.mean(depth)) + float(np.mean(reach)) * n_sv) / n_sv
-            rows.append((acc, float(np.mean(reach)), float(np.mean(depth)), cost))
-        acc, reach, avg_depth, cost = (np.array(c) for c in zip(*rows))
-        scores = acc - nl["tradeoff"] * cost
-        best = int(len(scores) - 1 - np.argmax(scores[::-1]))  # ties: the deeper (cheaper) node
-        tree.svm = rbf().fit(X, y)
-        tree.nonlinear = NonlinearReport(best, float(nl["tradeoff"]), int(tree.svm.support_vectors_.shape[0]),
-                                         acc, reach, avg_depth, cost, scores)
 
     # ------------------------------------------------------------------ predict
     def _votes(self, X):
@@ -243,6 +197,53 @@ class SVMTreeClassifier(SVMClassifierBase):
         X = self._validate_predict(X)
         return np.sum([tree_predict(tree, X)[1] for tree in self.trees_], axis=0)
 
+    # ------------------------------------------------------------------ reading a step
+    def zero_solution_report(self, k: int, tree_index: int = 0) -> list:
+        """The exact zero-solution picture of step k (``HardClassZero`` for hard class −1, then
+        +1): D_k*, D_low, the window and where the seed's loop and the exact rule land. Needs the
+        training data only through the step's active set, which the trace does not hold in
+        coordinates — hence ``bind_data`` or the X given here; computed once per step (4 LPs)
+        and cached, never during ``fit``."""
+        return self._report(k, tree_index)
+
+    def _report(self, k, tree_index):
+        from svmviz.geometry.zero_solution import hard_class_zero
+
+        key = (tree_index, k)
+        cache = self.__dict__.setdefault("_zero_cache", {})
+        if key not in cache:
+            X, y = self._step_data(k, tree_index)
+            cache[key] = [hard_class_zero(X, y, hc, float(self.C_hard), float(self.reduction),
+                                          EXACT_MARGIN) for hc in (-1, 1)]
+        return cache[key]
+
+    def bind_data(self, X, y):
+        """Keep the training data (not part of the fitted state) so steps can be explained and
+        their zero-solution reports computed after fit, e.g. for a loaded model."""
+        self._train_data = (np.asarray(X, dtype=np.float64), np.asarray(y))
+        self._zero_cache = {}
+        return self
+
+    def _step_data(self, k, tree_index):
+        from svmviz.errors import ParameterError as PE
+
+        data = getattr(self, "_train_data", None)
+        if data is None:
+            raise PE("this SVM tree has no training data bound: call bind_data(X_train, y_train) "
+                     "(fit does it) before asking for step reports")
+        tree = self.trees_[tree_index]
+        if not 0 <= k < len(tree.trace):
+            raise PE(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
+        X, y = data
+        act = tree.trace[k].active
+        return X[act], np.where(y[act] == tree.classes[1], 1, -1)
+
+    def explain_step(self, k: int, tree_index: int = 0) -> str:
+        """Step k in plain words, from the trace and the zero-solution report."""
+        from svmviz.models._svm_tree_explain import explain_step
+
+        return explain_step(self, k, tree_index)
+
     # ------------------------------------------------------------------ views of the first tree
     @property
     def nodes_(self) -> list:
@@ -259,17 +260,3 @@ class SVMTreeClassifier(SVMClassifierBase):
     @property
     def n_hyperplanes_(self) -> int:
         return int(sum(len(t.kept()) for t in self.trees_))
-
-
-def _stratified_holdout(y, share: float, seed: int = 0):
-    """(kept indices, held-out indices), stratified by class, seeded; both sorted."""
-    rng = np.random.default_rng(seed)
-    hold = []
-    for c in np.unique(y):
-        idx = np.flatnonzero(y == c)
-        k = int(round(share * len(idx)))
-        if len(idx) - k >= 1 and k >= 1:
-            hold.append(rng.choice(idx, k, replace=False))
-    hold = np.sort(np.concatenate(hold)) if hold else np.zeros(0, dtype=np.int64)
-    keep = np.setdiff1d(np.arange(len(y)), hold)
-    return keep, hold

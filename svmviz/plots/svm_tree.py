@@ -97,7 +97,7 @@ def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, sho
 # ---------------------------------------------------------------------------- step k
 def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = None,
                 overlays=(), geometry_label: str | None = None, resolution: int = 160,
-                geometry_solver: str = "cvxpy") -> go.Figure:
+                geometry_solver: str = "cvxpy", height: int = 640) -> go.Figure:
     """Step k (0-based) of tree ``tree_index``: regions labelled by nodes 0..k−1, the samples in
     play, those step k removes (red rings), every candidate line labelled (a–d of Fig. 4.1, −x
     for a sign change, x⊥ for a perpendicular), the chosen one bold with its w arrow, the hard
@@ -151,13 +151,27 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     if overlays:
         _geometry(fig, tree, step, X, y, plane, overlays, geometry_label, geometry_solver)
     total = len(tree.trace)
-    title = f"Step {k + 1} of {total}<br><sup>{step.note}</sup>"
-    base_layout(fig, title=title, xlabel=plane.labels[0], ylabel=plane.labels[1])
+    title = f"Step {k + 1} of {total}<br><sup>{_wrap(step.note, 110)}</sup>"
+    base_layout(fig, title=title, xlabel=plane.labels[0], ylabel=plane.labels[1], height=height)
     fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
     fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
-    fig.update_layout(title=dict(font=dict(size=15)), legend=dict(y=-0.12, yanchor="top"),
-                      margin=dict(t=70))
+    # legend to the right of the axes: never over the plot or an axis title
+    fig.update_layout(title=dict(font=dict(size=15)), margin=dict(t=90, r=10, b=50),
+                      legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
+                                  font=dict(size=11)))
     return fig
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break a long note into lines for a Plotly title (<br>)."""
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}".strip()
+    return "<br>".join(lines + [cur])
 
 
 def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
@@ -197,30 +211,42 @@ def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
 
 
 # ---------------------------------------------------------------------------- tables
+def _tries_text(c) -> str:
+    mark = {"solved": "", "certified": " (w=0, certified)", "same as C-SVM": " (w=0, as C-SVM)",
+            "closed form": " (closed form)"}
+    return ", ".join(f"{t.C_k:.3g}{' (w=0)' if t.zero_solution and t.how == 'solved' else mark[t.how]}"
+                     for t in c.tries)
+
+
 def candidates_frame(step) -> pd.DataFrame:
-    """One row per candidate of a step: solver, hard class, the C_k tries with ‖w‖, left out."""
+    """One row per candidate of a step: solver, hard class, the C_k tries, left out. "−d": d with
+    w → −w (§4.3.3); "d⊥": perpendicular to d (§4.3.4)."""
     rows = []
     for i, c in enumerate(step.candidates):
-        tries = ", ".join(f"{t.C_k:.3g}{' (w=0)' if t.zero_solution else ''}" for t in c.tries)
         rows.append({"chosen": "✔" if i == step.chosen else "", "line": c.label,
                      "solver": c.solver, "hard class": f"{c.hard_class:+d}",
-                     "C_k tries": tries or "—", "‖w‖": c.w_norm,
+                     "C_k tries": _tries_text(c) or "—",
                      "zero solution": c.zero_solution, "sign changed": c.sign_changed,
                      "perpendicular": c.perpendicular, "left out": c.left_out})
     return pd.DataFrame(rows)
 
 
-def zero_solution_frame(step) -> pd.DataFrame:
-    """Every C_k tried at a step: ‖w‖, whether the solver returned w = 0, whether the exact
-    condition predicted it, and the thresholds D_k* (above: zero) and D_low (C-SVM, below: zero)."""
+def zero_solution_frame(model, k: int, tree_index: int = 0) -> pd.DataFrame:
+    """Every C_k tried at step k: the relative ‖w‖, what the solver said (or why no solve was
+    needed), and the exact prediction from the thresholds D_k* (w = 0 above) and D_low (C-SVM:
+    w = 0 below) of the step's zero-solution report (computed now, cached by the model)."""
+    step = model.trees_[tree_index].trace[k]
+    report = {r.hard_class: r for r in model.zero_solution_report(k, tree_index)}
     rows = []
     for c in step.candidates:
+        r = report[c.hard_class]
         for t in c.tries:
+            predicted = r.zero_at(t.C_k) if c.solver == "c-svm" else t.C_k >= r.D_star * (1 - 1e-9)
             rows.append({"line": c.label, "solver": c.solver, "hard class": f"{c.hard_class:+d}",
-                         "C_k": t.C_k, "‖w‖": t.w_norm, "solver: w = 0": t.zero_solution,
-                         "predicted: w = 0": t.zero_predicted,
-                         "D_k* (w = 0 above)": c.zero_case.D_threshold if c.zero_case else np.nan,
-                         "D_low (w = 0 below)": c.D_low if c.solver == "c-svm" else np.nan})
+                         "C_k": t.C_k, "how": t.how, "‖w‖ (relative)": t.w_norm,
+                         "w = 0": t.zero_solution, "exact: w = 0": bool(predicted),
+                         "D_k* (w = 0 above)": r.D_star,
+                         "D_low (C-SVM: w = 0 below)": r.D_low if c.solver == "c-svm" else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -263,46 +289,56 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
 
 def chain_figure(model, tree_index: int = 0) -> go.Figure:
     """The tree as a chain: node i labels its non-hard side (a leaf to the side) and passes the
-    rest down; pruned nodes greyed out; the last box is the remaining class (or the RBF node)."""
+    rest down; pruned nodes greyed out; the last box is the remaining class (or the RBF node).
+    Built as lists of shapes and annotations set in one ``update_layout`` (adding them one call
+    at a time is quadratic in Plotly)."""
     tree = model.trees_[tree_index]
-    fig = go.Figure()
     nodes = tree.nodes
     n = len(nodes)
     cls = {1: str(tree.classes[1]), -1: str(tree.classes[0])}
+    shapes, notes = [], []
+    nl_depth = tree.nonlinear.depth if tree.svm is not None else None
     kept_i = 0
     for i, nd in enumerate(nodes):
         ypos = -i
         grey = nd.pruned
         color = "#ccc" if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
-        fig.add_shape(type="rect", x0=-1.5, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
-                      line=dict(color="#333" if not grey else "#aaa", dash="dot" if grey else "solid"),
-                      fillcolor="white")
-        flags = [nd.solver] + (["−w"] if nd.sign_changed else []) + (["⊥"] if nd.perpendicular else [])
-        fig.add_annotation(x=-0.2, y=ypos, showarrow=False,
-                           text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {nd.hard_class:+d}"
-                                + (" — pruned" if grey else ""), font=dict(size=11, color="#888" if grey else "#000"))
-        fig.add_shape(type="rect", x0=1.5, x1=2.5, y0=ypos - 0.3, y1=ypos + 0.3, fillcolor=color,
-                      line=dict(color="#aaa" if grey else "#333"))
-        fig.add_annotation(x=2.0, y=ypos, showarrow=False, text=f"→ {cls[-nd.hard_class]}",
-                           font=dict(size=11))
-        fig.add_shape(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333"))
-        fig.add_shape(type="line", x0=-0.2, x1=-0.2, y0=ypos - 0.35, y1=ypos - 0.65, line=dict(color="#333"))
-        if tree.svm is not None and not grey:
+        line = "#aaa" if grey else "#333"
+        if not grey:
+            if kept_i == nl_depth:
+                notes.append(dict(x=-1.6, y=ypos + 0.5, showarrow=False, xanchor="right",
+                                  text="RBF node here ⇢", font=dict(color="#c00", size=13)))
             kept_i += 1
-            if kept_i == tree.nonlinear.depth:
-                fig.add_annotation(x=-1.6, y=ypos - 0.5, showarrow=False, xanchor="right",
-                                   text="RBF node here ⇢", font=dict(color="#c00", size=11))
+        shapes += [dict(type="rect", x0=-1.5, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
+                        line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
+                   dict(type="rect", x0=1.5, x1=2.7, y0=ypos - 0.3, y1=ypos + 0.3, fillcolor=color,
+                        line=dict(color=line)),
+                   dict(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333")),
+                   dict(type="line", x0=-0.2, x1=-0.2, y0=ypos - 0.35, y1=ypos - 0.65,
+                        line=dict(color="#333"))]
+        flags = [nd.solver] + (["−w"] if nd.sign_changed else []) + (["⊥"] if nd.perpendicular else [])
+        notes += [dict(x=-0.2, y=ypos, showarrow=False,
+                       text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {nd.hard_class:+d}, "
+                            f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
+                       font=dict(size=13, color="#888" if grey else "#000")),
+                  dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
+                       font=dict(size=14, color="#888" if grey else "#000"))]
     yend = -n
-    last = (f"RBF SVM ({tree.nonlinear.n_support} SVs)" if tree.svm is not None and tree.nonlinear.depth == len(tree.kept())
-            else f"rest → {cls[tree.final_class]}")
-    fig.add_shape(type="rect", x0=-1.5, x1=1.1, y0=yend - 0.35, y1=yend + 0.35,
-                  fillcolor=POS_COLOR if tree.final_class > 0 else NEG_COLOR, line=dict(color="#333"))
-    fig.add_annotation(x=-0.2, y=yend, text=last, showarrow=False)
-    fig.update_xaxes(visible=False, range=[-3.0, 2.7])
-    fig.update_yaxes(visible=False, range=[yend - 0.8, 0.8])
-    fig.update_layout(template="plotly_white", height=max(260, 55 * (n + 1)),
-                      margin=dict(l=10, r=10, t=40, b=10),
-                      title=f"The chain: {n} nodes, {len(tree.kept())} kept after pruning")
+    if tree.svm is not None and nl_depth == len(tree.kept()):
+        last = f"RBF SVM ({tree.nonlinear.n_support} SVs)"
+        fill = "#f4cccc"
+    else:
+        last = f"rest → {cls[tree.final_class]}"
+        fill = POS_COLOR if tree.final_class > 0 else NEG_COLOR
+    shapes.append(dict(type="rect", x0=-1.5, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
+                       line=dict(color="#333")))
+    notes.append(dict(x=-0.2, y=yend, text=f"<b>{last}</b>", showarrow=False, font=dict(size=14)))
+    fig = go.Figure()
+    fig.update_layout(shapes=shapes, annotations=notes, template="plotly_white",
+                      height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=40, b=10),
+                      title=f"The chain: {n} nodes, {len(tree.kept())} kept after pruning",
+                      xaxis=dict(visible=False, range=[-3.0, 2.9]),
+                      yaxis=dict(visible=False, range=[yend - 0.8, 0.9]))
     return fig
 
 
@@ -329,12 +365,22 @@ def animation_figure(model, X, y, tree_index: int = 0, plane: Plane | None = Non
     steps = [dict(method="animate", label=nm,
                   args=[[nm], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                    transition=dict(duration=0))]) for nm in names]
+    # controls below the axes (the x-axis title sits above them); nothing starts by itself —
+    # export with ``animation_html`` (auto_play off)
     fig.update_layout(
-        height=700,
-        sliders=[dict(active=0, steps=steps, x=0.05, len=0.9, y=-0.02, currentvalue=dict(prefix=""))],
-        updatemenus=[dict(type="buttons", x=0.0, y=1.12, showactive=False, buttons=[
+        height=800, margin=dict(b=170),
+        sliders=[dict(active=0, steps=steps, x=0.12, len=0.86, y=-0.12, yanchor="top",
+                      pad=dict(t=10), currentvalue=dict(prefix=""))],
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.12, xanchor="left",
+                          yanchor="top", pad=dict(t=10), showactive=False, buttons=[
             dict(label="▶ play", method="animate",
                  args=[None, dict(frame=dict(duration=1200, redraw=True), fromcurrent=True)]),
             dict(label="⏸", method="animate",
                  args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))])])])
     return fig
+
+
+def animation_html(fig: go.Figure) -> bytes:
+    """A stand-alone HTML file of an ``animation_figure`` that waits for ▶ (Plotly's own export
+    starts animations on load)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, auto_play=False).encode("utf-8")

@@ -1,0 +1,126 @@
+"""Each step of an SVM tree (seed 000, chapters 3–4) in plain words, read from the trace.
+
+Nothing is solved here except the step's zero-solution report (two LPs per hard class, cached by
+the model), which says *why* a candidate returned w = 0: the centroid of the other class lies in
+the reduced convex hull of the hard class (DESIGN.md "Zero solution, exactly").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmviz.errors import ParameterError
+
+
+def _g(v: float) -> str:
+    return f"{v:.3g}"
+
+
+def _names(tree) -> dict:
+    def one(c, pm):
+        return pm if str(c) in ("-1", "1", "+1", "-1.0", "1.0") else f"{c} ({pm})"
+    return {-1: one(tree.classes[0], "−1"), 1: one(tree.classes[1], "+1")}
+
+
+def _list(items) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def explain_step(model, k: int, tree_index: int = 0) -> str:
+    """Step k (0-based) of tree ``tree_index`` in plain words: who wins and why, which
+    candidates returned w = 0 and why, what the C_k rule did, which heuristics were needed."""
+    tree = model.trees_[tree_index]
+    if not 0 <= k < len(tree.trace):
+        raise ParameterError(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
+    step = tree.trace[k]
+    name = _names(tree)
+    y_act = None
+    data = getattr(model, "_train_data", None)
+    if data is not None:
+        y_act = np.where(data[1][step.active] == tree.classes[1], 1, -1)
+    parts = []
+    head = f"Step {k + 1} of {len(tree.trace)}: {len(step.active)} samples in play"
+    if y_act is not None:
+        head += f" ({int(np.sum(y_act == -1))} of class {name[-1]}, {int(np.sum(y_act == 1))} of {name[1]})"
+    parts.append(head + ".")
+    cands = step.candidates
+    qp = [c for c in cands if not c.parent]
+    if step.chosen >= 0:
+        c = cands[step.chosen]
+        others = [q for i, q in enumerate(cands) if i != step.chosen and not q.zero_solution]
+        rest = ", ".join(f"{q.label} {q.left_out}" for q in others[:7])
+        more = f" (the others: {rest}{', …' if len(others) > 7 else ''})" if others else ""
+        how = _how(c)
+        parts.append(f"Candidate {c.label} wins because it removes {c.left_out} points of class "
+                     f"{name[-c.hard_class]}, the most of the {len(cands)} candidates{more}. It is "
+                     f"{how}, with hard class {name[c.hard_class]}: every sample of that class stays "
+                     f"on its side (threshold of §4.2.2).")
+    else:
+        parts.append(step.note[0].upper() + step.note[1:] + ".")
+    parts += _zero_sentences(model, k, tree_index, qp, name)
+    if len(step.stages) > 1:
+        parts.append("No QP candidate left out a sample (the tree was stuck), so the tree tried "
+                     + _list(step.stages[1:]) + ".")
+    if any(c.sign_changed for c in cands) or any(c.perpendicular for c in cands):
+        parts.append("Notation: “−d” is candidate d with w replaced by −w (the inequality turned "
+                     "around, §4.3.3); “d⊥” is the hyperplane perpendicular to d's w (§4.3.4), "
+                     "“−d⊥” its other orientation.")
+    return " ".join(parts)
+
+
+def _how(c) -> str:
+    base = {"c-svm": "a C-SVM solution (eq. 4.2)", "h1-svm": "an H1-SVM solution (Problem 1)"}[c.solver]
+    if c.perpendicular:
+        return f"perpendicular to {c.parent}, {base}" + (", orientation reversed" if c.sign_changed else "")
+    if c.sign_changed:
+        return f"{c.parent} with w's sign changed, {base}"
+    if c.tries:
+        t = c.tries[-1]
+        return f"{base} at C_k = {_g(t.C_k)}"
+    return base
+
+
+def _zero_sentences(model, k, tree_index, qp, name) -> list:
+    """One sentence per hard class whose candidates returned w = 0 at the first C_k: why, and
+    what the C_k rule did (with what the other rule would have done)."""
+    report = None
+    if getattr(model, "_train_data", None) is not None:
+        report = {r.hard_class: r for r in model._report(k, tree_index)}
+    out = []
+    for hc in (-1, 1):
+        group = [c for c in qp if c.hard_class == hc and c.tries]
+        if not group or not group[0].tries[0].zero_solution:
+            continue
+        labels = _list(c.label for c in group)
+        s = (f"{labels} (hard class {name[hc]}) returned w = 0 at C_k = {_g(group[0].tries[0].C_k)} "
+             f"because the centroid of class {name[-hc]} lies inside the reduced convex hull of "
+             f"class {name[hc]} — see Convex Hulls")
+        r = report[hc] if report else None
+        if r is not None:
+            s += f"; w ≠ 0 only for C_k between {_g(r.D_low)} and D_k* = {_g(r.D_star)}"
+        s += ". " + _rule_sentence(group, r)
+        out.append(s)
+    return out
+
+
+def _rule_sentence(group, r) -> str:
+    c = group[0]
+    ends = [q for q in group if q.zero_solution]
+    if c.ck_rule == "exact":
+        s = f"The exact C_k rule went straight to C_k = {_g(c.tries[-1].C_k)}"
+        if r is not None:
+            s += (f"; the seed's loop (C_k ← C_k/f) would have " +
+                  (f"stopped at {_g(r.paper_C)}" if np.isfinite(r.paper_C) else
+                   "jumped over that window (w = 0 at every try)"))
+    else:
+        s = f"The seed's loop (C_k ← C_k/f) tried {', '.join(_g(t.C_k) for t in c.tries)}"
+        if r is not None:
+            s += f"; the exact rule would use C_k = {_g(r.exact_C)}"
+    if ends:
+        why = ("C_k/f jumped over that window" if "jumped" in ends[0].zero_reason
+               else "the class centroids coincide")
+        s += f"; {_list(q.label for q in ends)} end{'s' if len(ends) == 1 else ''} with w = 0 ({why})"
+    return s + "."
