@@ -7,7 +7,8 @@ from scipy.optimize import linprog
 from sklearn.svm import NuSVC
 
 from svmviz.errors import ParameterError
-from svmviz.geometry import (convex_hull, hull_boundary, min_mu_containing, nearest_point_to,
+from svmviz.geometry import (convex_hull, hull_boundary, hull_masks, hulls_intersect,
+                             min_mu_containing, nearest_point_to,
                              nearest_points, nu_to_mu, reduced_convex_hull, reduced_hulls_intersect,
                              support_point, support_weights, w_norm_sweep, zero_solution_report)
 from svmviz.geometry.zero_solution import c_svm_w
@@ -178,3 +179,57 @@ def test_h1_nearest_point_outside():
     # optimality: p* is the support point of conv(Xa) minimising (p* − p)·x
     u = p - r.point
     assert u @ r.point >= (Xa @ u).max() - 1e-6
+
+
+# ------------------------------------------------------------------ LP memory and formulation
+def test_min_mu_equals_the_direct_lp():
+    """The homogenised LP (u = λ/t, s = 1/t) gives the t* of min t s.t. Xᵀλ = p, Σλ = 1, λ ≤ t."""
+    rng = np.random.default_rng(11)
+    seen = set()
+    for k in range(25):
+        m, d = int(rng.integers(5, 60)), int(rng.integers(1, 4))
+        X, p = rng.normal(size=(m, d)), rng.normal(size=d) * 0.7
+        r = min_mu_containing(p, X)
+        A_ub = np.hstack([np.eye(m), -np.ones((m, 1))])
+        A_eq = np.vstack([np.hstack([X.T, np.zeros((d, 1))]), np.r_[np.ones(m), 0.0][None, :]])
+        ref = linprog(np.r_[np.zeros(m), 1.0], A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=np.r_[p, 1.0],
+                      bounds=(0, None), method="highs")
+        seen.add(ref.status)
+        if ref.status != 0:
+            assert not np.isfinite(r.min_mu) and r.separation is not None
+            continue
+        assert abs(r.min_mu - ref.x[-1]) <= 1e-8 * max(1.0, ref.x[-1])
+        np.testing.assert_allclose(r.weights @ X, p, atol=1e-8)
+        assert abs(r.weights.sum() - 1) < 1e-9 and r.weights.max() <= r.min_mu * (1 + 1e-9)
+    assert seen == {0, 2}  # both inside and outside cases were exercised
+
+
+def test_hull_lps_memory_is_linear_in_m():
+    """Issue 16 item 2: no dense m×m array. At m = 20,000 an m×m float64 matrix is 3.2 GB; the
+    Python-side peak of the hull LPs stays below 60 MB."""
+    import tracemalloc
+
+    rng = np.random.default_rng(12)
+    m = 20_000
+    X = rng.normal(size=(m, 2))
+    tracemalloc.start()
+    try:
+        inside = min_mu_containing(np.array([0.3, -0.2]), X)
+        meet = hulls_intersect(X[: m // 2], X[m // 2:] + 0.1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.isfinite(inside.min_mu) and meet.intersect
+    assert peak < 60e6 < m * m * 8 / 50
+
+
+def test_hull_masks_vertices_give_the_same_side_tests():
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(200, 3))
+    boundary, vertices = hull_masks(X)
+    assert vertices.sum() < boundary.sum() + 1 and not np.any(vertices & ~boundary)
+    # an affine function ≥ 0 on the vertices is ≥ 0 on every point
+    for _ in range(20):
+        w = rng.normal(size=3)
+        b = -(X[vertices] @ w).min()
+        assert (X @ w + b).min() >= -1e-12

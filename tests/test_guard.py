@@ -6,9 +6,11 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmviz.data.generators import hypercubes
-from svmviz.errors import DataError
+from scipy.optimize import linprog
+
+from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
 from svmviz.export import dumps_model, loads_model
-from svmviz.models.guard import GuardVectorSVC, dual_view, guard_vector_lps
+from svmviz.models.guard import GuardVectorSVC, dual_view, guard_vector_lps, tau_delta
 from svmviz.models.svc import BinarySVC
 
 
@@ -49,22 +51,118 @@ def test_same_hyperplane_with_the_cvxpy_backend():
     assert abs(gv.intercept_[0] - full.intercept_[0]) <= 1e-5 * abs(full.intercept_[0])
 
 
+def _guard_by_full_lps(X, y):
+    """An independent check: for every point the orientation-free LP over ALL other points (no
+    row restriction, no pre-filter, no reuse): w·x_i + b = 0, y_j(w·x_j + b) ≥ 0, Σ y_j(...) = 1."""
+    m, n = X.shape
+    A = np.column_stack([X, np.ones(m)])
+    out = np.zeros(m, dtype=bool)
+    for i in range(m):
+        r = linprog(np.zeros(n + 1), A_ub=-y[:, None] * A, b_ub=np.zeros(m),
+                    A_eq=np.vstack([A[i], y @ A]), b_eq=[0.0, 1.0], bounds=(None, None), method="highs")
+        out[i] = r.status == 0
+    return out
+
+
 @pytest.mark.parametrize("seed,n", [(5, 2), (6, 3)])
 def test_seed_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
     X, y = _separable(seed, 60, n)
-    base = guard_vector_lps(X, y, "seed", prefilter=False)
+    base = guard_vector_lps(X, y, "seed", prefilter=False, backend="highs")
     assert base.n_lps >= len(X)  # at least one, up to two LPs per point
+    assert len(base.rows) < len(X)  # only hull-vertex rows
+    np.testing.assert_array_equal(base.guard, _guard_by_full_lps(X, y.astype(float)))
+    backends = ["highs", "cvxpy"] + (["closed-form"] if n == 2 else [])
     for method in ("seed", "single"):
-        for pre in (False, True):
-            r = guard_vector_lps(X, y, method, prefilter=pre)
-            np.testing.assert_array_equal(r.guard, base.guard)
+        for backend in backends:
+            if backend == "closed-form" and method == "single":
+                continue
+            for pre in (False, True):
+                r = guard_vector_lps(X, y, method, prefilter=pre, backend=backend)
+                np.testing.assert_array_equal(r.guard, base.guard)
+                # every plane found passes through its point and keeps every point on its side
+                for i in np.flatnonzero(r.guard):
+                    w, b = r.planes[i, :-1], r.planes[i, -1]
+                    assert abs(X[i] @ w + b) <= 1e-7 * max(1.0, np.abs(w).max())
+                    assert np.all(y * (X @ w + b) >= -1e-7 * max(1.0, np.abs(w).max()))
     pre = guard_vector_lps(X, y, "seed", prefilter=True)
     assert pre.tested.sum() < len(X) and not np.any(base.guard & ~pre.tested)
-    # every plane found passes through its point and keeps every point on its label's side
-    for i in np.flatnonzero(base.guard):
-        w, b = base.planes[i, :-1], base.planes[i, -1]
-        assert abs(X[i] @ w + b) <= 1e-7 * max(1.0, np.abs(w).max())
-        assert np.all(y * (X @ w + b) >= -1e-7 * max(1.0, np.abs(w).max()))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_closed_form_equals_the_lp_on_random_sets(seed):
+    """The 2-D interval test (issue 12) gives exactly the seed LP's guard set, orientations and
+    statuses, on separable and on overlapping random sets, with and without the pre-filter."""
+    rng = np.random.default_rng(100 + seed)
+    m = int(rng.integers(8, 120))
+    if seed % 3 == 2:  # overlapping classes: few or no guard vectors
+        X = rng.normal(size=(m, 2))
+        y = np.where(X[:, 0] + rng.normal(size=m) > 0, 1, -1)
+    else:
+        X, y = _separable(seed, m, 2)
+    if np.unique(y).size < 2:
+        y[0] = -y[0]
+    for pre in (False, True):
+        cf = guard_vector_lps(X, y, "seed", prefilter=pre, backend="closed-form")
+        lp = guard_vector_lps(X, y, "seed", prefilter=pre, backend="highs")
+        np.testing.assert_array_equal(cf.guard, lp.guard)
+        np.testing.assert_array_equal(cf.orientation, lp.orientation)
+        np.testing.assert_array_equal(cf.status, lp.status)
+        assert cf.n_lps == 0 and lp.n_lps >= cf.tested.sum()
+    np.testing.assert_array_equal(cf.guard, _guard_by_full_lps(X, y.astype(float)))
+    # and the dual-space picture of every point agrees
+    for i in range(0, len(X), max(1, len(X) // 10)):
+        assert dual_view(X, y, i).is_guard == cf.guard[i]
+
+
+def test_delta_makes_every_point_a_guard_vector_as_the_lp_says():
+    """Seed 001 §3.3: the lifted points are affinely independent, so every point is a guard
+    vector; the LPs on the explicit τ_Δ coordinates agree (small m)."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(25, 2))
+    y = np.where(X[:, 0] + rng.normal(size=25) > 0, 1, -1)
+    Z = tau_delta(X, 0.7)
+    for method in ("seed", "single"):
+        assert guard_vector_lps(Z, y, method, prefilter=False, backend="highs").guard.all()
+    model = GuardVectorSVC(delta=0.7, tol=1e-10).fit(X, y)
+    assert model.guard_vectors_.all() and model.n_lps_ == 0 and "Δ > 0" in model.guard_test_
+    assert model.planes_.shape == (25, 0)  # no plane in R^{d+m} is stored
+
+
+def test_size_bounds_refuse_before_allocating(monkeypatch):
+    import svmviz.models.guard as guard
+
+    monkeypatch.setattr(guard, "MAX_TAU_DELTA", 40)
+    monkeypatch.setattr(guard, "MAX_KERNEL_MAP", 30)
+    X, y = _separable(1, 60, 2)
+    with pytest.raises(ProblemTooLargeError, match="limited to 40"):
+        GuardVectorSVC(delta=1.0).fit(X, y)
+    with pytest.raises(ProblemTooLargeError, match="limited to 30"):
+        GuardVectorSVC(kernel="rbf").fit(X, y)
+    assert GuardVectorSVC().fit(X, y).guard_vectors_.any()  # the linear Δ = 0 path has no bound
+
+
+def test_progress_is_reported_and_can_stop_the_fit():
+    X, y = _separable(2, 80, 3)
+    calls = []
+    GuardVectorSVC().fit(X, y, progress=lambda done, total: calls.append((done, total)))
+    assert calls and calls[-1][0] == calls[-1][1] and all(a <= b for a, b in calls)
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        GuardVectorSVC().fit(X, y, progress=stop)
+
+
+@pytest.mark.parametrize("bad", [{"delta": "1"}, {"delta": -1.0}, {"delta": float("nan")},
+                                 {"C": float("inf")}, {"prefilter": "yes"}, {"method": "x"}])
+def test_bad_parameters_raise_parameter_error(bad):
+    X, y = _separable(3, 30, 2)
+    with pytest.raises(ParameterError):
+        GuardVectorSVC(**bad).fit(X, y)
 
 
 def test_prefilter_keeps_points_on_a_hull_edge():

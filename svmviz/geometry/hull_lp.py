@@ -1,17 +1,46 @@
 """Linear programs on (reduced) convex hulls, with certificates (DESIGN.md, "Reduced convex hulls").
 
 RCH(X, μ) = {Σ λ_i x_i : Σ λ_i = 1, 0 ≤ λ_i ≤ μ} (seed 000 §3.1, seed 004's binary view).
+
+Every constraint matrix is a ``scipy.sparse`` matrix with O(m·d) non-zeros, so memory stays linear
+in the number of points m (issue 16 item 2: the m×m identity of ``min_mu_containing`` alone was
+2.4 GB at m = 10,000). HiGHS takes sparse matrices as they are.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
-from svmviz.errors import ParameterError
+from svmviz.errors import ParameterError, ProblemTooLargeError
 from svmviz.export.registry import register_record
-from svmviz.solvers.lp import solve_lp
+from svmviz.solvers.lp import LPResult, solve_lp
+
+_HIGHS_STATUS = {0: "optimal", 2: "infeasible", 3: "unbounded"}
+
+
+def _solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None),
+           backend: str = "highs") -> LPResult:
+    """``solve_lp`` for sparse constraint matrices: SciPy's HiGHS gets them unchanged; the cvxpy
+    reference (small problems, for tests) gets dense copies, as ``solve_lp`` expects."""
+    if backend != "highs":
+        from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
+        if len(c) > DEFAULT_MAX_N:
+            raise ProblemTooLargeError(f"the {backend} reference LP is limited to {DEFAULT_MAX_N} "
+                                       f"variables and this one has {len(c)}; use backend='highs'")
+        dense = [None if A is None else A.toarray() for A in (A_ub, A_eq)]
+        return solve_lp(c, dense[0], b_ub, dense[1], b_eq, bounds, backend=backend)
+    from scipy.optimize import linprog
+
+    t0 = time.perf_counter()
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    status = _HIGHS_STATUS.get(res.status, "error")
+    ok = status == "optimal" and res.x is not None
+    return LPResult(status, res.x if ok else None, float(res.fun) if ok else None, "highs",
+                    time.perf_counter() - t0, message=str(res.message))
 
 
 def _check(p, X):
@@ -42,11 +71,10 @@ def separating_hyperplane(p, X, backend: str = "highs") -> Separation | None:
     # variables [u (d), c, s]; minimise −s
     cost = np.zeros(d + 2)
     cost[-1] = -1.0
-    A = np.zeros((m + 1, d + 2))
-    A[:m, :d], A[:m, d] = X, -1.0
-    A[m, :d], A[m, d], A[m, d + 1] = -p, 1.0, 1.0
+    A = sparse.vstack([sparse.hstack([sparse.csr_matrix(X), -np.ones((m, 1)), np.zeros((m, 1))]),
+                       sparse.csr_matrix(np.r_[-p, 1.0, 1.0][None, :])], format="csr")
     bounds = [(-1, 1)] * d + [(None, None), (None, 1.0)]
-    r = solve_lp(cost, A_ub=A, b_ub=np.zeros(m + 1), bounds=bounds, backend=backend)
+    r = _solve(cost, A_ub=A, b_ub=np.zeros(m + 1), bounds=bounds, backend=backend)
     if r.status != "optimal" or -r.objective <= 1e-9:
         return None
     return Separation(r.x[:d].copy(), float(r.x[d]), float(r.x[d + 1]))
@@ -66,19 +94,23 @@ class ContainmentResult:
 
 
 def min_mu_containing(p, X, backend: str = "highs") -> ContainmentResult:
-    """The smallest μ with p ∈ RCH(X, μ): the LP  min t  s.t.  Xᵀλ = p, Σλ = 1, 0 ≤ λ_i ≤ t."""
+    """The smallest μ with p ∈ RCH(X, μ): min t s.t. Xᵀλ = p, Σλ = 1, 0 ≤ λ_i ≤ t.
+
+    Solved in the homogenised form (u = λ/t, s = 1/t):  max s  s.t.  Xᵀu = s·p, Σu = s,
+    0 ≤ u ≤ 1 — d + 1 rows and box bounds instead of m rows λ_i ≤ t, so memory is O(m·d) and the
+    simplex handles the bounds directly (issue 16 item 2). If p ∈ conv(X), t* ≤ 1 gives s* ≥ 1;
+    otherwise only s = 0 is feasible."""
     p, X = _check(p, X)
     m, d = X.shape
     cost = np.zeros(m + 1)
-    cost[-1] = 1.0
-    A_eq = np.zeros((d + 1, m + 1))
-    A_eq[:d, :m], A_eq[d, :m] = X.T, 1.0
-    b_eq = np.r_[p, 1.0]
-    A_ub = np.hstack([np.eye(m), -np.ones((m, 1))])
-    r = solve_lp(cost, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=b_eq,
-                 bounds=[(0, None)] * (m + 1), backend=backend)
-    if r.status == "optimal":
-        return ContainmentResult(float(r.x[-1]), r.x[:m].copy(), None, "contained for μ ≥ min_mu")
+    cost[-1] = -1.0
+    A_eq = sparse.csr_matrix(np.vstack([np.hstack([X.T, -p[:, None]]),
+                                        np.r_[np.ones(m), -1.0][None, :]]))
+    bounds = np.column_stack([np.zeros(m + 1), np.r_[np.ones(m), np.inf]])
+    r = _solve(cost, A_eq=A_eq, b_eq=np.zeros(d + 1), bounds=bounds, backend=backend)
+    if r.status == "optimal" and r.x[-1] >= 0.5:  # s* is 0 or at least 1: no tolerance issue
+        s_star = float(r.x[-1])
+        return ContainmentResult(1.0 / s_star, r.x[:m] / s_star, None, "contained for μ ≥ min_mu")
     return ContainmentResult(float("inf"), None, separating_hyperplane(p, X, backend),
                              "outside the convex hull")
 
@@ -119,12 +151,17 @@ def hulls_intersect(Xa, Xb, backend: str = "highs") -> HullIntersection:
     Xa, Xb = np.asarray(Xa, dtype=np.float64), np.asarray(Xb, dtype=np.float64)
     if Xa.ndim != 2 or Xb.ndim != 2 or Xa.shape[1] != Xb.shape[1]:
         raise ParameterError("Xa and Xb must be 2-D arrays with the same number of columns")
+    return _intersect(Xa, Xb, None, backend)
+
+
+def _intersect(Xa, Xb, mu, backend) -> HullIntersection:
+    """Xaᵀλ = Xbᵀν, Σλ = Σν = 1, 0 ≤ λ, ν (≤ μ): (d + 2) rows, sparse when the points are."""
     ma, mb, d = Xa.shape[0], Xb.shape[0], Xa.shape[1]
-    A_eq = np.zeros((d + 2, ma + mb))
-    A_eq[:d, :ma], A_eq[:d, ma:] = Xa.T, -Xb.T
-    A_eq[d, :ma], A_eq[d + 1, ma:] = 1.0, 1.0
-    r = solve_lp(np.zeros(ma + mb), A_eq=A_eq, b_eq=np.r_[np.zeros(d), 1.0, 1.0],
-                 bounds=[(0, None)] * (ma + mb), backend=backend)
+    A_eq = sparse.csr_matrix(np.vstack([np.hstack([Xa.T, -Xb.T]),
+                                        np.r_[np.ones(ma), np.zeros(mb)],
+                                        np.r_[np.zeros(ma), np.ones(mb)]]))
+    r = _solve(np.zeros(ma + mb), A_eq=A_eq, b_eq=np.r_[np.zeros(d), 1.0, 1.0],
+               bounds=(0, None if mu is None else float(mu)), backend=backend)
     if r.status != "optimal":
         return HullIntersection(False, None, None, None)
     lam, nu = r.x[:ma], r.x[ma:]
@@ -139,13 +176,4 @@ def reduced_hulls_intersect(Xa, Xb, mu: float, backend: str = "highs") -> HullIn
         raise ParameterError("Xa and Xb must be 2-D arrays with the same number of columns")
     if not mu > 0:
         raise ParameterError(f"mu must be positive, got {mu}")
-    ma, mb, d = Xa.shape[0], Xb.shape[0], Xa.shape[1]
-    A_eq = np.zeros((d + 2, ma + mb))
-    A_eq[:d, :ma], A_eq[:d, ma:] = Xa.T, -Xb.T
-    A_eq[d, :ma], A_eq[d + 1, ma:] = 1.0, 1.0
-    r = solve_lp(np.zeros(ma + mb), A_eq=A_eq, b_eq=np.r_[np.zeros(d), 1.0, 1.0],
-                 bounds=[(0, float(mu))] * (ma + mb), backend=backend)
-    if r.status != "optimal":
-        return HullIntersection(False, None, None, None)
-    lam, nu = r.x[:ma], r.x[ma:]
-    return HullIntersection(True, Xa.T @ lam, lam, nu)
+    return _intersect(Xa, Xb, mu, backend)

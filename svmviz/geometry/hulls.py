@@ -90,17 +90,27 @@ def hull_boundary(X, max_dim: int = 8) -> np.ndarray:
     supporting hyperplane through the point. When the hull is not full-dimensional every point
     lies on its boundary in R^d (all True); above ``max_dim`` Qhull is impractical and every
     point is returned as a candidate (no filtering, never a wrong answer)."""
+    return hull_masks(X, max_dim)[0]
+
+
+def hull_masks(X, max_dim: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """(boundary, vertices): boolean masks of the points on the boundary of conv(X) (as
+    ``hull_boundary``) and of its extreme points. An affine function that is ≥ 0 on the vertices
+    is ≥ 0 on every point, so LPs over "all points on one side" need only the vertex rows (seed
+    001's guard-vector LPs, separability). Above ``max_dim`` both masks are all True."""
     X = _points(X)
     m, d = X.shape
-    mask = np.ones(m, dtype=bool)
+    boundary = np.ones(m, dtype=bool)
+    vertices = np.ones(m, dtype=bool)
     if d > max_dim or m <= d + 1:
-        return mask
+        return boundary, vertices
     h = convex_hull(X)
-    if h.dim < d:
-        return mask
-    mask[:] = False
-    mask[h.boundary] = True
-    return mask
+    vertices[:] = False
+    vertices[h.vertices] = True
+    if h.dim == d:
+        boundary[:] = False
+        boundary[h.boundary] = True
+    return boundary, vertices
 
 
 # ---------------------------------------------------------------------------- reduced convex hulls

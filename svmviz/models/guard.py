@@ -18,44 +18,77 @@ the SVM on the guard vectors is the SVM on all points (§3.2).
 - ``delta`` > 0: the projection τ_Δ of §3.3, x_i ↦ (x_i, Δ e_i), which makes any data separable;
   it equals adding Δ² to the diagonal of the kernel matrix (a new point gets no extra coordinate,
   so prediction uses the plain kernel).
+
+Faster than the seed's procedure, same guard vectors (issue 12):
+
+- Rows: "every point on its side" is an affine condition, so it holds for all points of a class
+  exactly when it holds for the vertices of that class's convex hull; each LP keeps only those rows.
+- 2-D, ``method="seed"``: along p_i's dual line every other point bounds the slope x_1 from one
+  side, so the LP is feasible exactly when the largest lower bound ≤ the smallest upper bound
+  (the interval test drawn by ``dual_view``, seed Fig. 2–3) — evaluated for all points at once.
+- Otherwise one HiGHS model per orientation is built once and only p_i's equality row changes
+  from point to point, so each solve starts from the previous basis.
+- Δ > 0: the lifted points (x_i, Δ e_i) are affinely independent, so an affine function can take
+  any values on them: a hyperplane through any point can put every other point on its side.
+  Every point is a guard vector and no LP is needed (the "all 862 points" of fourclass at Δ = 1).
+  The QP then runs on all m points with an m×m matrix, so Δ > 0 is refused above
+  ``MAX_TAU_DELTA`` points; the empirical kernel map (non-linear kernels) likewise above
+  ``MAX_KERNEL_MAP`` (issue 16 item 2: never an unbounded n×n array).
 """
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from sklearn.utils.multiclass import type_of_target
 
-from svmviz.errors import DataError, ParameterError
+from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
 from svmviz.export.registry import register_estimator, register_record
 from svmviz.geometry.hull_lp import hulls_intersect
-from svmviz.geometry.hulls import hull_boundary
+from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
 from svmviz.models.svc import BinarySVC, _BinaryKernelSVM
 from svmviz.solvers.lp import solve_lp
 
 METHODS = ("seed", "single")
+BACKENDS = ("auto", "closed-form", "highs", "cvxpy")
+
+# Largest training sets for the two paths that hold an m×m matrix (float64: 72 MB and 32 MB, plus
+# an O(m³) eigendecomposition for the kernel map).
+MAX_TAU_DELTA = 3000
+MAX_KERNEL_MAP = 2000
 
 # Status of each point's test (``lp_status_``).
 GUARD_A = "guard (orientation A: own class on or below the hyperplane)"
 GUARD_B = "guard (orientation B: own class on or above the hyperplane)"
 GUARD_SINGLE = "guard (single LP feasible)"
+GUARD_LIFTED = "guard (Δ > 0: the lifted points are affinely independent, every point is one)"
 NOT_GUARD = "not a guard vector (LP infeasible)"
 SKIPPED = "skipped: inside its own class's convex hull"
+
+# How the guard vectors were found (``guard_test_``).
+TEST_CLOSED = "closed form: 2-D slope-interval test (seed 001 Fig. 2–3), hull-vertex rows"
+TEST_HIGHS = "HiGHS LPs: one model per orientation reused across points, hull-vertex rows"
+TEST_CVXPY = "cvxpy reference LPs, hull-vertex rows"
+TEST_LIFTED = "none needed: Δ > 0 makes every point a guard vector"
 
 
 @register_record
 @dataclass
 class GuardLPs:
-    """The outcome of the per-point LPs on coordinates Z with labels y (±1).
+    """The outcome of the per-point tests on coordinates Z with labels y (±1).
 
     ``guard``: mask; ``status``: one of the strings above per point; ``orientation``: +1 (A), −1
-    (B) for a guard found by the seed's LP, 0 otherwise; ``tested``: points whose LP was solved
-    (all, or the hull-boundary points with the pre-filter); ``planes``: for each guard vector a
-    hyperplane (w, b) through it with y_j(w·z_j + b) ≥ 0 for every j (NaN elsewhere)."""
+    (B) for a guard found by the seed's test, 0 otherwise; ``tested``: points tested (all, or the
+    hull-boundary points with the pre-filter); ``planes``: for each guard vector a hyperplane
+    (w, b) through it with y_j(w·z_j + b) ≥ 0 for every j (NaN elsewhere); ``n_lps``: LPs solved
+    (0 for the closed form); ``lp_time``: time of the tests; ``rows``: the constraint rows kept
+    (hull vertices of each class); ``backend``: how the tests ran (``TEST_*``)."""
 
     guard: np.ndarray
     status: np.ndarray
@@ -65,91 +98,251 @@ class GuardLPs:
     n_lps: int
     lp_time: float
     method: str
+    rows: np.ndarray
+    backend: str
 
 
-def _seed_lp(Z, same, i, sigma, backend):
-    """Seed 001 §3.1 for point i with orientation σ: variables x ∈ R^n (the dual point). The seed
-    maximises x_1, but only feasibility matters (§3.1), so the objective is zero."""
+def _seed_plane(Z, i, x):
+    """The primal hyperplane (w, b) of the dual point x (seed 001 §3.1)."""
+    n = Z.shape[1]
+    return np.r_[x[:n - 1], -1.0], -x[n - 1]
+
+
+def _seed_lp(Z, y, rows, i, sigma, backend):
+    """Seed 001 §3.1 for point i with orientation σ as one generic LP (the cvxpy reference):
+    variables x ∈ R^n (the dual point); only feasibility matters (§3.1), so the objective is zero.
+    Row j reads σ y_i y_j (p_j1 x_1 + … + p_j,n−1 x_{n−1} − x_n − p_jn) ≥ 0."""
     m, n = Z.shape
-    A = np.column_stack([Z[:, :n - 1], -np.ones(m)])     # row j: [p_j1..p_j,n−1, −1]
-    rhs = Z[:, n - 1]                                     # p_jn
-    others = np.arange(m) != i
-    s = np.where(same, 1.0, -1.0)[others] * sigma         # "≥" for own class (σ = +1)
-    r = solve_lp(np.zeros(n), A_ub=-s[:, None] * A[others], b_ub=-s * rhs[others],
-                 A_eq=A[i:i + 1], b_eq=rhs[i:i + 1], bounds=(None, None), backend=backend)
-    if not r.feasible:
-        return r, None
-    x = r.x
-    w = np.r_[x[:n - 1], -1.0]
-    return r, (w, -x[n - 1])
+    A = np.column_stack([Z[rows, :n - 1], -np.ones(len(rows))])
+    s = sigma * y[i] * y[rows]
+    r = solve_lp(np.zeros(n), A_ub=-s[:, None] * A, b_ub=-s * Z[rows, n - 1],
+                 A_eq=np.r_[Z[i, :n - 1], -1.0][None, :], b_eq=Z[i, n - 1:], bounds=(None, None),
+                 backend=backend)
+    return r, (_seed_plane(Z, i, r.x) if r.feasible else None)
 
 
-def _single_lp(Z, y, i, backend):
-    """DESIGN.md's orientation-free LP for point i: variables (w, b) ∈ R^{n+1}."""
+def _single_lp(Z, y, rows, i, backend):
+    """DESIGN.md's orientation-free LP for point i as one generic LP: variables (w, b)."""
     m, n = Z.shape
     A = np.column_stack([Z, np.ones(m)])
-    others = np.arange(m) != i
-    A_eq = np.vstack([A[i], y @ A])
-    r = solve_lp(np.zeros(n + 1), A_ub=-y[others, None] * A[others], b_ub=np.zeros(m - 1),
-                 A_eq=A_eq, b_eq=np.array([0.0, 1.0]), bounds=(None, None), backend=backend)
-    if not r.feasible:
-        return r, None
-    return r, (r.x[:n], float(r.x[n]))
+    r = solve_lp(np.zeros(n + 1), A_ub=-y[rows, None] * A[rows], b_ub=np.zeros(len(rows)),
+                 A_eq=np.vstack([A[i], y @ A]), b_eq=np.array([0.0, 1.0]), bounds=(None, None),
+                 backend=backend)
+    return r, ((r.x[:n], float(r.x[n])) if r.feasible else None)
 
 
-def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend: str = "highs",
+class _ReusedLP:
+    """One HiGHS model with fixed rows and one equality row "a·v = r" that changes per point.
+    HiGHS keeps the basis between solves, so each point starts from the previous point's basis."""
+
+    def __init__(self, A_rows, lower, upper, eq_const_cols, fixed_eq=None):
+        import highspy
+
+        self._hs = highspy
+        self.h = h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        inf = highspy.kHighsInf
+        A = sparse.csr_matrix(A_rows)
+        n = A.shape[1]
+        h.addVars(n, np.full(n, -inf), np.full(n, inf))
+        rows = [A]
+        lo, up = [np.where(np.isfinite(lower), lower, -inf)], [np.where(np.isfinite(upper), upper, inf)]
+        if fixed_eq is not None:  # (coefficients, rhs): a constant equality row
+            rows.append(sparse.csr_matrix(fixed_eq[0][None, :]))
+            lo.append([fixed_eq[1]])
+            up.append([fixed_eq[1]])
+        rows.append(sparse.csr_matrix(eq_const_cols[None, :]))  # the per-point row
+        lo.append([0.0])
+        up.append([0.0])
+        M = sparse.vstack(rows, format="csr")
+        h.addRows(M.shape[0], np.concatenate(lo), np.concatenate(up), M.nnz,
+                  M.indptr.astype(np.int32), M.indices.astype(np.int32), M.data)
+        self.eq = M.shape[0] - 1
+        self.n = n
+        self.coef = eq_const_cols.astype(np.float64).copy()
+
+    def solve(self, coef, rhs):
+        """Feasibility of the fixed rows with coef·v = rhs: (feasible, v or None)."""
+        for j in np.flatnonzero(coef != self.coef):
+            self.h.changeCoeff(self.eq, int(j), float(coef[j]))
+        self.coef = coef.copy()
+        self.h.changeRowBounds(self.eq, float(rhs), float(rhs))
+        self.h.run()
+        ok = self.h.getModelStatus() == self._hs.HighsModelStatus.kOptimal
+        return ok, (np.asarray(self.h.getSolution().col_value) if ok else None)
+
+
+def _slope_bounds(dx, dy, s):
+    """Seed 001 §3.1 in 2-D: along p_i's dual line every other point j asks
+    s_j (dx_j x_1 − dy_j) ≥ 0, a bound on the slope x_1 (rows: points i, columns: points j).
+    Returns (lo, hi, j_lo, j_hi, j_vertical): the tightest lower and upper bounds, the columns
+    giving them (−1: none) and a point straight above/below on the wrong side (−1: none)."""
+    a, c = s * dx, s * dy
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = c / a
+    low = np.where(a > 0, r, -np.inf)
+    up = np.where(a < 0, r, np.inf)
+    vert = (a == 0) & (c > 0)
+    j_lo, j_hi = np.argmax(low, axis=1), np.argmin(up, axis=1)
+    rows = np.arange(a.shape[0])
+    lo, hi = low[rows, j_lo], up[rows, j_hi]
+    return (lo, hi, np.where(np.isfinite(lo), j_lo, -1), np.where(np.isfinite(hi), j_hi, -1),
+            np.where(vert.any(axis=1), np.argmax(vert, axis=1), -1))
+
+
+def _interior_slope(lo, hi):
+    """A slope inside [lo, hi] (strictly inside when the interval has room)."""
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    if np.isfinite(lo):
+        return lo + max(1.0, abs(lo))
+    if np.isfinite(hi):
+        return hi - max(1.0, abs(hi))
+    return 0.0
+
+
+def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend: str = "auto",
                      progress=None) -> GuardLPs:
-    """Run the guard-vector LPs of seed 001 §3.1 on the rows of Z with labels y (±1).
+    """Find the guard vectors of seed 001 §3.1 among the rows of Z with labels y (±1).
 
-    ``progress(done, total)`` is called after each point (for a progress bar)."""
+    ``backend``: "auto" (the closed form for 2-D data with ``method="seed"``, else "highs"),
+    "closed-form" (2-D, seed method only), "highs" (reused HiGHS models) or "cvxpy" (one generic
+    LP per point and orientation, the reference). All give the same guard vectors.
+    ``progress(done, total)`` is called after each tested point (or block of points) for a
+    progress bar; it may raise to stop the loop."""
     Z = np.asarray(Z, dtype=np.float64)
     y = np.where(np.asarray(y) > 0, 1.0, -1.0)
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    if backend not in BACKENDS:
+        raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     m, n = Z.shape
+    if backend == "auto":
+        backend = "closed-form" if n == 2 and method == "seed" else "highs"
+    if backend == "closed-form" and (n != 2 or method != "seed"):
+        raise ParameterError("the closed-form test is the seed's LP in 2-D: use it with 2 features "
+                             "and method='seed', or backend='highs'")
     tested = np.ones(m, dtype=bool)
-    if prefilter:
-        for c in (-1.0, 1.0):
-            idx = np.flatnonzero(y == c)
-            tested[idx] = hull_boundary(Z[idx])
+    is_row = np.ones(m, dtype=bool)
+    for c in (-1.0, 1.0):
+        idx = np.flatnonzero(y == c)
+        if idx.size:
+            boundary, vertices = hull_masks(Z[idx])
+            is_row[idx] = vertices
+            if prefilter:
+                tested[idx] = boundary
+    rows = np.flatnonzero(is_row)
     guard = np.zeros(m, dtype=bool)
-    status = np.array([SKIPPED] * m, dtype=object)
+    status = np.full(m, SKIPPED, dtype=object)
     orient = np.zeros(m, dtype=np.int64)
     planes = np.full((m, n + 1), np.nan)
-    n_lps, lp_time = 0, 0.0
     todo = np.flatnonzero(tested)
+    status[todo] = NOT_GUARD
+    t0 = time.perf_counter()
+    n_lps = 0
+    if backend == "closed-form":
+        _closed_form(Z, y, rows, todo, guard, status, orient, planes, progress)
+        label = TEST_CLOSED
+    else:
+        n_lps = _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, progress)
+        label = TEST_HIGHS if backend == "highs" else TEST_CVXPY
+    return GuardLPs(guard, status.astype(str), orient, tested, planes, n_lps,
+                    time.perf_counter() - t0, method, rows, label)
+
+
+def _closed_form(Z, y, rows, todo, guard, status, orient, planes, progress):
+    """The 2-D interval test for every point in ``todo`` (blocks keep memory at ~16 MB)."""
+    P, yr = Z[rows], y[rows]
+    step = max(1, int(1e6 // max(len(rows), 1)))
+    for start in range(0, len(todo), step):
+        blk = todo[start:start + step]
+        dx = P[None, :, 0] - Z[blk, 0][:, None]
+        dy = P[None, :, 1] - Z[blk, 1][:, None]
+        open_ = np.ones(len(blk), dtype=bool)
+        for sigma, label in ((1, GUARD_A), (-1, GUARD_B)):
+            lo, hi, _, _, j_vert = _slope_bounds(dx, dy, sigma * y[blk][:, None] * yr[None, :])
+            ok = open_ & (lo <= hi) & (j_vert < 0)
+            for k in np.flatnonzero(ok):
+                i = blk[k]
+                x1 = _interior_slope(lo[k], hi[k])
+                w, b = _seed_plane(Z, i, np.array([x1, Z[i, 0] * x1 - Z[i, 1]]))
+                flip = sigma * y[i]  # make y_j(w·z_j + b) ≥ 0
+                guard[i], status[i], orient[i] = True, label, sigma
+                planes[i] = np.r_[flip * w, flip * b]
+            open_ &= ~ok
+        if progress is not None:
+            progress(min(start + step, len(todo)), len(todo))
+
+
+def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, progress) -> int:
+    m, n = Z.shape
+    n_lps = 0
+    if backend == "highs":
+        if method == "seed":
+            # Row j: y_j (p_j1 x_1 + … − x_n) vs y_j p_jn, "≥" when σ y_i = +1 and "≤" when −1.
+            A = y[rows, None] * np.column_stack([Z[rows, :n - 1], -np.ones(len(rows))])
+            rhs = y[rows] * Z[rows, n - 1]
+            eq0 = np.r_[np.zeros(n - 1), -1.0]
+            models = {1: _ReusedLP(A, rhs, np.full(len(rows), np.inf), eq0),
+                      -1: _ReusedLP(A, np.full(len(rows), -np.inf), rhs, eq0)}
+        else:
+            A_all = np.column_stack([Z, np.ones(m)])
+            single = _ReusedLP(y[rows, None] * A_all[rows], np.zeros(len(rows)),
+                               np.full(len(rows), np.inf), np.r_[np.zeros(n), 1.0],
+                               fixed_eq=(y @ A_all, 1.0))
     for done, i in enumerate(todo, 1):
         if method == "seed":
-            same = y == y[i]
-            status[i] = NOT_GUARD
-            for sigma, label in ((1.0, GUARD_A), (-1.0, GUARD_B)):
-                r, plane = _seed_lp(Z, same, i, sigma, backend)
+            for sigma, label in ((1, GUARD_A), (-1, GUARD_B)):
                 n_lps += 1
-                lp_time += r.time_s
+                if backend == "highs":
+                    ok, x = models[int(sigma * y[i])].solve(np.r_[Z[i, :n - 1], -1.0], Z[i, n - 1])
+                    plane = _seed_plane(Z, i, x) if ok else None
+                else:
+                    plane = _seed_lp(Z, y, rows, i, sigma, backend)[1]
                 if plane is not None:
                     w, b = plane
                     flip = sigma * y[i]  # make y_j(w·z_j + b) ≥ 0
-                    guard[i], status[i], orient[i] = True, label, int(sigma)
+                    guard[i], status[i], orient[i] = True, label, sigma
                     planes[i] = np.r_[flip * w, flip * b]
                     break
         else:
-            r, plane = _single_lp(Z, y, i, backend)
             n_lps += 1
-            lp_time += r.time_s
-            if plane is None:
-                status[i] = NOT_GUARD
+            if backend == "highs":
+                ok, v = single.solve(np.r_[Z[i], 1.0], 0.0)
+                plane = (v[:n], float(v[n])) if ok else None
             else:
+                plane = _single_lp(Z, y, rows, i, backend)[1]
+            if plane is not None:
                 guard[i], status[i] = True, GUARD_SINGLE
                 planes[i] = np.r_[plane[0], plane[1]]
         if progress is not None:
             progress(done, len(todo))
-    return GuardLPs(guard, status.astype(str), orient, tested, planes, n_lps, lp_time, method)
+    return n_lps
+
+
+def all_guard_vectors(m: int, n_coords: int) -> GuardLPs:
+    """Seed 001 §3.3 with Δ > 0: every point is a guard vector (module docstring), no test runs.
+    No plane is stored: it lives in R^{d+m}."""
+    return GuardLPs(np.ones(m, dtype=bool), np.full(m, GUARD_LIFTED), np.zeros(m, dtype=np.int64),
+                    np.zeros(m, dtype=bool), np.empty((m, 0)), 0, 0.0, "lifted",
+                    np.arange(0), TEST_LIFTED)
 
 
 def tau_delta(X, delta: float) -> np.ndarray:
-    """Seed 001 §3.3: x_i ↦ (x_i, Δ e_i) ∈ R^{n+m}."""
+    """Seed 001 §3.3: x_i ↦ (x_i, Δ e_i) ∈ R^{n+m}, dense (the QP's input), so at most
+    ``MAX_TAU_DELTA`` points."""
     X = np.asarray(X, dtype=np.float64)
+    _check_size(X.shape[0], MAX_TAU_DELTA, "the τ_Δ coordinates (delta > 0)")
     return np.hstack([X, delta * np.eye(X.shape[0])])
+
+
+def _check_size(m: int, limit: int, what: str) -> None:
+    if m > limit:
+        raise ProblemTooLargeError(
+            f"{what} need an {m}×{m} matrix; this is limited to {limit} training points and the data "
+            f"have {m}. Subsample to at most {limit} points, use the linear kernel with delta = 0 "
+            "(no m×m matrix), or a soft-margin SVC (delta > 0 adds Δ² to the kernel diagonal: the "
+            "squared-hinge SVM with loss C·Σξ² and C = 1/(2Δ²)).")
 
 
 def kernel_map(K) -> np.ndarray:
@@ -163,7 +356,7 @@ def kernel_map(K) -> np.ndarray:
 _FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orientation_", "tested_",
            "planes_", "n_lps_", "lp_time_", "qp_time_", "support_", "support_vectors_",
            "dual_coef_", "intercept_", "alpha_", "hard_margin_", "converged_", "kernel_params_",
-           "fit_time_")
+           "fit_time_", "guard_test_")
 
 
 @register_estimator(*_FITTED)
@@ -184,16 +377,20 @@ class GuardVectorSVC(_BinaryKernelSVM):
     ----------
     guard_vectors_ : bool mask over the training set; lp_status_ : per-point outcome (str);
     orientation_ : +1/−1 orientation of the seed's LP that was feasible (0: none or single LP);
-    tested_ : points whose LP was solved; planes_ : a separating hyperplane (w, b) in LP
-    coordinates through each guard vector; n_lps_, lp_time_ : LP count and time;
+    tested_ : points tested; planes_ : a separating hyperplane (w, b) in LP coordinates through
+    each guard vector (no columns for Δ > 0: those planes live in R^{d+m}); n_lps_, lp_time_ :
+    LP count and time of the tests; guard_test_ : how the guard vectors were found (closed form
+    in 2-D, reused HiGHS models, or none needed for Δ > 0);
     qp_time_ : time of the QP on the guard vectors; support_ : indices into the full training
     set; support_vectors_, dual_coef_, intercept_, coef_ (linear kernel) : as ``SVC``;
     alpha_ : the QP's α on the guard vectors; hard_margin_ : True when no α reached C (then the
     solution is the hard-margin SVM of all points); converged_ : whether the QP reached ``tol``
     (a tiny margin makes the hard-margin QP ill-conditioned: use solver="cvxpy" there).
 
-    Data that are not separable (in the kernel space, after τ_Δ) have no guard vectors and no
-    hard-margin SVM: ``fit`` raises ``DataError`` saying so.
+    Data that are not separable (in the kernel space) have no guard vectors and no hard-margin
+    SVM: ``fit`` raises ``DataError`` saying so. Size bounds: Δ > 0 with the linear kernel at most
+    ``MAX_TAU_DELTA`` points, a non-linear kernel at most ``MAX_KERNEL_MAP`` (both hold an m×m
+    matrix); above them ``fit`` raises ``ProblemTooLargeError``.
     """
 
     def __init__(self, kernel="linear", C=1e6, method="seed", prefilter=True, delta=0.0,
@@ -216,38 +413,60 @@ class GuardVectorSVC(_BinaryKernelSVM):
 
     # ------------------------------------------------------------------ coordinates for the LPs
     def _coordinates(self, X, kern: Kernel) -> np.ndarray:
+        """Explicit coordinates of the (kernel-space) points: X itself for the linear kernel,
+        else the empirical kernel map of K + Δ²I (bounded: an m×m matrix)."""
         if kern.name == "linear":
-            return tau_delta(X, self.delta) if self.delta > 0 else X
+            return X
+        _check_size(X.shape[0], MAX_KERNEL_MAP, "a non-linear kernel's coordinates (kernel map)")
         K = kern.gram(X)
         K[np.diag_indices_from(K)] += self.delta ** 2
         return kernel_map(K)
 
+    def _check_params(self):
+        if self.method not in METHODS:
+            raise ParameterError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        for name in ("C", "delta"):
+            v = getattr(self, name)
+            if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+                    and (v > 0 if name == "C" else v >= 0)):
+                raise ParameterError(f"{name} must be a finite number {'> 0' if name == 'C' else '≥ 0'}, "
+                                     f"got {v!r}")
+        if not isinstance(self.prefilter, (bool, np.bool_)):
+            raise ParameterError(f"prefilter must be True or False, got {self.prefilter!r}")
+
     def fit(self, X, y, progress=None):
+        """Find the guard vectors, then solve the QP on them. ``progress(done, total)`` is called
+        during the per-point tests (see ``guard_vector_lps``); it may raise to stop the fit."""
         t0 = time.perf_counter()
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type not in ("binary", "unknown") and np.unique(np.asarray(y)).size > 2:
             raise DataError(f"Only binary classification is supported. The type of the target is "
                             f"{y_type}: guard vectors separate two classes (pick two classes).")
         X, yi = self._validate_fit(X, y, max_classes=2)
-        if self.method not in METHODS:
-            raise ParameterError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
-        if not (np.isscalar(self.C) and self.C > 0):
-            raise ParameterError(f"C must be a positive number, got {self.C!r}")
-        if not (np.isscalar(self.delta) and self.delta >= 0):
-            raise ParameterError(f"delta must be a number ≥ 0, got {self.delta!r}")
+        self._check_params()
         y_pm = np.where(yi == 1, 1.0, -1.0)
         kern = self._kernel(X)
+        lifted = self.delta > 0
+        if lifted and kern.name == "linear":
+            _check_size(X.shape[0], MAX_TAU_DELTA, "with delta > 0 every point is a guard vector and "
+                        "the QP on all of them (X Xᵀ + Δ²I) would")
         Z = self._coordinates(X, kern)
-        inter = hulls_intersect(Z[y_pm > 0], Z[y_pm < 0])
-        if inter.intersect:
-            raise DataError(
-                "the two classes are not linearly separable"
-                + (" in the kernel's feature space" if kern.name != "linear" else "")
-                + ": their convex hulls meet, so no hyperplane separates them with a positive margin "
-                "and the hard-margin SVM of seed 001 does not exist (no point can be a guard vector of "
-                "a separating hyperplane). Use delta > 0 (the seed's projection τ_Δ, §3.3), a "
-                "non-linear kernel, or a soft-margin SVC.")
-        lps = guard_vector_lps(Z, y_pm, self.method, self.prefilter, progress=progress)
+        if lifted:  # affinely independent lifted points: separable, every point a guard vector
+            lps = all_guard_vectors(X.shape[0], Z.shape[1])
+            if progress is not None:
+                progress(X.shape[0], X.shape[0])
+        else:
+            lps = guard_vector_lps(Z, y_pm, self.method, self.prefilter, progress=progress)
+            # separability on the hull vertices only (the hulls are the vertices' hulls)
+            pos, neg = lps.rows[y_pm[lps.rows] > 0], lps.rows[y_pm[lps.rows] < 0]
+            if hulls_intersect(Z[pos], Z[neg]).intersect:
+                raise DataError(
+                    "the two classes are not linearly separable"
+                    + (" in the kernel's feature space" if kern.name != "linear" else "")
+                    + ": their convex hulls meet, so no hyperplane separates them with a positive "
+                    "margin and the hard-margin SVM of seed 001 does not exist (no point can be a guard "
+                    "vector of a separating hyperplane). Use delta > 0 (the seed's projection τ_Δ, "
+                    "§3.3), a non-linear kernel, or a soft-margin SVC.")
         g = np.flatnonzero(lps.guard)
         if g.size == 0 or np.unique(y_pm[g]).size < 2:  # cannot happen for separable data
             raise DataError("the LPs found guard vectors of one class only; the data are degenerate")
@@ -258,10 +477,9 @@ class GuardVectorSVC(_BinaryKernelSVM):
         self.planes_ = lps.planes
         self.n_lps_ = lps.n_lps
         self.lp_time_ = lps.lp_time
-        # §3.2: the QP on the guard vectors only (for τ_Δ only their own extra coordinates matter).
-        Zg = Z[g]
-        if kern.name == "linear" and self.delta > 0:
-            Zg = np.hstack([X[g], self.delta * np.eye(g.size)])
+        self.guard_test_ = lps.backend
+        # §3.2: the QP on the guard vectors only (τ_Δ with the linear kernel: explicit coordinates).
+        Zg = tau_delta(X, self.delta) if lifted and kern.name == "linear" else Z[g]
         svc = BinarySVC(C=self.C, kernel="linear", solver=self.solver, tol=self.tol)
         tq = time.perf_counter()
         svc.fit(Zg, y_pm[g])
@@ -381,21 +599,11 @@ def _box_for(X, i, lo, hi, finite_slopes) -> np.ndarray:
 
 
 def _interval(dx, dy, same, i, sigma):
-    """Along l_i every other point j asks s_j (dx_j x1 − dy_j) ≥ 0: a bound on the slope x1.
-    Returns (lo, hi, j_lo, j_hi, j_vertical) of the tightest bounds."""
+    """The slope bounds of one orientation for point i (``_slope_bounds`` on one row; point i
+    itself has dx = dy = 0 and bounds nothing). Returns (lo, hi, j_lo, j_hi, j_vertical)."""
     s = sigma * np.where(same, 1.0, -1.0)
-    a, c = s * dx, s * dy
-    lo, hi, j_lo, j_hi, j_vert = -np.inf, np.inf, -1, -1, -1
-    for j in range(len(dx)):
-        if j == i:
-            continue
-        if a[j] > 0 and c[j] / a[j] > lo:
-            lo, j_lo = c[j] / a[j], j
-        elif a[j] < 0 and c[j] / a[j] < hi:
-            hi, j_hi = c[j] / a[j], j
-        elif a[j] == 0 and c[j] > 0 and j_vert < 0:
-            j_vert = j
-    return float(lo), float(hi), j_lo, j_hi, j_vert
+    lo, hi, j_lo, j_hi, j_vert = _slope_bounds(dx[None, :], dy[None, :], s[None, :])
+    return float(lo[0]), float(hi[0]), int(j_lo[0]), int(j_hi[0]), int(j_vert[0])
 
 
 def _explain(i: int, orients) -> str:
