@@ -325,3 +325,43 @@ def test_dag_diagram_and_region_figures(voting3, data3):
     Z = np.asarray(vfig.data[0].z).ravel()
     G = grid(X, 60)[2]
     np.testing.assert_array_equal(Z == -1, voting3.unclassifiable(G))
+
+
+# ---------------------------------------------------------------- issue 12: where WDAG can win
+def test_cluster_class_diagnostic_lists_the_missing_classes():
+    from sklearn.datasets import load_iris
+
+    from svmviz.models.dag import ClusterClassWarning
+
+    X, y = load_iris(return_X_y=True)
+    yl = np.array(["setosa", "versicolor", "virginica"])[y]
+    with pytest.warns(ClusterClassWarning, match="requires every cluster to contain every class"):
+        w = WeightedDAGSVC(n_clusters=3, random_state=0).fit(X, yl)
+    for M in range(3):  # recomputed from the clusters' samples
+        present = set(yl[w.cluster_labels_ == M])
+        assert set(w.classes_[w.cluster_missing_[M]]) == set(w.classes_) - present
+    assert list(w.incomplete_clusters_) == [M for M in range(3) if w.cluster_missing_[M].size]
+    assert w.incomplete_clusters_.size  # setosa sits apart: iris clusters cannot all hold it
+    msg = w.missing_classes_message()
+    for M in w.incomplete_clusters_:
+        assert f"cluster {M} " in msg
+    back = loads_model(dumps_model(w))
+    assert [list(m) for m in back.cluster_missing_] == [list(m) for m in w.cluster_missing_]
+    np.testing.assert_array_equal(back.incomplete_clusters_, w.incomplete_clusters_)
+
+
+def test_locally_separable_data_is_where_per_cluster_dags_win():
+    import warnings
+
+    from svmviz.data.generators import local_triangles
+
+    ds = local_triangles(n_per_class=20, seed=1)
+    tr = np.random.default_rng(0).random(ds.y.size) < 0.7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every cluster holds every class: no diagnostic
+        w = WeightedDAGSVC(n_clusters=3, kernel="linear", weight="seed", random_state=0).fit(ds.X[tr], ds.y[tr])
+    assert w.incomplete_clusters_.size == 0 and all(m.size == 0 for m in w.cluster_missing_)
+    dag = DAGSVC(kernel="linear").fit(ds.X[tr], ds.y[tr])
+    # globally mixed: one linear DAG is near chance; locally separable: per-cluster ones are not
+    assert dag.score(ds.X[~tr], ds.y[~tr]) < 0.6
+    assert w.score(ds.X[~tr], ds.y[~tr]) > 0.95

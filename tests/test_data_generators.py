@@ -111,3 +111,51 @@ def test_generate_accepts_exactly_the_cell_cap():
     assert ds.X.size == MAX_GENERATED_CELLS
     with pytest.raises(DataError, match="2,002,000 values"):
         generate("hypercubes", m=1001, n_dims=2000)
+
+
+def test_bayes_accuracy_matches_the_closed_form_for_two_gaussians():
+    from scipy.stats import norm
+
+    from svmviz.data.generators import bayes_accuracy
+
+    centres = np.array([[[0.0, 0.0]], [[1.5, 0.0]]])  # two classes, one component each
+    acc, se = bayes_accuracy(centres, 0.6, n_samples=200_000, seed=1)
+    assert acc == pytest.approx(norm.cdf(1.5 / (2 * 0.6)), abs=4 * se)  # Φ(δ / 2σ)
+
+
+def test_bayes_ceilings_of_the_generators():
+    from sklearn.svm import SVC
+
+    from svmviz.data.generators import bayes_accuracy, mixture_components
+
+    ceilings = [bayes_accuracy(*mixture_components("interlaced", level=k), n_samples=50_000)[0]
+                for k in (1, 2, 3, 4)]
+    assert ceilings == sorted(ceilings, reverse=True) and ceilings[0] > 0.999 and ceilings[3] < 0.75
+    # No classifier beats the ceiling on fresh samples of the density (beyond sampling error).
+    train, test = generate("interlaced", level=3, n_per_class=300), generate("interlaced", level=3,
+                                                                             n_per_class=2000, seed=9)
+    svm_acc = SVC().fit(train.X, train.y).score(test.X, test.y)
+    assert svm_acc <= ceilings[2] + 3 * np.sqrt(0.25 / 6000)
+    local = bayes_accuracy(*mixture_components("local_triangles"), n_samples=50_000)[0]
+    assert local > 0.99
+    with pytest.raises(DataError, match="no mixture density"):
+        mixture_components("checkerboard")
+
+
+def test_local_triangles_mix_globally_and_separate_locally():
+    from svmviz.data.generators import local_triangles, mixture_components
+
+    ds = local_triangles(n_clusters=4, n_per_class=30, seed=2)
+    assert ds.X.shape == (360, 2) and ds.class_counts() == {0: 120, 1: 120, 2: 120}
+    centres, std = mixture_components("local_triangles", n_clusters=4)
+    means = np.array([ds.X[ds.y == c].mean(axis=0) for c in range(3)])
+    # every class spreads over every cluster: the class means lie close together next to the
+    # clusters' circle (radius 3)
+    assert np.ptp(means, axis=0).max() < 0.75
+    # each cluster holds every class, and inside a cluster the classes sit on distinct corners
+    for M in range(4):
+        corners = centres[:, M]
+        assert min(np.linalg.norm(corners[a] - corners[b]) for a in range(3) for b in range(a + 1, 3)) >= 5.9 * std
+    # the arrangement differs from one cluster to the next: class 0 is not always at the same corner
+    offsets = centres[0] - centres.mean(axis=0)
+    assert np.ptp(np.arctan2(offsets[:, 1], offsets[:, 0])) > 1.0

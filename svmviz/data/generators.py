@@ -92,6 +92,10 @@ def hypercubes(m: int = 200, n_dims: int = 2, seed: int = 0) -> Dataset:
 INTERLACE_STD = {1: 0.25, 2: 0.55, 3: 0.85, 4: 1.15}
 
 
+#: Centres of the three classes of Data1–Data4 (a triangle).
+INTERLACE_CENTRES = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.7]])
+
+
 def interlaced(level: int = 1, n_per_class: int = 50, seed: int = 0) -> Dataset:
     """Seed 003 Data1–Data4: three 2-D Gaussian classes on a triangle; the higher the level the
     more they overlap (level 1 separate)."""
@@ -99,12 +103,83 @@ def interlaced(level: int = 1, n_per_class: int = 50, seed: int = 0) -> Dataset:
         from svmviz.errors import DataError
         raise DataError(f"interlaced level must be 1, 2, 3 or 4, not {level}")
     rng = np.random.default_rng(seed + 100 * level)
-    centres = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.7]])
     s = INTERLACE_STD[level]
-    X = np.vstack([rng.normal(c, s, size=(n_per_class, 2)) for c in centres])
+    X = np.vstack([rng.normal(c, s, size=(n_per_class, 2)) for c in INTERLACE_CENTRES])
     y = np.repeat(np.arange(3), n_per_class)
     return Dataset(X, y, ["x1", "x2"], [], f"Data{level}",
                    f"generated: interlaced(level={level}, n_per_class={n_per_class}, seed={seed})")
+
+
+def _local_centres(n_clusters: int, radius: float, side: float) -> np.ndarray:
+    """(3 classes, n_clusters, 2): cluster M's centre on a circle of ``radius``; in it the three
+    classes on a triangle of ``side``, rotated by 60°·M and with the classes shifted by M places,
+    so each class sits in a different corner in the next cluster."""
+    out = np.empty((3, n_clusters, 2))
+    r = side / np.sqrt(3.0)
+    for M in range(n_clusters):
+        a = 2 * np.pi * M / n_clusters
+        centre = radius * np.array([np.cos(a), np.sin(a)])
+        for corner in range(3):
+            b = np.pi / 2 + 2 * np.pi * corner / 3 + np.pi / 3 * M
+            out[(corner + M) % 3, M] = centre + r * np.array([np.cos(b), np.sin(b)])
+    return out
+
+
+def local_triangles(n_clusters: int = 3, n_per_class: int = 20, std: float = 0.25, radius: float = 3.0,
+                    side: float = 1.5, seed: int = 0) -> Dataset:
+    """Globally mixed, locally separable (where seed 003's per-cluster DAGs can win): every one of
+    ``n_clusters`` clusters holds all three classes (``n_per_class`` each) on a small triangle, in a
+    different arrangement per cluster, so no class has a region of its own across the clusters
+    while inside one cluster the classes barely overlap (``std`` ≪ ``side``)."""
+    if std <= 0 or side <= 0 or radius < 0:
+        raise ValueError("std and side must be positive and radius ≥ 0")
+    rng = np.random.default_rng(seed)
+    centres = _local_centres(n_clusters, radius, side)
+    X = np.vstack([rng.normal(centres[c, M], std, size=(n_per_class, 2))
+                   for c in range(3) for M in range(n_clusters)])
+    y = np.repeat(np.arange(3), n_clusters * n_per_class)
+    return Dataset(X, y, ["x1", "x2"], [], f"local triangles N={n_clusters}",
+                   f"generated: local_triangles(n_clusters={n_clusters}, n_per_class={n_per_class}, "
+                   f"std={std}, radius={radius}, side={side}, seed={seed})")
+
+
+def mixture_components(name: str, **params) -> tuple[np.ndarray, float]:
+    """The generating density of a Gaussian generator: (centres (classes, components, d), std);
+    class c is an equal-weight mixture of N(μ, std² I) over its components, and the classes are
+    equally likely. For ``interlaced`` and ``local_triangles``."""
+    from svmviz.errors import DataError
+
+    if name == "interlaced":
+        level = params.get("level", 1)
+        if level not in INTERLACE_STD:
+            raise DataError(f"interlaced level must be 1, 2, 3 or 4, not {level}")
+        return INTERLACE_CENTRES[:, None, :], INTERLACE_STD[level]
+    if name == "local_triangles":
+        bound = inspect.signature(local_triangles).bind(**params)
+        bound.apply_defaults()
+        a = bound.arguments
+        return _local_centres(a["n_clusters"], a["radius"], a["side"]), float(a["std"])
+    raise DataError(f"no mixture density is known for {name!r}; use interlaced or local_triangles")
+
+
+def bayes_accuracy(centres: np.ndarray, std: float, n_samples: int = 200_000, seed: int = 0) -> tuple[float, float]:
+    """Monte Carlo estimate of the Bayes (best possible) accuracy for equally likely classes, class
+    c an equal-weight mixture of N(μ, std² I) over ``centres[c]`` (as ``mixture_components``):
+    draw ``n_samples`` points from the mixture, classify each by the largest class density,
+    count the hits. Returns (accuracy, its standard error)."""
+    from scipy.special import logsumexp
+
+    K, m, d = centres.shape
+    rng = np.random.default_rng(seed)
+    cls = rng.integers(0, K, n_samples)
+    comp = rng.integers(0, m, n_samples)
+    X = centres[cls, comp] + std * rng.normal(size=(n_samples, d))
+    logp = np.empty((n_samples, K))
+    for c in range(K):  # log of the class density up to a factor common to every class
+        sq = ((X[:, None, :] - centres[c][None, :, :]) ** 2).sum(axis=2)
+        logp[:, c] = logsumexp(-sq / (2 * std ** 2), axis=1)
+    acc = float(np.mean(np.argmax(logp, axis=1) == cls))
+    return acc, float(np.sqrt(acc * (1 - acc) / n_samples))
 
 
 def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
@@ -121,7 +196,8 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
 
 #: The generators by name, for the Data page and the CLI (parameters: their keyword defaults).
 GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
-                                      gaussians_on_circle, hypercubes, interlaced, sensitivity_5d)}
+                                      gaussians_on_circle, hypercubes, interlaced, local_triangles,
+                                      sensitivity_5d)}
 #: The largest value of any single count parameter (points, classes, dimensions).
 MAX_GENERATED = 20_000
 #: The largest data set ``generate`` makes, in cells (points × features): 2,000,000 float64 cells
@@ -139,6 +215,7 @@ _SIZE = {
     "gaussians_on_circle": lambda a: (a["n_classes"] * a["n_per_class"], 2),
     "hypercubes": lambda a: (a["m"], a["n_dims"]),
     "interlaced": lambda a: (3 * a["n_per_class"], 2),
+    "local_triangles": lambda a: (3 * a["n_clusters"] * a["n_per_class"], 2),
     "sensitivity_5d": lambda a: (3 * a["n_per_class"], 5),
 }
 

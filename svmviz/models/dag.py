@@ -15,6 +15,7 @@ every cluster uses the same kernel (and a one-cluster WDAG is exactly the DAG).
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from scipy.special import logsumexp
@@ -251,7 +252,11 @@ class DAGSVC(_PairwiseSVMs):
 
 _WDAG_FITTED = ("classes_", "n_features_in_", "cluster_centers_", "cluster_labels_", "means_",
                 "covariances_", "cluster_models_", "cluster_constant_", "cluster_classes_",
-                "gamma_", "order_", "fit_time_", "n_iter_")
+                "cluster_missing_", "incomplete_clusters_", "gamma_", "order_", "fit_time_", "n_iter_")
+
+
+class ClusterClassWarning(UserWarning):
+    """A WDAG cluster lacks some classes (seed 003 §5 asks every cluster to hold every class)."""
 
 
 @register_estimator(*_WDAG_FITTED)
@@ -276,6 +281,12 @@ class WeightedDAGSVC(SVMClassifierBase):
     Parameters: ``n_clusters``, ``covariance_reg``, ``weight``, ``random_state`` (K-Means),
     ``order`` (the DAG class list, restricted in each cluster to its classes) and the SVM
     parameters of ``DAGSVC``.
+
+    Diagnostic: seed 003 §5 requires "that in each cluster, there are data points from whole of
+    the classes". A cluster without some class can never vote for it, however heavy its weight,
+    so near that cluster WDAG cannot predict the missing class. ``cluster_missing_`` lists the
+    missing class indices per cluster, ``incomplete_clusters_`` the clusters missing any, and
+    ``fit`` warns (``ClusterClassWarning``) when there are some.
     """
 
     def __init__(self, n_clusters=3, covariance_reg=1e-3, weight="gaussian", random_state=None,
@@ -354,10 +365,28 @@ class WeightedDAGSVC(SVMClassifierBase):
         self.cluster_models_ = models
         self.cluster_constant_ = np.array(const, dtype=np.int64)
         self.cluster_classes_ = ccls
+        all_classes = np.arange(self.classes_.size)
+        self.cluster_missing_ = [np.setdiff1d(all_classes, c) for c in ccls]
+        self.incomplete_clusters_ = np.array([M for M, miss in enumerate(self.cluster_missing_) if miss.size],
+                                             dtype=np.int64)
+        if self.incomplete_clusters_.size:
+            warnings.warn(self.missing_classes_message(), ClusterClassWarning, stacklevel=2)
         # K-Means iterations, then the solver iterations of every cluster's pairwise SVMs
         self.n_iter_ = np.concatenate([[kmeans_iter]] + [m.n_iter_ for m in models if m is not None])
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def missing_classes_message(self) -> str:
+        """One sentence naming the clusters that lack classes and what to change ('' if none)."""
+        if not self.incomplete_clusters_.size:
+            return ""
+        parts = [f"cluster {M} ({int(np.sum(self.cluster_labels_ == M))} samples) lacks class"
+                 + ("es " if self.cluster_missing_[M].size > 1 else " ")
+                 + ", ".join(str(self.classes_[k]) for k in self.cluster_missing_[M])
+                 for M in self.incomplete_clusters_]
+        return ("; ".join(parts) + ". Seed 003 §5 requires every cluster to contain every class: "
+                "a cluster can never vote for a class it lacks. Use fewer clusters (n_clusters) or "
+                "data where every class spreads over every cluster.")
 
     def log_densities(self, X) -> np.ndarray:
         """log w_M(x) before normalisation, shape (n, N) (eq. 13 in the chosen form)."""
