@@ -11,16 +11,17 @@ from svmviz.data.builtins import fourclass_note
 from svmviz.data.generators import GENERATORS, generate
 from svmviz.plots.data import plot_dataset
 from svmviz_app import state
+from svmviz_app.draw import draw_panel
 from svmviz_app.state import bind
 from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
                                 replace_dataset, share_controls)
 
 st.title("Data")
 st.write("Choose the data every method page works on: a built-in set, your own file (or a lesson "
-         "file), or a generated one. The split and normalization below apply to all pages.")
+         "file), a generated one, or points you draw. The split and normalization below apply to all pages.")
 
-source = st.radio("Source", ["Built-in", "Upload a file", "Generate"], horizontal=True,
-                  key=bind("data.source", "Built-in", options=["Built-in", "Upload a file", "Generate"]))
+SOURCES = ["Built-in", "Upload a file", "Generate", "Draw"]
+source = st.radio("Source", SOURCES, horizontal=True, key=bind("data.source", "Built-in", options=SOURCES))
 
 if source == "Built-in":
     names = list(BUILTINS)
@@ -40,6 +41,9 @@ elif source == "Upload a file":
         f"LIBSVM text, or a svmviz lesson file (.json) — at most {MAX_FILE_MB} MB", type=None,
         key="data_upload")
     dataset_from_upload(uploaded)
+
+elif source == "Draw":
+    draw_panel()
 
 else:
     gen = st.selectbox("Generator", list(GENERATORS), format_func=lambda n: n.replace("_", " "),

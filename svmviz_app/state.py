@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from svmviz.data import Dataset, DataError, load_builtin, split_and_normalize
@@ -43,6 +44,7 @@ _NOTES = "_svmviz_notes"          # one-line notes for the user (a link that cou
 _PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
 _SPLIT_CACHE = "_svmviz_split_cache"
 _RUN = "_svmviz_run"              # marks the script run start_run() last ran in
+_V1_RERUN = "_svmviz_v1_rerun"
 
 LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
 
@@ -62,6 +64,15 @@ def start_run() -> None:
     if run is not None and ss.get(_RUN) is run:
         return
     ss[_RUN] = run
+    if PagesManager.uses_pages_directory and not ss.get(_V1_RERUN):
+        # Until some session has run app.py, Streamlit serves a page URL (/SVM_Tree?...) the
+        # old pages/-directory way: the page file runs without app.py, so without the state hooks
+        # and with a sidebar whose first entry reads "app". app.py's st.navigation clears this
+        # process-wide flag; clearing it here and rerunning sends this session through app.py,
+        # to the same page (both ways name it by its file, e.g. "SVM_Tree").
+        PagesManager.uses_pages_directory = False
+        ss[_V1_RERUN] = True
+        st.rerun()
     if _URL not in ss:
         ss[_URL] = {k: st.query_params.get(k) for k in st.query_params}
         ss[_REGISTRY] = dict(SPLIT_DEFAULTS)
