@@ -77,12 +77,17 @@ class Progress:
 # --- helpers ------------------------------------------------------------------------------------
 
 def _dataset(spec: str):
+    """A local file wins over a built-in of the same name (issue 16); stderr says which was used."""
     from svmviz.data import BUILTINS, DataError, load_builtin, load_dataset
 
-    if spec in BUILTINS:
+    path = Path(spec)
+    if spec in BUILTINS and not path.is_file():
         return load_builtin(spec)
-    if Path(spec).exists():
-        return load_dataset(spec)
+    if path.exists() or path.is_symlink():
+        if spec in BUILTINS:
+            print(f"svmviz: using the local file {spec!r}, not the built-in data set of that name "
+                  f"(give ./{spec} or rename the file to silence this)", file=sys.stderr)
+        return load_dataset(path)
     raise DataError(f"{spec!r} is neither a built-in data set ({', '.join(BUILTINS)}) nor a file")
 
 
@@ -179,6 +184,7 @@ def cmd_fit(args) -> None:
 def cmd_predict(args) -> None:
     import pandas as pd
 
+    from svmviz.data.dataset import csv_cell
     from svmviz.errors import DataError
     from svmviz.export import load_model
 
@@ -190,8 +196,11 @@ def cmd_predict(args) -> None:
     pred = _predict(model, ds.X, f"predicting {ds.n_samples} samples")
     print(f"accuracy: {float(np.mean(pred == ds.y)):.4f} ({ds.n_samples} samples)")
     if args.out:
-        table = pd.DataFrame(ds.X, columns=ds.feature_names)
-        table["label"], table["prediction"] = ds.y, pred
+        # feature names and labels come from the user's file: a cell "=cmd|..." must not become a
+        # formula when a spreadsheet opens the output (issue 16, item 10)
+        table = pd.DataFrame(ds.X, columns=[csv_cell(f) for f in ds.feature_names])
+        table["label"] = [csv_cell(v) for v in ds.y.tolist()]
+        table["prediction"] = [csv_cell(v) for v in pred.tolist()]
         table.to_csv(args.out, index=False)
         print(f"predictions written to {args.out}")
 
@@ -242,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         args.func(args)
-    except (SvmvizError, ValueError) as exc:
+    except (SvmvizError, ValueError, ArithmeticError) as exc:  # every bad input: one line, exit 2
         print("svmviz: error: " + " ".join(str(exc).split()), file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:

@@ -68,7 +68,7 @@ class Dataset:
                        name or self.name, self.source, check_classes)
 
 
-def _labels(y) -> np.ndarray:
+def check_labels(y) -> np.ndarray:
     """``y`` as an array of numbers or of strings; mixed labels are refused, since
     ``np.asarray([1, "a"])`` would silently turn the 1 into the class "1" (issue 16)."""
     if isinstance(y, np.ndarray) and y.dtype != object:
@@ -97,7 +97,7 @@ def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         raise DataError("the features must all be numbers (of at most about 1e308)") from None
-    y = _labels(y)
+    y = check_labels(y)
     if X.ndim != 2:
         raise DataError(f"the features must form a table (2-D array), got {X.ndim}-D")
     n = X.shape[0]
@@ -121,3 +121,31 @@ def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
         raise DataError(f"class {small[0]!s} has only {counts[counts < min_per_class][0]} sample(s): "
                         f"every class needs at least {min_per_class}")
     return X, y
+
+
+# --- user strings shown or written safely (issue 16, item 10) -----------------------------------
+
+#: Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_MARKDOWN_SPECIAL = "\\`*_{}[]()<>#+-.!|~$&"
+
+
+def csv_cell(value):
+    """``value`` safe for a CSV a spreadsheet may open: text starting with = + - @ TAB or CR gets
+    a leading apostrophe (shown, not evaluated); numbers, including negative ones, stay as they
+    are."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START):
+        return value
+    try:
+        float(value)
+        return value  # "-1.5" is a number, not a formula
+    except ValueError:
+        return "'" + value
+
+
+def plain_text(value) -> str:
+    """``str(value)`` with every Markdown/HTML character escaped, for ``st.markdown`` and
+    friends: a class name like ``![x](http://…)`` is shown as typed instead of fetching an
+    image; line breaks become spaces."""
+    text = " ".join(str(value).splitlines())
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)

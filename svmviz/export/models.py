@@ -194,18 +194,20 @@ def load_model(source, max_mb: float = MAX_MODEL_MB):
     if isinstance(source, (str, os.PathLike)):
         try:
             st = os.stat(source)
-            if not stat.S_ISREG(st.st_mode):
-                what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-                raise ModelFormatError(f"cannot read the model file {source}: it is {what}")
-            if st.st_size > limit:
-                raise ModelFormatError(f"the model file {source} is {st.st_size / 2**20:.1f} MB; "
-                                       f"the limit is {max_mb:g} MB")
+        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
+            raise ModelFormatError(f"cannot read the model file {source}: "
+                                   f"{getattr(exc, 'strerror', None) or exc}") from None
+        if not stat.S_ISREG(st.st_mode):
+            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device or pipe)"
+            raise ModelFormatError(f"cannot read the model file {source}: it is {what}")
+        if st.st_size > limit:
+            raise ModelFormatError(f"the model file {source} is {st.st_size / 2**20:.1f} MB; "
+                                   f"the limit is {max_mb:g} MB")
+        try:
             with open(source, "rb") as fh:
                 data = fh.read(limit + 1)
         except OSError as exc:
             raise ModelFormatError(f"cannot read the model file {source}: {exc.strerror or exc}") from None
-        except ValueError as exc:  # a NUL character in the path
-            raise ModelFormatError(f"cannot read the model file {source!r}: {exc}") from None
         return loads_model(data, max_mb)
     if not callable(getattr(source, "read", None)):
         raise ModelFormatError(f"cannot read a model from a {type(source).__name__}; give a path or a file")

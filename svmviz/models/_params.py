@@ -9,7 +9,8 @@ the classes...) stay in the estimators. ``DATA_NEEDS`` states what an estimator 
 training data beyond two classes.
 
 The choice lists repeat module constants (``guard.METHODS``, ``scatter.FORMULATIONS``,
-``tree_decomposition.SVM_SOLVERS``) because those modules import this one through ``base``;
+``tree_decomposition.SVM_SOLVERS``, ``_svm_tree_build.CK_RULES``, ``_svm_tree_nonlinear.NONLINEAR_SPEC``)
+because those modules import this one through ``base``;
 ``tests/test_hostile_params.py`` checks that they agree and that every ``__init__`` parameter of
 every registered estimator has an entry.
 """
@@ -47,7 +48,10 @@ class Number:
             return self.none
         if not (_is_int(v) if self.integer else _is_real(v)):
             return False
-        if not self.integer and not np.isfinite(float(v)):
+        try:  # a Python int may be too large for a float (10**400): then it is out of range anyway
+            if not np.isfinite(float(v)):
+                return False
+        except OverflowError:
             return False
         if self.lo is not None and (v <= self.lo if self.lo_open else v < self.lo):
             return False
@@ -186,10 +190,11 @@ PARAMS: dict[str, dict] = {
                    "bias": Bool(), **_KERNEL, "solver": OneOf(*BACKENDS), "tol": _TOL},
     "SVMTreeClassifier": {
         "C_hard": _C, "reduction": Number(1, 1e6, lo_open=True), "w_tol": Number(0, 1, lo_open=True),
-        "greedy_level": OneOf(0, 1), "use_c_svm": Bool(), "use_h1_svm": Bool(), "sign_change": Bool(),
-        "perpendicular": Bool(), "prune": Bool(),
-        "nonlinear": Options(C=_C, gamma=Gamma(), tradeoff=Number(0, 1e6),
-                             validation=Number(0, 1, hi_open=True)),
+        "ck_rule": OneOf("exact", "paper"), "greedy_level": OneOf(0, 1), "use_c_svm": Bool(),
+        "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(), "majority_stop": Bool(),
+        "prune": Bool(),
+        "nonlinear": Options(k=Int(1, 10**9), C=Number(0, 1e12, lo_open=True, none=True), gamma=Gamma(),
+                             cv=Int(2, 100)),
         "solver": OneOf(*BACKENDS), "multi_class": OneOf("ovo"), "tol": _TOL},
     "TreeDecompositionSVC": {
         "sigma0": Int(2, 10**9), "growth": Number(1, 1e6, lo_open=True), "top_k": Int(1, 10_000),

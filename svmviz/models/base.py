@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from svmviz.data.dataset import check_labels
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
 from svmviz.models._params import check_data_needs, check_params
@@ -27,21 +29,6 @@ def _check_magnitude(X: np.ndarray, what: str) -> None:
                         "kernel values would overflow; rescale the features (e.g. normalize them)")
 
 
-def _check_label_types(y) -> None:
-    # np.asarray([1, "a"]) silently makes the number a string, and an object array of both cannot
-    # even be sorted: either way one class would be two (issue 16, item 7)
-    if isinstance(y, np.ndarray) and y.dtype != object:
-        return
-    try:
-        values = np.asarray(y, dtype=object).ravel()
-    except (TypeError, ValueError):
-        return
-    kinds = {isinstance(v, (str, bytes, np.str_)) for v in values}
-    if len(kinds) > 1:
-        raise DataError("the labels mix numbers and text (e.g. 1 and 'a'): make them all class names "
-                        "or all whole numbers")
-
-
 class SVMClassifierBase(ClassifierMixin, BaseEstimator):
     """Shared plumbing: ``_validate_fit`` / ``_validate_predict``, ``_kernel`` and ``_check_result``.
 
@@ -51,13 +38,29 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
     ``_check_params_table``).
     """
 
+    def __init_subclass__(cls, **kwargs):
+        # Every ``fit`` checks the parameter table before its own code runs (as scikit-learn's
+        # ``_fit_context`` does), so an estimator's own checks never meet a NaN, a string for a
+        # number or 10**400 first (issue 16, item 8: those surfaced as TypeError/OverflowError).
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_checks_params", False):
+            @functools.wraps(fit)
+            def fit_checked(self, *args, **kw):
+                self._check_params_table()
+                return fit(self, *args, **kw)
+
+            fit_checked._checks_params = True
+            cls.fit = fit_checked
+
     def _check_params_table(self) -> None:
         """Every parameter against ``svmviz.models._params.PARAMS`` (``ParameterError``)."""
         check_params(self)
 
     def _validate_fit(self, X, y, min_classes: int = 2, max_classes: int | None = None):
         self._check_params_table()
-        _check_label_types(y)
+        if y is not None:  # (None: scikit-learn's own message below)
+            check_labels(y)  # mixed 1 and 'a' would silently become the classes '1' and 'a'
         try:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
             check_classification_targets(y)

@@ -12,6 +12,16 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
            "#7f7f7f", "#bcbd22", "#17becf"]
 SYMBOLS = ["circle", "triangle-up", "square", "diamond", "x", "star", "cross", "pentagon"]
 
+# Large data in the browser (issue 16, item 4): SVG markers freeze a tab at ~10⁶ points, so point
+# traces switch to WebGL above WEBGL_THRESHOLD points and draw a seeded random sample of
+# MAX_DRAWN_POINTS beyond that cap (the figure says so). Decision regions are evaluated on a grid
+# of GRID_RESOLUTION² points whatever the data size.
+WEBGL_THRESHOLD = 5_000
+MAX_DRAWN_POINTS = 50_000
+SAMPLE_SEED = 0
+GRID_RESOLUTION = 200
+MAX_GRID_RESOLUTION = 400
+
 
 def class_color(k: int, n_classes: int) -> str:
     if n_classes == 2:
@@ -19,22 +29,54 @@ def class_color(k: int, n_classes: int) -> str:
     return PALETTE[k % len(PALETTE)]
 
 
+def point_trace(n_points: int, **kw):
+    """A marker trace for ``n_points`` points: ``go.Scattergl`` (WebGL) above ``WEBGL_THRESHOLD``,
+    else ``go.Scatter`` (SVG, crisper for small data)."""
+    return (go.Scattergl if n_points > WEBGL_THRESHOLD else go.Scatter)(**kw)
+
+
+def sample_index(n: int, cap: int = MAX_DRAWN_POINTS, seed: int = SAMPLE_SEED) -> np.ndarray | None:
+    """Sorted indices of a seeded uniform sample of ``cap`` of ``n`` points, or None if n ≤ cap."""
+    if n <= cap:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(n, size=cap, replace=False))
+
+
+def note_sample(fig: go.Figure, shown: int, total: int, what: str = "points") -> go.Figure:
+    """Say on the figure that only a sample of the points is drawn."""
+    k = len(fig.layout.annotations)  # stack notes upwards from the bottom-left corner
+    fig.add_annotation(text=f"showing a random sample of {shown:,} of {total:,} {what} "
+                            f"(seed {SAMPLE_SEED}); every point is used for the computation",
+                       xref="paper", yref="paper", x=0.01, y=0.01 + 0.06 * k, xanchor="left",
+                       yanchor="bottom", showarrow=False, bgcolor="rgba(255,255,255,0.8)",
+                       font=dict(size=11, color="#333"))
+    return fig
+
+
 def add_class_scatter(fig: go.Figure, X2: np.ndarray, y, classes=None, names=None, size=7,
                       opacity=0.85, showlegend=True, **kw) -> go.Figure:
-    """One scatter trace per class (2-D points ``X2``)."""
+    """One marker trace per class (2-D points ``X2``); WebGL and a stated, seeded sample for
+    large data (see ``WEBGL_THRESHOLD``, ``MAX_DRAWN_POINTS``)."""
+    y = np.asarray(y)
     classes = np.unique(y) if classes is None else classes
+    idx = sample_index(len(y))
+    if idx is not None:
+        note_sample(fig, len(idx), len(y))
+        X2, y = np.asarray(X2)[idx], y[idx]
     for k, c in enumerate(classes):
         m = y == c
-        fig.add_trace(go.Scatter(
-            x=X2[m, 0], y=X2[m, 1], mode="markers", name=str(names[k] if names else c),
+        fig.add_trace(point_trace(
+            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=str(names[k] if names else c),
             marker=dict(color=class_color(k, len(classes)), symbol=SYMBOLS[k % len(SYMBOLS)], size=size,
                         line=dict(width=0.5, color="#333")),
             opacity=opacity, showlegend=showlegend, **kw))
     return fig
 
 
-def grid(X2: np.ndarray, resolution: int = 200, pad: float = 0.08):
-    """(xx, yy, points) of a regular grid around the 2-D points ``X2``."""
+def grid(X2: np.ndarray, resolution: int = GRID_RESOLUTION, pad: float = 0.08):
+    """(xx, yy, points) of a regular grid around the 2-D points ``X2``; at most
+    ``MAX_GRID_RESOLUTION`` points per axis, whatever is asked."""
+    resolution = int(min(max(resolution, 2), MAX_GRID_RESOLUTION))
     lo, hi = X2.min(axis=0), X2.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)
     lo, hi = lo - pad * span, hi + pad * span
