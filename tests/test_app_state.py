@@ -53,3 +53,47 @@ def test_pages_follow_the_data_page_and_its_split():
     text = " ".join(m.value for m in at.markdown)
     # half of the 200 hypercube points train: 50 per class
     assert "(50 points)" in text
+
+
+def _upload(at, name: str, payload: bytes):
+    at.radio(key="data.source").set_value("Upload a file").run()
+    at.file_uploader(key="data_upload").set_value((name, payload, "application/json")).run()
+    return at
+
+
+def test_a_lesson_file_restores_its_data_and_state_on_the_data_page():
+    from svmviz.export.lesson import dumps_lesson
+
+    ds = load_builtin("mexican_hat")
+    text = dumps_lesson(ds, {"split.test": 0.25, "split.norm": "minmax", "hull.nu": 0.2, "tree.step": 3})
+    at = _upload(page_test("pages/1_Data.py").run(), "lesson.json", text.encode())
+    assert not problems(at) and not at.error
+    assert at.session_state["_svmviz_dataset"].n_samples == ds.n_samples
+    assert at.session_state["data"].startswith("lesson:")
+    assert at.slider(key="split.test").value == 0.25
+    assert at.selectbox(key="split.norm").value == "minmax"
+    assert at.session_state["hull.nu"] == 0.2 and at.session_state["tree.step"] == 3
+
+
+def test_a_model_file_on_the_data_page_says_where_to_load_it_and_keeps_the_data():
+    from svmviz.export import dumps_model
+    from svmviz.models import BinarySVC
+
+    ds = load_builtin("hypercubes")
+    model = BinarySVC(kernel="linear").fit(ds.X, ds.y)
+    at = page_test("pages/1_Data.py", dataset=ds, spec="hypercubes").run()
+    _upload(at, "model.json", dumps_model(model).encode())
+    assert not problems(at)
+    assert "model file" in at.error[0].value and "method page" in at.error[0].value
+    assert at.session_state["_svmviz_dataset"] is ds
+
+
+def test_a_tampered_lesson_file_is_refused_and_the_data_stays():
+    from svmviz.export.lesson import dumps_lesson
+
+    ds = load_builtin("hypercubes")
+    text = dumps_lesson(load_builtin("mexican_hat"), {"split.test": 0.25}).replace('"version": 1', '"version": 99')
+    at = page_test("pages/1_Data.py", dataset=ds, spec="hypercubes").run()
+    _upload(at, "lesson.json", text.encode())
+    assert not problems(at) and at.error
+    assert at.session_state["_svmviz_dataset"] is ds
