@@ -3,6 +3,8 @@ prototype identities, the binary ν-SVM special case, sensitivity maps and persi
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.svm import NuSVC
@@ -218,3 +220,107 @@ def test_prototype_figure_shows_the_prototypes_their_mean_and_the_arrows(circle4
     assert len(plot_sensitivity_bars(S).data) == 5
     with pytest.raises(DataError, match="8, 8"):
         plot_sensitivity_images(S, (8, 8))
+
+
+# ------------------------------------------------------------------ issue 16 item 7: convergence
+def test_stopping_at_the_iteration_cap_warns_and_says_not_converged():
+    from sklearn.exceptions import ConvergenceWarning
+
+    ds = gaussians_on_circle(3, 100, std=1.5, seed=0)  # overlapping classes, large C: slow SMO
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        model = ScatterSVC(C=1e5, max_iter=300).fit(ds.X, ds.y)
+    assert not model.converged_ and model.n_iter_ <= 300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # a converged fit does not warn
+        assert ScatterSVC(C=1.0).fit(ds.X, ds.y).converged_
+
+
+def test_non_finite_objective_is_an_error_not_a_converged_model(circle4, monkeypatch):
+    import dataclasses
+
+    import svmviz.models.scatter as sc
+    from svmviz.errors import DataError
+
+    real = sc.solve_qp
+
+    def broken(problem, **kw):
+        res = real(problem, **kw)
+        return dataclasses.replace(res, alpha=np.full_like(res.alpha, np.nan))
+
+    monkeypatch.setattr(sc, "solve_qp", broken)
+    with pytest.raises(DataError, match="non-finite objective"):
+        ScatterSVC().fit(*circle4)
+
+
+@pytest.mark.parametrize("bad", [0, -5, "a", 2.5, float("nan")])
+def test_max_iter_is_validated(circle4, bad):
+    with pytest.raises(ParameterError, match="max_iter"):
+        ScatterSVC(max_iter=bad).fit(*circle4)
+
+
+# ------------------------------------------------------------------ issue 12: prototypes and γ
+def test_prototype_distances_are_the_feature_space_distances(circle4):
+    X, y = circle4
+    model = ScatterSVC(gamma=0.7, C=2.0).fit(X, y)
+    P = model.prototype_weights_
+    G = P @ model.kernel_.gram(model.support_vectors_) @ P.T
+    d = np.diag(G)
+    np.testing.assert_allclose(model.prototype_distances() ** 2, np.maximum(d[:, None] + d - 2 * G, 0),
+                               atol=1e-9 * d.max())
+
+
+def test_coinciding_prototypes_are_detected_and_not_drawn(circle4):
+    from svmviz.plots.scatter import plot_prototypes
+
+    # a ring around a disc, both symmetric about 0: both prototype pictures sit at the centre
+    t = np.linspace(0, 2 * np.pi, 80, endpoint=False)
+    a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    disc = np.vstack([np.column_stack([np.cos(a), np.sin(a)]) * r for r in (0.3, 0.6)])
+    X = np.vstack([2 * np.column_stack([np.cos(t), np.sin(t)]), disc])
+    y = np.r_[np.zeros(80, int), np.ones(24, int)]
+    model = ScatterSVC(gamma=1.0).fit(X, y)
+    assert np.mean(model.predict(X) == y) == 1.0
+    assert model.coinciding_prototypes() == [(0, 1)]
+    fig = plot_prototypes(model, X, y, resolution=30)
+    assert not [tr for tr in fig.data if (tr.name or "").startswith("prototype")]
+    assert "coincide" in fig.layout.title.text
+    spread = ScatterSVC(kernel="linear", formulation="nu", bias=True, mu=0.2).fit(*circle4)
+    assert spread.coinciding_prototypes() == []
+
+
+def test_fourclass_rbf_prototypes_coincide(fourclass):
+    X = (fourclass.X - fourclass.X.mean(axis=0)) / fourclass.X.std(axis=0)
+    assert ScatterSVC().fit(X, fourclass.y).coinciding_prototypes() == [(0, 1)]
+
+
+def test_choose_gamma_on_validation_data():
+    from sklearn.model_selection import train_test_split
+
+    from svmviz.models.scatter import choose_gamma
+
+    ds = sensitivity_5d(seed=0)
+    gammas = [0.02, 0.05, 0.2, 2.0]
+    choice = choose_gamma(ds.X, ds.y, gammas, validation=0.3, random_state=1, C=1.0)
+    assert choice.maps.shape == (4, 4, 5) and choice.n_train + choice.n_validation == ds.y.size
+    assert choice.accuracy[choice.best] == choice.accuracy.max()
+    assert choice.best == np.flatnonzero(choice.accuracy == choice.accuracy.max())[0]  # smallest γ of ties
+    Xt, Xv, yt, yv = train_test_split(ds.X, ds.y, test_size=0.3, random_state=1, stratify=ds.y)
+    refit = ScatterSVC(kernel="rbf", gamma=choice.gamma, C=1.0).fit(Xt, yt)
+    assert np.mean(refit.predict(Xv) == yv) == choice.accuracy[choice.best]
+    mean_map = choice.maps[choice.best, -1]
+    assert mean_map[:2].min() > 5 * mean_map[2:].max()  # x1, x2 discriminate
+    with pytest.raises(ParameterError, match="gammas"):
+        choose_gamma(ds.X, ds.y, [0.1, -1.0])
+
+
+def test_sensitivity_images_have_a_colour_bar_each_and_gamma_maps_mark_the_choice():
+    from svmviz.models.scatter import GammaChoice
+    from svmviz.plots.scatter import plot_gamma_maps, plot_sensitivity_images
+
+    S = np.random.default_rng(0).uniform(size=(4, 64))
+    fig = plot_sensitivity_images(S, (8, 8))
+    xs = [tr.colorbar.x for tr in fig.data]
+    assert all(tr.showscale for tr in fig.data) and len(set(xs)) == 4
+    choice = GammaChoice(np.array([0.1, 1.0]), np.array([0.9, 0.8]), 0, np.ones((2, 3, 5)), 70, 30)
+    g = plot_gamma_maps(choice)
+    assert len(g.data) == 2 and "chosen" in g.data[0].name and "chosen" not in g.data[1].name

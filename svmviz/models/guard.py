@@ -38,7 +38,6 @@ Faster than the seed's procedure, same guard vectors (issue 12):
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass
 
@@ -422,18 +421,6 @@ class GuardVectorSVC(_BinaryKernelSVM):
         K[np.diag_indices_from(K)] += self.delta ** 2
         return kernel_map(K)
 
-    def _check_params(self):
-        if self.method not in METHODS:
-            raise ParameterError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
-        for name in ("C", "delta"):
-            v = getattr(self, name)
-            if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
-                    and (v > 0 if name == "C" else v >= 0)):
-                raise ParameterError(f"{name} must be a finite number {'> 0' if name == 'C' else '≥ 0'}, "
-                                     f"got {v!r}")
-        if not isinstance(self.prefilter, (bool, np.bool_)):
-            raise ParameterError(f"prefilter must be True or False, got {self.prefilter!r}")
-
     def fit(self, X, y, progress=None):
         """Find the guard vectors, then solve the QP on them. ``progress(done, total)`` is called
         during the per-point tests (see ``guard_vector_lps``); it may raise to stop the fit."""
@@ -443,7 +430,6 @@ class GuardVectorSVC(_BinaryKernelSVM):
             raise DataError(f"Only binary classification is supported. The type of the target is "
                             f"{y_type}: guard vectors separate two classes (pick two classes).")
         X, yi = self._validate_fit(X, y, max_classes=2)
-        self._check_params()
         y_pm = np.where(yi == 1, 1.0, -1.0)
         kern = self._kernel(X)
         lifted = self.delta > 0

@@ -35,13 +35,15 @@ directly (``reference_c_bias``), so tests compare the two.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator
+from svmviz.export.registry import register_estimator, register_record
 from svmviz.kernels import Kernel
+from svmviz.models._params import PARAMS, Int, check_params
 from svmviz.models.base import SVMClassifierBase
 from svmviz.solvers import QPProblem, solve_qp
 from svmviz.solvers import kkt
@@ -214,6 +216,8 @@ class ScatterSVC(SVMClassifierBase):
     kernel, gamma, degree, coef0 : as ``sklearn.svm.SVC``
     solver : "smo" (the SMO backend on the implicit K̃) or "cvxpy" (reference, small n)
     tol : stopping tolerance on the maximal KKT violation
+    max_iter : SMO iteration cap per QP (None: the solver's default); when a solve stops at it,
+        ``fit`` warns with scikit-learn's ``ConvergenceWarning`` and ``converged_`` is False
 
     Attributes
     ----------
@@ -232,7 +236,7 @@ class ScatterSVC(SVMClassifierBase):
     """
 
     def __init__(self, C=1.0, formulation="C", mu=None, bias=False, kernel="rbf", gamma="scale",
-                 degree=3, coef0=0.0, solver="smo", tol=1e-3):
+                 degree=3, coef0=0.0, solver="smo", tol=1e-3, max_iter=None):
         self.C = C
         self.formulation = formulation
         self.mu = mu
@@ -243,8 +247,12 @@ class ScatterSVC(SVMClassifierBase):
         self.coef0 = coef0
         self.solver = solver
         self.tol = tol
+        self.max_iter = max_iter
 
     # ------------------------------------------------------------------ fitting
+    def _check_params_table(self) -> None:
+        check_params(self, {**PARAMS["ScatterSVC"], "max_iter": Int(1, 10**9, none=True)})
+
     def _check_params(self, counts: np.ndarray) -> float | None:
         if self.formulation not in FORMULATIONS:
             raise ParameterError(f"formulation must be 'C' or 'nu', not {self.formulation!r}")
@@ -282,13 +290,13 @@ class ScatterSVC(SVMClassifierBase):
                 res = None
             else:
                 res, t, n_solves = solve_c_bias(X, yi, K, kern, float(self.C), backend=self.solver,
-                                                tol=self.tol)
+                                                tol=self.tol, max_iter=self.max_iter)
                 alpha = res.alpha
             problem = scatter_problem(X, yi, K, kern, "C", True, C=float(self.C), class_sum=t)
         else:
             problem = scatter_problem(X, yi, K, kern, self.formulation, bool(self.bias),
                                       C=float(self.C), mu=mu)
-            res = solve_qp(problem, backend=self.solver, tol=self.tol)
+            res = solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter)
             alpha = res.alpha
         G = problem.gradient(alpha)
         if not self.bias:
@@ -312,9 +320,15 @@ class ScatterSVC(SVMClassifierBase):
         self.mu_ = float("nan") if mu is None else mu
         self.n_iter_ = 0 if res is None else int(res.n_iter)
         self.n_solves_ = int(n_solves)
-        self.converged_ = True if res is None else bool(res.converged)
         self.kernel_params_ = kern.to_dict()
         self.fit_X_ = X
+        # Issue 16 item 7: a non-finite objective is an error, never a converged model; a solve that
+        # stopped at its iteration cap warns (ConvergenceWarning) and says so in converged_.
+        self.converged_ = True if res is None else bool(res.converged)
+        self._check_result(converged=self.converged_, objective=[self.objective_, self.scatter_],
+                           detail="" if res is None else (
+                               f"{self.n_iter_} SMO iterations, max KKT violation "
+                               f"{res.max_violation:.3g} against tol = {self.tol:g}"))
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -383,6 +397,30 @@ class ScatterSVC(SVMClassifierBase):
         with np.errstate(invalid="ignore", divide="ignore"):
             return (np.asarray(onehot.T @ (a[:, None] * self.support_vectors_))
                     / np.asarray(onehot.T @ a)[:, None])
+
+    def prototype_distances(self) -> np.ndarray:
+        """(K, K) feature-space distances ‖m_c − m_c'‖ between the prototypes (any kernel), from
+        ‖m_c‖² = Σ_st P_cs P_ct k(sv_s, sv_t) computed in row blocks (no n_sv × n_sv array)."""
+        P = self.prototype_weights_
+        G = np.zeros((P.shape[0], P.shape[0]))
+        for s, _, A in self._kernel_rows(self.support_vectors_):
+            G += P[:, s:s + A.shape[0]] @ (A @ P.T)
+        d = np.diag(G)
+        return np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * G, 0.0))
+
+    def coinciding_prototypes(self, rtol: float = 0.02) -> list[tuple[int, int]]:
+        """Pairs (c, c') of class indices whose input-space prototype pictures
+        (``prototype_centres``) lie within ``rtol`` × the diagonal of the training data's bounding
+        box: drawn as squares they sit on top of each other (e.g. fourclass with the RBF kernel,
+        where both classes' support vectors surround the same region). A class without support
+        vectors has no picture and is not listed."""
+        P = self.prototype_centres()
+        X = self.fit_X_
+        scale = float(np.linalg.norm(X.max(axis=0) - X.min(axis=0))) or 1.0
+        D = np.linalg.norm(P[:, None, :] - P[None, :, :], axis=2)
+        K = P.shape[0]
+        return [(a, b) for a in range(K) for b in range(a + 1, K)
+                if np.isfinite(D[a, b]) and D[a, b] <= rtol * scale]
 
     def _kernel_rows(self, X):
         """Chunks (start, X_chunk, K(X_chunk, support vectors)): memory stays bounded for large n,
@@ -460,3 +498,62 @@ class ScatterSVC(SVMClassifierBase):
             raise DataError("the sensitivity map needs at least one sample")
         S = np.mean(Gr ** 2, axis=0)
         return np.vstack([S, S.mean(axis=0)])
+
+
+# ---------------------------------------------------------------------------------- choosing γ
+@register_record
+@dataclass
+class GammaChoice:
+    """The RBF γ of a Scatter SVM chosen on held-out data, with every candidate's outcome.
+
+    ``gammas``: the candidates; ``accuracy``: validation accuracy of each; ``best``: index of the
+    chosen one (highest accuracy; ties go to the smallest γ, the smoothest score); ``maps``:
+    the sensitivity map (K+1, d) of each candidate's model (seed eq. 20–21), so a page can show
+    how the contrast between dimensions changes with γ; ``n_train``/``n_validation``: split sizes."""
+
+    gammas: np.ndarray
+    accuracy: np.ndarray
+    best: int
+    maps: np.ndarray
+    n_train: int
+    n_validation: int
+
+    @property
+    def gamma(self) -> float:
+        return float(self.gammas[self.best])
+
+
+def choose_gamma(X, y, gammas=None, validation: float = 0.3, random_state: int = 0,
+                 **params) -> GammaChoice:
+    """Fit ``ScatterSVC(kernel="rbf", gamma=γ, **params)`` on a stratified training part for each γ
+    and score it on the held-out part (issue 12: the sensitivity contrast of seed 004 Fig. 17–20
+    depends on γ, so the page chooses it on validation data rather than by hand).
+
+    ``gammas``: candidates (default: 'scale' = 1/(d·Var X) times 4^k, k = −3 … 1)."""
+    from sklearn.model_selection import train_test_split
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if not 0 < validation < 1:
+        raise ParameterError(f"validation must be a fraction between 0 and 1, got {validation!r}")
+    if gammas is None:
+        var = float(X.var())
+        base = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        gammas = base * 4.0 ** np.arange(-3, 2)
+    gammas = np.sort(np.asarray(gammas, dtype=np.float64))
+    if gammas.size == 0 or not np.all(np.isfinite(gammas) & (gammas > 0)):
+        raise ParameterError("gammas must be positive finite numbers")
+    try:
+        Xt, Xv, yt, yv = train_test_split(X, y, test_size=validation, random_state=random_state,
+                                          stratify=y)
+    except ValueError as exc:
+        raise DataError(f"cannot hold out {validation:g} of the data for choosing γ with every class "
+                        f"on both sides ({exc}); use more samples per class") from None
+    acc, maps = [], []
+    for g in gammas:
+        model = ScatterSVC(kernel="rbf", gamma=float(g), **params).fit(Xt, yt)
+        acc.append(float(np.mean(model.predict(Xv) == yv)))
+        maps.append(model.sensitivity_map())
+    acc = np.array(acc)
+    best = int(np.flatnonzero(acc == acc.max())[0])  # gammas ascending: the smallest of the best
+    return GammaChoice(gammas, acc, best, np.array(maps), len(yt), len(yv))

@@ -23,7 +23,8 @@ def _region_colorscale(K: int):
 
 
 def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Plane | None = None,
-                    resolution: int = 150, title: str | None = None, boundary: bool = False) -> go.Figure:
+                    resolution: int = 150, title: str | None = None, boundary: bool = False,
+                    coincide_rtol: float = 0.02) -> go.Figure:
     """The prototype view of a fitted ``ScatterSVC`` (seed 004 Fig. 1–3).
 
     Decision regions (argmax_c f_c, eq. 18) as a background, the samples, the support vectors
@@ -33,6 +34,10 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
     ``model.prototype_centres()``, the α-weighted centres of each class's support vectors.
     ``boundary`` adds the zero line of f₁ − f₀ for two classes. Data with d > 2 are shown in
     ``plane`` (default: the first two features, the others at their mean).
+
+    When two prototype pictures lie within ``coincide_rtol`` of the data's extent
+    (``model.coinciding_prototypes``, e.g. fourclass with the RBF kernel) the squares, the mean
+    and the arrows would sit on top of each other: they are left out and the subtitle says so.
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -72,7 +77,8 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
                     showlegend=k == 0, legendgroup="sv"))
     exact = model.kernel_params_["name"] == "linear" and model.bias and model.formulation == "nu"
     centres = model.prototype_centres()
-    ok = np.all(np.isfinite(centres), axis=1)
+    coincide = model.coinciding_prototypes(coincide_rtol)
+    ok = np.all(np.isfinite(centres), axis=1) & (not coincide)
     C2 = plane.to2d(np.where(ok[:, None], centres, 0.0))
     mean2 = C2[ok].mean(axis=0) if ok.any() else None
     label = "prototype m_c" if exact else "prototype (α-weighted centre)"
@@ -95,6 +101,9 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
         title = (f"Scatter SVM ({form}, {'with' if model.bias else 'no'} bias, "
                  f"{model.kernel_params_['name']} kernel)<br><sup>scatter Σ‖m_c − m̄‖² = {model.scatter_:.4g}, "
                  f"{model.support_.size} support vectors</sup>")
+    if coincide:
+        pairs = ", ".join(f"{names[a]} & {names[b]}" for a, b in coincide)
+        title += (f"<br><sup>prototype pictures coincide ({pairs}): squares and arrows not drawn</sup>")
     fig = base_layout(fig, title, plane.labels[0], plane.labels[1], equal=d == 2)
     fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, x=1.02, xanchor="left"),
                       margin=dict(t=70))
@@ -121,7 +130,7 @@ def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = 
 
 def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.Figure:
     """The sensitivity of every class and of the mean as images (seed Fig. 21–24; e.g. 8×8
-    digits). Each map has its own colour range: the maps show where, not how much."""
+    digits). Each map has its own colour range, shown by its own colour bar."""
     S = np.asarray(S, dtype=np.float64)
     K = S.shape[0] - 1
     if int(np.prod(shape)) != S.shape[1]:
@@ -129,10 +138,12 @@ def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.F
                         f"the map has {S.shape[1]}")
     names = list(class_names) if class_names is not None else [str(k) for k in range(K)]
     titles = [f"class {n}" for n in names] + ["mean over classes"]
-    fig = make_subplots(rows=1, cols=K + 1, subplot_titles=titles, horizontal_spacing=0.02)
+    fig = make_subplots(rows=1, cols=K + 1, subplot_titles=titles, horizontal_spacing=0.07)
     for k in range(K + 1):
+        right = fig.layout[f"xaxis{k + 1 if k else ''}"].domain[1]
         fig.add_trace(go.Heatmap(z=S[k].reshape(shape), colorscale="Hot", reversescale=True,
-                                 showscale=False,
+                                 showscale=True, colorbar=dict(x=right + 0.005, xanchor="left", len=0.8,
+                                                               thickness=10, tickformat=".2g"),
                                  hovertemplate="row %{y}, col %{x}: %{z:.3g}<extra></extra>"),
                       row=1, col=k + 1)
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{k + 1 if k else ''}", showticklabels=False,
@@ -142,3 +153,22 @@ def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.F
     fig.update_layout(title=title or "Sensitivity maps (seed eq. 21) as images", template="plotly_white",
                       height=300, margin=dict(l=20, r=20, t=70, b=20))
     return fig
+
+
+def plot_gamma_maps(choice, feature_names=None, title: str = "") -> go.Figure:
+    """The mean-over-classes sensitivity (seed eq. 21) for every γ of a ``GammaChoice``, each
+    divided by its largest value so the contrast between features can be compared across γ; the
+    legend gives each γ's validation accuracy and marks the chosen one."""
+    maps = np.asarray(choice.maps, dtype=np.float64)[:, -1, :]
+    d = maps.shape[1]
+    feats = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    fig = go.Figure()
+    for k, (g, acc) in enumerate(zip(choice.gammas, choice.accuracy)):
+        top = maps[k].max()
+        mark = " ← chosen" if k == choice.best else ""
+        fig.add_trace(go.Bar(x=feats, y=maps[k] / top if top > 0 else maps[k],
+                             name=f"γ = {g:.3g}: validation {100 * acc:.1f} %{mark}",
+                             marker_line=dict(width=3 if k == choice.best else 0, color=MEAN_COLOR)))
+    fig.update_layout(barmode="group")
+    return base_layout(fig, title or "Mean sensitivity per γ (each divided by its maximum)", "feature",
+                       "relative sensitivity", equal=False, height=440)
