@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from svmviz.errors import ParameterError
+from svmviz.errors import DataError, ParameterError
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
@@ -54,6 +54,16 @@ def _degree(v) -> int:
     if f != int(f) or f < 1:
         raise ParameterError(f"degree must be a whole number ≥ 1, got {v!r}")
     return int(f)
+
+
+def _finite(K: np.ndarray, kern: "Kernel") -> np.ndarray:
+    # an overflowing Gram matrix (large features, a high polynomial degree) would let a solver
+    # "converge" to garbage and a model predict NaN (issue 16, item 7): refuse it here
+    if not np.all(np.isfinite(K)):
+        raise DataError(f"the {kern.name} kernel overflows on these features (gamma={kern.gamma:g}, "
+                        f"degree={kern.degree}, coef0={kern.coef0:g}): rescale the features "
+                        "(normalize them) or lower gamma, degree or coef0")
+    return K
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,7 @@ class Kernel:
                 K = np.tanh(self.gamma * K + self.coef0)
         if same:
             K = 0.5 * (K + K.T)
-        return K
+        return _finite(K, self)
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """``k(x_i, x_i)`` for every row, without forming the Gram matrix."""
@@ -112,7 +122,7 @@ class Kernel:
         if self.name == "linear":
             return s
         if self.name == "poly":
-            return (self.gamma * s + self.coef0) ** self.degree
+            return _finite((self.gamma * s + self.coef0) ** self.degree, self)
         return np.tanh(self.gamma * s + self.coef0)
 
     def to_dict(self) -> dict:

@@ -16,7 +16,7 @@ import pytest
 
 import svmviz.data.loaders as loaders
 from svmviz.cli import main
-from svmviz.data import Dataset, load_dataset
+from svmviz.data import Dataset, load_dataset, normalize
 from svmviz.data.dataset import csv_cell, plain_text
 from svmviz.errors import DataError, ModelFormatError
 from svmviz.export import dumps_model, load_model, loads_model
@@ -127,6 +127,8 @@ def test_loader_errors_are_data_errors(monkeypatch, tmp_path):
         Dataset([[10**400], [1], [2], [3]], [0, 1, 0, 1])
     with pytest.raises(DataError, match="mix numbers and text"):
         Dataset(X[:4], [1, "a", 1, "a"])
+    with pytest.raises(DataError, match="feature_range"):
+        normalize(X, feature_range=("a", "b"))
 
 
 # --- item 9: model files validated for values, shapes, size -------------------------------------

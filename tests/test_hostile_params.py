@@ -141,3 +141,12 @@ def test_result_check_refuses_non_finite_and_warns_when_not_converged():
 
 def test_every_svmviz_error_is_a_value_error():
     assert issubclass(ParameterError, ValueError) and issubclass(DataError, SvmvizError)
+
+
+def test_overflowing_kernel_values_are_refused():
+    P = np.full((3, 2), 1e20)   # finite features, but (x·z)^20 = 1e820 overflows
+    with pytest.raises(DataError, match="overflows"):
+        Kernel("poly", 1.0, 20, 0.0).gram(P)
+    with pytest.raises(DataError, match="overflows"):
+        Kernel("poly", 1.0, 20, 0.0).diag(P)
+    assert np.all(Kernel("rbf", 1.0).gram(P * 1e120, P) == 0.0)   # far away is fine: k → 0

@@ -25,6 +25,11 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
     """
     X_train = np.asarray(X_train, dtype=np.float64)
     X_test = None if X_test is None else np.asarray(X_test, dtype=np.float64)
+    if not (isinstance(feature_range, (tuple, list)) and len(feature_range) == 2
+            and all(isinstance(v, Real) and np.isfinite(v) for v in feature_range)
+            and feature_range[0] < feature_range[1]):
+        raise DataError(f"feature_range must be two finite numbers (low, high) with low < high, "
+                        f"got {feature_range!r}")
     if method == "none":
         return X_train.copy(), None if X_test is None else X_test.copy()
     if method == "minmax":

@@ -174,11 +174,12 @@ _KERNEL = {"kernel": OneOf(*KERNELS), "gamma": Gamma(), "degree": Int(1, 20), "c
 _SMO = {"solver": OneOf(*BACKENDS), "tol": _TOL, "max_iter": Int(1, 10**9, none=True),
         "cache_mb": Number(0, 16384, lo_open=True)}
 _PAIRWISE = {"C": _C, **_KERNEL, **_SMO}
+_TRACE = {"trace": Bool(), "max_trace": Int(1, 10**8)}   # SMO iterations recorded for replay
 
 #: estimator class name → {parameter: constraint}
 PARAMS: dict[str, dict] = {
-    "BinarySVC": _PAIRWISE,
-    "BinaryNuSVC": {"nu": Number(0, 1, lo_open=True), **_KERNEL, **_SMO},
+    "BinarySVC": {**_PAIRWISE, **_TRACE},
+    "BinaryNuSVC": {"nu": Number(0, 1, lo_open=True), **_KERNEL, **_SMO, **_TRACE},
     "PairwiseVotingSVC": _PAIRWISE,
     "DAGSVC": {"order": Labels(), **_PAIRWISE},
     "WeightedDAGSVC": {"n_clusters": Int(1, 10_000), "covariance_reg": Number(0, 1e6, lo_open=True),
@@ -187,7 +188,8 @@ PARAMS: dict[str, dict] = {
     "GuardVectorSVC": {"C": _C, "method": OneOf("seed", "single"), "prefilter": Bool(),
                        "delta": Number(0, 1e6), **_KERNEL, "solver": OneOf(*BACKENDS), "tol": _TOL},
     "ScatterSVC": {"C": _C, "formulation": OneOf("C", "nu"), "mu": Number(0, 1e12, lo_open=True, none=True),
-                   "bias": Bool(), **_KERNEL, "solver": OneOf(*BACKENDS), "tol": _TOL},
+                   "bias": Bool(), **_KERNEL, "solver": OneOf(*BACKENDS), "tol": _TOL,
+                   "max_iter": _SMO["max_iter"]},
     "SVMTreeClassifier": {
         "C_hard": _C, "reduction": Number(1, 1e6, lo_open=True), "w_tol": Number(0, 1, lo_open=True),
         "ck_rule": OneOf("exact", "paper"), "greedy_level": OneOf(0, 1), "use_c_svm": Bool(),
