@@ -44,11 +44,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def streamlit_url():
-    """``streamlit run app.py`` on a free loopback port for the whole session; yields its URL."""
+def start_streamlit(extra_env: dict | None = None):
+    """``streamlit run app.py`` on a free loopback port; returns (process, URL) once it answers."""
     port = _free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(extra_env or {}))
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
          f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
@@ -59,21 +58,30 @@ def streamlit_url():
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
                 if r.status == 200:
-                    break
+                    return proc, url
         except OSError:
             time.sleep(0.5)
         if proc.poll() is not None:
             out = proc.stdout.read().decode(errors="replace")
             pytest.fail(f"streamlit exited early:\n{out}")
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start within 90 s")
-    yield url
+    proc.kill()
+    pytest.fail("streamlit did not start within 90 s")
+
+
+def stop_streamlit(proc) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="session")
+def streamlit_url():
+    """One server for the whole test session; yields its URL."""
+    proc, url = start_streamlit()
+    yield url
+    stop_streamlit(proc)
 
 
 @pytest.fixture(scope="session")

@@ -97,3 +97,21 @@ def test_a_tampered_lesson_file_is_refused_and_the_data_stays():
     _upload(at, "lesson.json", text.encode())
     assert not problems(at) and at.error
     assert at.session_state["_svmviz_dataset"] is ds
+
+
+def test_user_strings_render_as_plain_text_not_markdown():
+    """A class or data-set name with Markdown image/link syntax must not become an <img> that
+    fetches an outside URL (issue 16 item 10)."""
+    import numpy as np
+
+    from svmviz.data import Dataset
+
+    evil = "![x](http://example.invalid/t.png)"
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    ds = Dataset(X, np.arange(20) % 2, class_names=[evil, "[link](http://example.invalid)"], name=evil,
+                 source=evil)
+    at = page_test("app.py", dataset=ds).run()
+    assert not problems(at)
+    shown = " ".join(m.value for m in at.main.get("markdown") + at.sidebar.get("markdown"))
+    assert "](http" not in shown.replace("\\]\\(http", "")   # every bracket/paren escaped
+    assert "\\!\\[x\\]\\(http" in shown

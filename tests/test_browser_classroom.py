@@ -55,3 +55,20 @@ def test_lesson_mode_hides_the_sidebar(streamlit_url, page, artifacts_dir):
     page.screenshot(path=str(artifacts_dir / "lesson_mode.png"))
     assert not page.locator('[data-testid="stSidebar"]').is_visible()
     assert page.locator("h1").first.inner_text() == "Data"
+
+
+def test_a_page_link_opened_first_on_a_fresh_server_goes_through_the_app(page):
+    """Streamlit serves a page URL the old pages/-directory way until some session ran app.py:
+    the state hooks were skipped and the first sidebar entry read "app" (issue 16 item 11)."""
+    from conftest import start_streamlit, stop_streamlit
+
+    proc, url = start_streamlit()
+    try:
+        page.goto(f"{url}/Data?split.seed=4")
+        wait_for_app(page)
+        page.wait_for_function("() => location.search.includes('data=')", timeout=60000)
+        first = page.locator('[data-testid="stSidebarNav"] a').first.inner_text()
+        assert first.strip().endswith("Home")
+        assert "split.seed=4" in page.url   # the link's value was read and written back
+    finally:
+        stop_streamlit(proc)
