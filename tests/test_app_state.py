@@ -115,3 +115,30 @@ def test_user_strings_render_as_plain_text_not_markdown():
     shown = " ".join(m.value for m in at.main.get("markdown") + at.sidebar.get("markdown"))
     assert "](http" not in shown.replace("\\]\\(http", "")   # every bracket/paren escaped
     assert "\\!\\[x\\]\\(http" in shown
+
+
+def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from svmviz_app.widgets import advance_if_playing, step_controls
+
+        step = step_controls("demo.step", 5)
+        st.markdown(f"**Step {step + 1} of 5**")
+        advance_if_playing("demo.step", 5, 0.01)
+
+    at = AppTest.from_function(script).run()
+    shown = lambda: at.markdown[0].value  # noqa: E731
+    assert shown() == "**Step 1 of 5**"
+    at.button(key="demo.step_next").click().run()
+    at.button(key="demo.step_next").click().run()
+    assert shown() == "**Step 3 of 5**" and at.slider(key="demo.step_slider").value == 3
+    at.button(key="demo.step_prev").click().run()
+    assert shown() == "**Step 2 of 5**"
+    at.slider(key="demo.step_slider").set_value(5).run()
+    assert shown() == "**Step 5 of 5**"
+    at.button(key="demo.step_first").click().run()
+    at.button(key="demo.step_play").click().run()   # plays to the last step, then stops
+    assert shown() == "**Step 5 of 5**" and not at.session_state["demo.step._playing"]
