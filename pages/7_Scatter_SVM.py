@@ -10,113 +10,151 @@ from svmviz.data import load_builtin
 from svmviz.data.generators import gaussians_on_circle, sensitivity_5d
 from svmviz.errors import ParameterError
 from svmviz.models import ScatterSVC
-from svmviz.plots.common import Plane
-from svmviz.plots.scatter import plot_prototypes, plot_sensitivity_bars, plot_sensitivity_images
-from svmviz_app.controls import parse_gamma
-from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
+from svmviz.models.scatter import choose_gamma
+from svmviz.plots.scatter import (plot_gamma_maps, plot_prototypes, plot_sensitivity_bars,
+                                  plot_sensitivity_images)
+from svmviz_app import state
+from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
+from svmviz_app.state import bind
+from svmviz_app.views import standard_views
+from svmviz_app.widgets import (bounded, data_sidebar, figure_downloads, guard, model_download, model_upload,
+                                plain, share_controls)
 
-MAX_N = 3000  # the page refits on every change; larger sets belong in benchmarks/bench_scatter.py
+# The page refits on every change (SMO on the implicit m×m scatter kernel); larger sets belong in
+# benchmarks/bench_scatter.py.
+MAX_SAMPLES = 3000
 
-st.set_page_config(page_title="Scatter SVM — svmviz", layout="wide")
 st.title("Scatter SVM")
 st.caption("Seed 004 (Jenssen et al., *Scatter Support Vector Machine*): the dual minimises the "
            "scatter Σ_c ‖m_c − m̄‖² of class prototypes m_c = Σ_{i∈c} α_i φ(x_i) around their mean m̄ "
            "(eq. 6–8); the hinge-loss primal gives w_c = m_c − m̄ and the score f_c(x) = ⟨w_c, φ(x)⟩ + b_c "
-           "(eq. 13–18); sensitivity maps (eq. 20–21).")
+           f"(eq. 13–18); sensitivity maps (eq. 20–21). This page works on at most {MAX_SAMPLES:,} training "
+           "samples.")
 
 current = data_sidebar()
-usable = current.classes.size >= 2 and current.n_features >= 2 and current.n_samples <= MAX_N
+SOURCES = ["current data set", "checkerboard", "circle"]
+SOURCE_LABELS = {"current data set": "the Data page's training part",
+                 "checkerboard": "override: checkerboard (9 classes, seed Table 1)",
+                 "circle": "override: Gaussians on a circle (6 classes, seed Table 1)"}
+FORMS = ["C", "nu"]
 
 # ---------------------------------------------------------------- data and parameters (sidebar)
 with st.sidebar:
-    st.header("Data for this page")
-    choices = ([f"current: {current.name}"] if usable else []) + [
-        "checkerboard (9 classes)", "Gaussians on a circle (6 classes)"]
-    pick = st.selectbox("Data set", choices, key="sc_data",
-                        help="The current data set when it has ≥ 2 classes, ≥ 2 features and at most "
-                             f"{MAX_N} samples; else the seed's checkerboard / circle sets (Table 1).")
     st.header("Scatter SVM")
-    form_label = st.radio("Formulation", ["C-form (eq. 15, hinge loss)", "ν-form (eq. 6/8, scatter)"],
-                          key="sc_form")
-    formulation = "C" if form_label.startswith("C") else "nu"
-    bias = st.checkbox("bias b_c (equal class sums in the dual)", value=False, key="sc_bias")
-    kernel = st.selectbox("Kernel", ["rbf", "linear", "poly", "sigmoid"], key="sc_kernel")
-    gamma_txt = st.text_input("gamma ('scale', 'auto' or a number)", "scale", key="sc_gamma",
-                              disabled=kernel == "linear")
-    C = st.number_input("C", min_value=1e-4, max_value=1e5, value=1.0, format="%g", key="sc_C",
-                        disabled=formulation != "C")
-    mu_factor = st.slider("μ × (size of the smallest class)", 1.0, 10.0, 2.0, 0.25, key="sc_mu",
-                          disabled=formulation != "nu",
+    src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
+                       key=bind("scatter.src", "current data set", options=SOURCES))
+    formulation = st.radio("Formulation", FORMS, key=bind("scatter.form", "C", options=FORMS),
+                           format_func=lambda f: {"C": "C-form (eq. 15, hinge loss)",
+                                                  "nu": "ν-form (eq. 6/8, scatter)"}[f])
+    bias = st.checkbox("bias b_c (equal class sums in the dual)", key=bind("scatter.bias", False))
+    kc = kernel_controls("scatter")
+    mu_factor = st.slider("μ × (size of the smallest class)", 1.0, 10.0, step=0.25,
+                          key=bind("scatter.mu", 2.0, bounds=(1.0, 10.0)), disabled=formulation != "nu",
                           help="μ bounds every α_i; with bias each class's α sum to 1, so μ ≥ 1/m_smallest.")
-    solver = st.selectbox("Solver", ["smo", "cvxpy"], key="sc_solver",
+    solver = st.selectbox("Solver", ["smo", "cvxpy"], key=bind("scatter.solver", "smo", options=["smo", "cvxpy"]),
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
+train = test = None
+with guard("cannot prepare the data"):
+    if src == "current data set":
+        train, test = state.current_split()
+        train = bounded(train, MAX_SAMPLES, "The Scatter SVM page")
+    else:
+        train = load_builtin(src)
+        st.info(f"This page shows {SOURCE_LABELS[src][len('override: '):]} (a local override); the other "
+                "pages use the Data page's choice.")
+if train is None:
+    st.stop()
+if train.classes.size < 2 or train.n_features < 2:
+    st.info(f"The Scatter SVM pictures need at least two classes and two features; {plain(train.name)} has "
+            f"{train.classes.size} class(es) and {train.n_features} feature(s). Load other data on the Data "
+            "page or pick an override in the sidebar.")
+    st.stop()
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def fit_scatter(X, y, params: tuple) -> ScatterSVC:
-    return ScatterSVC(**dict(params)).fit(X, y)
+
+def params_for(y) -> dict:
+    counts = np.unique(y, return_counts=True)[1]
+    return dict(formulation=formulation, bias=bool(bias), kernel=kc["kernel"], gamma=parse_gamma(kc["gamma_txt"]),
+                degree=kc["degree"], coef0=float(kc["coef0"]), C=float(kc["C"]),
+                mu=float(mu_factor / counts.min()), solver=solver)
 
 
-def fit_with_status(X, y, params: dict, what: str) -> ScatterSVC:
-    with st.status(f"Fitting {what} …", expanded=False) as status:
-        model = fit_scatter(X, y, tuple(sorted(params.items())))
-        status.update(label=f"{what}: {model.n_solves_} QP solve(s), {model.fit_time_:.2f} s",
-                      state="complete")
+def fit(X, y, params: dict, what: str) -> ScatterSVC:
+    with st.spinner(f"Fitting {what} …"):
+        model = cached_fit(ScatterSVC(**params), X, y)
+    if not model.converged_:
+        st.warning(f"{what}: the solver stopped at its iteration cap before reaching tol = {model.tol:g} "
+                   f"({model.n_iter_} iterations): the model is not optimal. Lower C, loosen tol or "
+                   "normalize the features on the Data page.")
     return model
 
 
-ds = current if pick.startswith("current") else load_builtin("checkerboard" if pick.startswith("checker")
-                                                              else "circle")
 tab_proto, tab_binary, tab_sens = st.tabs(["Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)",
                                            "Sensitivity maps (Fig. 16–24)"])
 
 # ---------------------------------------------------------------- tab 1: prototypes and scatter
+model = None
 with tab_proto:
-    model = None
     with guard("cannot fit the Scatter SVM"):
-        counts = np.unique(ds.y, return_counts=True)[1]
-        params = dict(formulation=formulation, bias=bias, kernel=kernel, gamma=parse_gamma(gamma_txt),
-                      C=float(C), mu=float(mu_factor / counts.min()), solver=solver)
-        model = fit_with_status(ds.X, ds.y, params, f"Scatter SVM on {ds.name}")
+        plane = plane_controls(train.X, train.feature_names, "scatter")
+        imported = model_upload(ScatterSVC, "scatter", n_features=train.n_features)
+        model = imported if imported is not None else fit(train.X, train.y, params_for(train.y),
+                                                          f"Scatter SVM on {train.name}")
     if model is not None:
-        plane = None
-        if ds.n_features > 2:
-            st.info(f"{ds.name} has {ds.n_features} features: the picture shows a plane through the data.")
-            how = st.radio("Plane", ["first two features (others at their mean)", "PCA"], key="sc_plane",
-                           horizontal=True)
-            plane = Plane(ds.X, (0, 1), "pca" if how == "PCA" else "features", ds.feature_names)
-        fig = plot_prototypes(model, ds.X, ds.y, ds.class_names, ds.feature_names, plane=plane)
-        st.plotly_chart(fig, key="sc_fig_proto")
-        cols = st.columns(4)
-        cols[0].metric("Training accuracy", f"{100 * np.mean(model.predict(ds.X) == ds.y):.1f} %")
-        cols[1].metric("Scatter Σ‖m_c − m̄‖²", f"{model.scatter_:.4g}")
-        cols[2].metric("Support vectors", f"{model.support_.size} / {ds.n_samples}")
-        cols[3].metric("Dual objective", f"{model.objective_:.5g}")
-        squares = ("exactly the prototypes m_c" if kernel == "linear" and formulation == "nu" and bias
-                   else "the α-weighted centres of each class's support vectors (a prototype of a "
-                        "non-linear kernel, or with class sums ≠ 1, does not sit among the samples)")
-        st.caption(f"Squares: {squares}. Diamond: their mean; arrows: m̄ → m_c, the scatter the dual "
-                   "minimises. Circles: support vectors, size ∝ α_i. Background: argmax_c f_c(x) (eq. 18). "
-                   f"Class sums Σ_(i∈c) α_i: {np.array2string(model.class_sums_, precision=3)}"
-                   + (f"; intercepts b_c: {np.array2string(model.intercept_, precision=3)}" if bias else ""))
-        figure_downloads(fig, f"scatter_svm_{ds.name}", key="sc_dl_proto")
-        model_download(model, f"scatter_svm_{ds.name}", key="sc_dl_model")
+        with guard("cannot draw the prototypes"):
+            fig = plot_prototypes(model, train.X, train.y, train.class_names, train.feature_names, plane=plane)
+            st.plotly_chart(fig, key="scatter_fig_proto")
+            coincide = model.coinciding_prototypes()
+            if coincide:
+                D = model.prototype_distances()
+                pairs = "; ".join(f"{plain(train.class_names[a])} & {plain(train.class_names[b])} "
+                                  f"(feature-space distance {D[a, b]:.3g})" for a, b in coincide)
+                st.info(f"The prototypes' input-space pictures coincide ({pairs}): drawn as squares they would sit "
+                        "on top of each other, so they are left out. With this kernel each prototype lives in "
+                        "feature space; its picture is the α-weighted centre of its class's support vectors, and "
+                        "here the support vectors of both classes surround the same region.")
+            if not state.lesson_mode():
+                cols = st.columns(5)
+                cols[0].metric("Training accuracy", f"{100 * np.mean(model.predict(train.X) == train.y):.1f} %")
+                cols[1].metric("Scatter Σ‖m_c − m̄‖²", f"{model.scatter_:.4g}")
+                cols[2].metric("Support vectors", f"{model.support_.size} / {train.n_samples}")
+                cols[3].metric("Dual objective", f"{model.objective_:.5g}")
+                cols[4].metric("Converged", "yes" if model.converged_ else "no",
+                               help=f"{model.n_iter_} SMO iterations, {model.n_solves_} QP solve(s), "
+                                    f"{model.fit_time_:.2f} s")
+            exact = model.kernel_params_["name"] == "linear" and model.formulation == "nu" and model.bias
+            squares = ("exactly the prototypes m_c" if exact
+                       else "the α-weighted centres of each class's support vectors (a prototype of a "
+                            "non-linear kernel, or with class sums ≠ 1, does not sit among the samples)")
+            st.caption(f"Squares: {squares}. Diamond: their mean; arrows: m̄ → m_c, the scatter the dual "
+                       "minimises. Circles: support vectors, size ∝ α_i. Background: argmax_c f_c(x) (eq. 18). "
+                       f"Class sums Σ_(i∈c) α_i: {np.array2string(model.class_sums_, precision=3)}"
+                       + (f"; intercepts b_c: {np.array2string(model.intercept_, precision=3)}" if model.bias else ""))
+            if not state.lesson_mode():
+                figure_downloads(fig, f"scatter_svm_{train.name}", key="scatter_dl_proto")
+                model_download(model, f"scatter_svm_{train.name}", key="scatter_dl_model")
+share_controls("scatter", model)
 
 # ---------------------------------------------------------------- tab 2: the binary ν-SVM view
+BIN_SOURCES = ["generated", "page"]
 with tab_binary:
     st.markdown("With two classes, class sums 1 and 0 ≤ α_i ≤ μ the Scatter SVM is the binary ν-SVM "
                 "(eq. 3–5): the prototypes are points of the reduced convex hulls of the classes, found "
                 "on the border between them, and ‖m₊ − m₋‖² = 2 · scatter. Linear kernel, as in Fig. 1–2.")
-    src = st.radio("Two classes from", ["two Gaussian classes (generated, as Fig. 1–2)",
-                                        f"the page's data set ({ds.name})"],
-                   key="sc_bin_src", horizontal=True)
-    bds = gaussians_on_circle(2, 40, spacing=1.2, std=0.55, seed=2) if src.startswith("two") else ds
+    bsrc = st.radio("Two classes from", BIN_SOURCES, horizontal=True,
+                    key=bind("scatter.bin_src", "generated", options=BIN_SOURCES),
+                    format_func=lambda s: {"generated": "two Gaussian classes (generated, as Fig. 1–2)",
+                                           "page": f"the page's data set ({train.name})"}[s])
+    bds = gaussians_on_circle(2, 40, spacing=1.2, std=0.55, seed=2) if bsrc == "generated" else train
     classes = list(bds.classes)
     names = dict(zip(classes, bds.class_names))
     if len(classes) > 2:
         c1, c2 = st.columns(2)
-        a = c1.selectbox("first class", classes, index=0, key="sc_bin_a", format_func=lambda c: names[c])
-        b = c2.selectbox("second class", classes, index=1, key="sc_bin_b", format_func=lambda c: names[c])
+        a = c1.selectbox("first class", classes, format_func=lambda c: names[c],
+                         key=bind("scatter.bin_a", classes[0], options=classes))
+        b = c2.selectbox("second class", classes, format_func=lambda c: names[c],
+                         key=bind("scatter.bin_b", classes[1], options=classes))
     else:
         a, b = classes
     with guard("cannot fit the binary ν-SVM"):
@@ -125,15 +163,15 @@ with tab_binary:
         m2 = np.isin(bds.y, [a, b])
         X2, y2 = bds.X[m2], bds.y[m2]
         m_min = int(min(np.sum(y2 == a), np.sum(y2 == b)))
-        grid_mu = np.unique(np.round(np.geomspace(1.0 / m_min, 1.0, 30), 6))
-        mu = st.select_slider("μ (upper bound of every α_i)", options=list(grid_mu),
-                              value=grid_mu[min(len(grid_mu) - 1, np.searchsorted(grid_mu, 2.0 / m_min))],
-                              format_func=lambda v: f"{v:.4g}", key=f"sc_bin_mu_{m_min}")
+        grid_mu = [float(v) for v in np.unique(np.round(np.geomspace(1.0 / m_min, 1.0, 30), 6))]
+        mu0 = grid_mu[min(len(grid_mu) - 1, int(np.searchsorted(grid_mu, 2.0 / m_min)))]
+        mu = st.select_slider("μ (upper bound of every α_i)", options=grid_mu, format_func=lambda v: f"{v:.4g}",
+                              key=bind("scatter.bin_mu", mu0, options=grid_mu))
         st.caption(f"μ = 1/m_smallest = {1 / m_min:.4g} puts each prototype at its class mean; μ ≥ 1 "
                    f"allows the whole convex hull. Equivalent NuSVC parameter ν = 2/(μ·m) = "
                    f"{min(1.0, 2 / (mu * y2.size)):.4g}.")
-        bin_model = fit_with_status(X2, y2, dict(formulation="nu", bias=True, kernel="linear", mu=float(mu),
-                                                 solver=solver), "binary ν-SVM")
+        bin_model = fit(X2, y2, dict(formulation="nu", bias=True, kernel="linear", mu=float(mu), solver=solver),
+                        "binary ν-SVM")
         # ‖m₊ − m₋‖ = 2‖w‖ against the spread of the data: the solver's tolerance leaves w tiny,
         # not exactly 0, when the reduced hulls overlap
         if 2 * np.linalg.norm(bin_model.coef_[1]) < 1e-2 * float(np.mean(X2.std(axis=0))):
@@ -143,53 +181,76 @@ with tab_binary:
         fig2 = plot_prototypes(bin_model, X2, y2, bname, bds.feature_names, boundary=True,
                                title=f"Binary ν-SVM as Scatter SVM (μ = {mu:.4g})<br><sup>‖m₊ − m₋‖² = "
                                      f"{2 * bin_model.scatter_:.4g} = 2 · scatter</sup>")
-        st.plotly_chart(fig2, key="sc_fig_binary")
-        figure_downloads(fig2, f"scatter_binary_nu_{bds.name}", key="sc_dl_binary")
+        st.plotly_chart(fig2, key="scatter_fig_binary")
+        if not state.lesson_mode():
+            figure_downloads(fig2, f"scatter_binary_nu_{bds.name}", key="scatter_dl_binary")
 
 # ---------------------------------------------------------------- tab 3: sensitivity maps
+SENS = ["5d", "digits", "tab1"]
 with tab_sens:
     st.markdown("Sensitivity of each class score f_c and, in black, the mean over the classes: "
                 "s_j = (1/N) Σ_n (∂f(x_n)/∂x_j)² over the training samples (eq. 20–21), analytic "
-                "derivatives of the kernel.")
-    which = st.radio("Data", ["5-D generated set (only x1, x2 discriminate)",
-                              "digits 0, 1, 8 (8×8 images, in place of USPS)",
-                              "the data and model of the first tab"], key="sc_sens_data")
+                "derivatives of the kernel. How strongly the discriminative features stand out depends on "
+                "the RBF γ, so for the two sets below γ is chosen on a held-out validation part (30 %): the "
+                "highest validation accuracy, ties to the smallest γ.")
+    which = st.radio("Data", SENS, key=bind("scatter.sens", "5d", options=SENS),
+                     format_func=lambda s: {"5d": "5-D generated set (only x1, x2 discriminate)",
+                                            "digits": "digits 0, 1, 8 (8×8 images, in place of USPS)",
+                                            "tab1": "the data and model of the first tab"}[s])
+    sens_params = dict(formulation=formulation, bias=bool(bias), C=float(kc["C"]), solver=solver)
     with guard("cannot compute the sensitivity map"):
-        if which.startswith("5-D"):
-            train, test = sensitivity_5d(seed=0), sensitivity_5d(seed=1)
-            sm = fit_with_status(train.X, train.y, dict(formulation=formulation, bias=bias, gamma=0.05,
-                                                        C=float(C), mu=float(mu_factor / 60), solver=solver),
-                                 "Scatter SVM (RBF, γ = 0.05) on the 5-D set")
-            st.caption(f"Accuracy on a fresh test set of the same kind: "
-                       f"{100 * np.mean(sm.predict(test.X) == test.y):.1f} % (the seed trains until it is "
-                       "perfect). Expect tall bars on x1 and x2 only.")
+        if which in ("5d", "digits"):
+            if which == "5d":
+                sd, sd_test = sensitivity_5d(seed=0), sensitivity_5d(seed=1)
+                Xs, ys, feats, cnames = sd.X, sd.y, sd.feature_names, sd.class_names
+            else:
+                dg = load_builtin("digits")
+                keep = np.isin(dg.y, [0, 1, 8])
+                Xs, ys, feats, cnames = dg.X[keep] / 16.0, dg.y[keep], dg.feature_names, ["0", "1", "8"]
+            mu_s = float(mu_factor / np.unique(ys, return_counts=True)[1].min())
+            with st.spinner("choosing γ on validation data …"):
+                choice = cached_call(choose_gamma, Xs, ys, None, 0.3, 0, mu=mu_s, **sens_params)
+            sm = fit(Xs, ys, dict(kernel="rbf", gamma=choice.gamma, mu=mu_s, **sens_params),
+                     f"Scatter SVM (RBF, γ = {choice.gamma:.3g})")
+            accs = ", ".join(f"γ = {g:.3g}: {100 * a:.0f} %" for g, a in zip(choice.gammas, choice.accuracy))
+            st.caption(f"γ = {choice.gamma:.3g} chosen on {choice.n_validation} validation samples ({accs}); the "
+                       f"model below is refitted on all {ys.size} samples with it."
+                       + (" The chosen γ is the smallest candidate: smaller ones may do as well."
+                          if choice.best == 0 else ""))
             S = sm.sensitivity_map()
-            figs = plot_sensitivity_bars(S, train.feature_names, train.class_names,
-                                         title="Sensitivity on the 5-D set (seed Fig. 17–20)")
-            st.plotly_chart(figs, key="sc_fig_sens")
-            figure_downloads(figs, "scatter_sensitivity_5d", key="sc_dl_sens")
-        elif which.startswith("digits"):
-            dg = load_builtin("digits")
-            keep = np.isin(dg.y, [0, 1, 8])
-            Xd, yd = dg.X[keep] / 16.0, dg.y[keep]
-            sm = fit_with_status(Xd, yd, dict(formulation=formulation, bias=bias, gamma="scale", C=float(C),
-                                              mu=float(mu_factor / np.bincount(yd)[[0, 1, 8]].min()),
-                                              solver=solver), "Scatter SVM (RBF) on digits 0, 1, 8")
-            S = sm.sensitivity_map()
-            st.caption(f"{yd.size} images, training accuracy {100 * np.mean(sm.predict(Xd) == yd):.1f} %. "
-                       "Dark pixels change the scores most; the border pixels are blank as in the seed's "
-                       "Fig. 21.")
-            figi = plot_sensitivity_images(S, (8, 8), ["0", "1", "8"],
-                                           title="Sensitivity maps of digits 0, 1, 8 (seed Fig. 21–24)")
-            st.plotly_chart(figi, key="sc_fig_sens_img")
-            figure_downloads(figi, "scatter_sensitivity_digits", key="sc_dl_sens_img")
-            figs = plot_sensitivity_bars(S, dg.feature_names, ["0", "1", "8"], title="The same maps as bars")
-            st.plotly_chart(figs, key="sc_fig_sens")
+            if which == "5d":
+                st.caption(f"Accuracy on a fresh test set of the same kind: "
+                           f"{100 * np.mean(sm.predict(sd_test.X) == sd_test.y):.1f} %. Expect tall bars on "
+                           "x1 and x2 only.")
+            else:
+                st.caption(f"{ys.size} images, training accuracy {100 * np.mean(sm.predict(Xs) == ys):.1f} %. "
+                           "Dark pixels change the scores most (each map has its own colour bar); the border "
+                           "pixels are blank as in the seed's Fig. 21.")
+                figi = plot_sensitivity_images(S, (8, 8), cnames,
+                                               title="Sensitivity maps of digits 0, 1, 8 (seed Fig. 21–24)")
+                st.plotly_chart(figi, key="scatter_fig_sens_img")
+                if not state.lesson_mode():
+                    figure_downloads(figi, "scatter_sensitivity_digits", key="scatter_dl_sens_img")
+            figs = plot_sensitivity_bars(S, feats, cnames, title=(
+                "Sensitivity on the 5-D set (seed Fig. 17–20)" if which == "5d" else "The digit maps as bars"))
+            st.plotly_chart(figs, key="scatter_fig_sens")
+            if not state.lesson_mode():
+                figure_downloads(figs, f"scatter_sensitivity_{which}", key="scatter_dl_sens")
+                if which == "5d":
+                    figg = plot_gamma_maps(choice, feats)
+                    st.plotly_chart(figg, key="scatter_fig_gamma")
+                    st.caption("The contrast between the discriminative features and the noise shrinks as γ "
+                               "grows: the same data, the mean map of each candidate γ's model.")
+                    figure_downloads(figg, "scatter_sensitivity_per_gamma", key="scatter_dl_gamma")
         else:
             if model is None:
                 raise ParameterError("the model of the first tab could not be fitted")
-            S = model.sensitivity_map()
-            figs = plot_sensitivity_bars(S, ds.feature_names, ds.class_names,
-                                         title=f"Sensitivity on {ds.name}")
-            st.plotly_chart(figs, key="sc_fig_sens")
-            figure_downloads(figs, f"scatter_sensitivity_{ds.name}", key="sc_dl_sens")
+            S = model.sensitivity_map(train.X)
+            figs = plot_sensitivity_bars(S, train.feature_names, train.class_names,
+                                         title=f"Sensitivity on {train.name} (the first tab's γ)")
+            st.plotly_chart(figs, key="scatter_fig_sens")
+            if not state.lesson_mode():
+                figure_downloads(figs, f"scatter_sensitivity_{train.name}", key="scatter_dl_sens")
+
+if model is not None and not state.lesson_mode() and src == "current data set":
+    standard_views(model, train, test, key="scatter")

@@ -2,59 +2,76 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import numpy as np
 
-from streamlit.testing.v1 import AppTest
+from apphelpers import page_test, problems
+from svmviz.data import Dataset, load_builtin
 
-from svmviz.data import load_builtin
-
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "7_Scatter_SVM.py")
+PAGE = "pages/7_Scatter_SVM.py"
 
 
 def _captions(at):
     return [c.value for c in at.caption]
 
 
+def _ok(at):
+    assert not problems(at), problems(at)
+
+
 def test_page_runs_every_tab_and_reacts_to_widgets():
-    at = AppTest.from_file(PAGE, default_timeout=240)
-    at.session_state["svmviz_dataset"] = load_builtin("checkerboard")
-    at.run()
-    assert not at.exception and not at.error
-    assert at.selectbox(key="sc_data").value.startswith("current: checkerboard")
+    at = page_test(PAGE, dataset=load_builtin("checkerboard")).run()
+    _ok(at)
     assert len(at.tabs) == 3
-    # tab 1: the multi-class prototype view
+    # tab 1: the multi-class prototype view, with convergence shown
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["Training accuracy"].rstrip(" %")) > 70
     assert int(metrics["Support vectors"].split("/")[0]) > 0
-    # tab 2: the binary ν-SVM on the generated pair, then on two classes of the page's data
+    assert metrics["Converged"] == "yes"
+    # tab 2: the binary ν-SVM on the generated pair
     assert any(c.startswith("μ = 1/m_smallest") for c in _captions(at))
     mu = next(s for s in at.select_slider if s.label.startswith("μ"))
     mu.set_value(1.0).run()  # μ = 1: the whole convex hulls
-    assert not at.exception and not at.error
-    # tab 3: the 5-D sensitivity set by default, then the digits maps as images
+    _ok(at)
+    # tab 3: γ chosen on validation data for the 5-D set, its per-γ maps, then the digit images
+    chosen = next(c for c in _captions(at) if "chosen on" in c)
+    assert "validation samples" in chosen
     acc = next(c for c in _captions(at) if c.startswith("Accuracy on a fresh test set"))
     assert float(acc.split(":")[1].split("%")[0]) >= 95
-    at.radio(key="sc_sens_data").set_value("digits 0, 1, 8 (8×8 images, in place of USPS)").run()
-    assert not at.exception and not at.error
+    assert any("scatter_fig_gamma" in c.proto.id or "per γ" in c.proto.spec for c in at.get("plotly_chart"))
+    at.radio(key="scatter.sens").set_value("digits").run()
+    _ok(at)
     assert any("images, training accuracy" in c for c in _captions(at))
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert any('"colorbar"' in sp and "Sensitivity maps of digits" in sp for sp in specs)  # colour scales
+    downloads = [d.proto.label for d in at.get("download_button")]
+    assert sum("HTML" in lab or "html" in lab for lab in downloads) >= 3  # incl. the bar chart's
     # switching the formulation refits the first tab with the ν-form
-    at.radio(key="sc_form").set_value("ν-form (eq. 6/8, scatter)").run()
-    assert not at.exception and not at.error
+    at.radio(key="scatter.form").set_value("nu").run()
+    _ok(at)
     assert any(c.startswith("Squares:") for c in _captions(at))
 
 
-def test_overlapping_hulls_warn_and_bad_input_is_explained():
-    at = AppTest.from_file(PAGE, default_timeout=240)
-    at.session_state["svmviz_dataset"] = load_builtin("fourclass_like")
-    at.run()
-    assert not at.exception and not at.error
+def test_coinciding_prototypes_are_said_not_drawn(fourclass):
+    at = page_test(PAGE, dataset=fourclass, spec="fourclass").run()
+    _ok(at)
+    assert any("pictures coincide" in i.value for i in at.info)
+
+
+def test_data_above_the_bound_is_subsampled_visibly():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3400, 2))
+    ds = Dataset(X, (X[:, 0] > 0).astype(int), name="big")
+    at = page_test(PAGE, dataset=ds, **{"split.test": 0.05}).run()
+    _ok(at)
+    assert any("at most 3,000 samples" in i.value for i in at.info)
+    assert "3000" in next(m.value for m in at.metric if m.label == "Support vectors")
+
+
+def test_overlapping_hulls_warn():
+    at = page_test(PAGE, dataset=load_builtin("fourclass_like"), **{"scatter.bin_src": "page"}).run()
+    _ok(at)
     # fourclass-like: one class wraps the other, so the reduced hulls overlap and w = 0
-    at.radio(key="sc_bin_src").set_value(at.radio(key="sc_bin_src").options[1]).run()
-    assert not at.exception
     assert any("w ≈ 0" in w.value for w in at.warning)
-    at.text_input(key="sc_gamma").set_value("wide").run()
-    assert any("gamma must be" in e.value for e in at.error)  # explained, no traceback
-    assert not at.exception
 
 
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
