@@ -247,3 +247,48 @@ def test_sklearn_compatible_with_tau_delta(estimator, check):
 @parametrize_with_checks([GuardVectorSVC()], expected_failed_checks=lambda est: _DEFAULT_FAILS)
 def test_sklearn_compatible_default(estimator, check):
     check(estimator)
+
+
+# ------------------------------------------------------------------ the Guard Vectors page
+def test_guard_page_non_separable_data_offer_delta_and_then_mark_every_point():
+    from apphelpers import page_test, problems
+
+    from svmviz.data import load_builtin
+
+    at = page_test("pages/4_Guard_Vectors.py", dataset=load_builtin("fourclass_like")).run()
+    assert not problems(at), problems(at)
+    assert any("not linearly separable" in i.value for i in at.info)
+    at.button(key="guard_use_delta").click().run()
+    assert not problems(at), problems(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["guard vectors g"] == metrics["points m"] and metrics["LPs solved"] == "0"
+    assert metrics["QP converged"] == "yes"
+    assert any("affinely independent" in i.value for i in at.info)
+
+
+def test_guard_page_override_uses_the_closed_form_and_picks_points():
+    from apphelpers import page_test, problems
+
+    at = page_test("pages/4_Guard_Vectors.py", **{"guard.src": "cubes200"}).run()
+    assert not problems(at), problems(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["guard vectors g"]) < 200 and metrics["LPs solved"] == "0"
+    assert any("closed form" in c.value for c in at.caption)
+    at.selectbox(key="guard.point").set_value(5).run()
+    assert not problems(at), problems(at)
+    at.radio(key="guard.method").set_value("single").run()
+    assert not problems(at), problems(at)
+    assert int({m.label: m.value for m in at.metric}["LPs solved"]) > 0
+
+
+def test_guard_page_asks_for_two_classes_and_features():
+    from apphelpers import page_test, problems
+
+    from svmviz.data import Dataset
+
+    rng = np.random.default_rng(0)
+    ds = Dataset(rng.normal(size=(90, 3)) + np.repeat(np.eye(3) * 6, 30, axis=0), np.repeat([0, 1, 2], 30))
+    at = page_test("pages/4_Guard_Vectors.py", dataset=ds).run()
+    assert not problems(at), problems(at)
+    assert at.selectbox(key="guard.class_pos") is not None and at.selectbox(key="guard.f2") is not None
+    assert {m.label for m in at.metric} >= {"guard vectors g", "support vectors s"}

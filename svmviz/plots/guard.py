@@ -118,15 +118,16 @@ def _first(shown: set, name: str) -> bool:
 
 
 def plot_guard_timing(rows) -> go.Figure:
-    """LP time (all points) against QP time on all points, per n and m (Table 1 panel)."""
+    """Guard-vector fit against one QP on all points (CPU s), per n and m (Table 1 panel; rows of
+    ``svmviz.models.guard.compare_with_full_qp``)."""
     fig = go.Figure()
     for n in sorted({r["n"] for r in rows}):
         rs = [r for r in rows if r["n"] == n]
         m = [r["m"] for r in rs]
-        fig.add_trace(go.Scatter(x=m, y=[r["guard total (s)"] for r in rs], mode="lines+markers",
-                                 name=f"n={n}: LPs + QP on guard vectors"))
-        fig.add_trace(go.Scatter(x=m, y=[r["QP all points (s)"] for r in rs], mode="lines+markers",
+        fig.add_trace(go.Scatter(x=m, y=[r["guard-vector fit CPU (s)"] for r in rs], mode="lines+markers",
+                                 name=f"n={n}: guard vectors + QP on them"))
+        fig.add_trace(go.Scatter(x=m, y=[r["QP all points CPU (s)"] for r in rs], mode="lines+markers",
                                  line=dict(dash="dash"), name=f"n={n}: QP on all points"))
     fig.update_yaxes(type="log")
     return base_layout(fig, "Time: guard-vector method against one QP on all points",
-                       "m (points)", "seconds (log)", equal=False, height=360)
+                       "m (points)", "CPU seconds (log)", equal=False, height=360)
