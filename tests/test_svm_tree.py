@@ -439,3 +439,27 @@ def test_explain_step_says_who_wins_and_why(model):
     loaded = loads_model(dumps_model(model))
     with pytest.raises(ParameterError, match="bind_data"):
         loaded.zero_solution_report(0)
+
+
+def test_lean_smo_matches_the_cvxpy_reference():
+    from svmviz.models._svm_tree_qp import lean_solve
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 3))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=50) > 0, 1.0, -1.0)
+    Qy = (X @ X.T) * np.outer(y, y)
+    hard = y > 0
+    m_h, m_o = int(hard.sum()), int((~hard).sum())
+    cases = [(np.zeros(50), np.where(hard, C, 1.0), np.zeros(50)) for C in (1000.0, 1.0, 0.05)]
+    # the bounded H1-SVM: the other class fixed at 1, started at hard α = m_o / m_h
+    cases.append((np.where(hard, 0.0, 1.0), np.where(hard, 3.0, 1.0), np.where(hard, m_o / m_h, 1.0)))
+    for lower, upper, start in cases:
+        res = lean_solve(Qy, y, lower, upper, start, 1e-7)
+        ref = solve_qp(QPProblem(p=-np.ones(50), lower=lower, upper=upper, Q=Qy,
+                                 groups=np.zeros(50, dtype=np.int64), eq_signs=y, eq_rhs=np.zeros(1)),
+                       backend="cvxpy", tol=1e-9)
+        f = lambda a: 0.5 * a @ Qy @ a - a.sum()             # noqa: E731
+        assert res.converged and abs(y @ res.alpha) < 1e-9
+        assert np.all(res.alpha >= lower - 1e-12) and np.all(res.alpha <= upper + 1e-12)
+        assert f(res.alpha) == pytest.approx(f(ref.alpha), rel=1e-6, abs=1e-7)
+        np.testing.assert_allclose(X.T @ (res.alpha * y), X.T @ (ref.alpha * y), atol=1e-3)

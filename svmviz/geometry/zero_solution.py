@@ -68,6 +68,8 @@ def _quiet_highs(highspy):
         os.dup2(saved, 1)
         os.close(saved)
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")     # d rows: presolve costs more than it saves
+    h.setOptionValue("solver", "simplex")
     return h
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmviz.geometry.zero_solution import zero_solution_case
+from svmviz.models._svm_tree_qp import lean_solve
 from svmviz.models._svm_tree_records import FIG41_LABELS, BinaryTree, Candidate, CTry, Node, Step
 from svmviz.solvers import QPProblem, solve_qp
 
@@ -60,7 +61,10 @@ def seed_threshold(proj: np.ndarray, y: np.ndarray, hc: int) -> float:
     hard = y == hc
     r1 = float(proj[hard].min() if hc > 0 else proj[hard].max())
     other = proj[~hard]
-    ok = other[y[~hard] * (other - r1) > 0]
+    # "on the correct side" beyond rounding: equal projections (grid data, an axis-parallel w)
+    # must not be split by the 1e-16 noise of w's other components
+    tie = 1e-9 * float(proj.max() - proj.min())
+    ok = other[y[~hard] * (other - r1) > tie]
     if ok.size == 0:
         r2 = r1
     else:
@@ -93,8 +97,16 @@ class StepQP:
         den = float(alpha @ self.spread)
         return float(np.linalg.norm(w)) / den if den > 0 else 0.0
 
-    def _solve(self, problem, alpha0):
+    def _solve(self, lower, upper, alpha0):
+        """The fast path with the SMO backend: the lean dense SMO (``_svm_tree_qp``); otherwise
+        (reference path, cvxpy) the shared ``solve_qp``."""
         self.n_qp += 1
+        if alpha0 is None:
+            alpha0 = lower.copy()   # feasible: both eq. 4.2 and eq. 4.3 start with Σ y α = 0 here
+        if self.s.fast and self.s.solver == "smo":
+            return lean_solve(self.Qy, self.yf, lower, upper, alpha0, self.s.tol)
+        problem = QPProblem(p=-np.ones(len(self.y)), lower=lower, upper=upper, Q=self.Qy,
+                            groups=self.groups, eq_signs=self.yf, eq_rhs=np.zeros(1))
         return solve_qp(problem, backend=self.s.solver, tol=self.s.tol, alpha0=alpha0)
 
     def c_svm(self, hc: int, C_k: float, alpha0=None):
@@ -103,9 +115,7 @@ class StepQP:
         upper = np.where(hard, C_k, 1.0)
         if alpha0 is not None:
             alpha0 = _feasible(alpha0, hard, upper)
-        res = self._solve(QPProblem(p=-np.ones(len(self.y)), lower=np.zeros(len(self.y)), upper=upper,
-                                    Q=self.Qy, groups=self.groups, eq_signs=self.yf,
-                                    eq_rhs=np.zeros(1)), alpha0)
+        res = self._solve(np.zeros(len(self.y)), upper, alpha0)
         return res, self.X.T @ (res.alpha * self.yf)
 
     def h1_svm(self, hc: int, C_k: float, alpha0=None):
@@ -117,14 +127,9 @@ class StepQP:
         C_k = max(C_k, m_other / m_hard)
         start = np.where(hard, m_other / m_hard, 1.0)
         if alpha0 is not None:
-            a = np.minimum(alpha0[hard], C_k)
-            # raise the clipped hard α back to Σ = m_other without passing C_k
-            a = _fill_to(a, C_k, m_other)
-            start[hard] = a
-        problem = QPProblem(p=-np.ones(len(self.y)), lower=np.where(hard, 0.0, 1.0),
-                            upper=np.where(hard, C_k, 1.0), Q=self.Qy, groups=self.groups, eq_signs=self.yf,
-                            eq_rhs=np.zeros(1))
-        res = self._solve(problem, start)
+            # the clipped hard α raised back to Σ = m_other without passing C_k
+            start[hard] = _fill_to(np.minimum(alpha0[hard], C_k), C_k, m_other)
+        res = self._solve(np.where(hard, 0.0, 1.0), np.where(hard, C_k, 1.0), start)
         return res, self.X.T @ (res.alpha * self.yf)
 
     def h1_floor(self, hc: int):
@@ -215,10 +220,11 @@ def _zero_loop(qp: StepQP, hc: int, floor: float, solve):
     needed D_k*, the reason the loop ended on w = 0 or "").
 
     "paper": C_k ← C_k / f. Bounded by the C_k range, not a try count: it ends at a zero below
-    m_other/m_hard (every smaller C_k is zero too). "exact": one LP gives D_k*, then
-    (1 − ε)·D_k* and m_other/m_hard."""
+    m_other/m_hard (every smaller C_k is zero too). "exact": see ``_exact_loop``."""
     s = qp.s
     hard = qp.y == hc
+    if s.ck_rule == "exact":
+        return _exact_loop(qp, hc, floor, solve)
     tries, last, cert = [], None, np.inf
     for C_k in _ladder(s):
         if s.fast and C_k >= cert:
@@ -228,21 +234,34 @@ def _zero_loop(qp: StepQP, hc: int, floor: float, solve):
         tries.append(t)
         if not t.zero_solution:
             return tries, last, None, ""
-        if s.ck_rule == "exact":
-            break
         if C_k < floor:
             return tries, last, None, (
                 f"w = 0 at C_k = {C_k:.3g} < m_other/m_hard = {floor:.3g}: the hard centroid lies in "
                 f"the reduced hull of the other class, so every smaller C_k gives w = 0 too "
                 f"(C_k ≤ D_low); dividing by f = {s.reduction:g} jumped over the non-zero window")
         cert = min(cert, float(last[0][hard].max()))
-    # ck_rule == "exact" and C_hard gave w = 0: go straight into the window (D_low, D_k*)
+    raise AssertionError("unreachable: the ladder ends below m_other/m_hard")
+
+
+def _exact_loop(qp: StepQP, hc: int, floor: float, solve):
+    """ck_rule="exact": one LP gives D_k*. C_hard ≥ D_k* is then a certified zero (the fast path
+    does not solve it); otherwise solve at C_hard. Then (1 − ε)·D_k* and m_other/m_hard."""
+    s = qp.s
+    hard = qp.y == hc
     case = zero_solution_case(qp.X[hard], qp.X[~hard], s.C_hard, 1.0, hard_class=hc)
+    tries, last = [], None
+    if s.fast and case.zero_predicted:
+        tries.append(CTry(s.C_hard, 0.0, True, "certified by LP", 0, True))
+    else:
+        t, last = _try(qp, solve, hc, s.C_hard, None)
+        tries.append(t)
+        if not t.zero_solution:
+            return tries, last, case, ""
     for C_k in _exact_targets(case.D_threshold, floor, s.C_hard):
         if s.fast and solve == qp.h1_svm and C_k <= floor:
             t, last = _h1_floor_try(qp, hc, floor)
         else:
-            t, last = _try(qp, solve, hc, C_k, last[0])
+            t, last = _try(qp, solve, hc, C_k, None if last is None else last[0])
         tries.append(t)
         if not t.zero_solution:
             return tries, last, case, ""

@@ -24,7 +24,7 @@ class CTry:
     ``w_norm``: the relative norm ‖w‖ / Σ α_i‖x_i − x̄‖ (``w_tol`` applies to it);
     ``zero_solution``: it is below ``w_tol``. ``how``: "solved" (a QP), "certified" (a zero
     solution at a larger C_k had every hard α ≤ this C_k, so the same α is optimal here: w = 0
-    without solving), "same as C-SVM" (H1-SVM: the C-SVM showed w = 0 at this C_k ≥
+    without solving), "certified by LP" (ck_rule="exact": C_k ≥ D_k* from the LP), "same as C-SVM" (H1-SVM: the C-SVM showed w = 0 at this C_k ≥
     m_other/m_hard, the same condition) or "closed form" (H1-SVM at its floor m_other/m_hard:
     the centroid difference)."""
 

@@ -212,7 +212,8 @@ def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
 
 # ---------------------------------------------------------------------------- tables
 def _tries_text(c) -> str:
-    mark = {"solved": "", "certified": " (w=0, certified)", "same as C-SVM": " (w=0, as C-SVM)",
+    mark = {"solved": "", "certified": " (w=0, certified)", "certified by LP": " (w=0, by LP)",
+            "same as C-SVM": " (w=0, as C-SVM)",
             "closed form": " (closed form)"}
     return ", ".join(f"{t.C_k:.3g}{' (w=0)' if t.zero_solution and t.how == 'solved' else mark[t.how]}"
                      for t in c.tries)
