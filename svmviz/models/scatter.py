@@ -43,7 +43,6 @@ from scipy import sparse
 from svmviz.errors import DataError, ParameterError
 from svmviz.export.registry import register_estimator, register_record
 from svmviz.kernels import Kernel
-from svmviz.models._params import PARAMS, Int, check_params
 from svmviz.models.base import SVMClassifierBase
 from svmviz.solvers import QPProblem, solve_qp
 from svmviz.solvers import kkt
@@ -217,7 +216,8 @@ class ScatterSVC(SVMClassifierBase):
     solver : "smo" (the SMO backend on the implicit K̃) or "cvxpy" (reference, small n)
     tol : stopping tolerance on the maximal KKT violation
     max_iter : SMO iteration cap per QP (None: the solver's default); when a solve stops at it,
-        ``fit`` warns with scikit-learn's ``ConvergenceWarning`` and ``converged_`` is False
+        ``fit`` warns with scikit-learn's ``ConvergenceWarning`` and ``converged_`` is False (a
+        non-finite objective is a ``DataError``)
 
     Attributes
     ----------
@@ -250,9 +250,6 @@ class ScatterSVC(SVMClassifierBase):
         self.max_iter = max_iter
 
     # ------------------------------------------------------------------ fitting
-    def _check_params_table(self) -> None:
-        check_params(self, {**PARAMS["ScatterSVC"], "max_iter": Int(1, 10**9, none=True)})
-
     def _check_params(self, counts: np.ndarray) -> float | None:
         if self.formulation not in FORMULATIONS:
             raise ParameterError(f"formulation must be 'C' or 'nu', not {self.formulation!r}")
