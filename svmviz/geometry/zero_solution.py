@@ -73,12 +73,13 @@ def _quiet_highs(highspy):
     return h
 
 
-def min_mu(p, X, backend: str = "highs") -> ContainmentResult:
+def min_mu(p, X, backend: str = "highs", separation: bool = True) -> ContainmentResult:
     """``min_mu_containing`` through the smaller dual-free form of the same LP: with z_i = x_i − p,
     s* = max Σβ_i s.t. Σ β_i z_i = 0, 0 ≤ β ≤ 1 (d rows instead of m + d + 1) and t* = 1/s*,
     λ = β/s* (substitute λ = β·t). Solved by HiGHS directly (no SciPy wrapper: ~0.7 ms instead
-    of ~3 ms at m = 150, which matters inside the SVM tree's fit). Outside conv(X) (s* = 0), and
-    for ``backend="cvxpy"``, it defers to ``min_mu_containing`` (whose separation certifies it)."""
+    of ~3 ms at m = 150, which matters inside the SVM tree's fit). Outside conv(X) (s* = 0) it
+    defers to ``min_mu_containing`` for the separation certificate, unless ``separation=False``
+    (the tree's fit only needs t* = inf); ``backend="cvxpy"`` always defers."""
     X, p = np.asarray(X, dtype=np.float64), np.asarray(p, dtype=np.float64)
     if backend != "highs":
         return min_mu_containing(p, X, backend)
@@ -91,34 +92,34 @@ def min_mu(p, X, backend: str = "highs") -> ContainmentResult:
     h = getattr(_HIGHS, "h", None)
     if h is None:
         h = _HIGHS.h = _quiet_highs(highspy)
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = m, d
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = -np.ones(m), np.zeros(m), np.ones(m)
-    lp.row_lower_, lp.row_upper_ = np.zeros(d), np.zeros(d)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.arange(0, m * d + 1, m, dtype=np.int32)
-    lp.a_matrix_.index_ = np.tile(np.arange(m, dtype=np.int32), d)
-    lp.a_matrix_.value_ = np.ascontiguousarray(Z.T).ravel()
-    h.passModel(lp)
+    start = np.arange(0, m * d, m, dtype=np.int32)
+    index = np.tile(np.arange(m, dtype=np.int32), d)
+    value = np.ascontiguousarray(Z.T).ravel()
+    # the array overload of passModel: no HighsLp object to fill (a third of the cost)
+    h.passModel(m, d, m * d, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize),
+                0.0, -np.ones(m), np.zeros(m), np.ones(m), np.zeros(d), np.zeros(d), start, index,
+                value, np.zeros(m, dtype=np.int32))
     h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:   # (not expected: β = 0 is feasible)
         return min_mu_containing(p, X, backend)
     beta = np.clip(np.array(h.getSolution().col_value), 0.0, 1.0)
     s = float(beta.sum())
     if s <= 1e-9:
+        if not separation:
+            return ContainmentResult(np.inf, None, None, "outside")
         return min_mu_containing(p, X, backend)
     return ContainmentResult(1.0 / s, beta / s, None, "optimal")
 
 
 def zero_solution_case(X_hard, X_other, D_hard: float, D_other: float, hard_class: int = 1,
-                       backend: str = "highs") -> ZeroSolutionCase:
+                       backend: str = "highs", separation: bool = True) -> ZeroSolutionCase:
     X_hard, X_other = np.asarray(X_hard, dtype=np.float64), np.asarray(X_other, dtype=np.float64)
     if D_hard <= 0 or D_other <= 0:
         raise ParameterError("the bounds D_k must be positive")
     m_other = X_other.shape[0]
     centroid = X_other.mean(axis=0)
     mu = D_hard / (D_other * m_other)
-    cert = min_mu(centroid, X_hard, backend)
+    cert = min_mu(centroid, X_hard, backend, separation)
     threshold = cert.min_mu * D_other * m_other
     return ZeroSolutionCase(int(hard_class), float(D_hard), float(D_other), int(m_other), float(mu),
                             centroid, cert.min_mu, float(threshold),

@@ -248,7 +248,8 @@ def _exact_loop(qp: StepQP, hc: int, floor: float, solve):
     does not solve it); otherwise solve at C_hard. Then (1 − ε)·D_k* and m_other/m_hard."""
     s = qp.s
     hard = qp.y == hc
-    case = zero_solution_case(qp.X[hard], qp.X[~hard], s.C_hard, 1.0, hard_class=hc)
+    case = zero_solution_case(qp.X[hard], qp.X[~hard], s.C_hard, 1.0, hard_class=hc,
+                              separation=False)
     tries, last = [], None
     if s.fast and case.zero_predicted:
         tries.append(CTry(s.C_hard, 0.0, True, "certified by LP", 0, True))
