@@ -1,91 +1,132 @@
 """Tree decomposition (seed 002): the partition, local SVMs, the ceiling-size search and the
-comparison with one global SVM."""
-
-import hashlib
+comparison with one global SVM, on the Data page's training part."""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from svmviz.models import TreeDecompositionSVC
-from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search
+from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search, validation_split
 from svmviz.plots.tree_decomposition import leaf_rows, plot_partition, plot_search_path, plot_td_vs_global
-from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
+from svmviz_app import state
+from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.state import bind
+from svmviz_app.views import standard_views
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
+                                model_upload, plain, share_controls)
 
-st.set_page_config(page_title="Tree decomposition", layout="wide")
+# TD itself scales to far more, but the page also searches one global SVM over the same grid
+# (O(n²) per θ) and draws every leaf: 20,000 training samples keep both interactive.
+MAX_SAMPLES = 20_000
+GRIDS = {"small 3 × 3 (C 1…100, γ 0.1…10)": ((1.0, 10.0, 100.0), (0.1, 1.0, 10.0)),
+         "seed 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)": (C_GRID, GAMMA_GRID)}
+PURITY = {"0 (the seed: only homogeneous leaves)": 0.0, "0.02": 0.02, "0.05": 0.05, "0.1": 0.1,
+          "chosen on validation from 0.02, 0.05, 0.1": (0.02, 0.05, 0.1)}
+STAGES = {"search (the seed)": None, "1 (σ₀ only)": 1, "2": 2, "3": 3}
+MIN_GAINS = [0.0, 0.0025, 0.005, 0.01, 0.02]
+
+
+
+def _td_bound_terms(params, Xt, yt, Xv, yv):
+    """§4.3 bound terms of the (cached) TD fit with ``params`` on these components."""
+    return cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv).bound_terms(Xt, yt)
+
+
 st.title("Tree decomposition (seed 002)")
 st.caption("A decision tree (entropy, axis-aligned splits) cuts the data space; a leaf with one class "
            "classifies by itself, every other leaf gets its own RBF SVM. The ceiling size σ and "
            "θ = (C, γ) come from the search of §2.2 on a validation component.")
 
 ds = data_sidebar()
-GRIDS = {"small 3 × 3 (C 1…100, γ 0.1…10)": ((1.0, 10.0, 100.0), (0.1, 1.0, 10.0)),
-         "seed 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)": (C_GRID, GAMMA_GRID)}
+lesson = state.lesson_mode()
 
 with st.sidebar:
     st.subheader("TD parameters")
-    grid_name = st.selectbox("θ grid", list(GRIDS), key="td_grid")
-    auto = max(30, int(np.ceil(ds.n_samples * 4 / 6 / 8)))
-    sigma0 = st.number_input("σ₀ (initial ceiling size)", 2, 100000, 1500, step=50, key="td_sigma0",
-                             help=f"The seed's 1,500; with small data the tree is grown to "
-                                  f"min(σ₀, max(30, n/8)) ≈ {auto} here.")
-    top_k = st.slider("top k θ carried", 1, 10, 5, key="td_topk")
-    min_gain = st.select_slider("stop when the gain is below", [0.0, 0.0025, 0.005, 0.01, 0.02], 0.005,
-                                format_func=lambda v: f"{100 * v:g} %", key="td_gain")
-    multi_class = st.radio("multi-class", ["ovo", "ovr"], horizontal=True, key="td_mc",
+    grid_name = st.selectbox("θ grid", list(GRIDS), key=bind("td.grid", list(GRIDS)[0], options=list(GRIDS)))
+    sigma0 = st.number_input("σ₀ (initial ceiling size)", 2, 100000, step=50,
+                             key=bind("td.sigma0", 1500, bounds=(2, 100000)),
+                             help="The seed's 1,500; with small data the tree is grown to "
+                                  "min(σ₀, max(30, n/8)).")
+    top_k = st.slider("top k θ carried", 1, 10, key=bind("td.top_k", 5, bounds=(1, 10)))
+    min_gain = st.select_slider("stop when the gain is below", MIN_GAINS, format_func=lambda v: f"{100 * v:g} %",
+                                key=bind("td.min_gain", 0.005, options=MIN_GAINS))
+    multi_class = st.radio("multi-class", ["ovo", "ovr"], horizontal=True,
+                           key=bind("td.multi_class", "ovo", options=["ovo", "ovr"]),
                            help="ovo = the seed's 1A1 (pairwise, votes); ovr = 1AO")
-    solver = st.radio("leaf solver", ["smo", "libsvm"], horizontal=True, key="td_solver")
+    solver = st.radio("leaf solver", ["smo", "libsvm"], horizontal=True,
+                      key=bind("td.solver", "smo", options=["smo", "libsvm"]))
+    val_fraction = st.slider("validation share of the training part", 0.1, 0.5, step=0.05,
+                             key=bind("td.val_fraction", 0.2, bounds=(0.1, 0.5)),
+                             help="The seed trains on 4 parts and validates on 1 (0.2).")
+    st.subheader("Extensions (not in the seed)")
+    purity_name = st.selectbox("purity_tol ε", list(PURITY),
+                               key=bind("td.purity", list(PURITY)[0], options=list(PURITY)),
+                               help="Leaves whose minority share is ≤ ε take their majority label and "
+                                    "train no SVM. With label noise almost no leaf is exactly pure, so "
+                                    "the seed's rule trains an SVM on nearly every leaf.")
+    stages_name = st.selectbox("σ stages", list(STAGES), key=bind("td.stages", list(STAGES)[0], options=list(STAGES)),
+                               help="1 = a fixed ceiling σ₀: no search over σ.")
+    compare = st.checkbox("compare with one global SVM (same grid, same training part)",
+                          key=bind("td.compare", True))
+st.caption(f"This page works on at most {MAX_SAMPLES:,} training samples (a stratified sample above that).")
 
-if ds.n_features != 2:
-    st.info(f"This page draws the partition of 2-D data; {ds.name} has {ds.n_features} features. "
-            "Choose a 2-D data set (fourclass, for instance) on the Data page.")
+imported = None
+Xt = Xv = None
+with guard("cannot prepare the data"):
+    train, test = state.current_split()
+    train = bounded(train, MAX_SAMPLES, "The Tree decomposition page")
+    imported = model_upload(TreeDecompositionSVC, "td", n_features=train.n_features)
+    # The Data page's test part stays untouched: TD's validation component is carved out of the
+    # Data page's training part (seed 002 §3 splits 4 : 1 : 1 the same way).
+    tr, va = validation_split(train.y, float(val_fraction), 0)
+    Xt, yt, Xv, yv = train.X[tr], train.y[tr], train.X[va], train.y[va]
+if Xt is None:
     st.stop()
+st.info(f"TD trains on {len(tr)} samples of the Data page's training part and chooses σ and θ on the "
+        f"other {len(va)} (its validation component, {100 * float(val_fraction):g} % of the training "
+        "part); the test part "
+        + ("(none: the Data page keeps every sample for training)" if test is None
+           else f"({test.n_samples} samples) is used only for the comparison below."))
 
-# Seed 002 §3: 4 : 1 : 1 into training, validation and test components (seeded).
-idx = np.random.default_rng(0).permutation(ds.n_samples)
-a, b = 4 * ds.n_samples // 6, 5 * ds.n_samples // 6
-tr, va, te = idx[:a], idx[a:b], idx[b:]
-Xt, yt, Xv, yv, Xs, ys = ds.X[tr], ds.y[tr], ds.X[va], ds.y[va], ds.X[te], ds.y[te]
 C_grid, gamma_grid = GRIDS[grid_name]
 params = dict(sigma0=int(sigma0), top_k=int(top_k), min_gain=float(min_gain), multi_class=multi_class,
-              svm_solver=solver, C_grid=C_grid, gamma_grid=gamma_grid)
-key = (hashlib.sha1(ds.X.tobytes() + np.asarray(ds.y).astype(str).tobytes()).hexdigest(),
-       tuple(sorted((k, str(v)) for k, v in params.items())))
-runs = st.session_state.setdefault("td_runs", {})
-
-if key not in runs:
+              svm_solver=solver, C_grid=C_grid, gamma_grid=gamma_grid, purity_tol=PURITY[purity_name],
+              max_stages=STAGES[stages_name])
+td = imported
+if td is None:
     with guard("the search failed"):
-        with st.status("Running the ceiling-size search…", expanded=True) as status:
-            bar = st.progress(0.0, "starting")
-            td = TreeDecompositionSVC(**params).fit(Xt, yt, X_val=Xv, y_val=yv,
-                                                    progress=lambda f, msg: bar.progress(f, msg))
-            st.write(f"TD done in {td.fit_time_:.2f} s; now one global SVM over the same grid.")
-            gbar = st.progress(0.0, "global SVM")
-            glob = global_svm_search(Xt, yt, Xv, yv, C_grid, gamma_grid,
-                                     progress=lambda f, msg: gbar.progress(f, msg))
-            g = glob.pop("model")
-            glob.update(nsv=float(g.support_.size), accuracy=float(np.mean(g.predict(Xs) == ys)))
-            st.write("Bound terms of §4.3 (one more global SVM at θ_opt for S).")
-            runs[key] = (td, glob, td.bound_terms(Xt, yt))
-            status.update(label="Search finished", state="complete", expanded=False)
-if key not in runs:
+        bar = Progress("ceiling-size search")
+        td = cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv,
+                        progress=lambda frac, msg: bar.bar.progress(min(max(frac, 0.0), 1.0), msg))
+        bar.done()
+if td is None:
     st.stop()
-td, glob, bt = runs[key]
+share_controls("td", td)
 
 st.subheader("The partition")
 levels = [lv.sigma for lv in td.search_path_]
 sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
-                         value=td.sigma_, key="td_sigma")
+                         key=bind("td.sigma", td.sigma_, options=levels))
 lvl = td.search_path_[levels.index(sigma)]
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("leaves", lvl.n_leaves)
-c2.metric("heterogeneous leaves", lvl.n_heterogeneous)
+c2.metric("leaves with an SVM", sum(lf.svm is not None for lf in td.level_leaves(sigma)))
 c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.2f} %")
 c4.metric("θ at this σ", f"C={lvl.C[lvl.best]:g}, γ={lvl.gamma[lvl.best]:g}")
-with guard("cannot draw the partition"):
-    fig = plot_partition(td, Xt, yt, sigma=sigma)
-    st.plotly_chart(fig, key="td_partition")
-    figure_downloads(fig, f"td_partition_{ds.name}_sigma{sigma}", key="td_partition_dl")
+if td.n_features_in_ == 2:
+    with guard("cannot draw the partition"):
+        fig = plot_partition(td, Xt, yt, sigma=sigma)
+        st.plotly_chart(fig, key="td_partition")
+        if not lesson:
+            figure_downloads(fig, f"td_partition_{ds.name}_sigma{sigma}", key="td_partition_dl")
+else:
+    st.info(f"The partition is drawn for 2-D data; {plain(ds.name)} has {td.n_features_in_} features. "
+            "The search, the leaves and the comparison below still apply.")
+st.markdown("Filled boxes: leaves classified by their label (homogeneous; dotted outline: labelled by "
+            "their majority under purity_tol, an extension). Outlined boxes: leaves with a local SVM, "
+            "its regions and boundary drawn inside.")
+if lesson:
+    st.stop()
 
 left, right = st.columns([3, 2])
 with left:
@@ -96,23 +137,46 @@ with left:
 with right:
     st.subheader("Result")
     st.markdown(f"σ_opt = **{td.sigma_}** (tree grown once to σ₀ = {td.sigma0_}), "
-                f"θ_opt = (C = **{td.params_['C']:g}**, γ = **{td.params_['gamma']:g}**).  \n"
-                f"Share of training samples in homogeneous leaves: **{100 * td.homogeneous_fraction_:.1f} %**.")
-    st.markdown("Bound terms of §4.3 (training data): "
-                f"T₁ = {bt['T1']:.4g}, T₂ = {bt['T2']:.4g}, R = {bt['R']:.4g}, S = {bt['S']:.4g}, "
-                f"R/L = {bt['R_over_L']:.4g}")
+                f"θ_opt = (C = **{td.params_['C']:g}**, γ = **{td.params_['gamma']:g}**), "
+                f"ε = **{td.purity_tol_:g}**.  \n"
+                f"Training samples in homogeneous leaves: **{100 * td.homogeneous_fraction_:.1f} %**; "
+                f"in leaves labelled by their majority (purity_tol): **{100 * td.majority_fraction_:.1f} %**.  \n"
+                f"Leaf SVMs reused from an earlier σ stage: {sum(lv.n_reused for lv in td.search_path_)}.")
+    if imported is None:
+        with guard("cannot compute the bound terms"):
+            bt = cached_call(_td_bound_terms, params, Xt, yt, Xv, yv)
+            st.markdown("Bound terms of §4.3 (training data): "
+                        f"T₁ = {bt['T1']:.4g}, T₂ = {bt['T2']:.4g}, R = {bt['R']:.4g}, S = {bt['S']:.4g}, "
+                        f"R/L = {bt['R_over_L']:.4g}")
     model_download(td, f"tree_decomposition_{ds.name}", key="td_model")
 
 st.subheader(f"Leaves at σ = {sigma}")
 st.dataframe(pd.DataFrame(leaf_rows(td, sigma)), hide_index=True)
 
-st.subheader("TD against one global SVM on the same data")
-tdm = {"time_s": td.fit_time_, "nsv": td.nsv(Xs), "accuracy": float(np.mean(td.predict(Xs) == ys))}
-st.caption(f"Both searched the same {len(C_grid) * len(gamma_grid)} θ on the same training and "
-           f"validation components; test component: {len(te)} samples. Global SVM: scikit-learn's SVC "
-           f"(LIBSVM), best θ = (C = {glob['C']:g}, γ = {glob['gamma']:g}). Speed-up "
-           f"×{glob['time_s'] / td.fit_time_:.2f}, NSV ratio ×{glob['nsv'] / max(tdm['nsv'], 1e-9):.2f}. "
-           "The seed's large speed-ups come with large data (see benchmarks/bench_td.py).")
-fig_cmp = plot_td_vs_global(tdm, glob)
-st.plotly_chart(fig_cmp, key="td_cmp")
-figure_downloads(fig_cmp, f"td_vs_global_{ds.name}", key="td_cmp_dl")
+st.subheader("TD against one global SVM on the same training part")
+if imported is not None:
+    st.caption("An imported model: its search is not repeated here.")
+elif test is None:
+    st.caption("No test part (the Data page keeps every sample for training): no comparison.")
+elif compare:
+    with guard("the global SVM failed"):
+        gbar = Progress("global SVM over the same grid")
+        glob = dict(cached_call(global_svm_search, Xt, yt, Xv, yv, C_grid, gamma_grid,
+                                progress=lambda frac, msg: gbar.bar.progress(min(max(frac, 0.0), 1.0), msg)))
+        gbar.done()
+        g = glob.pop("model")
+        glob.update(nsv=float(g.support_.size), accuracy=float(np.mean(g.predict(test.X) == test.y)))
+        tdm = {"time_s": td.fit_time_, "nsv": td.nsv(test.X), "accuracy": float(np.mean(td.predict(test.X) == test.y))}
+        st.caption(f"Both searched the same {len(C_grid) * len(gamma_grid)} θ on the same training and "
+                   f"validation components; test part: {test.n_samples} samples. Global SVM: scikit-learn's SVC "
+                   f"(LIBSVM), best θ = (C = {glob['C']:g}, γ = {glob['gamma']:g}). Wall-time speed-up "
+                   f"×{glob['time_s'] / td.fit_time_:.2f} (first fit of each; a shared server makes it noisy), "
+                   f"NSV ratio ×{glob['nsv'] / max(tdm['nsv'], 1e-9):.2f}. The seed's large speed-ups come "
+                   "with large data (see benchmarks/bench_td.py).")
+        fig_cmp = plot_td_vs_global(tdm, glob)
+        st.plotly_chart(fig_cmp, key="td_cmp")
+        figure_downloads(fig_cmp, f"td_vs_global_{ds.name}", key="td_cmp_dl")
+else:
+    st.caption("Tick “compare with one global SVM” in the sidebar to train it.")
+
+standard_views(td, train, test, key="td")

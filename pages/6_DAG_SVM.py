@@ -1,80 +1,160 @@
 """DAG SVM and weighted DAG SVM (seed 003): pairwise boundaries, voting and its unclassifiable
-regions, DAG regions for a chosen class list, and the clusters, weights and fused regions of WDAG."""
+regions, DAG regions for a chosen class list, and the clusters, weights and fused regions of WDAG,
+on the Data page's training part (or a visibly labelled preset)."""
 
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import streamlit as st
 
-from svmviz.data import normalize
-from svmviz.data.generators import interlaced
-from svmviz.models.dag import DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
+from svmviz.data import split_and_normalize
+from svmviz.data.generators import bayes_accuracy, generate, mixture_components
+from svmviz.errors import ParameterError
+from svmviz.models.dag import ClusterClassWarning, DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
 from svmviz.plots import dag as P
+from svmviz.plots.common import Plane
+from svmviz_app import state
+from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
-from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
+from svmviz_app.state import bind
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
+                                model_upload, plain, share_controls)
 
-st.set_page_config(page_title="DAG SVM — svmviz", layout="wide")
+# Every map evaluates K(K−1)/2 SVMs (and N cluster DAGs) on a grid of ~10⁴ points; the pairwise
+# training is O(n²) per pair: 3,000 training samples keep the page interactive.
+MAX_SAMPLES = 3000
+# Presets (local overrides): the two situations of issue 12 — data where per-cluster DAGs win
+# (globally mixed, locally separable; the seed's weak linear baseline) and where WDAG cannot win
+# (the seed's Data4: overlapping Gaussians, Bayes accuracy ≈ 69 %).
+CURRENT = "current data set"
+PRESETS = {"override: local triangles (WDAG can win)": ("local_triangles", {"n_per_class": 17, "std": 0.25}),
+           "override: Data4 (WDAG cannot win)": ("interlaced", {"level": 4})}
+PRESET_SETTINGS = {
+    "override: local triangles (WDAG can win)": {"dag.kernel": "linear", "dag.wdag_n": 3, "dag.wdag_weight": "seed"},
+    "override: Data4 (WDAG cannot win)": {"dag.kernel": "rbf", "dag.gamma_scale": True, "dag.wdag_n": 3,
+                                          "dag.wdag_weight": "seed"},
+}
+SOURCES = [CURRENT, *PRESETS]
+
+
+def _apply_preset(name: str) -> None:
+    state.set_value("dag.src", name)
+    for k, v in PRESET_SETTINGS.get(name, {}).items():
+        state.set_value(k, v)
+
+
+def _bayes(name: str, params: dict) -> tuple[float, float]:
+    return bayes_accuracy(*mixture_components(name, **params), n_samples=200_000)
+
+
+def _build(kind, voting, dag, wdag, X, y, names, plane, orders=None):
+    """The figure ``kind`` of these fitted models (pure: the same inputs draw the same figure)."""
+    if kind == "pw":
+        return P.plot_pairwise_boundaries(voting, X, y, names, plane)
+    if kind == "pwg":
+        return P.plot_pairwise_grid(voting, X, y, names, plane)
+    if kind == "vote":
+        return P.plot_voting_regions(voting, X, y, names, plane)
+    if kind == "dagreg":
+        return P.plot_dag_regions(dag, X, y, names, plane, tied_outline=voting)
+    if kind == "orders":
+        return P.plot_order_comparison([DAGSVC.from_pairwise(voting, o) for o in orders], X, y, names, plane)
+    return {"clusters": P.plot_wdag_clusters, "fused": P.plot_fused_regions, "cregions": P.plot_cluster_regions,
+            "weights": P.plot_weight_maps}[kind](wdag, X, y, names, plane)
+
+
+def _dag_page_figure(kind, params, wparams, order, X, y, names, plane_args, orders):
+    """``_build`` for the (cached) fits with ``params`` / ``wparams`` on (X, y): shared by every
+    session through ``cached_call``, keyed by the content of X and y and every parameter."""
+    voting = cached_fit(PairwiseVotingSVC(**params), X, y)
+    dag = DAGSVC.from_pairwise(voting, order)
+    wdag = cached_fit(WeightedDAGSVC(**wparams), X, y) if wparams is not None else None
+    plane = None if plane_args is None else Plane(X, plane_args[:2], plane_args[2], plane_args[3])
+    return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
+
+
 st.title("DAG SVM and weighted DAG SVM")
 st.caption("Seed 003 (Sabzekar et al., *Improved DAG SVM*): pairwise SVMs D_ij, max-wins voting and "
            "its unclassifiable region (§3, eq. 5–9), the decision DAG (Fig. 2–3), and the weighted "
            "DAG SVM with K-Means clusters, Gaussian weights and the fusion τ (§4, eq. 10–17).")
 
 current = data_sidebar()
-multi = current.classes.size >= 3 and current.n_features >= 2
+lesson = state.lesson_mode()
 
 # ---------------------------------------------------------------- data and parameters (sidebar)
 with st.sidebar:
-    st.header("Data for this page")
-    choices = ([f"current: {current.name}"] if multi else []) + ["Data1", "Data2", "Data3", "Data4"]
-    pick = st.selectbox("Data set", choices, index=0 if multi else 1, key="dag_data",
-                        help="Seed 003's interlaced 3-class sets (Data1 separate … Data4 most mixed), "
-                             "or the current data set when it has three or more classes.")
-    norm = st.selectbox("Normalisation", ["none", "minmax", "stddev"],
-                        index=0 if pick.startswith("Data") else 1, key="dag_norm")
+    src = st.selectbox("Data for this page", SOURCES, key=bind("dag.src", CURRENT, options=SOURCES),
+                       help="The Data page's data set (its training part), or one of the two presets.")
     st.header("Pairwise SVMs")
     kp = kernel_controls("dag", C_default=10.0)
-    kernel, C, gamma_txt, degree, coef0 = (kp[k] for k in ("kernel", "C", "gamma_txt", "degree", "coef0"))
-    solver = st.selectbox("Solver", ["smo", "cvxpy"], key="dag_solver",
+    solver = st.selectbox("Solver", ["smo", "cvxpy"], key=bind("dag.solver", "smo", options=["smo", "cvxpy"]),
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
+if not lesson:
+    st.markdown("**Presets** — the two situations of seed 003's weighted DAG:")
+    b1, b2 = st.columns(2)
+    b1.button("WDAG can win: locally separable data, the seed's weak (linear) baseline", key="dag_preset_win",
+              on_click=_apply_preset, args=(SOURCES[1],))
+    b2.button("WDAG cannot win: Data4, overlapping Gaussians (Bayes ≈ 69 %)", key="dag_preset_lose",
+              on_click=_apply_preset, args=(SOURCES[2],))
+    st.caption(f"The page works on at most {MAX_SAMPLES:,} training samples (a stratified sample above that).")
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def fit_pairwise(X, y, params: tuple) -> PairwiseVotingSVC:
-    return PairwiseVotingSVC(**dict(params)).fit(X, y)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def fit_wdag(X, y, params: tuple) -> WeightedDAGSVC:
-    return WeightedDAGSVC(**dict(params)).fit(X, y)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def figure(kind: str, key: tuple, _build):
-    """Figures are cached by what they show (``key``); ``_build`` is not hashed."""
-    return _build()
-
-
+train = test = None
 with guard("cannot prepare the data"):
-    ds = current if pick.startswith("current") else interlaced(int(pick[-1]))
-    X, _ = normalize(ds.X, method=norm)
-    y = ds.y
-    names = list(ds.class_names)
-    plane = plane_controls(X, ds.feature_names, "dag")
-    if plane is not None:
-        st.info(f"{ds.name} has {X.shape[1]} features: the maps show the models on a plane "
-                f"({plane.labels[0]} × {plane.labels[1]}); the models use every feature.")
-    params = (("C", float(C)), ("kernel", kernel), ("gamma", parse_gamma(gamma_txt)), ("degree", int(degree)),
-              ("coef0", float(coef0)), ("solver", solver))
-    data_key = (ds.name, ds.source, norm, X.shape, float(np.sum(X)), plane.labels if plane else None)
+    if src == CURRENT:
+        train, test = state.current_split()
+    else:
+        gen, gparams = PRESETS[src]
+        s = state.split_settings()
+        train, test = split_and_normalize(generate(gen, **gparams), s.normalization, s.test_size, s.seed, s.stratify)
+        acc, se = cached_call(_bayes, gen, gparams)
+        st.info(f"This page shows the preset {plain(train.name)} (a local override; the other pages use the "
+                f"Data page's choice), split as the Data page says. Bayes accuracy of its generating density: "
+                f"{100 * acc:.1f} % (± {100 * se:.1f}, Monte Carlo): no classifier can do better on average.")
+    train = bounded(train, MAX_SAMPLES, "The DAG SVM page")
+if train is None:
+    st.stop()
+if train.classes.size < 3:
+    st.info(f"{plain(train.name)} has {train.classes.size} classes: with two, voting, the DAG and every cluster "
+            "reduce to one binary SVM. Choose a preset or load a data set with three or more classes.")
+if train.n_features < 2:
+    st.info("The maps need two or more features.")
+    st.stop()
 
-    with st.status("Training the pairwise SVMs …", expanded=False) as status:
-        voting = fit_pairwise(X, y, params)
-        status.update(label=f"{len(voting.pairs_)} pairwise SVMs trained "
-                            f"({voting.fit_time_:.2f} s)", state="complete")
+X, y = train.X, train.y
+names = [str(n) for n in train.class_names]
+imported = model_upload((PairwiseVotingSVC, DAGSVC, WeightedDAGSVC), "dag", n_features=train.n_features)
+
+with guard("cannot train the models"):
+    plane = plane_controls(X, train.feature_names, "dag")
+    fnames = list(train.feature_names)
+    plane_args = None if plane is None else (fnames.index(state.value("dag.f1")), fnames.index(state.value("dag.f2")),
+                                             plane.method, fnames)
+    if plane is not None:
+        st.info(f"{plain(train.name)} has {X.shape[1]} features: the maps show the models on a plane "
+                f"({plain(plane.labels[0])} × {plain(plane.labels[1])}); the models use every feature.")
+    params = dict(C=float(kp["C"]), kernel=kp["kernel"], gamma=parse_gamma(kp["gamma_txt"]), degree=int(kp["degree"]),
+                  coef0=float(kp["coef0"]), solver=solver)
+    if isinstance(imported, WeightedDAGSVC) or imported is None:
+        bar = Progress("training the pairwise SVMs")
+        voting = cached_fit(PairwiseVotingSVC(**params), X, y)
+        bar.done()
+    else:
+        voting = PairwiseVotingSVC.from_pairwise(imported)
+        st.caption("Showing the imported pairwise SVMs (voting and DAG tabs).")
     K = voting.classes_.size
-    pkey = data_key + params
+    own_pairs = not (imported is not None and not isinstance(imported, WeightedDAGSVC))
+
+    def figure(kind, wparams=None, order=None, wdag=None, orders=None):
+        """Cached for all sessions when every model is this page's own fit; drawn directly from an
+        imported model."""
+        if own_pairs and (wparams is not None or wdag is None):
+            return cached_call(_dag_page_figure, kind, params, wparams, order, X, y, names, plane_args, orders)
+        dag = DAGSVC.from_pairwise(voting, order) if order is not None else None
+        return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
     tab_pw, tab_vote, tab_dag, tab_wdag = st.tabs(
         ["Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)"])
@@ -83,28 +163,30 @@ with guard("cannot prepare the data"):
     with tab_pw:
         st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
                     "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
-        fig = figure("pw", pkey, lambda: P.plot_pairwise_boundaries(voting, X, y, names, plane))
+        fig = figure("pw")
         st.plotly_chart(fig, key="pw_chart")
-        figure_downloads(fig, f"{ds.name}_pairwise", key="pw_dl")
-        fig = figure("pwg", pkey, lambda: P.plot_pairwise_grid(voting, X, y, names, plane))
-        st.plotly_chart(fig, key="pwg_chart")
-        figure_downloads(fig, f"{ds.name}_pairwise_panels", key="pwg_dl")
-        st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
-                      "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
-                      "support vectors": [int(e.support_.size) for e in voting.estimators_],
-                      "iterations": [int(e.n_iter_) for e in voting.estimators_]}, hide_index=True)
+        if not lesson:
+            figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
+            fig = figure("pwg")
+            st.plotly_chart(fig, key="pwg_chart")
+            figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
+            st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
+                          "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
+                          "support vectors": [int(e.support_.size) for e in voting.estimators_],
+                          "iterations": [int(e.n_iter_) for e in voting.estimators_]}, hide_index=True)
 
     # ------------------------------------------------------------ voting and unclassifiable regions
     with tab_vote:
         st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
                     "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
                     "inside R_i (eq. 6) class i wins every one of its pairs.")
-        fig = figure("vote", pkey, lambda: P.plot_voting_regions(voting, X, y, names, plane))
+        fig = figure("vote")
         st.plotly_chart(fig, key="vote_chart")
-        figure_downloads(fig, f"{ds.name}_voting", key="vote_dl")
         tied = voting.unclassifiable(X)
         st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
-        model_download(voting, f"{ds.name}_pairwise_voting", key="vote_model")
+        if not lesson:
+            figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
+            model_download(voting, f"{train.name}_pairwise_voting", key="vote_model")
 
     # ------------------------------------------------------------ DAG for a chosen order
     with tab_dag:
@@ -113,48 +195,47 @@ with guard("cannot prepare the data"):
                     "unclassified, but the regions depend on the list (Fig. 3).")
         if K <= 5:
             perms = [list(p) for p in itertools.permutations(range(K))]
-            label = st.selectbox("Class list (order)", range(len(perms)), key="dag_order",
-                                 format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]")
-            order_idx = perms[label]
+            pick = st.selectbox("Class list (order)", list(range(len(perms))),
+                                key=bind("dag.order", 0, options=list(range(len(perms)))),
+                                format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]")
+            order_idx = perms[pick]
         else:
-            txt = st.text_input("Class list (comma separated class names)", ", ".join(names), key="dag_order_txt")
+            txt = st.text_input("Class list (comma separated class names)", key=bind("dag.order_txt", ", ".join(names)))
             wanted = [t.strip() for t in txt.split(",") if t.strip()]
             unknown = [t for t in wanted if t not in names]
             if unknown:
-                from svmviz.errors import ParameterError
                 raise ParameterError(f"unknown class names in the list: {', '.join(unknown)}")
             order_idx = [names.index(t) for t in wanted]
-        order = [voting.classes_[k] for k in order_idx]
+        order = [voting.classes_[k].item() for k in order_idx]
         dag = DAGSVC.from_pairwise(voting, order)
-        okey = pkey + (tuple(order_idx),)
-        probe = st.number_input("Follow training sample #", 0, len(y) - 1, 0, key="dag_probe",
+        probe = st.number_input("Follow training sample #", 0, len(y) - 1,
+                                key=bind("dag.probe", 0, bounds=(0, len(y) - 1)),
                                 help="its path through the DAG is drawn in red")
         left, right = st.columns([3, 2])
         with left:
-            fig = figure("dagreg", okey, lambda: P.plot_dag_regions(dag, X, y, names, plane, tied_outline=voting))
+            fig = figure("dagreg", order=order)
             st.plotly_chart(fig, key="dag_chart")
         with right:
             figd = P.plot_dag_diagram(dag, names, X=X, highlight=X[probe])
             st.plotly_chart(figd, key="dag_diagram")
             path = dag.decision_path(X[probe:probe + 1])[0]
             name_of = dict(zip(voting.classes_.tolist(), names))
-            st.caption(f"Sample #{probe} (class {name_of[y[probe].item()]}): "
-                       + " → ".join(f"{name_of[a]} vs {name_of[b]}" for a, b in path.tolist())
-                       + f" → predicted {name_of[dag.predict(X[probe:probe + 1])[0].item()]}")
-        st.caption("Export the regions, then the diagram:")
-        figure_downloads(fig, f"{ds.name}_dag_regions", key="dag_dl")
-        figure_downloads(figd, f"{ds.name}_dag_diagram", key="dagd_dl")
-        model_download(dag, f"{ds.name}_dag", key="dag_model")
-
-        st.subheader("How the regions change with the order")
-        st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
-                    "again reversed), so only these lists differ. For three or four classes they can "
-                    "only disagree inside voting's unclassifiable region.")
-        orders = P.distinct_orders(list(voting.classes_), limit=6)
-        fig = figure("orders", pkey, lambda: P.plot_order_comparison(
-            [DAGSVC.from_pairwise(voting, o) for o in orders], X, y, names, plane))
-        st.plotly_chart(fig, key="orders_chart")
-        figure_downloads(fig, f"{ds.name}_dag_orders", key="orders_dl")
+            st.caption(f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
+                       + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
+                       + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
+        if not lesson:
+            st.caption("Export the regions, then the diagram:")
+            figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
+            figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
+            model_download(dag, f"{train.name}_dag", key="dag_model")
+            st.subheader("How the regions change with the order")
+            st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
+                        "again reversed), so only these lists differ. For three or four classes they can "
+                        "only disagree inside voting's unclassifiable region.")
+            orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
+            fig = figure("orders", orders=orders)
+            st.plotly_chart(fig, key="orders_chart")
+            figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
 
     # ------------------------------------------------------------ weighted DAG
     with tab_wdag:
@@ -163,37 +244,50 @@ with guard("cannot prepare the data"):
                     "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
                     "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
         c1, c2, c3, c4 = st.columns(4)
-        n_clusters = c1.slider("Clusters N", 1, 8, 3, key="wdag_n")
-        weight = c2.radio("Weights", ["gaussian", "seed"], key="wdag_weight", horizontal=True,
+        n_clusters = c1.slider("Clusters N", 1, 8, key=bind("dag.wdag_n", 3, bounds=(1, 8)))
+        weight = c2.radio("Weights", ["gaussian", "seed"], horizontal=True,
+                          key=bind("dag.wdag_weight", "gaussian", options=["gaussian", "seed"]),
                           help="gaussian: the multivariate normal density; seed: eq. 12 as printed "
                                "(exp(−q) and 1/√(2π))")
-        reg = c3.number_input("covariance_reg", 1e-8, 10.0, 1e-3, format="%g", key="wdag_reg",
+        reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", key=bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
                               help="added to each covariance, times the mean feature variance")
-        seed = c4.number_input("K-Means random_state", 0, 10_000, 0, key="wdag_seed")
-        wparams = params + (("n_clusters", int(n_clusters)), ("weight", weight), ("covariance_reg", float(reg)),
-                            ("random_state", int(seed)), ("order", tuple(order)))
-        with st.status("Training the weighted DAG SVM …", expanded=False) as status:
-            wdag = fit_wdag(X, y, wparams)
-            status.update(label=f"WDAG trained: {n_clusters} clusters ({wdag.fit_time_:.2f} s)", state="complete")
-        wkey = data_key + wparams
-        acc = {"pairwise voting": voting.score(X, y), "DAG (this list)": dag.score(X, y), "WDAG": wdag.score(X, y)}
-        cols = st.columns(3)
-        for col, (k, v) in zip(cols, acc.items()):
-            col.metric(f"Training accuracy: {k}", f"{100 * v:.1f} %")
+        seed = c4.number_input("K-Means random_state", 0, 10_000, key=bind("dag.wdag_seed", 0, bounds=(0, 10_000)))
+        if isinstance(imported, WeightedDAGSVC):
+            wdag, wparams = imported, None
+            st.caption("Showing the imported weighted DAG SVM.")
+        else:
+            wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
+                           random_state=int(seed), order=order)
+            bar = Progress("training the weighted DAG SVM")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ClusterClassWarning)  # shown below as a page warning
+                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y)
+            bar.done()
+        if wdag.incomplete_clusters_.size:
+            st.warning(plain(wdag.missing_classes_message()))
+        parts = [("training", train)] + ([("test", test)] if test is not None else [])
+        for label, part in parts:
+            acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
+                   "WDAG": wdag.score(part.X, part.y)}
+            cols = st.columns(3)
+            for col, (k, v) in zip(cols, acc.items()):
+                col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
         left, right = st.columns(2)
         with left:
-            figc = figure("clusters", wkey, lambda: P.plot_wdag_clusters(wdag, X, y, names, plane))
+            figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
             st.plotly_chart(figc, key="wdag_clusters")
         with right:
-            figf = figure("fused", wkey, lambda: P.plot_fused_regions(wdag, X, y, names, plane))
+            figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
             st.plotly_chart(figf, key="wdag_fused")
-        st.caption("Export the clusters, then the fused regions:")
-        figure_downloads(figc, f"{ds.name}_wdag_clusters", key="wcl_dl")
-        figure_downloads(figf, f"{ds.name}_wdag_fused", key="wfu_dl")
-        fig = figure("cregions", wkey, lambda: P.plot_cluster_regions(wdag, X, y, names, plane))
-        st.plotly_chart(fig, key="wdag_cluster_regions")
-        figure_downloads(fig, f"{ds.name}_wdag_cluster_dags", key="wcr_dl")
-        fig = figure("weights", wkey, lambda: P.plot_weight_maps(wdag, X, y, names, plane))
-        st.plotly_chart(fig, key="wdag_weights")
-        figure_downloads(fig, f"{ds.name}_wdag_weights", key="wwm_dl")
-        model_download(wdag, f"{ds.name}_wdag", key="wdag_model")
+        if not lesson:
+            st.caption("Export the clusters, then the fused regions:")
+            figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
+            figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
+            fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
+            st.plotly_chart(fig, key="wdag_cluster_regions")
+            figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
+            fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
+            st.plotly_chart(fig, key="wdag_weights")
+            figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
+            model_download(wdag, f"{train.name}_wdag", key="wdag_model")
+    share_controls("dag", wdag)

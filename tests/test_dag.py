@@ -141,6 +141,15 @@ def test_decision_path_compares_first_and_last(data4):
         assert remaining == [pred[n]]
 
 
+def test_voting_over_a_dags_pairwise_svms(voting3, data3):
+    X, y = data3
+    dag = DAGSVC(order=[2, 0, 1], C=10.0).fit(X, y)
+    v = PairwiseVotingSVC.from_pairwise(dag)
+    G = _grid(X, 30)
+    np.testing.assert_array_equal(v.votes(G), voting3.votes(G))  # same C, same pairwise SVMs
+    assert v.estimators_ is dag.estimators_
+
+
 def test_refit_with_order_equals_reusing_the_pairwise_svms(voting3, data3):
     X, y = data3
     G = _grid(X, 40)
@@ -344,7 +353,7 @@ def test_cluster_class_diagnostic_lists_the_missing_classes():
     assert w.incomplete_clusters_.size  # setosa sits apart: iris clusters cannot all hold it
     msg = w.missing_classes_message()
     for M in w.incomplete_clusters_:
-        assert f"cluster {M} " in msg
+        assert f"cluster {M + 1} " in msg  # numbered from 1, as the plots
     back = loads_model(dumps_model(w))
     assert [list(m) for m in back.cluster_missing_] == [list(m) for m in w.cluster_missing_]
     np.testing.assert_array_equal(back.incomplete_clusters_, w.incomplete_clusters_)

@@ -1,68 +1,141 @@
-"""The DAG SVM page (pages/6_DAG_SVM.py): AppTest and a look in headless Chromium."""
+"""The DAG SVM page (pages/6_DAG_SVM.py): AppTest runs (presets, order, cluster-class warning, no
+figure shared between sessions with different labels) and a look in headless Chromium."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
-from streamlit.testing.v1 import AppTest
+from apphelpers import page_test, problems
 
-from svmviz.data import load_builtin
+from svmviz.data import Dataset
+from svmviz.data.generators import interlaced
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "6_DAG_SVM.py")
+PAGE = "pages/6_DAG_SVM.py"
+WIN, LOSE = "override: local triangles (WDAG can win)", "override: Data4 (WDAG cannot win)"
+
+
+def _ok(at):
+    assert not problems(at) and not at.error, (problems(at), [e.value for e in at.error])
+
+
+def _metrics(at):
+    return {m.label: float(m.value.rstrip(" %")) for m in at.metric if m.value.endswith("%")}
 
 
 def _caption(at, start):
     return next(c.value for c in at.caption if c.value.startswith(start))
 
 
-def test_page_runs_changes_the_order_and_fuses():
-    at = AppTest.from_file(PAGE, default_timeout=180)
+def _chart(at, key):
+    return next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.proto.id.endswith(key))
+
+
+def test_presets_show_where_wdag_wins_and_where_it_cannot():
+    at = page_test(PAGE)
     at.run()
-    assert not at.exception and not at.error
-    assert at.selectbox(key="dag_data").value == "Data2"  # the default data set is 2-class
+    _ok(at)
     assert len(at.tabs) == 4
+    at.button(key="dag_preset_win").click().run()
+    _ok(at)
+    assert at.selectbox(key="dag.src").value == WIN and at.selectbox(key="dag.kernel").value == "linear"
+    m = _metrics(at)
+    # globally mixed, locally separable: one linear DAG is near chance, the clusters' DAGs are not
+    assert m["Test accuracy: WDAG"] > 90 > 60 > m["Test accuracy: DAG (this list)"]
+    assert not at.warning  # every cluster holds every class
+    assert any("Bayes accuracy" in i.value for i in at.info)
+    at.button(key="dag_preset_lose").click().run()
+    _ok(at)
+    assert at.selectbox(key="dag.src").value == LOSE and at.selectbox(key="dag.kernel").value == "rbf"
+    bayes = next(i.value for i in at.info if "Bayes accuracy" in i.value)
+    assert "69." in bayes  # Data4's ceiling: the seed's 98 % is out of reach
+    assert _metrics(at)["Test accuracy: WDAG"] < 85
+
+
+def test_order_changes_the_dag_and_one_cluster_is_the_dag():
+    at = page_test(PAGE, dataset=interlaced(2), **{"dag.src": "current data set"})
+    at.run()
+    _ok(at)
     first = _caption(at, "Sample #0")
     assert first.startswith("Sample #0 (class 0): 0 vs 2")  # list [0, 1, 2]: first vs last
-    assert at.selectbox(key="dag_order").options[3] == "[1, 2, 0]"
-    at.selectbox(key="dag_order").set_value(3).run()  # the 4th permutation: [1, 2, 0]
-    assert not at.exception and not at.error
+    assert at.selectbox(key="dag.order").options[3] == "[1, 2, 0]"
+    at.selectbox(key="dag.order").set_value(3).run()
+    _ok(at)
     assert _caption(at, "Sample #0").startswith("Sample #0 (class 0): 1 vs 0")
-    # one cluster: the weighted DAG is the DAG of the chosen list
-    at.slider(key="wdag_n").set_value(1).run()
-    assert not at.exception and not at.error
-    acc = {m.label: m.value for m in at.metric}
+    at.slider(key="dag.wdag_n").set_value(1).run()
+    _ok(at)
+    acc = _metrics(at)
     assert acc["Training accuracy: WDAG"] == acc["Training accuracy: DAG (this list)"]
 
 
-def test_page_shows_a_four_feature_data_set_on_a_plane():
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    at.session_state["svmviz_dataset"] = load_builtin("iris")
+def test_clusters_lacking_classes_are_warned_about():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    ds = Dataset(X, y, ["sl", "sw", "pl", "pw"], ["setosa", "versicolor", "virginica"], "iris", "test")
+    at = page_test(PAGE, dataset=ds)
     at.run()
-    assert not at.exception and not at.error
-    assert at.selectbox(key="dag_data").value.startswith("current: iris")
+    _ok(at)
     assert any("4 features" in i.value for i in at.info)
-    at.text_input(key="dag_gamma").set_value("not a number").run()
-    assert any("gamma must be" in e.value for e in at.error)  # explained, no traceback
-    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "lacks class" in warning and "every cluster to contain every class" in warning
+
+
+def test_sessions_with_other_labels_get_their_own_figures():
+    """Issue 16 item 3: the figure cache is keyed by the content of X and y (and every parameter),
+    so two sessions with the same X and different labels never see each other's charts."""
+    base = interlaced(3, n_per_class=40)
+    flipped = Dataset(base.X, (base.y + 1) % 3, base.feature_names, [], "Data3", base.source)
+    seen = []
+    for ds in (base, flipped, base):
+        at = page_test(PAGE, dataset=ds, spec="upload:same-name")
+        at.run()
+        _ok(at)
+        seen.append((_chart(at, "vote_chart"), _chart(at, "wdag_fused")))
+    assert seen[0] == seen[2]  # the same data: the same (shared) figures
+    for a, b in zip(seen[0], seen[1]):
+        assert a != b
+        ya = [t.get("y") for t in a["data"] if t.get("mode") == "markers"]
+        yb = [t.get("y") for t in b["data"] if t.get("mode") == "markers"]
+        assert ya != yb  # the classes' scatter traces hold other points
+
+
+def test_an_exported_wdag_can_be_loaded_back():
+    from svmviz.export import dumps_model
+    from svmviz.models.dag import WeightedDAGSVC
+
+    ds = interlaced(2)
+    model = WeightedDAGSVC(n_clusters=2, C=5.0, random_state=1).fit(ds.X, ds.y)
+    at = page_test(PAGE, dataset=ds)
+    at.run()
+    slot = "_svmviz_import_dag"
+    at.session_state[slot] = (model, "exported.json")
+    at.run()
+    _ok(at)
+    assert any("imported weighted DAG" in c.value for c in at.caption)
+    assert _metrics(at)["Training accuracy: WDAG"] == round(100 * model.score(*_train(at, ds)), 1)
+    assert dumps_model(model)  # the same model the page shows round-trips
+
+
+def _train(at, ds):
+    """The training part the page used (the Data page's default split)."""
+    from svmviz.data import split_and_normalize
+
+    train, _ = split_and_normalize(ds, "none", 0.3, 0, True)
+    return train.X, train.y
 
 
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app
 
     page.set_viewport_size({"width": 1400, "height": 2400})  # the app scrolls inside its own container
-    page.goto(f"{streamlit_url}/DAG_SVM")
+    page.goto(f"{streamlit_url}/DAG_SVM?dag.src={LOSE.replace(' ', '+')}")
     wait_for_app(page, timeout_ms=180000)
-    # the last thing the script writes is the WDAG model download: then every tab is filled
     page.get_by_text("Training accuracy: WDAG").wait_for(state="attached", timeout=180000)
-    page.locator('[data-testid="stDownloadButton"]').nth(13).wait_for(state="attached", timeout=180000)
     wait_for_app(page, timeout_ms=180000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.get_by_role("tab", name="Voting (Fig. 1)").click()
     page.wait_for_timeout(2500)
     page.screenshot(path=str(artifacts_dir / "dag_voting.png"), full_page=False)
-    page.get_by_role("tab", name="DAG (Fig. 2–3)").click()
-    page.wait_for_timeout(1500)
-    page.screenshot(path=str(artifacts_dir / "dag_order.png"), full_page=False)
     page.get_by_role("tab", name="Weighted DAG (Fig. 4–5)").click()
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "dag_wdag.png"), full_page=False)

@@ -1,41 +1,78 @@
-"""The Tree decomposition page: AppTest run, the σ slider walking the same tree, and a headless
-Chromium screenshot (test-artifacts/tree_decomposition_page.png)."""
+"""The Tree decomposition page: AppTest runs (the validation part carved out of the Data page's
+training part, the σ slider walking the same tree, the purity_tol control) and a headless Chromium
+screenshot (test-artifacts/tree_decomposition_page.png)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import numpy as np
+from apphelpers import page_test, problems
 
-from streamlit.testing.v1 import AppTest
-
+from svmviz.data import Dataset, split_and_normalize
 from svmviz.models import _td_tree
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "5_Tree_Decomposition.py")
+PAGE = "pages/5_Tree_Decomposition.py"
+
+
+def _ok(at):
+    assert not problems(at) and not at.error, (problems(at), [e.value for e in at.error])
 
 
 def _metric(at, label):
     return [m.value for m in at.metric if m.label == label][0]
 
 
-def test_page_runs_and_sigma_slider_reads_the_same_tree(fourclass, monkeypatch):
+def noisy_regions(n=2400, seed=0):
+    """Large one-class regions, a wavy strip where the classes meet, 1 % of the labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < 0.25
+    y = np.where(X[:, 0] < -0.4, 0, 1)
+    y[strip] = (np.sin(9 * X[strip, 0]) + X[strip, 1] > 0).astype(int)
+    flip = rng.random(n) < 0.01
+    y[flip] = 1 - y[flip]
+    return Dataset(X, y, ["x1", "x2"], [], "noisy regions", "test")
+
+
+def test_page_uses_the_data_pages_training_part_and_reads_one_tree(monkeypatch):
     calls = []
     grow = _td_tree.grow_tree
     monkeypatch.setattr(_td_tree, "grow_tree", lambda *a, **k: calls.append(a[3]) or grow(*a, **k))
-    at = AppTest.from_file(PAGE, default_timeout=240)
+    ds = noisy_regions()
+    at = page_test(PAGE, dataset=ds, **{"td.min_gain": 0.0})
     at.run()
-    assert not at.exception and not at.error
+    _ok(at)
+    train, test = split_and_normalize(ds, "none", 0.3, 0, True)  # the Data page's default split
+    n_val = round(0.2 * train.n_samples)
+    said = next(i.value for i in at.info if i.value.startswith("TD trains on"))
+    assert f"TD trains on {train.n_samples - n_val} samples" in said and f"other {n_val}" in said
+    assert f"({test.n_samples} samples)" in said
     assert calls and len(calls) == 1
-    slider = [s for s in at.select_slider if s.label.startswith("ceiling size")][0]
+    slider = at.select_slider(key="td.sigma")
     levels = list(slider.options)
     assert len(levels) >= 2
-    leaves_opt = _metric(at, "leaves")
     rows_opt = len(at.dataframe[0].value)
-    assert int(leaves_opt) == rows_opt
+    assert int(_metric(at, "leaves")) == rows_opt
     # Walk to σ₀: more (or as many) leaves, read from the tree grown once — no new fit.
     slider.set_value(levels[0]).run()
-    assert not at.exception and not at.error
+    _ok(at)
     assert len(calls) == 1
     assert int(_metric(at, "leaves")) == len(at.dataframe[0].value) >= rows_opt
     assert any("Bound terms" in m.value for m in at.markdown)
+
+
+def test_purity_tol_control_labels_noisy_leaves_by_majority():
+    ds = noisy_regions()
+    at = page_test(PAGE, dataset=ds, **{"td.stages": "1 (σ₀ only)", "td.compare": False})
+    at.run()
+    _ok(at)
+    svms_paper = int(_metric(at, "leaves with an SVM"))
+    assert not any(str(v).endswith("(majority)") for v in at.dataframe[0].value["label / SVM"])
+    at.selectbox(key="td.purity").set_value("chosen on validation from 0.02, 0.05, 0.1").run()
+    _ok(at)
+    assert int(_metric(at, "leaves with an SVM")) < svms_paper
+    assert any(str(v).endswith("(majority)") for v in at.dataframe[0].value["label / SVM"])
+    result = next(m.value for m in at.markdown if "θ_opt" in m.value)
+    assert "ε = **0.0" in result or "ε = **0.1" in result
 
 
 def test_page_in_chromium(streamlit_url, page, artifacts_dir, fourclass):
@@ -47,7 +84,7 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir, fourclass):
     page.get_by_text("Search path").first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_selector(".js-plotly-plot", timeout=120000)
-    page.wait_for_timeout(3000)  # let all three charts and the leaf table draw
+    page.wait_for_timeout(3000)  # let all the charts and the leaf table draw
     assert page.locator(".js-plotly-plot").count() >= 3
     page.screenshot(path=str(artifacts_dir / "tree_decomposition_page.png"), full_page=True)
     assert page.get_by_text("TD against one global SVM").count() == 1
@@ -59,5 +96,5 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir, fourclass):
     page.get_by_text("homogeneous", exact=False).first.wait_for(timeout=60000)
     page.wait_for_timeout(3000)
     title = page.locator(".js-plotly-plot .gtitle").first.text_content()
-    assert title.startswith("σ = ") and not title.endswith(" 0 homogeneous")
+    assert title.startswith("σ = ")
     page.screenshot(path=str(artifacts_dir / "tree_decomposition_sigma0.png"), full_page=True)

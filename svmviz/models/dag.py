@@ -111,6 +111,12 @@ class PairwiseVotingSVC(_PairwiseSVMs):
     P fitted ``BinarySVC`` (positive decision = class j of the pair), ``gamma_``, ``fit_time_``.
     """
 
+    @classmethod
+    def from_pairwise(cls, pairwise: _PairwiseSVMs) -> "PairwiseVotingSVC":
+        """Voting over the already trained pairwise SVMs of ``pairwise`` (a DAG's, for instance)."""
+        params = {k: v for k, v in pairwise.get_params(deep=False).items() if k != "order"}
+        return _copy_pairwise(pairwise, cls(**params))
+
     def votes(self, X) -> np.ndarray:
         """D_i(x) of eq. 7, shape (n, K)."""
         D = self.pairwise_decision(X)
@@ -142,6 +148,15 @@ class PairwiseVotingSVC(_PairwiseSVMs):
         pos = (D > 0) | np.eye(K, dtype=bool)[None]
         inside = pos.all(axis=2)
         return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+
+
+def _copy_pairwise(src: _PairwiseSVMs, dst: _PairwiseSVMs) -> _PairwiseSVMs:
+    """``dst`` holding the fitted pairwise SVMs of ``src`` (shared, not copied)."""
+    for a in _PAIR_FITTED:
+        setattr(dst, a, getattr(src, a))
+    if hasattr(src, "feature_names_in_"):
+        dst.feature_names_in_ = src.feature_names_in_
+    return dst
 
 
 def _order_indices(order, classes: np.ndarray) -> np.ndarray:
@@ -197,11 +212,7 @@ class DAGSVC(_PairwiseSVMs):
         """A fitted DAG over the already trained pairwise SVMs of ``pairwise`` (DAG training is
         pairwise training, seed 003 §3): changing the order needs no new fit."""
         params = {k: v for k, v in pairwise.get_params(deep=False).items() if k != "order"}
-        dag = cls(order=order, **params)
-        for a in ("classes_", "n_features_in_", "pairs_", "estimators_", "gamma_", "fit_time_", "n_iter_"):
-            setattr(dag, a, getattr(pairwise, a))
-        if hasattr(pairwise, "feature_names_in_"):
-            dag.feature_names_in_ = pairwise.feature_names_in_
+        dag = _copy_pairwise(pairwise, cls(order=order, **params))
         dag.order_ = _order_indices(order, dag.classes_)
         return dag
 
@@ -377,10 +388,11 @@ class WeightedDAGSVC(SVMClassifierBase):
         return self
 
     def missing_classes_message(self) -> str:
-        """One sentence naming the clusters that lack classes and what to change ('' if none)."""
+        """One sentence naming the clusters that lack classes (numbered from 1, as the plots do)
+        and what to change ('' if none)."""
         if not self.incomplete_clusters_.size:
             return ""
-        parts = [f"cluster {M} ({int(np.sum(self.cluster_labels_ == M))} samples) lacks class"
+        parts = [f"cluster {M + 1} ({int(np.sum(self.cluster_labels_ == M))} samples) lacks class"
                  + ("es " if self.cluster_missing_[M].size > 1 else " ")
                  + ", ".join(str(self.classes_[k]) for k in self.cluster_missing_[M])
                  for M in self.incomplete_clusters_]

@@ -203,17 +203,7 @@ class TreeDecompositionSVC(SVMClassifierBase):
             if yv.shape[0] != Xv.shape[0]:
                 raise DataError(f"X_val has {Xv.shape[0]} rows but y_val has {yv.shape[0]} labels")
             return X, yi, Xv, yv
-        from sklearn.model_selection import train_test_split
-
-        n_val = max(1, int(round(self.validation_fraction * X.shape[0])))
-        if X.shape[0] - n_val < 1:
-            raise DataError("too few samples to hold out a validation component")
-        idx = np.arange(X.shape[0])
-        try:
-            tr, va = train_test_split(idx, test_size=n_val, random_state=self.random_state, stratify=yi)
-        except ValueError:  # a class too small to stratify: split without it
-            tr, va = train_test_split(idx, test_size=n_val, random_state=self.random_state)
-        tr, va = np.sort(tr), np.sort(va)
+        tr, va = validation_split(yi, self.validation_fraction, self.random_state)
         return X[tr], yi[tr], X[va], yi[va]
 
     def _check_val_features(self, X):
@@ -458,6 +448,24 @@ class TreeDecompositionSVC(SVMClassifierBase):
                                       self.multi_class, self.svm_solver, self.classes_.size)
             out["S"] = float(np.mean([t["beta2"] + t["xi_sq"] for t in _margin_terms(svm, X, yi)]))
         return out
+
+
+def validation_split(y, fraction: float = 0.2, random_state=0) -> tuple[np.ndarray, np.ndarray]:
+    """(training rows, validation rows), sorted: the validation component ``fit`` holds out of
+    the data it gets when no ``X_val`` is given (stratified when every class allows it). The
+    seed's 4 : 1 training : validation ratio is ``fraction`` = 0.2."""
+    from sklearn.model_selection import train_test_split
+
+    y = np.asarray(y)
+    n_val = max(1, int(round(fraction * y.shape[0])))
+    if y.shape[0] - n_val < 1:
+        raise DataError("too few samples to hold out a validation component")
+    idx = np.arange(y.shape[0])
+    try:
+        tr, va = train_test_split(idx, test_size=n_val, random_state=random_state, stratify=y)
+    except ValueError:  # a class too small to stratify: split without it
+        tr, va = train_test_split(idx, test_size=n_val, random_state=random_state)
+    return np.sort(tr), np.sort(va)
 
 
 def _margin_terms(svm: TDLocalSVM, X: np.ndarray, y: np.ndarray) -> list[dict]:

@@ -290,8 +290,8 @@ def _ellipse(mean2, cov2, n_std: float, n: int = 80):
 
 
 def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None) -> go.Figure:
-    """The K-Means clusters with the 1σ and 2σ ellipses of their Gaussians (seed 003 Fig. 4) and
-    the classes each cluster's DAG knows."""
+    """The K-Means clusters with the 1σ and 2σ ellipses of their Gaussians (seed 003 Fig. 4), the
+    classes each cluster's DAG knows and those it lacks (§5 asks for every class in every cluster)."""
     view = _View(X, plane, 20)
     names = _names(model, class_names)
     fig = go.Figure()
@@ -302,6 +302,8 @@ def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None
         m2 = view.to2d(mu[None])[0]
         S2 = B @ S @ B.T
         kn = ", ".join(names[k] for k in model.cluster_classes_[M])
+        lacks = ", ".join(names[k] for k in model.cluster_missing_[M])
+        kn += f"; lacks {lacks}" if lacks else ""
         for ns, dash in ((1.0, "solid"), (2.0, "dash")):
             E = _ellipse(m2, S2, ns)
             fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="lines", line=dict(color=col, width=2, dash=dash),
@@ -310,15 +312,21 @@ def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None
         fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers+text", text=[f"C{M + 1}"],
                                  textposition="top center", marker=dict(symbol="x", size=13, color=col),
                                  legendgroup=f"c{M}", showlegend=False, name=f"mean of cluster {M + 1}"))
-    return _legend_below(base_layout(fig, f"K-Means clusters (N = {len(model.means_)}) and their Gaussians (1σ, 2σ)",
+    title = f"K-Means clusters (N = {len(model.means_)}) and their Gaussians (1σ, 2σ)"
+    if model.incomplete_clusters_.size:
+        title += f" — {model.incomplete_clusters_.size} cluster(s) lack a class"
+    return _legend_below(base_layout(fig, title,
                                      *view.labels, equal=plane is None))
 
 
 def plot_cluster_regions(model, X, y, class_names=None, plane: Plane | None = None,
                          resolution: int = 110) -> go.Figure:
     """Each cluster's DAG regions (a one-class cluster colours the whole view with its class),
-    with that cluster's training samples."""
+    with the samples of (X, y) nearest its K-Means centre (for the training set: the cluster's
+    training samples; X may also be other data, e.g. for an imported model)."""
     view = _View(X, plane, resolution)
+    X = np.asarray(X, dtype=np.float64)
+    nearest = np.argmin(((X[:, None, :] - model.cluster_centers_[None]) ** 2).sum(axis=2), axis=1)
     names = _names(model, class_names)
     N = len(model.cluster_models_)
     L = model.cluster_predictions(view.points)
@@ -334,7 +342,7 @@ def plot_cluster_regions(model, X, y, class_names=None, plane: Plane | None = No
     for M in range(N):
         r, c = M // cols + 1, M % cols + 1
         fig.add_trace(_region_trace(view, L[:, M], K, names), row=r, col=c)
-        inside = model.cluster_labels_ == M
+        inside = nearest == M
         for k in range(K):
             msk = inside & (y == model.classes_[k])
             fig.add_trace(go.Scatter(x=view.X2[msk, 0], y=view.X2[msk, 1], mode="markers", showlegend=False,
