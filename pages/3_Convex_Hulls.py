@@ -14,7 +14,10 @@ from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
 from svmviz_app.cache import cached_call
 from svmviz_app.state import bind
-from svmviz_app.widgets import Progress, bounded, data_sidebar, figure_downloads, guard, plain, share_controls
+from svmviz.models import BinaryNuSVC
+from svmviz.plots.standard import add_boundary
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_upload, plain,
+                                share_controls)
 
 MAX_SAMPLES = 3000  # exact reduced hulls, LPs and a sweep of C-SVM solves stay interactive below this
 
@@ -43,6 +46,7 @@ with st.sidebar:
                        format_func=lambda n: labels_src.get(n) or f"override: {BUILTINS[n].title}",
                        key=bind("hull.src", "current data set", options=choices))
 share_controls("convex_hulls")
+imported = model_upload(BinaryNuSVC, "hull", n_features=2)
 X = None
 with guard("cannot prepare the data"):
     if src == "tree node":
@@ -138,6 +142,12 @@ with guard("hull geometry"):
     npnt = None if overlap else _nearest(X2, y, mu)
     w_sk, b_sk = (None, None) if overlap else _nusvc(X2, y, nu)
     fig = plot_hulls(X2, y, hulls, rch, mu, npnt, None if overlap else (w_sk, b_sk), names, labels)
+    if imported is not None:
+        with guard("cannot draw the imported model"):
+            add_boundary(fig, imported, X2, f"imported ν-SVM (ν = {imported.nu:g})")
+            st.caption(f"Purple dash-dot: the imported {type(imported).__name__} (ν = {imported.nu:g}, "
+                       f"{len(getattr(imported, 'support_', []))} support vectors), drawn on the two features "
+                       "shown; at the slider's ν = its ν it lies on the red line when fitted on these points.")
     st.plotly_chart(fig, key="hull_fig")
     c1, c2, c3 = st.columns(3)
     if overlap:

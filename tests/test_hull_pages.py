@@ -87,3 +87,20 @@ def test_click_on_a_point_selects_it(streamlit_url, page):
     wait_for_app(page, 120000)
     after = verdict.inner_text()
     assert after != before and after.startswith("Point ")
+
+
+def test_convex_hulls_page_shows_an_imported_nu_svm():
+    from apphelpers import page_test, problems
+    from svmviz.data import load_builtin
+    from svmviz.export import dumps_model
+    from svmviz.models import BinaryNuSVC, BinarySVC
+
+    ds = load_builtin("hypercubes")
+    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="hypercubes").run()
+    wrong = BinarySVC(kernel="linear").fit(ds.X, ds.y)
+    at.file_uploader(key="hull_upload").set_value(("svc.json", dumps_model(wrong).encode(), "application/json")).run()
+    assert not problems(at) and "BinarySVC" in at.error[0].value   # wrong estimator: said, nothing changes
+    good = BinaryNuSVC(nu=0.3, kernel="linear").fit(ds.X, ds.y)
+    at.file_uploader(key="hull_upload").set_value(("nu.json", dumps_model(good).encode(), "application/json")).run()
+    assert not problems(at) and not at.error
+    assert any("imported BinaryNuSVC" in c.value for c in at.caption)

@@ -90,3 +90,17 @@ def roc_figure(y_true, scores, positive, title: str = "ROC curve (test split)") 
     fig.update_xaxes(title="false positive rate", range=[0, 1])
     fig.update_yaxes(title="true positive rate", range=[0, 1.02])
     return fig, area
+
+
+def add_boundary(fig: go.Figure, model, X2: np.ndarray, name: str, color: str = "#9467bd",
+                 dash: str = "dashdot") -> go.Figure:
+    """Add the line f(x) = 0 of a fitted binary 2-D model over the range of the points ``X2``."""
+    xs, ys, P = grid(np.asarray(X2, dtype=np.float64), RESOLUTION)
+    Z = binary_scores(model, P)
+    if Z is None:
+        raise ValueError("a boundary needs a binary model with a decision function")
+    fig.add_trace(go.Contour(x=xs, y=ys, z=Z.reshape(len(ys), len(xs)),
+                             contours=dict(start=0, end=0, size=1, coloring="none"),
+                             line=dict(color=color, dash=dash, width=3), showscale=False, name=name,
+                             showlegend=True, hoverinfo="skip"))
+    return fig
