@@ -4,8 +4,8 @@ screenshot (test-artifacts/tree_decomposition_page.png)."""
 
 from __future__ import annotations
 
-import numpy as np
 from apphelpers import page_test, problems
+from test_tree_decomposition import noisy_regions as noisy_xy
 
 from svmviz.data import Dataset, split_and_normalize
 from svmviz.models import _td_tree
@@ -21,15 +21,9 @@ def _metric(at, label):
     return [m.value for m in at.metric if m.label == label][0]
 
 
-def noisy_regions(n=2400, seed=0):
+def noisy_regions(n=2400):
     """Large one-class regions, a wavy strip where the classes meet, 1 % of the labels flipped."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, size=(n, 2))
-    strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < 0.25
-    y = np.where(X[:, 0] < -0.4, 0, 1)
-    y[strip] = (np.sin(9 * X[strip, 0]) + X[strip, 1] > 0).astype(int)
-    flip = rng.random(n) < 0.01
-    y[flip] = 1 - y[flip]
+    X, y = noisy_xy(n)
     return Dataset(X, y, ["x1", "x2"], [], "noisy regions", "test")
 
 
