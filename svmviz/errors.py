@@ -28,4 +28,9 @@ class ModelFormatError(SvmvizError):
 
 class ConvergenceError(SvmvizError):
     """An iterative solver stopped at its iteration cap before meeting its stopping tolerance;
-    the message says how far it was (KKT violation) and what to change (max_iter, tol, C)."""
+    the message says how far it was (KKT violation) and what to change (max_iter, tol, C).
+    ``result`` holds the unconverged result (e.g. a ``QPResult``) when there is one."""
+
+    def __init__(self, message: str, result=None):
+        super().__init__(message)
+        self.result = result

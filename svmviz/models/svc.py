@@ -1,9 +1,13 @@
-"""Binary C-SVM and ν-SVM over ``svmviz.solvers`` (LIBSVM's duals, scikit-learn's conventions)."""
+"""Binary C-SVM and ν-SVM over ``svmviz.solvers`` (LIBSVM's duals, scikit-learn's conventions).
+
+With ``trace=True`` the SMO iterations are recorded (``trace_``) and ``iterate_at(t)`` rebuilds
+the classifier after t iterations: the boundary a student sees the solver move step by step."""
 
 from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -12,11 +16,42 @@ from svmviz.errors import DataError, ParameterError
 from svmviz.export.registry import register_estimator
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
-from svmviz.solvers import QPProblem, solve_qp
+from svmviz.solvers import QPProblem, kkt, solve_qp
 
 _SVC_FITTED = ("classes_", "n_features_in_", "support_", "support_vectors_", "dual_coef_",
                "intercept_", "objective_", "n_iter_", "converged_", "fit_time_", "kernel_params_",
-               "alpha_", "history_")
+               "alpha_", "history_", "max_violation_", "linear_coef_", "trace_", "trace_data_")
+
+
+@dataclass
+class SMOIterate:
+    """The classifier after ``t`` SMO iterations of a traced fit (``iterate_at``).
+
+    alpha : the dual variables (λ for the ν-SVM, each class summing to 1); coef, intercept :
+    f_t(x) = Σ_i coef_i k(x_i, x) + intercept over the training inputs ``X``; margins : whether
+    f_t = ±1 are the margins (for the ν-SVM only once LIBSVM's r > 0); pair : the working pair of
+    iteration t (original indices, None at t = 0); max_violation, objective : of the iterate (for
+    the ν-SVM in the λ scale); hull_points : (p₊, p₋) = (Σ_{+} λ_i x_i, Σ_{−} λ_i x_i) for the
+    ν-SVM, the current points of the two reduced hulls (input space), else None.
+    """
+
+    t: int
+    alpha: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    margins: bool
+    pair: tuple | None
+    max_violation: float
+    objective: float
+    hull_points: tuple | None
+    X: np.ndarray
+    kernel: Kernel
+
+    def decision_function(self, X) -> np.ndarray:
+        nz = np.flatnonzero(self.coef)
+        if nz.size == 0:
+            return np.full(np.asarray(X).shape[0], self.intercept)
+        return self.kernel.gram(np.asarray(X, dtype=np.float64), self.X[nz]) @ self.coef[nz] + self.intercept
 
 
 class _BinaryKernelSVM(SVMClassifierBase):
@@ -27,11 +62,23 @@ class _BinaryKernelSVM(SVMClassifierBase):
         tags.classifier_tags.multi_class = False   # binary by design (multi-class: DAG, Scatter)
         return tags
 
-    def _store(self, X, y_pm, alpha, b, res, kernel: Kernel, t0, coef_scale: float = 1.0):
-        if not res.converged:
+    def _solve(self, problem):
+        """solve_qp with the estimator's solver options; SMO raises ``ConvergenceError`` when an
+        explicit max_iter stops it, so an unconverged model is never returned silently."""
+        opts = {}
+        if self.solver == "smo":
+            opts = {"cache_mb": self.cache_mb, "trace": bool(self.trace),
+                    "max_trace": int(self.max_trace)}
+        elif self.trace:
+            raise ParameterError("trace=True records SMO iterations: use solver='smo'")
+        return solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter, **opts)
+
+    def _store(self, X, y_pm, alpha, b, res, kernel: Kernel, t0, coef_scale: float = 1.0,
+               upper=None):
+        if not res.converged:   # the cvxpy reference reports an inaccurate solve, SMO raises
             warnings.warn(f"{type(self).__name__}: the {res.backend} solver stopped before the "
                           f"tolerance was reached (max KKT violation {res.max_violation:.3g} after "
-                          f"{res.n_iter} iterations); raise max_iter", ConvergenceWarning)
+                          f"{res.n_iter} iterations)", ConvergenceWarning)
         # SMO puts α exactly at 0; an interior-point (cvxpy) solution is only close to it
         thr = 0.0 if res.backend == "smo" else 1e-8 * max(float(np.max(alpha, initial=0.0)), 1e-300)
         sv = np.flatnonzero(alpha > thr)
@@ -43,8 +90,15 @@ class _BinaryKernelSVM(SVMClassifierBase):
         self.objective_ = float(res.objective)
         self.n_iter_ = int(res.n_iter)
         self.converged_ = bool(res.converged)
+        self.max_violation_ = float(res.max_violation)
         self.history_ = res.history
         self.kernel_params_ = kernel.to_dict()
+        # linear models predict through w = Σ y_i α_i x_i (issue 15: thousands of times faster)
+        self.linear_coef_ = (self.dual_coef_ @ self.support_vectors_ if kernel.name == "linear"
+                             else None)
+        self.trace_ = res.trace
+        self.trace_data_ = (None if res.trace is None else
+                            {"X": X, "y": y_pm, "upper": np.broadcast_to(upper, y_pm.shape).copy()})
         self.fit_time_ = time.perf_counter() - t0
 
     @property
@@ -55,11 +109,14 @@ class _BinaryKernelSVM(SVMClassifierBase):
     def coef_(self) -> np.ndarray:
         if self.kernel_params_["name"] != "linear":
             raise AttributeError("coef_ is only available for the linear kernel")
-        return self.dual_coef_ @ self.support_vectors_
+        w = getattr(self, "linear_coef_", None)   # models saved before linear_coef_ existed
+        return self.dual_coef_ @ self.support_vectors_ if w is None else w
 
     def decision_function(self, X) -> np.ndarray:
-        """Positive values mean ``classes_[1]`` (as scikit-learn's SVC)."""
+        """Positive values mean ``classes_[1]`` (as scikit-learn's SVC). Linear kernel: X @ w + b."""
         X = self._validate_predict(X)
+        if self.kernel_params_["name"] == "linear":
+            return X @ self.coef_[0] + self.intercept_[0]
         if self.support_vectors_.shape[0] == 0:
             return np.full(X.shape[0], self.intercept_[0])
         out = np.empty(X.shape[0])
@@ -71,6 +128,24 @@ class _BinaryKernelSVM(SVMClassifierBase):
     def predict(self, X) -> np.ndarray:
         positive = self.decision_function(X) > 0   # checks that the model is fitted
         return self.classes_[positive.astype(int)]
+
+    def iterate_at(self, t: int) -> SMOIterate:
+        """The classifier after ``t`` recorded SMO iterations (needs ``trace=True``)."""
+        tr = getattr(self, "trace_", None)
+        if tr is None:
+            raise ParameterError(f"{type(self).__name__} was fitted without trace=True: refit "
+                                 "with trace=True to step through the SMO iterations")
+        if not 0 <= int(t) <= len(tr):
+            raise ParameterError(f"t must be between 0 and {len(tr)} (the recorded iterations)")
+        t = int(t)
+        d = self.trace_data_
+        problem = self._trace_problem(d["X"], d["y"], d["upper"], self.kernel_)
+        alpha = tr.alpha_at(t)
+        G = problem.gradient(alpha)
+        pair = None if t == 0 else tuple(int(v) for v in tr.pairs[t - 1])
+        viol = kkt.max_violation(problem, alpha, G, rtol=0.0)
+        obj = tr.objective0 if t == 0 else float(tr.objective[t - 1])
+        return self._iterate(t, alpha, problem, G, d, pair, viol, obj)
 
     def _validate_binary(self, X, y):
         X, yi = self._validate_fit(X, y)
@@ -90,19 +165,22 @@ class BinarySVC(_BinaryKernelSVM):
     C : float, the box bound (``fit(..., sample_C=...)`` overrides it per sample)
     kernel, gamma, degree, coef0 : as ``sklearn.svm.SVC``
     solver : "smo" (Numba SMO) or "cvxpy" (reference)
-    tol, max_iter, cache_mb : stopping tolerance on the maximal KKT violation, iteration cap,
-        kernel cache size for the SMO backend
+    tol, max_iter, cache_mb : stopping tolerance on the maximal KKT violation, iteration cap
+        (None: run to convergence; when reached, ``ConvergenceError``), kernel cache size for
+        the SMO backend
+    trace, max_trace : record the first ``max_trace`` SMO iterations (``trace_``, ``iterate_at``)
 
     Attributes
     ----------
     classes_, support_, support_vectors_, dual_coef_, intercept_ : as SVC (positive decision =
         ``classes_[1]``); ``coef_`` for the linear kernel
-    alpha_ : the full dual vector; objective_ : ½αᵀQα − Σα; n_iter_, converged_, fit_time_,
-    history_ : the solver's convergence history
+    alpha_ : the full dual vector; objective_ : ½αᵀQα − Σα; n_iter_, converged_,
+    max_violation_ (final maximal KKT violation), fit_time_, history_ : the solver's convergence
+    history; trace_ : ``SMOTrace`` or None
     """
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
-                 tol=1e-3, max_iter=None, cache_mb=200):
+                 tol=1e-3, max_iter=None, cache_mb=200, trace=False, max_trace=20000):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -112,6 +190,8 @@ class BinarySVC(_BinaryKernelSVM):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_mb = cache_mb
+        self.trace = trace
+        self.max_trace = max_trace
 
     def fit(self, X, y, sample_C=None):
         t0 = time.perf_counter()
@@ -123,11 +203,17 @@ class BinarySVC(_BinaryKernelSVM):
         if np.any(np.asarray(upper) <= 0):
             raise ParameterError("sample_C must be positive")
         kern = self._kernel(X)
-        problem = QPProblem.c_svm(y_pm, upper, kernel=kern, X=X)
-        opts = {"cache_mb": self.cache_mb} if self.solver == "smo" else {}
-        res = solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter, **opts)
-        self._store(X, y_pm, res.alpha, -float(res.rho[0]), res, kern, t0)
+        res = self._solve(self._trace_problem(X, y_pm, upper, kern))
+        self._store(X, y_pm, res.alpha, -float(res.rho[0]), res, kern, t0, upper=upper)
         return self
+
+    def _trace_problem(self, X, y_pm, upper, kern):
+        return QPProblem.c_svm(y_pm, upper, kernel=kern, X=X)
+
+    def _iterate(self, t, alpha, problem, G, d, pair, viol, obj):
+        b = -float(kkt.rho(problem, alpha, G, rtol=0.0)[0])
+        return SMOIterate(t, alpha, alpha * d["y"], b, True, pair, float(viol), float(obj), None,
+                          d["X"], self.kernel_)
 
 
 _NUSVC_FITTED = _SVC_FITTED + ("r_", "mu_")
@@ -150,7 +236,8 @@ class BinaryNuSVC(_BinaryKernelSVM):
     Parameters
     ----------
     nu : float in (0, 1], at most 2·min(m₊, m₋)/l
-    kernel, gamma, degree, coef0, solver, tol, max_iter, cache_mb : as ``BinarySVC``
+    kernel, gamma, degree, coef0, solver, tol, max_iter, cache_mb, trace, max_trace : as
+        ``BinarySVC`` (``iterate_at`` also gives the two reduced hulls' current points)
 
     Attributes
     ----------
@@ -160,7 +247,7 @@ class BinaryNuSVC(_BinaryKernelSVM):
     """
 
     def __init__(self, nu=0.5, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
-                 tol=1e-3, max_iter=None, cache_mb=200):
+                 tol=1e-3, max_iter=None, cache_mb=200, trace=False, max_trace=20000):
         self.nu = nu
         self.kernel = kernel
         self.gamma = gamma
@@ -170,6 +257,8 @@ class BinaryNuSVC(_BinaryKernelSVM):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_mb = cache_mb
+        self.trace = trace
+        self.max_trace = max_trace
 
     def fit(self, X, y):
         t0 = time.perf_counter()
@@ -192,11 +281,7 @@ class BinaryNuSVC(_BinaryKernelSVM):
         # count as a free variable in rho
         # each group written with s = y as LIBSVM's Solver_NU (Σ_{y=−1} −α_i = −νl/2), so the
         # working sets follow LIBSVM's; its rho is then −r₂ of LIBSVM's calculate_rho
-        problem = QPProblem(p=np.zeros(n), lower=0.0, upper=1.0, kernel=kern, X=X, signs=y_pm,
-                            groups=(y_pm < 0).astype(np.int64), eq_signs=y_pm,
-                            eq_rhs=np.array([scale, -scale]))
-        opts = {"cache_mb": self.cache_mb} if self.solver == "smo" else {}
-        res = solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter, **opts)
+        res = self._solve(self._trace_problem(X, y_pm, 1.0, kern))
         r1, r2 = res.rho[0], -res.rho[1]
         r = 0.5 * (r1 + r2)
         if not r > 1e-12 * max(1.0, abs(r1), abs(r2)):
@@ -207,13 +292,38 @@ class BinaryNuSVC(_BinaryKernelSVM):
         # back to the reduced-hull scale λ = α / scale (objective and history with it)
         lam = res.alpha / scale
         res.objective = res.objective / scale**2
+        res.max_violation = res.max_violation / scale
         res.history = {"iteration": res.history.get("iteration", []),
                        "max_violation": [v / scale for v in res.history.get("max_violation", [])],
                        "objective": [v / scale**2 for v in res.history.get("objective", [])]}
         self.r_ = float(r) / scale
         self.mu_ = float(mu)
-        self._store(X, y_pm, lam, -0.5 * (r1 - r2) / r, res, kern, t0, coef_scale=scale / r)
+        self._store(X, y_pm, lam, -0.5 * (r1 - r2) / r, res, kern, t0, coef_scale=scale / r,
+                    upper=1.0)
         return self
+
+    def _trace_problem(self, X, y_pm, upper, kern):
+        """LIBSVM's Solver_NU problem in its scale: 0 ≤ α ≤ upper = 1, each class sums to
+        νl/2, each group written with s = y (Σ_{y=−1} −α_i = −νl/2), so its rho is −r₂."""
+        n = y_pm.size
+        scale = self.nu * n / 2
+        return QPProblem(p=np.zeros(n), lower=0.0, upper=upper, kernel=kern, X=X, signs=y_pm,
+                         groups=(y_pm < 0).astype(np.int64), eq_signs=y_pm,
+                         eq_rhs=np.array([scale, -scale]))
+
+    def _iterate(self, t, alpha, problem, G, d, pair, viol, obj):
+        """λ = α/scale; f_t(x) = (Σ y_i α_i k(x_i, x) − (r₁ − r₂)/2)/r once r > 0, as in fit."""
+        y, X = d["y"], d["X"]
+        scale = self.nu * y.size / 2
+        rho = kkt.rho(problem, alpha, G, rtol=0.0)
+        r1, r2 = rho[0], -rho[1]
+        r = 0.5 * (r1 + r2)
+        margins = bool(r > 1e-12 * max(1.0, abs(r1), abs(r2)))
+        div = r if margins else 1.0
+        lam = alpha / scale
+        hull = (lam[y > 0] @ X[y > 0], lam[y < 0] @ X[y < 0])
+        return SMOIterate(t, lam, alpha * y / div, float(-0.5 * (r1 - r2) / div), margins, pair,
+                          float(viol) / scale, float(obj) / scale**2, hull, X, self.kernel_)
 
 
 def libsvm_dual_objective(svc, X) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 
 from svmviz.errors import ParameterError
 from svmviz.solvers.problem import QPProblem
-from svmviz.solvers.result import QPResult
+from svmviz.solvers.result import QPResult, SMOTrace
 
 BACKENDS = ("smo", "cvxpy")
 
@@ -18,8 +18,11 @@ def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_it
              alpha0=None, **options) -> QPResult:
     """Solve ``problem`` with ``backend`` ("smo": fast Numba SMO; "cvxpy": the reference).
 
-    ``alpha0`` is a feasible starting point (SMO only; the reference ignores it). Backend options
-    pass through (smo: ``cache_mb``, ``shrinking``, ``dense_mb``; cvxpy: ``max_n``, ``solver``).
+    ``alpha0`` is a feasible starting point (SMO only; the reference ignores it). ``max_iter``:
+    None runs SMO to convergence (as LIBSVM); a number caps it and raises
+    ``svmviz.errors.ConvergenceError`` (its ``result`` is the unconverged ``QPResult``) when
+    reached. Backend options pass through (smo: ``cache_mb``, ``shrinking``, ``dense_mb``,
+    ``trace``, ``max_trace``, ``callback``; cvxpy: ``max_n``, ``solver``).
     """
     if alpha0 is not None:
         alpha0 = np.asarray(alpha0, dtype=np.float64)
@@ -36,4 +39,4 @@ def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_it
     raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
 
 
-__all__ = ["QPProblem", "QPResult", "solve_qp", "BACKENDS"]
+__all__ = ["QPProblem", "QPResult", "SMOTrace", "solve_qp", "BACKENDS"]

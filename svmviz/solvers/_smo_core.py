@@ -1,21 +1,28 @@
 """The Numba kernels of the SMO backend (see ``smo.py`` for the algorithm and its sources).
 
 Layout. As LIBSVM (``Solver::swap_index``), the active variables are kept contiguous: every
-per-variable array is a *compact* copy permuted so that positions 0..m−1 are the active set (``ordr``
-maps a position to the original index). Shrinking re-permutes those copies (O(n) per shrinking
-step) and starts a new *epoch*; the hot loops then run over 0..m−1 with unit stride, which the
-compiler vectorises, instead of gathering through an index list.
+per-variable array is a *compact* copy in which positions 0..m−1 are the active set (``ordr``
+maps a position to the original index). Shrinking swaps a shrunk variable with the last active
+one, exactly as LIBSVM's ``do_shrinking``; the hot loops run over 0..m−1 with unit stride.
 
-Columns of Q for the active positions come from an LRU cache (LIBSVM's ``Cache``) filled either
-from a dense Q or from the samples (linear, poly, rbf, sigmoid, with per-sample signs and the
-Scatter factor). A cached column belongs to one epoch; one shrinking step later its kept entries
-are moved into place on first use, otherwise it is recomputed.
+Column cache (LIBSVM's ``Cache``): one float64 row per slot, keyed by the original index; each
+slot holds a valid *prefix* of its column in the current compact order (``slen``). A swap of
+positions i < j swaps the two entries in every cached column long enough to hold both, or
+truncates the prefix to i (LIBSVM drops such a column); after unshrinking, a column's missing
+tail is filled on demand. The LRU order is a doubly linked list over the slots (O(1) per touch,
+the victim is the tail). Entries stay float64: LIBSVM's float32 cache leaves KKT violations up to
+3.5e-2 (audit of issue 15) in large-C problems, and the tests hold every backend to the cvxpy
+optimum at 1e-5 relative; halving the memory per column does not pay for that.
 
-``src`` (column source): (dense, Qd, kind, gamma, coef0, degree, XT, xsq, signs, classes, inv_K,
-ibuf) with ``XT`` (d × n), ``xsq``, ``signs``, ``classes`` in compact order; ``kind`` 0 linear,
-1 poly, 2 rbf, 3 sigmoid; ``classes`` empty without a Scatter factor; ``ibuf`` int64 work space.
-``cc`` (column cache): (cache, slot_of, slot_owner, slot_time, slot_epoch, ctr, last_perm) with
-``ctr = [clock, epoch, 1 if the last epoch came from shrinking by last_perm]``.
+G_bar (LIBSVM's ``G_bar``): Σ_j b_j Q_j over the variables at a bound, b_j = α_j there (for the
+C-SVM: C_j Q_j over the α at the upper bound). It is updated with the full column whenever a
+variable enters or leaves a bound, so the gradient of the shrunk variables is rebuilt from the
+free α only (``reconstruct_gradient``).
+
+``src`` (column source, used only when a column is filled): (dense, Qd, kind, gamma, coef0,
+degree, XT, xsq, signs, classes, inv_K, ibuf) with ``XT`` (d × n), ``xsq``, ``signs``,
+``classes`` in compact order; ``kind`` 0 linear, 1 poly, 2 rbf, 3 sigmoid; ``classes`` empty
+without a Scatter factor; ``ibuf`` int64 work space.
 """
 
 from __future__ import annotations
@@ -29,6 +36,13 @@ TAU = 1e-12  # LIBSVM's TAU: curvature used when a pair's second derivative is n
 INF = np.inf
 
 KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
+
+# integer state kept between chunks of iterations (``run``)
+S_M, S_COUNTER, S_IT, S_UNSHRUNK, S_PRE_OK, S_PRE_I, S_NHIST, S_STRIDE, S_NTRACE, S_NEV, \
+    S_STATUS = range(11)
+# float state
+F_PRE_GMAX, F_OBJ, F_VIOL = range(3)
+RUNNING, CONVERGED, UNBOUNDED = -1, 0, 2
 
 # exp(x) = 2^k · e^r with k = round(x / ln 2), |r| ≤ ln(2)/2 and a degree-13 Taylor polynomial
 # (truncation error < 2e-16 relative): unlike math.exp this loop vectorises (there is no SVML
@@ -131,37 +145,51 @@ def dense_Q(src):
     return Q
 
 
+# ---------------------------------------------------------------------------- cache (LRU)
 @njit(cache=True)
-def get_col(ci, m, cc, src, ordr):
-    """Column of compact position ci at the active positions 0..m−1, through the LRU cache."""
-    cache, slot_of, slot_owner, slot_time, slot_epoch, ctr, last_perm = cc
+def _touch(s, prv, nxt):
+    """Move slot s to the front of the LRU list (the sentinel is the last entry)."""
+    h = prv.shape[0] - 1
+    if nxt[h] == s:
+        return
+    a = prv[s]
+    b = nxt[s]
+    nxt[a] = b
+    prv[b] = a
+    f = nxt[h]
+    nxt[h] = s
+    prv[s] = h
+    nxt[s] = f
+    prv[f] = s
+
+
+@njit(cache=True)
+def _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
+    """Take a slot for the column of position ci (the LRU tail if it has none) and fill its
+    prefix up to m."""
     oi = ordr[ci]
     s = slot_of[oi]
     if s < 0:
-        # least recently used slot (LIBSVM keeps an LRU list; a scan is as cheap here)
-        s = 0
-        tmin = slot_time[0]
-        for k in range(1, slot_time.shape[0]):
-            if slot_time[k] < tmin:
-                tmin = slot_time[k]
-                s = k
-        if slot_owner[s] >= 0:
-            slot_of[slot_owner[s]] = -1
-        slot_owner[s] = oi
+        s = prv[prv.shape[0] - 1]
+        if owner[s] >= 0:
+            slot_of[owner[s]] = -1
+        owner[s] = oi
         slot_of[oi] = s
-        slot_epoch[s] = -1
-    if slot_epoch[s] != ctr[1]:
-        col = cache[s]
-        if slot_epoch[s] == ctr[1] - 1 and ctr[2] == 1:
-            # one shrinking step old: move the kept entries (last_perm[k] ≥ k, so in place)
-            for k in range(m):
-                col[k] = col[last_perm[k]]
-        else:
-            fill_column(col, ci, 0, m, src, ordr)
-        slot_epoch[s] = ctr[1]
-    ctr[0] += 1
-    slot_time[s] = ctr[0]
-    return cache[s]
+        slen[s] = 0
+    fill_column(data[s], ci, slen[s], m, src, ordr)
+    slen[s] = m
+    _touch(s, prv, nxt)
+    return s
+
+
+@njit(cache=True)
+def col_slot(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
+    """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m (hit path small enough for LLVM to inline)."""
+    s = slot_of[ordr[ci]]
+    if s >= 0 and slen[s] >= m:
+        _touch(s, prv, nxt)
+        return s
+    return _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
 
 
 # ---------------------------------------------------------------------------- status helpers
@@ -198,9 +226,16 @@ def status_of(a, lo, up, s):
     return np.int8(st)
 
 
+@njit(cache=True)
+def bound_value(a, lo, up):
+    """α's share of G_bar: α itself at a bound, 0 when free."""
+    return a if (a <= lo or a >= up) else 0.0
+
+
 # ---------------------------------------------------------------------------- working set
 @njit(cache=True)
-def select_working_set(m, a, G, L, U, s, grp, QD, cc, src, ordr, tol, Gmax1, Gmax2, imax):
+def select_working_set(m, a, G, L, U, s, grp, QD, tol, Gmax1, Gmax2, imax,
+                       ordr, data, slot_of, owner, slen, prv, nxt, src):
     """Second-order working-set selection (Fan, Chen & Lin 2005, WSS2 as LIBSVM's
     ``Solver::select_working_set``) inside each equality group, plus single-variable Newton
     candidates for variables in no group; the candidate with the largest predicted decrease wins.
@@ -266,12 +301,12 @@ def select_working_set(m, a, G, L, U, s, grp, QD, cc, src, ordr, tol, Gmax1, Gma
     best_i = -1
     if g1 >= 0:
         i1 = imax[g1]
-        col1 = get_col(i1, m, cc, src, ordr)
-        col2 = col1
+        s1 = col_slot(i1, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+        s2 = s1
         i2 = -1
         if g2 >= 0:
             i2 = imax[g2]
-            col2 = get_col(i2, m, cc, src, ordr)
+            s2 = col_slot(i2, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
         for t in range(m):
             g = grp[t]
             if g < 0 or (g != g1 and g != g2):
@@ -283,10 +318,10 @@ def select_working_set(m, a, G, L, U, s, grp, QD, cc, src, ordr, tol, Gmax1, Gma
                 continue
             if g == g1:
                 i = i1
-                qit = col1[t]
+                qit = data[s1, t]
             else:
                 i = i2
-                qit = col2[t]
+                qit = data[s2, t]
             quad = QD[i] + QD[t] - 2.0 * s[i] * s[t] * qit
             if quad <= 0.0:
                 quad = TAU
@@ -318,59 +353,30 @@ def first_pass_one_group(m, G, st):
     return Gmax, gi
 
 
-@njit(cache=True)
-def select_one_group(m, G, st, QD, cc, src, ordr, tol, Gmax, gi):
-    """``select_working_set`` for one group holding every variable (the C-SVM): LIBSVM's
-    ``Solver::select_working_set`` line by line. ``Gmax, gi`` come from ``first_pass_one_group``
-    or from the previous update's gradient loop (one pass over the active set saved)."""
-    if gi < 0:          # nothing can move up: optimal
-        return -1, -1, 0.0
-    Gmax2 = -INF
-    best_obj = INF
-    gj = -1
-    col = get_col(gi, m, cc, src, ordr)
-    qdi = QD[gi]
-    si = 1.0 if st[gi] & POS else -1.0
-    for t in range(m):
-        f = st[t]
-        if f & LOW:
-            if f & POS:
-                grad_diff = Gmax + G[t]
-                if G[t] >= Gmax2:
-                    Gmax2 = G[t]
-                quad = qdi + QD[t] - 2.0 * si * col[t]
-            else:
-                grad_diff = Gmax - G[t]
-                if -G[t] >= Gmax2:
-                    Gmax2 = -G[t]
-                quad = qdi + QD[t] + 2.0 * si * col[t]
-            if grad_diff > 0.0:
-                if quad <= 0.0:
-                    quad = TAU
-                obj = -(grad_diff * grad_diff) / quad
-                if obj <= best_obj:
-                    gj = t
-                    best_obj = obj
-    viol = Gmax + Gmax2
-    if viol <= tol or gj < 0:
-        return -1, -1, max(viol, 0.0)
-    return gi, gj, viol
-
-
 # ---------------------------------------------------------------------------- updates
 @njit(cache=True)
-def update_pair(i, j, m, a, G, L, U, s, st, QD, cc, src, ordr, track):
+def _gbar_update(ci, delta, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src):
+    """G_bar += delta · Q_ci over all n positions (the column's tail is filled and kept)."""
+    sl = col_slot(ci, n, ordr, data, slot_of, owner, slen, prv, nxt, src)
+    for r in range(n):
+        Gbar[r] += delta * data[sl, r]
+
+
+@njit(cache=True)
+def update_pair(i, j, m, n, a, G, Gbar, L, U, s, st, QD, track,
+                ordr, data, slot_of, owner, slen, prv, nxt, src):
     """The analytic two-variable step with general bounds (seed 000 §4.1, Algorithm 1; LIBSVM's
     update written along the direction that keeps Σ s α fixed): α_i += s_i t, α_j −= s_j t,
     t = b/a clipped to the box. Returns (change of the objective or NaN when unbounded, and,
     if ``track``, the next i of ``first_pass_one_group`` found in the gradient loop)."""
-    col_i = get_col(i, m, cc, src, ordr)
+    si_ = col_slot(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
     b = -s[i] * G[i] + s[j] * G[j]
-    q = QD[i] + QD[j] - 2.0 * s[i] * s[j] * col_i[j]
+    q = QD[i] + QD[j] - 2.0 * s[i] * s[j] * data[si_, j]
     if q <= 0.0:
         q = TAU
     t = b / q
-    ai, aj = a[i], a[j]
+    ai = a[i]
+    aj = a[j]
     tmax_i = (U[i] - ai) if s[i] > 0 else (ai - L[i])
     tmax_j = (aj - L[j]) if s[j] > 0 else (U[j] - aj)
     hit_i = False
@@ -400,13 +406,13 @@ def update_pair(i, j, m, a, G, L, U, s, st, QD, cc, src, ordr, track):
     a[j] = new_j
     st[i] = status_of(new_i, L[i], U[i], s[i])
     st[j] = status_of(new_j, L[j], U[j], s[j])
-    col_j = get_col(j, m, cc, src, ordr)   # col_i, the most recently used slot, stays cached
+    sj_ = col_slot(j, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
     Gmax = -INF
     gi = -1
     if track:
         # the gradient loop also finds the next i (first half of WSS2, one group)
         for r in range(m):
-            g = G[r] + col_i[r] * dai + col_j[r] * daj
+            g = G[r] + data[si_, r] * dai + data[sj_, r] * daj
             G[r] = g
             f = st[r]
             if f & UP:
@@ -416,12 +422,20 @@ def update_pair(i, j, m, a, G, L, U, s, st, QD, cc, src, ordr, track):
                     gi = r
     else:
         for r in range(m):
-            G[r] += col_i[r] * dai + col_j[r] * daj
+            G[r] += data[si_, r] * dai + data[sj_, r] * daj
+    # G_bar follows the variables that enter or leave a bound (LIBSVM's update of G_bar)
+    d_i = bound_value(new_i, L[i], U[i]) - bound_value(ai, L[i], U[i])
+    if d_i != 0.0:
+        _gbar_update(i, d_i, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
+    d_j = bound_value(new_j, L[j], U[j]) - bound_value(aj, L[j], U[j])
+    if d_j != 0.0:
+        _gbar_update(j, d_j, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
     return -b * t + 0.5 * q * t * t, Gmax, gi
 
 
 @njit(cache=True)
-def update_single(i, m, a, G, L, U, s, st, QD, cc, src, ordr):
+def update_single(i, m, n, a, G, Gbar, L, U, s, st, QD,
+                  ordr, data, slot_of, owner, slen, prv, nxt, src):
     """Newton step on one variable in no group, clipped to [L_i, U_i]."""
     q = QD[i]
     ai = a[i]
@@ -436,29 +450,70 @@ def update_single(i, m, a, G, L, U, s, st, QD, cc, src, ordr):
     d = new - ai
     a[i] = new
     st[i] = status_of(new, L[i], U[i], s[i])
-    col = get_col(i, m, cc, src, ordr)
+    sl = col_slot(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
     for r in range(m):
-        G[r] += col[r] * d
+        G[r] += data[sl, r] * d
+    db = bound_value(new, L[i], U[i]) - bound_value(ai, L[i], U[i])
+    if db != 0.0:
+        _gbar_update(i, db, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
     return g_old * d + 0.5 * q * d * d
 
 
-# ---------------------------------------------------------------------------- shrinking
+# ---------------------------------------------------------------------------- gradient
 @njit(cache=True)
-def reconstruct_gradient(m, n, a, G, p, src, ordr, buf):
-    """G at the shrunk positions m..n−1 from scratch: p + Σ_{α_j ≠ 0} α_j Q_j (LIBSVM keeps
-    G_bar for this; with vectorised columns recomputing is cheaper than maintaining it)."""
-    if m >= n:
-        return
-    for r in range(m, n):
-        G[r] = p[r]
+def initial_gradient(a, G, Gbar, p, L, U, src, ordr, buf):
+    """G = p + Σ_{α_j ≠ 0} α_j Q_j and G_bar = Σ_{α_j at a bound} α_j Q_j (all positions)."""
+    n = a.shape[0]
+    for k in range(n):
+        G[k] = p[k]
+        Gbar[k] = 0.0
     for j in range(n):
         aj = a[j]
         if aj != 0.0:
-            fill_column(buf, j, m, n, src, ordr)
-            for r in range(m, n):
-                G[r] += aj * buf[r]
+            fill_column(buf, j, 0, n, src, ordr)
+            for k in range(n):
+                G[k] += aj * buf[k]
+            bj = bound_value(aj, L[j], U[j])
+            if bj != 0.0:
+                for k in range(n):
+                    Gbar[k] += bj * buf[k]
 
 
+@njit(cache=True)
+def reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf,
+                         ordr, data, slot_of, owner, slen, prv, nxt, src):
+    """G at the shrunk positions m..n−1: G_bar + p + Σ_{free α_j} α_j Q_j (LIBSVM's
+    ``reconstruct_gradient``; shrunk variables are at bounds, so every free α is active). As
+    LIBSVM, row-wise (one partial column per shrunk variable) when there are many free α,
+    otherwise the free α's full columns through the cache."""
+    if m >= n:
+        return
+    for r in range(m, n):
+        G[r] = Gbar[r] + p[r]
+    n_free = 0
+    for j in range(m):
+        if L[j] < a[j] < U[j]:
+            n_free += 1
+    if n_free == 0:
+        return
+    if n_free * n > 2 * m * (n - m):
+        for r in range(m, n):
+            fill_column(buf, r, 0, m, src, ordr)
+            acc = 0.0
+            for j in range(m):
+                if L[j] < a[j] < U[j]:
+                    acc += a[j] * buf[j]
+            G[r] += acc
+    else:
+        for j in range(m):
+            if L[j] < a[j] < U[j]:
+                sl = col_slot(j, n, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                aj = a[j]
+                for r in range(m, n):
+                    G[r] += aj * data[sl, r]
+
+
+# ---------------------------------------------------------------------------- shrinking
 @njit(cache=True)
 def _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
     at_up = a[t] >= U[t]
@@ -481,38 +536,42 @@ def _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
 
 
 @njit(cache=True)
-def _permute(x, perm, tmp):
-    """x ← x[perm] through ``tmp`` (Numba compiles one version per dtype)."""
-    n = perm.shape[0]
-    for k in range(n):
-        tmp[k] = x[perm[k]]
-    for k in range(n):
-        x[k] = tmp[k]
+def _swap(x, i, j):
+    t = x[i]
+    x[i] = x[j]
+    x[j] = t
 
 
 @njit(cache=True)
-def apply_permutation(perm, arrays, ints, st, XT, src, ordr, ftmp, itmp):
-    """Reorder every compact array (and Xᵀ's columns) by ``perm`` (new position k holds the old
-    position perm[k])."""
-    for x in arrays:
-        _permute(x, perm, ftmp)
-    for x in ints:
-        _permute(x, perm, itmp)
-    _permute(ordr, perm, itmp)
-    _permute(st, perm, itmp)
+def swap_index(i, j, farr, grp, st, ordr, src, data, owner, slen):
+    """LIBSVM's ``swap_index`` for positions i < j: every compact array, Xᵀ's columns and the
+    cached columns (swapped entries, or the prefix cut to i when it holds only i)."""
+    for x in farr:
+        _swap(x, i, j)
+    _swap(grp, i, j)
+    _swap(st, i, j)
+    _swap(ordr, i, j)
+    XT = src[6]
     for f in range(XT.shape[0]):
-        _permute(XT[f], perm, ftmp)
-    classes = src[9]
-    if classes.shape[0] > 0:
-        _permute(classes, perm, itmp)
+        _swap(XT[f], i, j)
+    _swap(src[7], i, j)
+    _swap(src[8], i, j)
+    if src[9].shape[0] > 0:
+        _swap(src[9], i, j)
+    for sl in range(owner.shape[0]):
+        if owner[sl] >= 0:
+            ln = slen[sl]
+            if ln > j:
+                t = data[sl, i]
+                data[sl, i] = data[sl, j]
+                data[sl, j] = t
+            elif ln > i:
+                slen[sl] = i
 
 
 @njit(cache=True)
-def do_shrinking(m, n, a, G, L, U, s, grp, tol, unshrunk, Gmax1, Gmax2, perm):
-    """LIBSVM's ``do_shrinking`` per group: a bounded variable whose gradient says it will stay
-    at its bound leaves the active set. Returns (new m, perm) with ``perm`` putting the kept
-    positions first; the caller applies it. The first time the violation is ≤ 10·tol the caller
-    unshrinks everything instead (``unshrunk``)."""
+def shrink_scan(m, a, G, L, U, s, grp, Gmax1, Gmax2):
+    """The per-group maxima of ``_be_shrunk`` and the maximal violation on the active set."""
     n_groups = Gmax1.shape[0]
     for g in range(n_groups):
         Gmax1[g] = -INF
@@ -534,117 +593,136 @@ def do_shrinking(m, n, a, G, L, U, s, grp, tol, unshrunk, Gmax1, Gmax2, perm):
     viol = single_viol
     for g in range(n_groups):
         viol = max(viol, Gmax1[g] + Gmax2[g])
-    if not unshrunk[0] and viol <= 10.0 * tol:
-        unshrunk[0] = True
-        return -1
-    k = 0
-    for t in range(m):
-        if not _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
-            perm[k] = t
-            k += 1
-    new_m = k
-    for t in range(m):
-        if _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
-            perm[k] = t
-            k += 1
-    for t in range(m, n):
-        perm[k] = t
-        k += 1
-    return new_m
+    return single_viol, viol
+
+
+@njit(cache=True)
+def shrink_swaps(m, farr, grp, st, ordr, src, data, owner, slen, Gmax1, Gmax2, single_viol):
+    """LIBSVM's ``do_shrinking`` loop: each variable to shrink changes place with the last
+    active one that stays. Returns the new active size."""
+    a, G, L, U, s = farr[0], farr[1], farr[4], farr[5], farr[6]
+    i = 0
+    while i < m:   # m shrinks inside the loop (LIBSVM's for over active_size)
+        if _be_shrunk(i, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
+            m -= 1
+            while m > i:
+                if not _be_shrunk(m, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
+                    swap_index(i, m, farr, grp, st, ordr, src, data, owner, slen)
+                    break
+                m -= 1
+        i += 1
+    return m
 
 
 # ---------------------------------------------------------------------------- main loop
 @njit(cache=True, nogil=True)  # entry point: releases the GIL so threads can run solves in parallel
-def solve_loop(a, p, L, U, s, grp, n_groups, QD, src, n_slots, tol, max_iter, shrinking,
-               one_group, hist_it, hist_viol, hist_obj):
-    """LIBSVM's ``Solver::Solve`` (shrinking every min(n, 1000) iterations, unshrink and
-    re-check before stopping) on compact arrays. ``a`` holds the start and receives the
-    solution in the original order; the other arrays (and those in ``src``) are reordered in
-    place, so the caller passes copies. Returns (G, n_iter, status, max_violation, n_hist);
-    status 0 converged, 1 iteration limit, 2 unbounded objective."""
+def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, Gmax2, imax, buf,
+        tol, stop_it, shrinking, shrink_every, one_group, ist, fst,
+        hist_it, hist_viol, hist_obj, tr_ij, tr_a, tr_vo, ev):
+    """LIBSVM's ``Solver::Solve`` (shrinking every ``shrink_every`` iterations, unshrink and
+    re-check before stopping) on compact arrays, until convergence or iteration ``stop_it``.
+    All state lives in the arguments (``ist``/``fst`` hold the scalars), so the caller can run
+    the solve in chunks. ``farr`` = (a, G, Gbar, p, L, U, s, QD). Trace arrays of length 0
+    record nothing; otherwise per iteration k < len: the pair in original indices (j = −1 for a
+    single-variable step), α_i, α_j before and after, the maximal violation and the objective
+    after the step; ``ev`` records shrinking events (iteration, active size)."""
+    a, G, Gbar, p, L, U, s, QD = farr
     n = a.shape[0]
-    ordr = np.arange(n)
-    G = np.empty(n)
-    buf = np.empty(n)
-    # the gradient of the starting point: p + Σ_{α_j ≠ 0} α_j Q_j
-    for k in range(n):
-        G[k] = p[k]
-    for j in range(n):
-        if a[j] != 0.0:
-            fill_column(buf, j, 0, n, src, ordr)
-            aj = a[j]
-            for k in range(n):
-                G[k] += aj * buf[k]
-    obj = 0.0
-    for k in range(n):
-        obj += 0.5 * a[k] * (G[k] + p[k])
-    cc = (np.empty((n_slots, n)), np.full(n, -1, dtype=np.int64),
-          np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
-          np.full(n_slots, -1, dtype=np.int64), np.zeros(3, dtype=np.int64),
-          np.empty(n, dtype=np.int64))
-    ctr = cc[5]
-    Gmax1 = np.empty(n_groups)
-    Gmax2 = np.empty(n_groups)
-    imax = np.empty(n_groups, dtype=np.int64)
-    perm = np.empty(n, dtype=np.int64)
-    ftmp = np.empty(n)
-    itmp = np.empty(n, dtype=np.int64)
-    XT = src[6]
-    arrays = (a, G, p, L, U, s, QD, src[7], src[8])
-    ints = (grp,)
-    st = np.empty(n, dtype=np.int8)
-    for k in range(n):
-        st[k] = status_of(a[k], L[k], U[k], s[k])
-    unshrunk = np.zeros(1, dtype=np.bool_)
-    m = n
-    counter = min(n, 1000) + 1
-    it = 0
-    n_hist = 0
-    stride = 1
+    m = ist[S_M]
+    counter = ist[S_COUNTER]
+    it = ist[S_IT]
+    pre_ok = ist[S_PRE_OK] == 1
+    pre_i = ist[S_PRE_I]
+    n_hist = ist[S_NHIST]
+    stride = ist[S_STRIDE]
+    n_tr = ist[S_NTRACE]
+    n_ev = ist[S_NEV]
+    pre_Gmax = fst[F_PRE_GMAX]
+    obj = fst[F_OBJ]
+    max_viol = fst[F_VIOL]
     hist_cap = hist_it.shape[0]
-    status = 1
-    max_viol = INF
-    pre_ok = False      # (pre_Gmax, pre_i): first half of WSS2 for the current G (one group)
-    pre_Gmax = -INF
-    pre_i = -1
-    while it < max_iter:
+    tr_cap = tr_ij.shape[0]
+    ev_cap = ev.shape[0]
+    unshrunk = ist[S_UNSHRUNK] == 1
+    status = RUNNING
+    while it < stop_it:
         counter -= 1
         if counter == 0:
-            counter = min(n, 1000)
+            counter = shrink_every
             if shrinking:
-                new_m = do_shrinking(m, n, a, G, L, U, s, grp, tol, unshrunk, Gmax1, Gmax2, perm)
-                if new_m < 0:
-                    reconstruct_gradient(m, n, a, G, p, src, ordr, buf)
+                single_viol, viol = shrink_scan(m, a, G, L, U, s, grp, Gmax1, Gmax2)
+                old_m = m
+                if not unshrunk and viol <= 10.0 * tol:
+                    # near the end: bring every variable back once, as LIBSVM
+                    unshrunk = True
+                    reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf,
+                                         ordr, data, slot_of, owner, slen, prv, nxt, src)
                     m = n
-                    ctr[1] += 1
-                    ctr[2] = 0
-                    new_m = do_shrinking(m, n, a, G, L, U, s, grp, tol, unshrunk, Gmax1, Gmax2,
-                                         perm)
-                if new_m < m:
-                    apply_permutation(perm, arrays, ints, st, XT, src, ordr, ftmp, itmp)
-                    m = new_m
-                    ctr[1] += 1
-                    ctr[2] = 1
-                    cc[6][:] = perm
+                m = shrink_swaps(m, farr, grp, st, ordr, src, data, owner, slen, Gmax1, Gmax2,
+                                 single_viol)
+                if m != old_m:
+                    if n_ev < ev_cap and tr_cap > 0:
+                        ev[n_ev, 0] = it
+                        ev[n_ev, 1] = m
+                        n_ev += 1
                 pre_ok = False
         if one_group:
             if not pre_ok:
                 pre_Gmax, pre_i = first_pass_one_group(m, G, st)
-            i, j, max_viol = select_one_group(m, G, st, QD, cc, src, ordr, tol, pre_Gmax, pre_i)
+            # second half of WSS2 for one group (LIBSVM's select_working_set), inlined
+            i = pre_i
+            j = -1
+            max_viol = 0.0
+            if i >= 0:
+                sl = col_slot(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                gmax = pre_Gmax
+                gmin = -INF
+                best_obj = INF
+                qdi = QD[i]
+                pos_i = st[i] & POS
+                for t in range(m):
+                    f = st[t]
+                    if f & LOW:
+                        if f & POS:
+                            grad_diff = gmax + G[t]
+                            if G[t] >= gmin:
+                                gmin = G[t]
+                            qit = data[sl, t] if pos_i else -data[sl, t]
+                        else:
+                            grad_diff = gmax - G[t]
+                            if -G[t] >= gmin:
+                                gmin = -G[t]
+                            qit = -data[sl, t] if pos_i else data[sl, t]
+                        if grad_diff > 0.0:
+                            quad = qdi + QD[t] - 2.0 * qit
+                            if quad <= 0.0:
+                                quad = TAU
+                            o = -(grad_diff * grad_diff) / quad
+                            if o <= best_obj:
+                                j = t
+                                best_obj = o
+                max_viol = max(gmax + gmin, 0.0)
+                if gmax + gmin <= tol or j < 0:
+                    i = -1
         else:
-            i, j, max_viol = select_working_set(m, a, G, L, U, s, grp, QD, cc, src, ordr, tol,
-                                                Gmax1, Gmax2, imax)
+            i, j, max_viol = select_working_set(m, a, G, L, U, s, grp, QD, tol, Gmax1, Gmax2,
+                                                imax, ordr, data, slot_of, owner, slen, prv, nxt,
+                                                src)
         if i < 0:
             if m < n:
-                reconstruct_gradient(m, n, a, G, p, src, ordr, buf)
+                reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf,
+                                     ordr, data, slot_of, owner, slen, prv, nxt, src)
                 m = n
-                ctr[1] += 1
-                ctr[2] = 0
+                if n_ev < ev_cap and tr_cap > 0:
+                    ev[n_ev, 0] = it
+                    ev[n_ev, 1] = m
+                    n_ev += 1
                 pre_ok = False
-                i, j, max_viol = select_working_set(m, a, G, L, U, s, grp, QD, cc, src, ordr,
-                                                    tol, Gmax1, Gmax2, imax)
+                i, j, max_viol = select_working_set(m, a, G, L, U, s, grp, QD, tol, Gmax1, Gmax2,
+                                                    imax, ordr, data, slot_of, owner, slen, prv,
+                                                    nxt, src)
             if i < 0:
-                status = 0
+                status = CONVERGED
                 break
             counter = 1
         if it % stride == 0:
@@ -662,25 +740,62 @@ def solve_loop(a, p, L, U, s, grp, n_groups, QD, src, n_slots, tol, max_iter, sh
                 hist_obj[n_hist] = obj
                 n_hist += 1
         it += 1
+        record = n_tr < tr_cap
+        if record:
+            tr_ij[n_tr, 0] = ordr[i]
+            tr_ij[n_tr, 1] = ordr[j] if j >= 0 else -1
+            tr_a[n_tr, 0] = a[i]
+            tr_a[n_tr, 1] = a[j] if j >= 0 else 0.0
         if j >= 0:
-            d, pre_Gmax, pre_i = update_pair(i, j, m, a, G, L, U, s, st, QD, cc, src, ordr,
-                                             one_group)
+            d, pre_Gmax, pre_i = update_pair(i, j, m, n, a, G, Gbar, L, U, s, st, QD, one_group,
+                                             ordr, data, slot_of, owner, slen, prv, nxt, src)
             pre_ok = one_group
         else:
-            d = update_single(i, m, a, G, L, U, s, st, QD, cc, src, ordr)
+            d = update_single(i, m, n, a, G, Gbar, L, U, s, st, QD,
+                              ordr, data, slot_of, owner, slen, prv, nxt, src)
             pre_ok = False
         if math.isnan(d):
-            status = 2
+            status = UNBOUNDED
             break
         obj += d
+        if record:
+            tr_a[n_tr, 2] = a[i]
+            tr_a[n_tr, 3] = a[j] if j >= 0 else 0.0
+            tr_vo[n_tr, 0] = max_viol
+            tr_vo[n_tr, 1] = obj
+            n_tr += 1
+    ist[S_M] = m
+    ist[S_COUNTER] = counter
+    ist[S_IT] = it
+    ist[S_UNSHRUNK] = 1 if unshrunk else 0
+    ist[S_PRE_OK] = 1 if pre_ok else 0
+    ist[S_PRE_I] = pre_i
+    ist[S_NHIST] = n_hist
+    ist[S_STRIDE] = stride
+    ist[S_NTRACE] = n_tr
+    ist[S_NEV] = n_ev
+    ist[S_STATUS] = status
+    fst[F_PRE_GMAX] = pre_Gmax
+    fst[F_OBJ] = obj
+    fst[F_VIOL] = max_viol
+    return status
+
+
+@njit(cache=True, nogil=True)
+def finish(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, buf, ist):
+    """Rebuild the gradient of the shrunk variables and put α, G and G_bar back in the original
+    order (returned as new arrays)."""
+    a, G, Gbar, p, L, U, s, QD = farr
+    n = a.shape[0]
+    m = ist[S_M]
     if m < n:
-        reconstruct_gradient(m, n, a, G, p, src, ordr, buf)
-    # back to the original order
+        reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf,
+                             ordr, data, slot_of, owner, slen, prv, nxt, src)
+    alpha = np.empty(n)
+    grad = np.empty(n)
+    gbar = np.empty(n)
     for k in range(n):
-        ftmp[ordr[k]] = a[k]
-    for k in range(n):
-        a[k] = ftmp[k]
-    out = np.empty(n)
-    for k in range(n):
-        out[ordr[k]] = G[k]
-    return out, it, status, max_viol, n_hist
+        alpha[ordr[k]] = a[k]
+        grad[ordr[k]] = G[k]
+        gbar[ordr[k]] = Gbar[k]
+    return alpha, grad, gbar

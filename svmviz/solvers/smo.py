@@ -5,22 +5,28 @@ bounds 0. Here, for the general problem of ``problem.py``:
 
 - working set: second-order selection (Fan, Chen & Lin 2005, "WSS2") inside each equality group;
   variables in no group are candidates for a single-variable Newton step; the candidate with the
-  largest predicted decrease is taken (``_smo_core.select_working_set``);
+  largest predicted decrease is taken (``_smo_core.select_working_set``; for one group holding
+  every variable, the C-SVM, the selection is inlined in the main loop);
 - update: the analytic two-variable step with general lower/upper bounds of seed 000 §4.1
   (Algorithm 1), written along the direction that keeps Σ s α fixed and clipped to the box
   (U = +inf allowed; L = U variables never move);
 - start: ``alpha0`` or ``problem.feasible_start()``;
 - stopping: LIBSVM's rule, maximal KKT violation m(α) − M(α) (and single-variable violations)
   ≤ tol;
-- shrinking with gradient reconstruction (LIBSVM's ``do_shrinking``/``reconstruct_gradient``);
-  the active variables are kept contiguous as LIBSVM's ``swap_index`` does; the gradient of the
-  shrunk variables is recomputed from the non-zero α instead of being kept up to date in G_bar
-  (with vectorised kernel columns that is cheaper than a full column per bound change);
+- shrinking with LIBSVM's ``G_bar`` and gradient reconstruction from the free α only
+  (``do_shrinking``/``reconstruct_gradient``), the active variables kept contiguous by swaps as
+  LIBSVM's ``swap_index``, and a column cache that survives shrinking (see ``_smo_core``);
 - rho per group from the KKT conditions as LIBSVM's ``calculate_rho`` (``kkt.rho``);
 - Q: a dense matrix when it fits ``dense_mb``, otherwise columns computed on demand in Numba
-  with an LRU cache of ``cache_mb`` MB. Both come from the same vectorised column routine (dot
-  products over Xᵀ and a polynomial exp): on the shared 2-core machines a multi-threaded BLAS
-  Gram matrix was slower and noisier than this single-threaded loop.
+  with an LRU cache of ``cache_mb`` MB.
+
+Convergence (issue 15). As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
+finitely many iterations for any tol > 0 (Fan, Chen & Lin 2005, Theorem 3 / Chen, Fan & Lin
+2006), and a cap that returns a wrong answer is worse than a long run. ``callback(n_iter,
+max_violation, objective)`` is called every ``CHUNK`` iterations (a progress bar, a time limit:
+returning False stops the solve). An explicit ``max_iter`` that is reached, or a stop by the
+callback, raises ``ConvergenceError`` whose ``result`` holds the unconverged ``QPResult`` (with
+its final KKT violation) for callers that want to show it.
 """
 
 from __future__ import annotations
@@ -29,14 +35,17 @@ import time
 
 import numpy as np
 
-from svmviz.errors import ParameterError, SvmvizError
+from svmviz.errors import ConvergenceError, ParameterError, SvmvizError
 from svmviz.solvers import kkt
 from svmviz.solvers import _smo_core as core
-from svmviz.solvers.result import QPResult
+from svmviz.solvers.result import QPResult, SMOTrace
 
 DEFAULT_DENSE_MB = 2.0   # n ≤ 512: beyond that cached columns were faster
 DEFAULT_CACHE_MB = 200.0
+DEFAULT_MAX_TRACE = 20_000
 HISTORY_POINTS = 2048
+CHUNK = 1 << 20          # iterations between two calls of the callback
+NO_CAP = np.iinfo(np.int64).max
 
 _EMPTY2 = np.empty((0, 0))
 
@@ -66,66 +75,141 @@ def _column_source(problem, dense_mb: float):
             np.empty(0, dtype=np.int64), 0.0, ibuf)
 
 
+def _start(problem, alpha0):
+    L, U = problem.lower, problem.upper
+    if alpha0 is None:
+        return problem.feasible_start()
+    alpha = np.array(alpha0, dtype=np.float64)
+    if np.any(alpha < L) or np.any(alpha > U):
+        raise ParameterError("alpha0 must lie within the bounds")
+    for g in range(problem.n_groups):
+        idx = problem.groups == g
+        r = problem.eq_rhs[g]
+        if abs(problem.eq_signs[idx] @ alpha[idx] - r) > 1e-8 * max(1.0, abs(r)):
+            raise ParameterError(f"alpha0 does not satisfy equality group {g}")
+    return alpha
+
+
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: float | None = None,
-          dense_mb: float | None = None, shrinking: bool = True, **_ignored) -> QPResult:
-    """Solve ``problem`` by SMO; see the module docstring. ``max_iter`` defaults to LIBSVM's
-    max(10⁷, 100 n)."""
+          dense_mb: float | None = None, shrinking: bool = True, trace: bool = False,
+          max_trace: int = DEFAULT_MAX_TRACE, callback=None, shrink_every: int | None = None,
+          _internals: dict | None = None, **_ignored) -> QPResult:
+    """Solve ``problem`` by SMO; see the module docstring.
+
+    ``max_iter``: None (default) runs to convergence; a number caps the iterations and raises
+    ``ConvergenceError`` when reached. ``trace``: record the first ``max_trace`` iterations in
+    ``result.trace`` (``SMOTrace``). ``callback(n_iter, max_violation, objective)``: called every
+    ``CHUNK`` iterations, False stops the solve. ``shrink_every``: iterations between shrinking
+    steps (LIBSVM's min(n, 1000)).
+    """
     t0 = time.perf_counter()
     n = problem.n
     cache_mb = DEFAULT_CACHE_MB if cache_mb is None else float(cache_mb)
     dense_mb = DEFAULT_DENSE_MB if dense_mb is None else float(dense_mb)
     if cache_mb <= 0 or dense_mb < 0:
         raise ParameterError("cache_mb must be positive and dense_mb non-negative")
-    max_iter = max(10_000_000, 100 * n) if max_iter is None else int(max_iter)
-    if max_iter < 0:
-        raise ParameterError(f"max_iter must be non-negative, got {max_iter}")
-    L = np.asarray(problem.lower, dtype=np.float64)
-    U = np.asarray(problem.upper, dtype=np.float64)
-    if alpha0 is None:
-        alpha = problem.feasible_start()
-    else:
-        alpha = np.array(alpha0, dtype=np.float64)
-        if np.any(alpha < L) or np.any(alpha > U):
-            raise ParameterError("alpha0 must lie within the bounds")
-        for g in range(problem.n_groups):
-            idx = problem.groups == g
-            r = problem.eq_rhs[g]
-            if abs(problem.eq_signs[idx] @ alpha[idx] - r) > 1e-8 * max(1.0, abs(r)):
-                raise ParameterError(f"alpha0 does not satisfy equality group {g}")
-    alpha = np.array(alpha, dtype=np.float64)
+    cap = NO_CAP if max_iter is None else int(max_iter)
+    if cap < 0:
+        raise ParameterError(f"max_iter must be non-negative or None, got {max_iter}")
+    if trace and int(max_trace) < 1:
+        raise ParameterError(f"max_trace must be at least 1, got {max_trace}")
+    shrink_every = min(n, 1000) if shrink_every is None else int(shrink_every)
+    if shrink_every < 1:
+        raise ParameterError(f"shrink_every must be at least 1, got {shrink_every}")
+    alpha_start = np.array(_start(problem, alpha0), dtype=np.float64)
     src = _column_source(problem, dense_mb)
     # enough cache slots for the columns one iteration holds at once (two group heads + a pair)
     n_slots = int(min(n, max(4, cache_mb * 2**20 // (8 * n))))
+    # compact copies: the solver reorders them in place (active variables first)
+    a = alpha_start.copy()
+    farr = (a, np.empty(n), np.empty(n), np.array(problem.p, dtype=np.float64),
+            np.array(problem.lower, dtype=np.float64), np.array(problem.upper, dtype=np.float64),
+            np.array(problem.eq_signs, dtype=np.float64),
+            np.array(problem.diag(), dtype=np.float64))   # Q_ii in double, as LIBSVM's QD
     grp = np.array(problem.groups, dtype=np.int64)
     one_group = bool(problem.n_groups == 1 and np.all(grp == 0))
-    hist_it = np.empty(HISTORY_POINTS, dtype=np.int64)
-    hist_viol = np.empty(HISTORY_POINTS)
-    hist_obj = np.empty(HISTORY_POINTS)
-    # copies: the solver reorders its arrays in place (active variables first)
-    G, n_iter, status, viol, n_hist = core.solve_loop(
-        alpha, np.array(problem.p, dtype=np.float64), L.copy(), U.copy(),
-        np.array(problem.eq_signs, dtype=np.float64), grp, problem.n_groups,
-        np.array(problem.diag(), dtype=np.float64),   # Q_ii in double, as LIBSVM's QD
-        src, n_slots, float(tol), max_iter, bool(shrinking), one_group, hist_it, hist_viol,
-        hist_obj)
-    p = problem.p
-    if status == 2:
+    ordr = np.arange(n)
+    buf = np.empty(n)
+    core.initial_gradient(a, farr[1], farr[2], farr[3], farr[4], farr[5], src, ordr, buf)
+    L, U, pos = farr[4], farr[5], farr[6] > 0
+    st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
+          + core.POS * pos).astype(np.int8)   # core.status_of for every variable
+    data = np.empty((n_slots, n))
+    slot_of = np.full(n, -1, dtype=np.int64)
+    owner = np.full(n_slots, -1, dtype=np.int64)
+    slen = np.zeros(n_slots, dtype=np.int64)
+    # LRU list: slot k links to k ± 1, the sentinel n_slots closes the ring
+    nxt = np.append(np.arange(1, n_slots + 1), 0).astype(np.int64)
+    prv = np.append(n_slots, np.arange(n_slots)).astype(np.int64)
+    prv[0] = n_slots
+    n_groups = problem.n_groups
+    Gmax1, Gmax2, imax = np.empty(n_groups), np.empty(n_groups), np.empty(n_groups, np.int64)
+    ist = np.zeros(11, dtype=np.int64)
+    ist[core.S_M] = n
+    ist[core.S_COUNTER] = shrink_every + 1
+    ist[core.S_STRIDE] = 1
+    fst = np.array([-np.inf, float(0.5 * a @ (farr[1] + farr[3])), np.inf])
+    obj0 = float(fst[core.F_OBJ])
+    hist = (np.empty(HISTORY_POINTS, dtype=np.int64), np.empty(HISTORY_POINTS),
+            np.empty(HISTORY_POINTS))
+    T = int(max_trace) if trace else 0
+    tr = (np.empty((T, 2), dtype=np.int64), np.empty((T, 4)), np.empty((T, 2)),
+          np.empty((T, 2), dtype=np.int64))
+    stopped = False
+    while True:
+        it = int(ist[core.S_IT])
+        stop_it = min(cap, it + CHUNK) if callback is not None else cap
+        status = core.run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt,
+                          Gmax1, Gmax2, imax, buf, float(tol), stop_it, bool(shrinking),
+                          shrink_every, one_group, ist, fst, *hist, *tr)
+        if status != core.RUNNING or ist[core.S_IT] >= cap:
+            break
+        if callback(int(ist[core.S_IT]), float(fst[core.F_VIOL]), float(fst[core.F_OBJ])) is False:
+            stopped = True
+            break
+    if status == core.UNBOUNDED:
         raise SvmvizError("the objective is unbounded below: some variable has U = inf and no "
                           "curvature (Q_ii = 0) along a descent direction")
+    alpha, G, Gbar = core.finish(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt,
+                                 buf, ist)
+    if _internals is not None:   # for the tests of the G_bar bookkeeping
+        _internals["G_bar"] = Gbar
+    n_iter = int(ist[core.S_IT])
+    p = problem.p
     objective = float(0.5 * alpha @ (G + p))
-    history = {"iteration": hist_it[:n_hist].tolist() + [int(n_iter)],
-               "max_violation": hist_viol[:n_hist].tolist() + [float(viol)],
-               "objective": hist_obj[:n_hist].tolist() + [objective]}
-    return QPResult(
+    converged = status == core.CONVERGED
+    viol = float(max(fst[core.F_VIOL], 0.0)) if converged else float(kkt.max_violation(problem, alpha, G))
+    n_hist = int(ist[core.S_NHIST])
+    history = {"iteration": hist[0][:n_hist].tolist() + [n_iter],
+               "max_violation": hist[1][:n_hist].tolist() + [viol],
+               "objective": hist[2][:n_hist].tolist() + [objective]}
+    rec = None
+    if trace:
+        k = int(ist[core.S_NTRACE])
+        rec = SMOTrace(alpha0=alpha_start, objective0=obj0, pairs=tr[0][:k].copy(),
+                       alpha_before=tr[1][:k, :2].copy(), alpha_after=tr[1][:k, 2:].copy(),
+                       max_violation=tr[2][:k, 0].copy(), objective=tr[2][:k, 1].copy(),
+                       shrink_events=tr[3][:int(ist[core.S_NEV])].copy(), n_iter=n_iter,
+                       truncated=n_iter > k)
+    res = QPResult(
         alpha=alpha,
         objective=objective,
         gradient=G,
         rho=kkt.rho(problem, alpha, G, rtol=0.0),  # SMO puts α exactly on its bounds
-        n_iter=int(n_iter),
-        converged=status == 0,
-        max_violation=float(max(viol, 0.0)) if status == 0 else float(kkt.max_violation(problem, alpha, G)),
+        n_iter=n_iter,
+        converged=converged,
+        max_violation=viol,
         backend="smo",
         solver_name="smo-wss2-numba",
         time_s=time.perf_counter() - t0,
         history=history,
+        trace=rec,
     )
+    if not converged:
+        why = "the callback stopped it" if stopped else f"max_iter = {cap} was reached"
+        raise ConvergenceError(
+            f"SMO did not converge: {why} with maximal KKT violation {viol:.3g} > tol = {tol:g} "
+            f"(objective {objective:.6g}). Leave max_iter=None to run to convergence, loosen "
+            "tol, or lower C; for a linear kernel with large C use the dual coordinate descent "
+            "backend ('dcd')", result=res)
+    return res

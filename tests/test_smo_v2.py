@@ -1,0 +1,194 @@
+"""SMO v2 (issue 15, issue 13 item 2): G_bar bookkeeping under shrinking, the iteration cap and
+the progress callback, the recorded trace and its replay, traced estimators, linear prediction
+through coef_."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from svmviz.errors import ConvergenceError, ParameterError
+from svmviz.kernels import Kernel
+from svmviz.models.svc import BinaryNuSVC, BinarySVC
+from svmviz.solvers import QPProblem, kkt, smo, solve_qp
+from tests.test_solvers_qp import c_svm_problems, general_problems, nu_problems, scatter_problems
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _bounded_part(problem, alpha):
+    """Σ_j b_j Q_j with b_j = α_j at a bound, 0 when free: G_bar from scratch."""
+    at_bound = (alpha <= problem.lower) | (alpha >= problem.upper)
+    return problem.Q_times(np.where(at_bound, alpha, 0.0))
+
+
+def _solve_anyway(problem, **opts):
+    try:
+        return solve_qp(problem, **opts)
+    except ConvergenceError as err:   # a cap in the middle of the run: the state is still exact
+        return err.result
+
+
+@SETTINGS
+@given(st.one_of(c_svm_problems(), nu_problems(), scatter_problems(), general_problems()),
+       st.integers(1, 6), st.integers(1, 400), st.sampled_from([1e-4, 1.0]))
+def test_gbar_and_gradient_after_random_shrinking(problem, shrink_every, cap, cache_mb):
+    """Shrinking every few iterations, stopped at a random iteration, with a cache small enough
+    to evict and truncate columns: G_bar and G equal their from-scratch values."""
+    internals = {}
+    res = _solve_anyway(problem, tol=1e-6, dense_mb=0, cache_mb=cache_mb,
+                        shrink_every=shrink_every, max_iter=cap, _internals=internals)
+    scale = 1e-9 * max(1.0, float(np.max(np.abs(res.gradient))))
+    np.testing.assert_allclose(res.gradient, problem.gradient(res.alpha), atol=scale * 10)
+    np.testing.assert_allclose(internals["G_bar"], _bounded_part(problem, res.alpha),
+                               atol=scale * 10)
+    # the same run without shrinking reaches the same objective when both converge
+    if res.converged:
+        plain = solve_qp(problem, tol=1e-6, shrinking=False)
+        assert res.objective == pytest.approx(plain.objective, rel=1e-6, abs=1e-9)
+
+
+def _hard_problem():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 3))
+    y = np.where(X[:, 0] + 0.4 * rng.normal(size=300) > 0, 1.0, -1.0)
+    return QPProblem.c_svm(y, 100.0, kernel=Kernel("rbf", 1.0), X=X)
+
+
+def test_cap_raises_with_the_unconverged_result():
+    problem = _hard_problem()
+    with pytest.raises(ConvergenceError, match="max_iter = 20") as info:
+        solve_qp(problem, tol=1e-3, max_iter=20)
+    res = info.value.result
+    assert not res.converged and res.n_iter == 20
+    assert res.max_violation == pytest.approx(kkt.max_violation(problem, res.alpha, res.gradient))
+    assert res.max_violation > 1e-3
+    full = solve_qp(problem, tol=1e-3)   # no default cap: runs to convergence
+    assert full.converged and full.n_iter > 20 and full.max_violation <= 1e-3
+
+
+def test_callback_reports_progress_and_can_stop(monkeypatch):
+    problem = _hard_problem()
+    monkeypatch.setattr(smo, "CHUNK", 50)
+    seen = []
+
+    def cb(n_iter, viol, obj):
+        seen.append((n_iter, viol, obj))
+        return len(seen) < 3
+
+    with pytest.raises(ConvergenceError, match="callback") as info:
+        solve_qp(problem, tol=1e-6, callback=cb)
+    assert [s[0] for s in seen] == [50, 100, 150]
+    assert info.value.result.n_iter == 150
+    assert seen[0][2] > seen[2][2]          # the objective decreases
+    # chunked runs follow the same iterates as one run
+    ref = solve_qp(problem, tol=1e-6)
+    chunked = solve_qp(problem, tol=1e-6, callback=lambda *a: None)
+    np.testing.assert_array_equal(chunked.alpha, ref.alpha)
+
+
+def test_bad_options_are_explained():
+    problem = _hard_problem()
+    with pytest.raises(ParameterError, match="max_trace"):
+        solve_qp(problem, trace=True, max_trace=0)
+    with pytest.raises(ParameterError, match="max_iter"):
+        solve_qp(problem, max_iter=-1)
+
+
+@SETTINGS
+@given(st.one_of(c_svm_problems(), nu_problems(), general_problems()), st.booleans())
+def test_trace_replays_to_the_solution(problem, shrinking):
+    plain = solve_qp(problem, tol=1e-5, shrinking=shrinking, dense_mb=0)
+    traced = solve_qp(problem, tol=1e-5, shrinking=shrinking, dense_mb=0, trace=True,
+                      max_trace=10**6)
+    tr = traced.trace
+    np.testing.assert_array_equal(traced.alpha, plain.alpha)   # recording changes nothing
+    assert traced.n_iter == plain.n_iter == len(tr) and not tr.truncated
+    np.testing.assert_array_equal(tr.alpha_at(len(tr)), traced.alpha)
+    np.testing.assert_array_equal(tr.alpha_at(0), tr.alpha0)
+    for t in sorted({0, len(tr) // 2, max(len(tr) - 1, 0)}):
+        if t >= len(tr):
+            continue
+        a = tr.alpha_at(t)
+        i, j = tr.pairs[t]
+        assert a[i] == tr.alpha_before[t, 0]          # pairs are original indices
+        if j >= 0:
+            assert a[j] == tr.alpha_before[t, 1]
+        after = tr.alpha_at(t + 1)
+        assert problem.objective(after) == pytest.approx(tr.objective[t], rel=1e-7, abs=1e-9)
+    assert np.all(np.diff(np.r_[tr.objective0, tr.objective]) <= 1e-9)
+    assert np.all(tr.max_violation > 1e-5)             # every recorded step was needed
+
+
+def test_trace_is_bounded_and_records_shrinking():
+    problem = _hard_problem()
+    full = solve_qp(problem, tol=1e-3, trace=True)
+    assert full.trace.shrink_events.shape[0] >= 1
+    assert np.all(full.trace.shrink_events[:, 1] <= problem.n)
+    short = solve_qp(problem, tol=1e-3, trace=True, max_trace=7)
+    assert len(short.trace) == 7 and short.trace.truncated
+    np.testing.assert_array_equal(short.alpha, full.alpha)
+    np.testing.assert_array_equal(short.trace.alpha_at(7), full.trace.alpha_at(7))
+    with pytest.raises(IndexError):
+        short.trace.alpha_at(8)
+
+
+def _blobs(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(size=(n // 2, 2)) + [1.5, 1.0], rng.normal(size=(n // 2, 2)) - [1.5, 1.0]]
+    y = np.r_[np.ones(n // 2), np.zeros(n // 2)].astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_svc_iterates_end_at_the_fitted_model(kernel):
+    X, y = _blobs()
+    m = BinarySVC(C=2.0, kernel=kernel, gamma=0.5, tol=1e-5, trace=True).fit(X, y)
+    plain = BinarySVC(C=2.0, kernel=kernel, gamma=0.5, tol=1e-5).fit(X, y)
+    np.testing.assert_array_equal(m.alpha_, plain.alpha_)
+    last = m.iterate_at(len(m.trace_))
+    np.testing.assert_allclose(last.decision_function(X), m.decision_function(X), atol=1e-9)
+    assert last.max_violation <= 1e-5 + 1e-12
+    first = m.iterate_at(1)
+    assert first.pair == tuple(m.trace_.pairs[0]) and m.iterate_at(0).pair is None
+    assert first.objective > last.objective
+    with pytest.raises(ParameterError, match="between 0 and"):
+        m.iterate_at(len(m.trace_) + 1)
+    with pytest.raises(ParameterError, match="trace=True"):
+        plain.iterate_at(0)
+
+
+def test_nusvc_iterates_show_the_reduced_hull_points():
+    X, y = _blobs(seed=2)
+    m = BinaryNuSVC(nu=0.3, kernel="linear", tol=1e-6, trace=True).fit(X, y)
+    start, last = m.iterate_at(0), m.iterate_at(len(m.trace_))
+    np.testing.assert_allclose(last.decision_function(X), m.decision_function(X), atol=1e-8)
+    for it in (start, last):
+        lam = it.alpha
+        assert lam[m.trace_data_["y"] > 0].sum() == pytest.approx(1.0)
+        assert lam.max() <= m.mu_ + 1e-12
+    p_pos, p_neg = last.hull_points
+    # at the optimum w ∝ p₊ − p₋ (nearest points of the reduced hulls), positive side = class 1
+    w = m.coef_[0]
+    cos = w @ (p_pos - p_neg) / np.linalg.norm(w) / np.linalg.norm(p_pos - p_neg)
+    assert cos == pytest.approx(1.0, abs=1e-6)
+    assert 0.5 * np.sum((p_pos - p_neg) ** 2) == pytest.approx(last.objective, rel=1e-9)
+
+
+def test_linear_prediction_through_coef():
+    X, y = _blobs(80, seed=4)
+    m = BinarySVC(C=1.0, kernel="linear").fit(X, y)
+    via_kernel = Kernel("linear").gram(X, m.support_vectors_) @ m.dual_coef_[0] + m.intercept_[0]
+    np.testing.assert_allclose(m.decision_function(X), via_kernel, atol=1e-10)
+    np.testing.assert_allclose(m.coef_, m.dual_coef_ @ m.support_vectors_)
+
+
+def test_estimator_raises_at_an_explicit_cap():
+    X, y = _blobs(200, seed=6)
+    with pytest.raises(ConvergenceError, match="max_iter"):
+        BinarySVC(C=100.0, max_iter=3, tol=1e-6).fit(X, y)
+    with pytest.raises(ParameterError, match="solver='smo'"):
+        BinarySVC(solver="cvxpy", trace=True).fit(X, y)
