@@ -82,6 +82,7 @@ def test_bad_generator_parameters(name, params, words):
     ("checkerboard", {"n_classes": 20000, "n_per_class": 20000}),  # 4×10⁸ points (issue 16 item 1)
     ("gaussians_on_circle", {"n_classes": 20000, "n_per_class": 20000}),
     ("hypercubes", {"m": 20000, "n_dims": 20000}),  # 20,000 points × 20,000 features
+    ("local_triangles", {"n_clusters": 20000, "n_per_class": 20000}),
     ("gaussians_on_circle", {"n_classes": 1001, "n_per_class": 1000}),  # just above: 2,002,000 cells
     ("sensitivity_5d", {"n_per_class": 20000}),  # 60,000 × 5 = 300,000 cells: made
 ])
