@@ -63,8 +63,8 @@ class _BinaryKernelSVM(SVMClassifierBase):
         return tags
 
     def _solve(self, problem):
-        """solve_qp with the estimator's solver options; SMO raises ``ConvergenceError`` when an
-        explicit max_iter stops it, so an unconverged model is never returned silently."""
+        """solve_qp with the estimator's solver options (SMO has no default cap: it stops only
+        at an explicit max_iter, and ``_store`` then warns)."""
         opts = {}
         if self.solver == "smo":
             opts = {"cache_mb": self.cache_mb, "trace": bool(self.trace),
@@ -75,10 +75,11 @@ class _BinaryKernelSVM(SVMClassifierBase):
 
     def _store(self, X, y_pm, alpha, b, res, kernel: Kernel, t0, coef_scale: float = 1.0,
                upper=None):
-        if not res.converged:   # the cvxpy reference reports an inaccurate solve, SMO raises
+        if not res.converged:
             warnings.warn(f"{type(self).__name__}: the {res.backend} solver stopped before the "
                           f"tolerance was reached (max KKT violation {res.max_violation:.3g} after "
-                          f"{res.n_iter} iterations)", ConvergenceWarning)
+                          f"{res.n_iter} iterations); raise max_iter or leave it None",
+                          ConvergenceWarning)
         # SMO puts α exactly at 0; an interior-point (cvxpy) solution is only close to it
         thr = 0.0 if res.backend == "smo" else 1e-8 * max(float(np.max(alpha, initial=0.0)), 1e-300)
         sv = np.flatnonzero(alpha > thr)
@@ -166,8 +167,8 @@ class BinarySVC(_BinaryKernelSVM):
     kernel, gamma, degree, coef0 : as ``sklearn.svm.SVC``
     solver : "smo" (Numba SMO) or "cvxpy" (reference)
     tol, max_iter, cache_mb : stopping tolerance on the maximal KKT violation, iteration cap
-        (None: run to convergence; when reached, ``ConvergenceError``), kernel cache size for
-        the SMO backend
+        (None: run to convergence as LIBSVM; a cap that is reached warns and leaves
+        ``converged_`` False), kernel cache size for the SMO backend
     trace, max_trace : record the first ``max_trace`` SMO iterations (``trace_``, ``iterate_at``)
 
     Attributes

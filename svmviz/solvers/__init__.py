@@ -19,10 +19,11 @@ def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_it
     """Solve ``problem`` with ``backend`` ("smo": fast Numba SMO; "cvxpy": the reference).
 
     ``alpha0`` is a feasible starting point (SMO only; the reference ignores it). ``max_iter``:
-    None runs SMO to convergence (as LIBSVM); a number caps it and raises
-    ``svmviz.errors.ConvergenceError`` (its ``result`` is the unconverged ``QPResult``) when
-    reached. Backend options pass through (smo: ``cache_mb``, ``shrinking``, ``dense_mb``,
-    ``trace``, ``max_trace``, ``callback``; cvxpy: ``max_n``, ``solver``).
+    None runs SMO to convergence (as LIBSVM); a number caps it: the result then says
+    ``converged=False`` with its final ``max_violation``, or with ``on_cap="raise"`` a
+    ``svmviz.errors.ConvergenceError`` carries it (``err.result``). Backend options pass through
+    (smo: ``cache_mb``, ``shrinking``, ``dense_mb``, ``trace``, ``max_trace``, ``callback``,
+    ``on_cap``; cvxpy: ``max_n``, ``solver``).
     """
     if alpha0 is not None:
         alpha0 = np.asarray(alpha0, dtype=np.float64)

@@ -22,11 +22,12 @@ bounds 0. Here, for the general problem of ``problem.py``:
 
 Convergence (issue 15). As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
 finitely many iterations for any tol > 0 (Fan, Chen & Lin 2005, Theorem 3 / Chen, Fan & Lin
-2006), and a cap that returns a wrong answer is worse than a long run. ``callback(n_iter,
+2006), and the old default cap (max(10⁷, 100 n)) returned wrong answers. ``callback(n_iter,
 max_violation, objective)`` is called every ``CHUNK`` iterations (a progress bar, a time limit:
-returning False stops the solve). An explicit ``max_iter`` that is reached, or a stop by the
-callback, raises ``ConvergenceError`` whose ``result`` holds the unconverged ``QPResult`` (with
-its final KKT violation) for callers that want to show it.
+returning False stops the solve). A stop at an explicit ``max_iter`` or by the callback returns
+the result with ``converged=False`` and its final KKT violation (the caller asked for the stop;
+estimators warn), or, with ``on_cap="raise"``, raises ``ConvergenceError`` whose ``result`` is
+that unconverged ``QPResult``.
 """
 
 from __future__ import annotations
@@ -92,12 +93,13 @@ def _start(problem, alpha0):
 
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: float | None = None,
           dense_mb: float | None = None, shrinking: bool = True, trace: bool = False,
-          max_trace: int = DEFAULT_MAX_TRACE, callback=None, shrink_every: int | None = None,
-          _internals: dict | None = None, **_ignored) -> QPResult:
+          max_trace: int = DEFAULT_MAX_TRACE, callback=None, on_cap: str = "return",
+          shrink_every: int | None = None, _internals: dict | None = None,
+          **_ignored) -> QPResult:
     """Solve ``problem`` by SMO; see the module docstring.
 
-    ``max_iter``: None (default) runs to convergence; a number caps the iterations and raises
-    ``ConvergenceError`` when reached. ``trace``: record the first ``max_trace`` iterations in
+    ``max_iter``: None (default) runs to convergence; a number caps the iterations (then
+    ``converged`` is False, or ``ConvergenceError`` with ``on_cap="raise"``). ``trace``: record the first ``max_trace`` iterations in
     ``result.trace`` (``SMOTrace``). ``callback(n_iter, max_violation, objective)``: called every
     ``CHUNK`` iterations, False stops the solve. ``shrink_every``: iterations between shrinking
     steps (LIBSVM's min(n, 1000)).
@@ -111,6 +113,8 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     cap = NO_CAP if max_iter is None else int(max_iter)
     if cap < 0:
         raise ParameterError(f"max_iter must be non-negative or None, got {max_iter}")
+    if on_cap not in ("return", "raise"):
+        raise ParameterError(f"on_cap must be 'return' or 'raise', not {on_cap!r}")
     if trace and int(max_trace) < 1:
         raise ParameterError(f"max_trace must be at least 1, got {max_trace}")
     shrink_every = min(n, 1000) if shrink_every is None else int(shrink_every)
@@ -205,7 +209,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         history=history,
         trace=rec,
     )
-    if not converged:
+    if not converged and on_cap == "raise":
         why = "the callback stopped it" if stopped else f"max_iter = {cap} was reached"
         raise ConvergenceError(
             f"SMO did not converge: {why} with maximal KKT violation {viol:.3g} > tol = {tol:g} "
