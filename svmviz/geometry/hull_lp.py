@@ -23,9 +23,9 @@ _HIGHS_STATUS = {0: "optimal", 2: "infeasible", 3: "unbounded"}
 
 
 def _solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None),
-           backend: str = "highs") -> LPResult:
-    """``solve_lp`` for sparse constraint matrices: SciPy's HiGHS gets them unchanged; the cvxpy
-    reference (small problems, for tests) gets dense copies, as ``solve_lp`` expects."""
+           backend: str = "highs", method: str = "highs") -> LPResult:
+    """``solve_lp`` for sparse constraint matrices: SciPy's HiGHS (``method``) gets them unchanged;
+    the cvxpy reference (small problems, for tests) gets dense copies, as ``solve_lp`` expects."""
     if backend != "highs":
         from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
         if len(c) > DEFAULT_MAX_N:
@@ -36,7 +36,7 @@ def _solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None),
     from scipy.optimize import linprog
 
     t0 = time.perf_counter()
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method=method)
     status = _HIGHS_STATUS.get(res.status, "error")
     ok = status == "optimal" and res.x is not None
     return LPResult(status, res.x if ok else None, float(res.fun) if ok else None, "highs",
@@ -107,7 +107,11 @@ def min_mu_containing(p, X, backend: str = "highs") -> ContainmentResult:
     A_eq = sparse.csr_matrix(np.vstack([np.hstack([X.T, -p[:, None]]),
                                         np.r_[np.ones(m), -1.0][None, :]]))
     bounds = np.column_stack([np.zeros(m + 1), np.r_[np.ones(m), np.inf]])
-    r = _solve(cost, A_eq=A_eq, b_eq=np.zeros(d + 1), bounds=bounds, backend=backend)
+    # Large m: interior point + crossover (a vertex, as the simplex gives) — 1 s of CPU against 5 s
+    # for the dual simplex on 100,000 points (0.6 s against 1.7 s on 20,000); below ~10,000 points
+    # the simplex is as fast or faster (measured at 30, 300, 3,000).
+    r = _solve(cost, A_eq=A_eq, b_eq=np.zeros(d + 1), bounds=bounds, backend=backend,
+               method="highs-ipm" if m > 10_000 else "highs")
     if r.status == "optimal" and r.x[-1] >= 0.5:  # s* is 0 or at least 1: no tolerance issue
         s_star = float(r.x[-1])
         return ContainmentResult(1.0 / s_star, r.x[:m] / s_star, None, "contained for μ ≥ min_mu")
