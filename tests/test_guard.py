@@ -126,6 +126,9 @@ def test_delta_makes_every_point_a_guard_vector_as_the_lp_says():
     model = GuardVectorSVC(delta=0.7, tol=1e-10).fit(X, y)
     assert model.guard_vectors_.all() and model.n_lps_ == 0 and "Δ > 0" in model.guard_test_
     assert model.planes_.shape == (25, 0)  # no plane in R^{d+m} is stored
+    back = loads_model(dumps_model(model))
+    assert back.planes_.shape == (25, 0) and back.guard_test_ == model.guard_test_
+    np.testing.assert_allclose(back.decision_function(X), model.decision_function(X))
 
 
 def test_size_bounds_refuse_before_allocating(monkeypatch):
