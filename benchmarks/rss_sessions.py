@@ -90,6 +90,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", default=DEFAULT_PAGES)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--no-tracemalloc", action="store_true")
+    ap.add_argument("--top", type=int, default=5,
+                    help="list the source lines whose live Python memory grew most (tracemalloc)")
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
@@ -104,10 +106,13 @@ def main(argv=None) -> int:
     if traced:
         tracemalloc.start()
     rows = [measure("warm-up", traced)]
+    snap0 = tracemalloc.take_snapshot() if traced else None
     for r in range(1, args.rounds + 1):
         for _ in range(args.sessions):
             problems += [m for p in pages if (m := one_session(p, args.timeout))]
         rows.append(measure(str(r), traced))
+    growth = (tracemalloc.take_snapshot().compare_to(snap0, "lineno")[: args.top]
+              if traced and args.top else [])
     import streamlit as st
 
     st.cache_data.clear()
@@ -126,6 +131,9 @@ def main(argv=None) -> int:
     print(f"per session after warm-up: RSS {(last['rss_gc'] - first['rss_gc']) / n:+.2f} MB, "
           f"after trim {(last['rss_trim'] - first['rss_trim']) / n:+.2f} MB, "
           f"Python heap {(last['py_heap'] - first['py_heap']) / n:+.2f} MB")
+    for stat in growth:
+        print(f"Python heap growth {stat.size_diff / 2**10:+8.1f} KiB in {stat.count_diff:+6d} blocks at "
+              f"{stat.traceback[0].filename}:{stat.traceback[0].lineno}")
     for m in sorted(set(problems)):
         print("problem:", m)
     return 0

@@ -106,7 +106,8 @@ class Kernel:
         else:
             K = X @ Z.T
             if self.name == "poly":
-                K = (self.gamma * K + self.coef0) ** self.degree
+                with np.errstate(over="ignore", invalid="ignore"):  # refused just below, with a reason
+                    K = (self.gamma * K + self.coef0) ** self.degree
             elif self.name == "sigmoid":
                 K = np.tanh(self.gamma * K + self.coef0)
         if same:
@@ -122,7 +123,8 @@ class Kernel:
         if self.name == "linear":
             return s
         if self.name == "poly":
-            return _finite((self.gamma * s + self.coef0) ** self.degree, self)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return _finite((self.gamma * s + self.coef0) ** self.degree, self)
         return np.tanh(self.gamma * s + self.coef0)
 
     def to_dict(self) -> dict:

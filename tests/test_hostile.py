@@ -3,6 +3,7 @@ the CLI and the point plots under hostile input. Parameter validation: test_host
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -239,8 +240,8 @@ def test_predict_out_neutralises_formula_cells(tmp_path, capsys):
     assert run(["fit", "BinarySVC", src, "--test-size", "0", "--param", "kernel=linear",
                 "--out", model], capsys)[0] == 0
     assert run(["predict", model, src, "--out", out], capsys)[0] == 0
-    import csv
-    rows = list(csv.reader(out.open(newline="")))
+    with out.open(newline="") as fh:
+        rows = list(csv.reader(fh))
     cells = [c for r in rows for c in r]
     assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) and not _is_number(c) for c in cells)
     assert rows[0][:2] == ["'=HYPERLINK(x)", "'+x2"] and {"'=cmd|calc", "'@SUM(A1)"} <= set(cells)
