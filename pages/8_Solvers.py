@@ -1,6 +1,7 @@
-"""Solvers: one C-SVM dual solved by the Numba SMO, the cvxpy reference and LIBSVM (scikit-learn's
-SVC); their objectives, support vectors, iterations and times, the three boundaries overlaid, α
-against α, and the SMO convergence curve."""
+"""Solvers: the SMO solver step by step (issue 13 item 2) — the boundary, the working pair, α and
+the violation/objective curves at iteration t of a recorded run, for the C-SVM and the ν-SVM
+(reduced hulls) — and one C-SVM dual solved by the Numba SMO, the cvxpy reference and LIBSVM
+(scikit-learn's SVC) side by side."""
 
 from __future__ import annotations
 
@@ -11,129 +12,202 @@ import streamlit as st
 from sklearn.svm import SVC
 
 from svmviz.errors import ParameterError
-from svmviz.models.svc import BinarySVC, libsvm_dual_objective
+from svmviz.models.svc import BinaryNuSVC, BinarySVC, libsvm_dual_objective
 from svmviz.plots import solvers as P
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
-from svmviz_app.state import current_split
+from svmviz_app import state
+from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
-from svmviz_app.widgets import data_sidebar, figure_downloads, guard, model_download
+from svmviz_app.state import bind
+from svmviz_app.views import standard_views
+from svmviz_app.widgets import (advance_if_playing, bounded, data_sidebar, figure_downloads, guard,
+                                model_download, plain, share_controls, step_controls)
 
-st.set_page_config(page_title="Solvers — svmviz", layout="wide")
-st.title("Solvers: SMO against the cvxpy reference and LIBSVM")
-st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (seed 000 §4.1, Problem 1) solved "
-           "three ways: the project's SMO (Numba; second-order working sets of Fan, Chen & Lin "
-           "2005, shrinking, LIBSVM's stopping rule), the cvxpy reference (Clarabel, tight "
-           "tolerances) and LIBSVM through scikit-learn's SVC. The boundaries should coincide.")
+MAX_STEP_SAMPLES = 300     # the stepper refits with a recorded trace and draws every α
+MAX_TRACE = 20_000         # recorded iterations (the solve itself always runs to convergence)
+FORMS = ["C-SVM", "ν-SVM (reduced hulls)"]
+
+st.title("Solvers: SMO step by step, against the cvxpy reference and LIBSVM")
+st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (seed 000 §4.1, Problem 1) and the "
+           "ν-SVM as the nearest points of two reduced convex hulls (seed 000 §3.1). SMO changes two "
+           "α at a time (the working pair, chosen by the second-order rule of Fan, Chen & Lin 2005) "
+           "and stops when the maximal KKT violation m(α) − M(α) is below the tolerance.")
 
 current = data_sidebar()
-
 with st.sidebar:
     st.header("Problem")
-    kp = kernel_controls("sol", C_default=1.0)
+    kp = kernel_controls("solvers", C_default=1.0)
     kernel, C, gamma_txt, degree, coef0 = (kp[k] for k in ("kernel", "C", "gamma_txt", "degree", "coef0"))
-    tol = st.select_slider("Stopping tolerance (max KKT violation)",
-                           [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6], value=1e-3, key="sol_tol",
+    tol = st.select_slider("Stopping tolerance (max KKT violation)", [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6],
+                           key=bind("solvers.tol", 1e-3, options=[1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]),
                            format_func=lambda v: f"{v:g}")
+share_controls("solvers")
 
 
-@st.cache_resource(show_spinner=False)
-def load_smo() -> float:
-    """Load the compiled SMO once per server (Numba's cache), so the table times the solve."""
+def _libsvm(X, y, C, kernel, gamma, degree, coef0, tol):
     t0 = time.perf_counter()
-    rng = np.random.default_rng(0)
-    BinarySVC().fit(rng.normal(size=(20, 2)), np.arange(20) % 2)
-    return time.perf_counter() - t0
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def fit_ours(X, y, params: tuple, solver: str) -> BinarySVC:
-    return BinarySVC(solver=solver, **dict(params)).fit(X, y)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def fit_libsvm(X, y, params: tuple):
-    p = dict(params)
-    t0 = time.perf_counter()
-    svc = SVC(C=p["C"], kernel=p["kernel"], gamma=p["gamma"], degree=p["degree"],
-              coef0=p["coef0"], tol=p["tol"]).fit(X, y)
+    svc = SVC(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=tol).fit(X, y)
     return svc, time.perf_counter() - t0
 
 
-with guard("cannot run the solvers"):
-    train, _ = current_split()
+ready = False
+with guard("cannot prepare the data"):
+    train, test = state.current_split()
     X, y = train.X, train.y
     names = list(train.class_names)
     if train.classes.size > 2:
         with st.sidebar:
             st.header("Two classes")
-            a = st.selectbox("Class A", names, index=0, key="sol_class_a")
-            b = st.selectbox("Class B", names, index=1, key="sol_class_b")
+            a = st.selectbox("Class A", names, key=bind("solvers.class_a", names[0], options=names))
+            b = st.selectbox("Class B", names, key=bind("solvers.class_b", names[1], options=names))
         if a == b:
             raise ParameterError("pick two different classes")
         keep = np.isin(y, train.classes[[names.index(a), names.index(b)]])
-        X, y = X[keep], y[keep]
+        train = train.subset(np.flatnonzero(keep), check_classes=False)
+        if test is not None:
+            test = test.subset(np.flatnonzero(np.isin(test.y, np.unique(train.y))),
+                               check_classes=False)
+        X, y = train.X, train.y
         names = [a, b] if names.index(a) < names.index(b) else [b, a]
-        st.info(f"{train.name} has {train.classes.size} classes; the solvers compare the binary "
-                f"problem {names[0]} vs {names[1]} ({y.size} training samples).")
-    plane = plane_controls(X, train.feature_names, "sol")
+        st.info(f"{plain(train.name)} has more than two classes; the solvers work on the binary problem "
+                f"{plain(names[0])} vs {plain(names[1])} ({y.size} training samples).")
+    plane = plane_controls(X, train.feature_names, "solvers")
     if X.shape[1] < 2:
         raise ParameterError("the Solvers page draws 2-D boundaries: the data need at least two features")
+    gamma = parse_gamma(gamma_txt)
+    ready = True
+if not ready:
+    st.stop()
 
-    params = (("C", float(C)), ("kernel", kernel), ("gamma", parse_gamma(gamma_txt)),
-              ("degree", int(degree)), ("coef0", float(coef0)), ("tol", float(tol)))
-    use_cvxpy = y.size <= DEFAULT_MAX_N
-    with st.status("Solving …", expanded=False) as status:
-        bar = st.progress(0.0, text="SMO")
-        load_time = load_smo()
-        smo = fit_ours(X, y, params, "smo")
-        bar.progress(1 / 3, text="LIBSVM (scikit-learn SVC)")
-        svc, svc_time = fit_libsvm(X, y, params)
-        ref = None
-        if use_cvxpy:
-            bar.progress(2 / 3, text="cvxpy reference")
-            ref = fit_ours(X, y, params, "cvxpy")
-        bar.progress(1.0, text="done")
-        status.update(label="Solved with SMO, LIBSVM" + (" and cvxpy" if use_cvxpy else ""),
-                      state="complete")
-    if not use_cvxpy:
-        st.info(f"{y.size} samples: above the cvxpy reference's limit of {DEFAULT_MAX_N} variables "
-                "(SVMVIZ_CVXPY_MAX_N), so only SMO and LIBSVM are compared.")
+# ------------------------------------------------------------------ 1. SMO step by step
+st.header("1. SMO step by step")
+small = bounded(train, MAX_STEP_SAMPLES, "The SMO stepper")
+Xs, ys = small.X, small.y
+form = st.radio("Problem", FORMS, horizontal=True, key=bind("solvers.form", FORMS[0], options=FORMS))
+common = dict(kernel=kernel, gamma=gamma, degree=int(degree), coef0=float(coef0), tol=float(tol))
+model = target = None
+with guard("cannot record the SMO run"):
+    if form == FORMS[0]:
+        est, ref_est = BinarySVC(C=float(C), **common), BinarySVC(C=float(C), solver="cvxpy", **common)
+    else:
+        m_min = int(np.min(np.unique(ys, return_counts=True)[1]))
+        nu_max = 2 * m_min / ys.size
+        nu = st.slider("ν (μ = 2/(ν·m) bounds each λ_i)", 0.01, float(max(round(nu_max, 2), 0.02)), step=0.01,
+                       key=bind("solvers.nu", min(0.5, round(0.8 * nu_max, 2)), bounds=(0.01, max(nu_max, 0.02))))
+        est, ref_est = BinaryNuSVC(nu=nu, **common), BinaryNuSVC(nu=nu, solver="cvxpy", **common)
+    model = cached_fit(est.set_params(trace=True, max_trace=MAX_TRACE), Xs, ys)
+    target = cached_fit(ref_est, Xs, ys)
+if model is not None:
+    tr = model.trace_
+    n_steps = len(tr) + 1
+    if model.converged_:
+        st.success(f"SMO converged after {model.n_iter_} iterations: final maximal KKT violation "
+                   f"{model.max_violation_:.3g} ≤ tol = {float(tol):g}.")
+    else:
+        st.warning(f"SMO stopped before the tolerance: maximal KKT violation {model.max_violation_:.3g} "
+                   f"after {model.n_iter_} iterations.")
+    if tr.truncated:
+        st.info(f"The run took {tr.n_iter} iterations; the stepper shows the first {len(tr)} "
+                "(recording is bounded; the solve itself went on to convergence).")
+    t = step_controls("solvers.step", n_steps, "SMO iteration")
+    with guard("cannot rebuild iteration t"):
+        it = model.iterate_at(t)
+        curves = model.trace_curves()
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("iteration t", f"{t} / {len(tr)}")
+        if it.pair is None:
+            c2.metric("working pair (i, j)", "start")
+            st.markdown("**t = 0**: the starting point "
+                        + ("α = 0 (every sample violates its margin)." if form == FORMS[0]
+                           else "a feasible λ (each class's weights sum to 1)."))
+        else:
+            i, j = it.pair
+            c2.metric("working pair (i, j)", f"({i}, {j})")
+            before, after = tr.alpha_before[t - 1], tr.alpha_after[t - 1]
+            s = model._trace_scale()
+            st.markdown(f"**Iteration {t}**: samples **i = {i}** and **j = {j}** moved together, keeping "
+                        f"the equality constraint: α_i {before[0] / s:.4g} → {after[0] / s:.4g}, "
+                        f"α_j {before[1] / s:.4g} → {after[1] / s:.4g}.")
+        c3.metric("max KKT violation", f"{curves['max_violation'][t]:.3g}")
+        c4.metric("objective", f"{curves['objective'][t]:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
+        left, right = st.columns([3, 2])
+        with left:
+            fig = P.plot_smo_step(it, Xs, ys, [str(v) for v in small.class_names], plane, target=target)
+            st.plotly_chart(fig, key="solvers_step_fig")
+        with right:
+            upper = float(C) if form == FORMS[0] else model.mu_
+            y_idx = np.searchsorted(model.classes_, ys)
+            st.plotly_chart(P.plot_alpha_bars(it.alpha, y_idx, upper, it.pair,
+                                              [str(v) for v in model.classes_]), key="solvers_alpha_bars")
+            st.plotly_chart(P.plot_trace_curves(curves["iteration"], curves["max_violation"],
+                                                curves["objective"], t, float(tol), target.objective_),
+                            key="solvers_curves")
+        if form != FORMS[0]:
+            st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
+                       "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
+                       "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
+                       "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
+        else:
+            st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
+                       "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
+        if not state.lesson_mode():
+            figure_downloads(fig, f"smo_step_{t}", key="solvers_step_dl")
 
-    rows = {"solver": ["SMO (Numba)", "LIBSVM (sklearn SVC)"],
-            "objective ½αᵀQα − Σα": [smo.objective_, libsvm_dual_objective(svc, X)],
-            "support vectors": [int(smo.support_.size), int(svc.support_.size)],
-            "iterations": [int(smo.n_iter_), int(svc.n_iter_[0])],
-            "time (s)": [smo.fit_time_, svc_time]}
-    if ref is not None:
-        rows["solver"].append("cvxpy reference (Clarabel)")
-        rows["objective ½αᵀQα − Σα"].append(ref.objective_)
-        rows["support vectors"].append(int(ref.support_.size))
-        rows["iterations"].append(int(ref.n_iter_))
-        rows["time (s)"].append(ref.fit_time_)
-    st.dataframe(rows, hide_index=True)
-    best = min(rows["objective ½αᵀQα − Σα"])
-    st.caption("Objectives differ by at most "
-               f"{max(abs(v - best) for v in rows['objective ½αᵀQα − Σα']) / max(abs(best), 1e-12):.1e} "
-               "relative. cvxpy's support vectors are the α above 1e-8·max α (an interior-point "
-               "solution is never exactly 0); its iterations are interior-point iterations. Loading the compiled "
-               f"SMO took {load_time:.2f} s once for this server (not in the table).")
+# ------------------------------------------------------------------ 2. three solvers
+if not state.lesson_mode():
+    st.header("2. SMO against the cvxpy reference and LIBSVM")
+    with guard("cannot run the solvers"):
+        use_cvxpy = y.size <= DEFAULT_MAX_N
+        c_params = dict(C=float(C), **common)
+        smo = cached_fit(BinarySVC(**c_params), X, y)
+        svc, svc_time = cached_call(_libsvm, X, y, float(C), kernel, gamma, int(degree), float(coef0), float(tol))
+        ref = cached_fit(BinarySVC(solver="cvxpy", **c_params), X, y) if use_cvxpy else None
+        if not use_cvxpy:
+            st.info(f"{y.size} samples: above the cvxpy reference's limit of {DEFAULT_MAX_N} variables "
+                    "(SVMVIZ_CVXPY_MAX_N), so only SMO and LIBSVM are compared.")
+        if not smo.converged_:
+            st.warning(f"SMO did not converge (maximal KKT violation {smo.max_violation_:.3g}).")
+        rows = {"solver": ["SMO (Numba)", "LIBSVM (sklearn SVC)"],
+                "objective ½αᵀQα − Σα": [smo.objective_, libsvm_dual_objective(svc, X)],
+                "support vectors": [int(smo.support_.size), int(svc.support_.size)],
+                "iterations": [int(smo.n_iter_), int(svc.n_iter_[0])],
+                "final KKT violation": [smo.max_violation_, np.nan],
+                "time (s)": [smo.fit_time_, svc_time]}
+        if ref is not None:
+            rows["solver"].append("cvxpy reference (Clarabel)")
+            rows["objective ½αᵀQα − Σα"].append(ref.objective_)
+            rows["support vectors"].append(int(ref.support_.size))
+            rows["iterations"].append(int(ref.n_iter_))
+            rows["final KKT violation"].append(ref.max_violation_)
+            rows["time (s)"].append(ref.fit_time_)
+        st.dataframe(rows, hide_index=True)
+        best = min(rows["objective ½αᵀQα − Σα"])
+        st.caption("Objectives differ by at most "
+                   f"{max(abs(v - best) for v in rows['objective ½αᵀQα − Σα']) / max(abs(best), 1e-12):.1e} "
+                   "relative. cvxpy's support vectors are the α above 1e-8·max α (an interior-point "
+                   "solution is never exactly 0); its iterations are interior-point iterations. Times are "
+                   "those of the first fit (fits are cached).")
+        models = {"SMO": smo, "LIBSVM": svc}
+        if ref is not None:
+            models["cvxpy"] = ref
+        left, right = st.columns([3, 2])
+        with left:
+            fig = P.plot_boundaries(models, X, y, names, plane)
+            st.plotly_chart(fig, key="sol_boundaries")
+            figure_downloads(fig, f"{train.name}_solver_boundaries", key="sol_bnd_dl")
+        with right:
+            fig = P.plot_convergence(smo.history_, float(tol))
+            st.plotly_chart(fig, key="sol_convergence")
+            figure_downloads(fig, f"{train.name}_smo_convergence", key="sol_conv_dl")
+            st.caption(f"SMO stopped after {smo.n_iter_} iterations "
+                       f"({'converged' if smo.converged_ else 'not converged'}; final maximal KKT "
+                       f"violation {smo.max_violation_:.3g}).")
+        if ref is not None:
+            fig = P.plot_alpha_comparison(smo.alpha_, ref.alpha_, "SMO", "cvxpy", upper=float(C))
+            st.plotly_chart(fig, key="sol_alpha")
+            figure_downloads(fig, f"{train.name}_alpha_smo_vs_cvxpy", key="sol_alpha_dl")
+        model_download(smo, f"{train.name}_binary_svc_smo", key="sol_model")
+        standard_views(smo, train, test, key="solvers", plane=plane)
 
-    models = {"SMO": smo, "LIBSVM": svc}
-    if ref is not None:
-        models["cvxpy"] = ref
-    left, right = st.columns([3, 2])
-    with left:
-        fig = P.plot_boundaries(models, X, y, names, plane)
-        st.plotly_chart(fig, key="sol_boundaries")
-        figure_downloads(fig, f"{train.name}_solver_boundaries", key="sol_bnd_dl")
-    with right:
-        fig = P.plot_convergence(smo.history_, float(tol))
-        st.plotly_chart(fig, key="sol_convergence")
-        figure_downloads(fig, f"{train.name}_smo_convergence", key="sol_conv_dl")
-        st.caption(f"SMO stopped after {smo.n_iter_} iterations "
-                   f"({'converged' if smo.converged_ else 'iteration limit reached'}).")
-    if ref is not None:
-        fig = P.plot_alpha_comparison(smo.alpha_, ref.alpha_, "SMO", "cvxpy", upper=float(C))
-        st.plotly_chart(fig, key="sol_alpha")
-        figure_downloads(fig, f"{train.name}_alpha_smo_vs_cvxpy", key="sol_alpha_dl")
-    model_download(smo, f"{train.name}_binary_svc_smo", key="sol_model")
+if model is not None:
+    advance_if_playing("solvers.step", len(model.trace_) + 1)

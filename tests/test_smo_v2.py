@@ -194,3 +194,15 @@ def test_estimator_warns_at_an_explicit_cap():
     assert not m.converged_ and m.max_violation_ > 1e-6
     with pytest.raises(ParameterError, match="solver='smo'"):
         BinarySVC(solver="cvxpy", trace=True).fit(X, y)
+
+
+@pytest.mark.parametrize("Est, params", [(BinarySVC, {"C": 5.0}), (BinaryNuSVC, {"nu": 0.4})])
+def test_trace_curves_in_the_model_scale(Est, params):
+    X, y = _blobs(40, seed=8)
+    m = Est(kernel="rbf", gamma=0.7, tol=1e-4, trace=True, **params).fit(X, y)
+    c = m.trace_curves()
+    T = len(m.trace_)
+    assert c["iteration"].shape == c["objective"].shape == c["max_violation"].shape == (T + 1,)
+    assert c["objective"][-1] == pytest.approx(m.objective_, rel=1e-9)
+    assert c["objective"][T // 2] == pytest.approx(m.iterate_at(T // 2).objective, rel=1e-9)
+    assert c["max_violation"][-1] <= 1e-4 and c["max_violation"][0] > 1e-4

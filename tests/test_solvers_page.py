@@ -1,53 +1,90 @@
-"""The Solvers page (pages/8_Solvers.py): AppTest and a look in headless Chromium."""
+"""The Solvers page (pages/8_Solvers.py): the SMO stepper (the working pair changes with the step,
+the ν form draws the hull points, convergence is shown), the three solvers agree, multi-class data
+and bad input are explained; a look in headless Chromium."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
-from svmviz.data import load_builtin
+from apphelpers import page_test, problems
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "8_Solvers.py")
-
-
-def _table(at):
-    return at.dataframe[0].value
+PAGE = "pages/8_Solvers.py"
 
 
-def test_page_compares_three_solvers_that_agree():
-    at = AppTest.from_file(PAGE, default_timeout=240)
-    at.run()
-    assert not at.exception and not at.error
-    df = _table(at)
+def _data():
+    from svmviz.data.generators import fourclass_like
+
+    return fourclass_like(n=200, seed=0)
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _trace_names(at):
+    names = []
+    for c in at.get("plotly_chart"):
+        names += [t.get("name", "") for t in json.loads(c.proto.spec)["data"]]
+    return names
+
+
+def test_stepping_changes_the_working_pair():
+    at = page_test(PAGE, dataset=_data(), **{"solvers.C": 10.0}).run()
+    assert not problems(at) and not at.error
+    assert any("SMO converged after" in s.value for s in at.success)
+    assert _metric(at, "working pair (i, j)") == "start"
+    at.button(key="solvers.step_next").click().run()
+    first = _metric(at, "working pair (i, j)")
+    assert first.startswith("(") and _metric(at, "iteration t").startswith("1 / ")
+    at.button(key="solvers.step_next").click().run()
+    second = _metric(at, "working pair (i, j)")
+    assert second != first
+    assert any(m.value.startswith("**Iteration 2**") for m in at.markdown)
+    at.button(key="solvers.step_prev").click().run()
+    assert _metric(at, "working pair (i, j)") == first
+    assert not problems(at) and not at.error
+    assert "working pair (i, j)" in _trace_names(at)
+    at.button(key="solvers.step_last").click().run()
+    n = int(_metric(at, "iteration t").split(" / ")[1])
+    assert _metric(at, "iteration t") == f"{n} / {n}"
+    assert float(_metric(at, "max KKT violation")) <= 1e-3
+
+
+def test_nu_form_draws_the_hull_points():
+    at = page_test(PAGE, dataset=_data(), **{"solvers.form": "ν-SVM (reduced hulls)"}).run()
+    assert not problems(at) and not at.error
+    at.button(key="solvers.step_next").click().run()
+    assert not problems(at) and not at.error
+    assert "hull points p₊, p₋" in _trace_names(at)
+    assert any("converged" in s.value for s in at.success)
+
+
+def test_three_solvers_agree():
+    at = page_test(PAGE, dataset=_data()).run()
+    assert not problems(at) and not at.error
+    df = next(d.value for d in at.dataframe if "solver" in d.value.columns)
     assert list(df["solver"]) == ["SMO (Numba)", "LIBSVM (sklearn SVC)", "cvxpy reference (Clarabel)"]
     obj = df["objective ½αᵀQα − Σα"].to_numpy()
-    assert np.max(np.abs(obj - obj[2])) <= 1e-3 * abs(obj[2])   # all three reach the optimum
-    # boundaries, convergence curve and α against α, each with its export buttons, and the model
-    labels = [d.proto.label for d in at.get("download_button")]
-    assert labels.count("Download HTML") == 3 and "Download model (JSON)" in labels
-    at.selectbox(key="sol_kernel").set_value("linear").run()
-    assert not at.exception and not at.error
-    df = _table(at)
+    assert np.max(np.abs(obj - obj[2])) <= 1e-3 * abs(obj[2])
+    at.selectbox(key="solvers.kernel").set_value("linear").run()
+    assert not problems(at) and not at.error
+    df = next(d.value for d in at.dataframe if "solver" in d.value.columns)
     obj = df["objective ½αᵀQα − Σα"].to_numpy()
     assert np.max(np.abs(obj - obj[2])) <= 1e-3 * abs(obj[2])
 
 
 def test_multiclass_data_picks_two_classes_and_bad_input_is_explained():
-    at = AppTest.from_file(PAGE, default_timeout=240)
-    at.session_state["svmviz_dataset"] = load_builtin("iris")
-    at.run()
-    assert not at.exception and not at.error
-    assert any("3 classes" in i.value for i in at.info)
-    at.selectbox(key="sol_class_b").set_value(at.selectbox(key="sol_class_b").options[2]).run()
-    assert not at.exception and not at.error
-    at.selectbox(key="sol_class_b").set_value(at.selectbox(key="sol_class_a").value).run()
+    from svmviz.data import load_builtin
+
+    at = page_test(PAGE, dataset=load_builtin("iris")).run()
+    assert not problems(at) and not at.error
+    assert any("more than two classes" in i.value for i in at.info)
+    b = at.selectbox(key="solvers.class_b")
+    b.set_value(at.selectbox(key="solvers.class_a").value).run()
     assert any("two different classes" in e.value for e in at.error)
-    at.selectbox(key="sol_class_b").set_value(at.selectbox(key="sol_class_b").options[1])
-    at.text_input(key="sol_gamma").set_value("wide").run()
-    assert any("gamma must be" in e.value for e in at.error)
-    assert not at.exception
+    assert not problems(at)
 
 
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
@@ -59,5 +96,5 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     wait_for_app(page, timeout_ms=240000)
     page.wait_for_timeout(2000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() == 3
+    assert page.locator(".js-plotly-plot").count() >= 6
     page.screenshot(path=str(artifacts_dir / "solvers_page.png"), full_page=True)

@@ -148,6 +148,18 @@ class _BinaryKernelSVM(SVMClassifierBase):
         obj = tr.objective0 if t == 0 else float(tr.objective[t - 1])
         return self._iterate(t, alpha, problem, G, d, pair, viol, obj)
 
+    def trace_curves(self) -> dict:
+        """Per iterate t = 0..len(trace): the maximal KKT violation (as the solver saw it, on its
+        active set; the last one from scratch) and the objective, in this model's scale (λ for
+        the ν-SVM): {"iteration", "max_violation", "objective"}."""
+        tr = getattr(self, "trace_", None)
+        if tr is None:
+            raise ParameterError(f"{type(self).__name__} was fitted without trace=True")
+        s = self._trace_scale()
+        return {"iteration": np.arange(len(tr) + 1),
+                "max_violation": np.r_[tr.max_violation / s, self.iterate_at(len(tr)).max_violation],
+                "objective": np.r_[tr.objective0, tr.objective] / s**2}
+
     def _validate_binary(self, X, y):
         X, yi = self._validate_fit(X, y)
         if self.classes_.size != 2:
@@ -207,6 +219,9 @@ class BinarySVC(_BinaryKernelSVM):
         res = self._solve(self._trace_problem(X, y_pm, upper, kern))
         self._store(X, y_pm, res.alpha, -float(res.rho[0]), res, kern, t0, upper=upper)
         return self
+
+    def _trace_scale(self) -> float:
+        return 1.0
 
     def _trace_problem(self, X, y_pm, upper, kern):
         return QPProblem.c_svm(y_pm, upper, kernel=kern, X=X)
@@ -302,6 +317,9 @@ class BinaryNuSVC(_BinaryKernelSVM):
         self._store(X, y_pm, lam, -0.5 * (r1 - r2) / r, res, kern, t0, coef_scale=scale / r,
                     upper=1.0)
         return self
+
+    def _trace_scale(self) -> float:
+        return self.nu * self.trace_data_["y"].size / 2   # LIBSVM's α = scale · λ
 
     def _trace_problem(self, X, y_pm, upper, kern):
         """LIBSVM's Solver_NU problem in its scale: 0 ≤ α ≤ upper = 1, each class sums to

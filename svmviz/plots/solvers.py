@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import add_class_scatter, base_layout, grid
+from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid
 
 # one line style per solver, so coinciding boundaries stay distinguishable
 _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot", 2.5),
@@ -94,5 +94,110 @@ def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
     base_layout(fig, "SMO convergence", "iteration", "max KKT violation m(α) − M(α)", equal=False,
                 height=460)
     fig.update_yaxes(type="log", dtick=1, exponentformat="power")
+    fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
+    return _legend_below(fig)
+
+
+# ---------------------------------------------------------------------------- SMO stepper
+def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
+                  resolution: int = 120) -> go.Figure:
+    """The classifier after t SMO iterations (an ``SMOIterate``): f_t = 0 and, once defined,
+    the margins f_t = ±1 on the data's plane, the working pair of iteration t circled, the
+    optimum's boundary (``target``, a fitted model, e.g. the cvxpy reference) dotted, and for
+    the ν-SVM the two reduced hulls' current points p₊, p₋ joined by a segment."""
+    X2 = plane.to2d(X) if plane is not None else X
+    xs, ys, Pg = grid(X2, resolution)
+    pts = plane.lift(Pg) if plane is not None else Pg
+    fig = go.Figure()
+    classes = np.unique(y)
+    add_class_scatter(fig, X2, y, classes, names)
+    Z = it.decision_function(pts).reshape(len(ys), len(xs))
+    levels = [(0.0, "solid", 3, "f_t(x) = 0")]
+    if it.margins:
+        levels += [(-1.0, "dash", 1.5, "f_t(x) = −1"), (1.0, "dash", 1.5, "f_t(x) = +1")]
+    for level, dash, width, label in levels:
+        fig.add_trace(go.Contour(x=xs, y=ys, z=Z, contours=dict(start=level, end=level, size=1,
+                                                                 coloring="none"),
+                                 line=dict(color="#d62728", dash=dash, width=width),
+                                 showscale=False, name=label, showlegend=True, hoverinfo="skip"))
+    if target is not None:
+        Zt = target.decision_function(pts).reshape(len(ys), len(xs))
+        fig.add_trace(go.Contour(x=xs, y=ys, z=Zt, contours=dict(start=0, end=0, size=1,
+                                                                  coloring="none"),
+                                 line=dict(color="#111111", dash="dot", width=2), showscale=False,
+                                 name="optimum (cvxpy): f(x) = 0", showlegend=True,
+                                 hoverinfo="skip"))
+    sv = np.flatnonzero(it.alpha > 0)
+    if sv.size:
+        fig.add_trace(go.Scatter(x=X2[sv, 0], y=X2[sv, 1], mode="markers", name="α_i > 0",
+                                 marker=dict(size=11, color="rgba(0,0,0,0)",
+                                             line=dict(width=1, color="#777"))))
+    if it.pair is not None:
+        idx = [k for k in it.pair if k >= 0]
+        fig.add_trace(go.Scatter(x=X2[idx, 0], y=X2[idx, 1], mode="markers+text",
+                                 name="working pair (i, j)",
+                                 text=[f"i={idx[0]}"] + ([f"j={idx[1]}"] if len(idx) > 1 else []),
+                                 textposition="top center",
+                                 marker=dict(size=18, color="rgba(0,0,0,0)",
+                                             line=dict(width=3, color="#ff7f0e"))))
+    if it.hull_points is not None:
+        hp = np.vstack(it.hull_points)
+        hp2 = plane.to2d(hp) if plane is not None else hp
+        fig.add_trace(go.Scatter(x=hp2[:, 0], y=hp2[:, 1], mode="lines+markers+text",
+                                 name="hull points p₊, p₋", text=["p₊", "p₋"],
+                                 textposition="bottom center",
+                                 marker=dict(size=12, symbol="diamond", color="#9467bd"),
+                                 line=dict(color="#9467bd", width=2)))
+    xl, yl = (plane.labels if plane is not None else ("x1", "x2"))
+    base_layout(fig, f"After {it.t} SMO iterations", xl, yl)
+    fig.update_xaxes(range=[xs[0], xs[-1]])
+    fig.update_yaxes(range=[ys[0], ys[-1]])
+    return _legend_below(fig)
+
+
+def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -> go.Figure:
+    """α_i per sample (bars coloured by class), the upper bound, the working pair outlined."""
+    alpha = np.asarray(alpha)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    fig = go.Figure()
+    for k, c in enumerate(classes):
+        idx = np.flatnonzero(y == c)
+        label = names[k] if names is not None else str(c)
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}",
+                             marker_color=class_color(k, len(classes))))
+    if pair is not None:
+        idx = [k for k in pair if k >= 0]
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e"))
+    fig.add_hline(y=float(upper), line=dict(color="#d62728", dash="dot"),
+                  annotation_text="upper bound")
+    base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=320)
+    fig.update_layout(barmode="overlay", bargap=0.1)
+    return _legend_below(fig)
+
+
+def plot_trace_curves(iterations, violation, objective, t: int, tol: float | None = None,
+                      target_objective: float | None = None) -> go.Figure:
+    """The maximal KKT violation (log scale) and the objective per recorded iteration, with a
+    cursor at iteration t and the optimum's objective (``target_objective``) as the target."""
+    it = np.asarray(iterations, dtype=float)
+    viol = np.asarray(violation, dtype=float)
+    fig = go.Figure()
+    pos = viol > 0
+    fig.add_trace(go.Scatter(x=it[pos], y=viol[pos], mode="lines", name="max KKT violation",
+                             line=dict(color="#1f77b4")))
+    fig.add_trace(go.Scatter(x=it, y=objective, mode="lines", name="objective", yaxis="y2",
+                             line=dict(color="#ff7f0e")))
+    if target_objective is not None:
+        fig.add_trace(go.Scatter(x=[it[0] if it.size else 0, it[-1] if it.size else 1],
+                                 y=[target_objective] * 2, mode="lines", yaxis="y2",
+                                 name="optimum objective (cvxpy)",
+                                 line=dict(color="#111", dash="dot")))
+    if tol is not None:
+        fig.add_hline(y=tol, line=dict(color="#d62728", dash="dash"), annotation_text=f"tol = {tol:g}")
+    fig.add_vline(x=t, line=dict(color="#2ca02c", width=2), annotation_text=f"t = {t}")
+    base_layout(fig, "Violation and objective per iteration", "iteration",
+                "max KKT violation m(α) − M(α)", equal=False, height=360)
+    fig.update_yaxes(type="log", exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
     return _legend_below(fig)
