@@ -200,15 +200,32 @@ def _interior_slope(lo, hi):
     return 0.0
 
 
+def class_hulls(Z, y, prefilter: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(tested, rows): the points to test (the boundary of their own class's hull with the
+    pre-filter, else all) and the indices of the constraint rows (each class's hull vertices)."""
+    m = Z.shape[0]
+    tested = np.ones(m, dtype=bool)
+    is_row = np.ones(m, dtype=bool)
+    for c in (-1.0, 1.0):
+        idx = np.flatnonzero(y == c)
+        if idx.size:
+            boundary, vertices = hull_masks(Z[idx])
+            is_row[idx] = vertices
+            if prefilter:
+                tested[idx] = boundary
+    return tested, np.flatnonzero(is_row)
+
+
 def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend: str = "auto",
-                     progress=None) -> GuardLPs:
+                     progress=None, hulls=None) -> GuardLPs:
     """Find the guard vectors of seed 001 §3.1 among the rows of Z with labels y (±1).
 
     ``backend``: "auto" (the closed form for 2-D data with ``method="seed"``, else "highs"),
     "closed-form" (2-D, seed method only), "highs" (reused HiGHS models) or "cvxpy" (one generic
     LP per point and orientation, the reference). All give the same guard vectors.
     ``progress(done, total)`` is called after each tested point (or block of points) for a
-    progress bar; it may raise to stop the loop."""
+    progress bar; it may raise to stop the loop. ``hulls``: ``class_hulls(Z, y, prefilter)`` when
+    already computed."""
     Z = np.asarray(Z, dtype=np.float64)
     y = np.where(np.asarray(y) > 0, 1.0, -1.0)
     if method not in METHODS:
@@ -221,16 +238,7 @@ def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend
     if backend == "closed-form" and (n != 2 or method != "seed"):
         raise ParameterError("the closed-form test is the seed's LP in 2-D: use it with 2 features "
                              "and method='seed', or backend='highs'")
-    tested = np.ones(m, dtype=bool)
-    is_row = np.ones(m, dtype=bool)
-    for c in (-1.0, 1.0):
-        idx = np.flatnonzero(y == c)
-        if idx.size:
-            boundary, vertices = hull_masks(Z[idx])
-            is_row[idx] = vertices
-            if prefilter:
-                tested[idx] = boundary
-    rows = np.flatnonzero(is_row)
+    tested, rows = class_hulls(Z, y, prefilter) if hulls is None else hulls
     guard = np.zeros(m, dtype=bool)
     status = np.full(m, SKIPPED, dtype=object)
     orient = np.zeros(m, dtype=np.int64)
@@ -319,7 +327,7 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
     return n_lps
 
 
-def all_guard_vectors(m: int, n_coords: int) -> GuardLPs:
+def all_guard_vectors(m: int) -> GuardLPs:
     """Seed 001 §3.3 with Δ > 0: every point is a guard vector (module docstring), no test runs.
     No plane is stored: it lives in R^{d+m}."""
     return GuardLPs(np.ones(m, dtype=bool), np.full(m, GUARD_LIFTED), np.zeros(m, dtype=np.int64),
@@ -438,14 +446,14 @@ class GuardVectorSVC(_BinaryKernelSVM):
                         "the QP on all of them (X Xᵀ + Δ²I) would")
         Z = self._coordinates(X, kern)
         if lifted:  # affinely independent lifted points: separable, every point a guard vector
-            lps = all_guard_vectors(X.shape[0], Z.shape[1])
+            lps = all_guard_vectors(X.shape[0])
             if progress is not None:
                 progress(X.shape[0], X.shape[0])
         else:
-            lps = guard_vector_lps(Z, y_pm, self.method, self.prefilter, progress=progress)
-            # separability on the hull vertices only (the hulls are the vertices' hulls)
-            pos, neg = lps.rows[y_pm[lps.rows] > 0], lps.rows[y_pm[lps.rows] < 0]
-            if hulls_intersect(Z[pos], Z[neg]).intersect:
+            hulls = class_hulls(Z, y_pm, self.prefilter)
+            # separability first, on the hull vertices only (the hulls are the vertices' hulls)
+            rows = hulls[1]
+            if hulls_intersect(Z[rows[y_pm[rows] > 0]], Z[rows[y_pm[rows] < 0]]).intersect:
                 raise DataError(
                     "the two classes are not linearly separable"
                     + (" in the kernel's feature space" if kern.name != "linear" else "")
@@ -453,6 +461,7 @@ class GuardVectorSVC(_BinaryKernelSVM):
                     "margin and the hard-margin SVM of seed 001 does not exist (no point can be a guard "
                     "vector of a separating hyperplane). Use delta > 0 (the seed's projection τ_Δ, "
                     "§3.3), a non-linear kernel, or a soft-margin SVC.")
+            lps = guard_vector_lps(Z, y_pm, self.method, self.prefilter, progress=progress, hulls=hulls)
         g = np.flatnonzero(lps.guard)
         if g.size == 0 or np.unique(y_pm[g]).size < 2:  # cannot happen for separable data
             raise DataError("the LPs found guard vectors of one class only; the data are degenerate")
