@@ -146,7 +146,7 @@ def dense_Q(src):
 
 
 # ---------------------------------------------------------------------------- cache (LRU)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _touch(s, prv, nxt):
     """Move slot s to the front of the LRU list (the sentinel is the last entry)."""
     h = prv.shape[0] - 1
@@ -182,7 +182,7 @@ def _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def col_slot(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
     """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m (hit path small enough for LLVM to inline)."""
     s = slot_of[ordr[ci]]
@@ -193,7 +193,7 @@ def col_slot(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
 
 
 # ---------------------------------------------------------------------------- status helpers
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _in_up(a, lo, up, s):
     """α can move so that s·α grows (LIBSVM's I_up)."""
     if s > 0:
@@ -201,7 +201,7 @@ def _in_up(a, lo, up, s):
     return a > lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _in_low(a, lo, up, s):
     """α can move so that s·α shrinks (LIBSVM's I_low)."""
     if s > 0:
@@ -214,7 +214,7 @@ def _in_low(a, lo, up, s):
 UP, LOW, POS = 1, 2, 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def status_of(a, lo, up, s):
     st = 0
     if _in_up(a, lo, up, s):
@@ -226,7 +226,7 @@ def status_of(a, lo, up, s):
     return np.int8(st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bound_value(a, lo, up):
     """α's share of G_bar: α itself at a bound, 0 when free."""
     return a if (a <= lo or a >= up) else 0.0
@@ -362,7 +362,7 @@ def _gbar_update(ci, delta, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, n
         Gbar[r] += delta * data[sl, r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def update_pair(i, j, m, n, a, G, Gbar, L, U, s, st, QD, track,
                 ordr, data, slot_of, owner, slen, prv, nxt, src):
     """The analytic two-variable step with general bounds (seed 000 §4.1, Algorithm 1; LIBSVM's
