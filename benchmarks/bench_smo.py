@@ -1,118 +1,170 @@
-"""SMO (Numba) against LIBSVM (sklearn.svm.SVC) and the cvxpy reference, in one process.
+"""SMO (Numba) against LIBSVM (sklearn.svm.SVC) on the audit's grid of issue 15, in one process.
 
-    python benchmarks/bench_smo.py                       # n = 1000 … 20000, rbf and linear
-    python benchmarks/bench_smo.py --sizes 1000 2000 --kernels rbf
+    python benchmarks/bench_smo.py --quick      # ~2 minutes: real sets, C ∈ {1, 100}, one γ
+    python benchmarks/bench_smo.py              # the grid: C × γ × kernel × n × d and real sets
+    python benchmarks/bench_smo.py --max-n 5000 # drop the largest synthetic n (time bound)
 
-d = 10, C = 1, tol = 1e-3, RBF γ = 0.1 and the linear kernel, on make_classification with 10 %
-label noise (many bounded support vectors: a non-trivial problem). Both solvers get the same
-cache size (200 MB) and shrinking. Prints the time ratio smo/libsvm, the objective relative
-difference (LIBSVM's dual objective recomputed from its dual coefficients) and iterations; the
-first call (Numba compilation or loading from the on-disk cache) is timed separately. "ratio" is
-wall-clock, "cpu rat" process CPU time (both solvers are single-threaded; on a shared machine CPU
-time is the steadier of the two). Each time is the best of ``--repeats`` runs.
+Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 1000 only with
+``--linear-c1000``: LIBSVM itself needs minutes on some of them); RBF γ ∈ {0.1, 1, 10}/d (quick: 1/d) and
+the linear kernel; real sets fourclass (LIBSVM's fourclass_scale from $SVMVIZ_DATA_DIR or
+/work/shared/data; skipped when absent), breast cancer and digits (even vs odd), scaled to
+[−1, 1] per feature; synthetic make_classification sets of n ∈ {2000, 10000} × d ∈ {2, 10, 50}
+with 10 % label noise. Both solvers: tol 1e-3, shrinking, 200 MB cache, same C and γ. Times are
+process CPU time (time.process_time; both are single-threaded, and on a shared machine CPU time
+is the steadier measure) and wall time, best of ``--repeats`` (3) with the two solvers
+interleaved; Numba's code is compiled and warmed up before any timing. Printed per cell: CPU
+ratio smo/libsvm, wall ratio, the relative objective difference (LIBSVM's dual objective
+recomputed from its dual coefficients; negative = ours lower), iterations, and whether our solve
+converged; then the worst cell, the median ratio, the number of cells above 1.0× and of
+unconverged runs, and the trace overhead (trace=True against trace=False).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
-import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 from sklearn.svm import SVC
 
-from svmviz.kernels import Kernel
 from svmviz.models.svc import BinarySVC, libsvm_dual_objective
-from svmviz.solvers import QPProblem, solve_qp
 
-SIZES = (1000, 2000, 5000, 10000, 20000)
-
-
-def make_data(n: int, seed: int = 0):
-    X, y = make_classification(n_samples=n, n_features=10, n_informative=6, n_redundant=2,
-                               flip_y=0.1, class_sep=1.0, random_state=seed)
-    return X, y
+C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
+GAMMA_FACTORS = (0.1, 1.0, 10.0)
 
 
-def bench(n: int, kernel_name: str, repeats: int, cvxpy_max: int) -> dict:
-    X, y = make_data(n)
-    gamma = 0.1
-    kern = Kernel(kernel_name, gamma)
-    t_sk, t_smo, c_sk, c_smo = [], [], [], []
+def _scale(X):
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return 2.0 * (X - lo) / span - 1.0
+
+
+def real_sets():
+    sets = {}
+    for d in (os.environ.get("SVMVIZ_DATA_DIR"), "/work/shared/data"):
+        if d and (Path(d) / "fourclass_scale").is_file():
+            from sklearn.datasets import load_svmlight_file
+            X, y = load_svmlight_file(str(Path(d) / "fourclass_scale"))
+            sets["fourclass"] = (_scale(X.toarray()), y)
+            break
+    X, y = load_breast_cancer(return_X_y=True)
+    sets["breast"] = (_scale(X), y)
+    X, y = load_digits(return_X_y=True)
+    sets["digits"] = (_scale(X), y % 2)
+    return sets
+
+
+def synthetic(n, d, seed=0):
+    X, y = make_classification(n_samples=n, n_features=d, n_informative=min(d, max(2, d // 2)),
+                               n_redundant=0, flip_y=0.1, class_sep=1.0, random_state=seed)
+    return _scale(X), y
+
+
+def _fit_times(make, X, y, repeats):
+    cpu, wall, model = [], [], None
     for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        svc = SVC(C=1.0, kernel=kernel_name, gamma=gamma, tol=1e-3, cache_size=200).fit(X, y)
-        t_sk.append(time.perf_counter() - t0)
-        c_sk.append(time.process_time() - c0)
-        t0, c0 = time.perf_counter(), time.process_time()
-        ours = BinarySVC(C=1.0, kernel=kernel_name, gamma=gamma, tol=1e-3, solver="smo",
-                         cache_mb=200).fit(X, y)
-        t_smo.append(time.perf_counter() - t0)
-        c_smo.append(time.process_time() - c0)
+        c0, t0 = time.process_time(), time.perf_counter()
+        model = make().fit(X, y)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - t0)
+    return min(cpu), min(wall), model
+
+
+def cell(X, y, kernel, gamma, C, repeats):
+    params = dict(C=C, kernel=kernel, gamma=gamma, tol=1e-3)
+    sk_cpu, sk_wall, ours_cpu, ours_wall = [], [], [], []
+    for _ in range(repeats):   # interleaved: one LIBSVM fit, one SMO fit
+        c, w, svc = _fit_times(lambda: SVC(cache_size=200, **params), X, y, 1)
+        sk_cpu.append(c)
+        sk_wall.append(w)
+        c, w, ours = _fit_times(lambda: BinarySVC(cache_mb=200, **params), X, y, 1)
+        ours_cpu.append(c)
+        ours_wall.append(w)
     obj_sk = libsvm_dual_objective(svc, X)
-    row = {"n": n, "kernel": kernel_name, "smo_s": min(t_smo), "libsvm_s": min(t_sk),
-           "ratio": min(t_smo) / min(t_sk), "cpu_ratio": min(c_smo) / min(c_sk),
-           "obj_smo": ours.objective_, "obj_libsvm": obj_sk,
-           "rel_obj": abs(ours.objective_ - obj_sk) / abs(obj_sk), "iter_smo": ours.n_iter_,
-           "iter_libsvm": int(svc.n_iter_[0]), "nsv_smo": ours.support_.size,
-           "nsv_libsvm": svc.support_.size, "cvxpy_s": np.nan, "rel_obj_cvxpy": np.nan}
-    if n <= cvxpy_max:
-        y_pm = np.where(y == ours.classes_[1], 1.0, -1.0)
-        t0 = time.perf_counter()
-        ref = solve_qp(QPProblem.c_svm(y_pm, 1.0, kernel=kern, X=X), backend="cvxpy",
-                       max_n=cvxpy_max)
-        row["cvxpy_s"] = time.perf_counter() - t0
-        row["rel_obj_cvxpy"] = abs(ours.objective_ - ref.objective) / abs(ref.objective)
-    return row
+    return {"cpu": min(ours_cpu) / min(sk_cpu), "wall": min(ours_wall) / min(sk_wall),
+            "smo_s": min(ours_cpu), "libsvm_s": min(sk_cpu),
+            "rel_obj": (ours.objective_ - obj_sk) / abs(obj_sk), "it": ours.n_iter_,
+            "it_lib": int(svc.n_iter_[0]), "converged": ours.converged_}
+
+
+def grid(quick: bool, max_n: int, linear_c1000: bool):
+    Cs = (1.0, 100.0) if quick else C_GRID
+    gfs = (1.0,) if quick else GAMMA_FACTORS
+    data = list(real_sets().items())
+    if not quick:
+        data += [(f"syn n={n} d={d}", synthetic(n, d)) for n in (2000, 10000) if n <= max_n
+                 for d in (2, 10, 50)]
+    else:
+        data += [("syn n=2000 d=10", synthetic(2000, 10))]
+    for name, (X, y) in data:
+        d = X.shape[1]
+        for kernel, gf in [("rbf", g) for g in gfs] + [("linear", 1.0)]:
+            for C in Cs:
+                if kernel == "linear" and C >= 1000 and not linear_c1000:
+                    continue
+                yield name, X, y, kernel, gf / d, C
+
+
+def trace_overhead(repeats):
+    """trace=True against trace=False on two cells (CPU time, best of ``repeats``)."""
+    rows = []
+    sets = real_sets()
+    cases = [("breast", "rbf", 1.0), ("digits", "linear", 1.0)]
+    if "fourclass" in sets:
+        cases.insert(0, ("fourclass", "rbf", 1000.0))
+    for name, kernel, C in cases:
+        X, y = sets[name]
+        g = 1.0 / X.shape[1]
+        off, _, m0 = _fit_times(lambda: BinarySVC(C=C, kernel=kernel, gamma=g), X, y, repeats)
+        on, _, m1 = _fit_times(lambda: BinarySVC(C=C, kernel=kernel, gamma=g, trace=True,
+                                                 max_trace=10**7), X, y, repeats)
+        assert np.array_equal(m0.alpha_, m1.alpha_)
+        rows.append((name, kernel, C, m0.n_iter_, off, on))
+    return rows
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    ap.add_argument("--kernels", nargs="+", default=["rbf", "linear"], choices=["rbf", "linear"])
-    ap.add_argument("--repeats", type=int, default=2, help="best of this many runs per solver")
-    ap.add_argument("--cvxpy-max", type=int, default=2000)
+    ap.add_argument("--quick", action="store_true", help="a ~2-minute subset")
+    ap.add_argument("--repeats", type=int, default=3, help="best of this many runs per solver")
+    ap.add_argument("--max-n", type=int, default=10000, help="largest synthetic n in the grid")
+    ap.add_argument("--linear-c1000", action="store_true", help="include linear cells with C = 1000")
     args = ap.parse_args(argv)
 
-    # compilation from scratch, in a child process with an empty Numba cache
-    with tempfile.TemporaryDirectory() as cache_dir:
-        code = ("import time; t = time.perf_counter(); from svmviz.models.svc import BinarySVC; "
-                "from sklearn.datasets import make_classification as m; X, y = m(200, random_state=1); "
-                "t1 = time.perf_counter(); BinarySVC(gamma=0.1).fit(X, y); "
-                "print(time.perf_counter() - t1)")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=dict(os.environ, NUMBA_CACHE_DIR=cache_dir), check=True)
-        print(f"compile from an empty Numba cache (+ solve, n=200): {float(out.stdout):.2f} s")
-    # first call in this process: loading the cached machine code plus a tiny solve
-    X, y = make_data(200, seed=1)
+    X, y = synthetic(300, 5, seed=1)
     t0 = time.perf_counter()
-    BinarySVC(kernel="rbf", gamma=0.1).fit(X, y)
-    first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    BinarySVC(kernel="rbf", gamma=0.1).fit(X, y)
-    BinarySVC(kernel="rbf", gamma=0.1, cache_mb=1).fit(X, y)
-    warm = time.perf_counter() - t0
-    SVC(gamma=0.1).fit(X, y)
-    print(f"first call here (load the cached code + solve, n=200): {first:.2f} s; "
-          f"warm call: {warm / 2:.4f} s")
+    BinarySVC(gamma=0.2).fit(X, y)   # loads (or compiles) the cached Numba code: not timed below
+    BinarySVC(kernel="linear", trace=True).fit(X, y)
+    print(f"Numba load/compile + first solve: {time.perf_counter() - t0:.2f} s")
 
-    head = (f"{'kernel':>7} {'n':>6} {'smo s':>8} {'libsvm s':>9} {'ratio':>6} {'cpu rat':>7} "
-            f"{'rel obj':>9} "
-            f"{'it smo':>8} {'it libsvm':>9} {'#SV smo':>8} {'#SV lib':>8} {'cvxpy s':>8} "
-            f"{'rel obj cvx':>11}")
+    head = (f"{'data':>16} {'kernel':>6} {'gamma':>8} {'C':>7} {'cpu ratio':>9} {'wall ratio':>10} "
+            f"{'smo cpu s':>9} {'lib cpu s':>9} {'rel obj':>9} {'it smo':>9} {'it lib':>9} conv")
     print(head)
     print("-" * len(head))
-    for kernel_name in args.kernels:
-        for n in args.sizes:
-            r = bench(n, kernel_name, args.repeats, args.cvxpy_max)
-            print(f"{r['kernel']:>7} {r['n']:>6} {r['smo_s']:>8.3f} {r['libsvm_s']:>9.3f} "
-                  f"{r['ratio']:>6.2f} {r['cpu_ratio']:>7.2f} {r['rel_obj']:>9.2e} {r['iter_smo']:>8} "
-                  f"{r['iter_libsvm']:>9} {r['nsv_smo']:>8} {r['nsv_libsvm']:>8} "
-                  f"{r['cvxpy_s']:>8.2f} {r['rel_obj_cvxpy']:>11.2e}", flush=True)
+    rows = []
+    for name, X, y, kernel, gamma, C in grid(args.quick, args.max_n, args.linear_c1000):
+        r = cell(X, y, kernel, gamma, C, args.repeats)
+        r.update(name=name, kernel=kernel, gamma=gamma, C=C)
+        rows.append(r)
+        gtxt = f"{gamma:.3g}" if kernel == "rbf" else "-"
+        print(f"{name:>16} {kernel:>6} {gtxt:>8} {C:>7g} {r['cpu']:>9.2f} {r['wall']:>10.2f} "
+              f"{r['smo_s']:>9.3f} {r['libsvm_s']:>9.3f} {r['rel_obj']:>9.1e} {r['it']:>9} "
+              f"{r['it_lib']:>9} {'yes' if r['converged'] else 'NO'}", flush=True)
+    ratios = np.array([r["cpu"] for r in rows])
+    worst = rows[int(np.argmax(ratios))]
+    print(f"\ncells: {len(rows)}; CPU ratio smo/libsvm median {np.median(ratios):.2f}, "
+          f"worst {worst['cpu']:.2f} ({worst['name']}, {worst['kernel']}, C={worst['C']:g}"
+          + (f", gamma={worst['gamma']:.3g}" if worst["kernel"] == "rbf" else "") + "); "
+          f"cells above 1.0x: {int(np.sum(ratios > 1.0))}; unconverged: "
+          f"{sum(not r['converged'] for r in rows)}; max relative objective excess over LIBSVM: "
+          f"{max(r['rel_obj'] for r in rows):.1e}")
+    print("\ntrace overhead (CPU time, best of 3):")
+    for name, kernel, C, it, off, on in trace_overhead(3):
+        print(f"  {name} {kernel} C={C:g}: {it} iterations, trace off {off:.3f} s, on {on:.3f} s, "
+              f"factor {on / off:.2f}")
 
 
 if __name__ == "__main__":

@@ -206,3 +206,14 @@ def test_trace_curves_in_the_model_scale(Est, params):
     assert c["objective"][-1] == pytest.approx(m.objective_, rel=1e-9)
     assert c["objective"][T // 2] == pytest.approx(m.iterate_at(T // 2).objective, rel=1e-9)
     assert c["max_violation"][-1] <= 1e-4 and c["max_violation"][0] > 1e-4
+
+
+def test_traced_model_survives_save_and_load():
+    from svmviz.export import dumps_model, loads_model
+
+    X, y = _blobs(30, seed=9)
+    m = BinaryNuSVC(nu=0.4, kernel="linear", trace=True).fit(X, y)
+    back = loads_model(dumps_model(m))
+    T = len(m.trace_)
+    np.testing.assert_array_equal(back.iterate_at(T).alpha, m.iterate_at(T).alpha)
+    np.testing.assert_allclose(back.decision_function(X), m.decision_function(X))
