@@ -463,3 +463,21 @@ def test_lean_smo_matches_the_cvxpy_reference():
         assert np.all(res.alpha >= lower - 1e-12) and np.all(res.alpha <= upper + 1e-12)
         assert f(res.alpha) == pytest.approx(f(ref.alpha), rel=1e-6, abs=1e-7)
         np.testing.assert_allclose(X.T @ (res.alpha * y), X.T @ (ref.alpha * y), atol=1e-3)
+
+
+def test_chain_and_animation_figures(model, split):
+    from svmviz.plots.svm_tree import animation_figure, animation_html, chain_figure, step_figure
+
+    Xtr, ytr, _, _ = split
+    chain = chain_figure(model)
+    n = len(model.nodes_)
+    assert len(chain.layout.shapes) == 4 * n + 1                  # boxes, leaves, links, the end
+    leaves = [a for a in chain.layout.annotations if a.text.startswith("<b>→")]
+    assert len(leaves) == n and min(a.font.size for a in leaves) >= 13
+    fig = step_figure(model, Xtr, ytr, 0, resolution=30)
+    assert fig.layout.height >= 600 and fig.layout.legend.x > 1   # legend beside the axes
+    anim = animation_figure(model, Xtr, ytr, resolution=20)
+    assert all(c.y < 0 for c in list(anim.layout.sliders) + list(anim.layout.updatemenus))  # below the axes
+    html = animation_html(anim).decode()
+    assert "Plotly.animate" not in html.split("Plotly.newPlot")[-1].split("</script>")[0]   # no autoplay
+    assert "Plotly.animate" in anim.to_html(include_plotlyjs=False).split("Plotly.newPlot")[-1]

@@ -1,14 +1,15 @@
-"""The SVM tree stepper page: AppTest walks the steps, a headless browser sees the plot change."""
+"""The SVM tree stepper page on the app state: AppTest walks the steps (no refit), the step is
+explained in words, Play advances, an imported model is shown without fitting, a step's samples go
+to the Convex Hulls page; a headless browser sees the plot change."""
 
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
+from apphelpers import page_test, problems
 from conftest import wait_for_app
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "2_SVM_Tree.py")
+PAGE = "pages/2_SVM_Tree.py"
 
 
 def _step_caption(at) -> str:
@@ -20,35 +21,81 @@ def _figure_title(at) -> str:
     return spec["layout"]["title"]["text"]
 
 
-def test_next_three_previous_one_shows_step_three(fourclass):
-    at = AppTest.from_file(PAGE, default_timeout=240).run()
-    assert not at.exception and not at.error
-    first = _step_caption(at)
-    assert first.startswith("**Step 1 of ")
+def _data():
+    from svmviz.data.generators import fourclass_like
+
+    return fourclass_like(n=300, seed=0)
+
+
+def test_steps_are_explained_and_moving_does_not_refit():
+    from svmviz_app.cache import FITS
+
+    at = page_test(PAGE, dataset=_data()).run()
+    assert not problems(at) and not at.error
+    assert _step_caption(at).startswith("**Step 1 of ")
+    fits = FITS.computed
     for _ in range(3):
-        at.button(key="svm_tree_next").click().run()
-    at.button(key="svm_tree_prev").click().run()
-    assert not at.exception and not at.error
-    assert at.session_state["svm_tree_step"] == 2
+        at.button(key="tree.step_next").click().run()
+    at.button(key="tree.step_prev").click().run()
+    assert not problems(at) and not at.error
+    assert at.session_state["tree.step"] == 2
     assert _step_caption(at).startswith("**Step 3 of ")
-    assert _figure_title(at).startswith("Step 3 of ")   # the plot shows the same step
-    assert at.slider(key="svm_tree_step_slider").value == 3
-    # the candidates table lists the four QP candidates of Fig. 4.1
+    assert _figure_title(at).startswith("Step 3 of ")            # the plot shows the same step
+    text = " ".join(i.value for i in at.info)
+    assert "wins because it removes" in text                     # the plain-words explanation
     table = next(d.value for d in at.dataframe if "left out" in d.value.columns)
-    labels = list(table["line"])
-    assert {"a", "b", "c", "d"} <= set(labels)
-    n_fits = len(at.session_state["svm_tree_fits"])
-    at.button(key="svm_tree_last").click().run()
-    assert len(at.session_state["svm_tree_fits"]) == n_fits  # moving did not refit
-    assert not at.exception
+    assert {"a", "b", "c", "d"} <= set(table["line"])
+    zero = next(d.value for d in at.dataframe if "exact: w = 0" in d.value.columns)
+    solved = zero[zero["how"] == "solved"]
+    assert len(solved) and (solved["w = 0"] == solved["exact: w = 0"]).mean() > 0.9
+    at.button(key="tree.step_last").click().run()
+    assert FITS.computed == fits                                 # stepping never refits
     last = _step_caption(at)
     total = int(last.split(" of ")[1].split("**")[0])
     assert last.startswith(f"**Step {total} of {total}**")
 
 
+def test_play_advances_the_steps():
+    at = page_test(PAGE, dataset=_data()).run()
+    at.button(key="tree.step_play").click().run()
+    assert not problems(at)
+    assert at.session_state["tree.step"] >= 1
+
+
+def test_an_imported_model_is_stepped_through_without_fitting():
+    from svmviz.models import SVMTreeClassifier
+    from svmviz_app.cache import FITS
+
+    from svmviz.data import split_and_normalize
+
+    ds = _data()
+    at = page_test(PAGE, dataset=ds).run()
+    # the model a user would upload: fitted on the Data page's default training part (30 % test,
+    # seed 0, stratified, no normalization) with other parameters
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)
+    other = SVMTreeClassifier(ck_rule="paper", greedy_level=1).fit(tr.X, tr.y)
+    at.session_state["_svmviz_import_tree"] = (other, "uploaded.json")
+    fits = FITS.computed
+    at.run()
+    assert not problems(at)
+    assert any("imported model" in i.value for i in at.info)
+    assert _step_caption(at).startswith(f"**Step 1 of {len(other.trace_)}**")
+    assert FITS.computed == fits
+
+
+def test_a_step_goes_to_the_convex_hulls_page():
+    at = page_test(PAGE, dataset=_data()).run()
+    at.button(key="tree.step_next").click().run()
+    at.button(key="tree_send_hulls").click().run()
+    assert not problems(at)
+    node = at.session_state["_svmviz_hull_node"]
+    assert at.session_state["hull.src"] == "tree node" and "step 2 of the SVM tree" in node.description
+    assert len(node.y) == int(_step_caption(at).split("— ")[1].split(" samples")[0])
+
+
 @pytest.mark.browser
 def test_browser_next_changes_the_plot(streamlit_url, page, artifacts_dir, fourclass):
-    page.goto(f"{streamlit_url}/SVM_Tree")
+    page.goto(f"{streamlit_url}/SVM_Tree?data=fourclass")
     wait_for_app(page, timeout_ms=240000)
     page.wait_for_selector(".js-plotly-plot .gtitle", timeout=240000)
     before = page.locator(".js-plotly-plot .gtitle").first.text_content()
@@ -61,8 +108,7 @@ def test_browser_next_changes_the_plot(streamlit_url, page, artifacts_dir, fourc
     after = page.locator(".js-plotly-plot .gtitle").first.text_content()
     page.screenshot(path=str(artifacts_dir / "svm_tree_step2.png"), full_page=True)
     assert before.startswith("Step 1 of") and after.startswith("Step 2 of")
-    assert page.get_by_text("Step 2 of", exact=False).first.is_visible()
+    assert page.get_by_text("wins because it removes", exact=False).first.is_visible()
     page.get_by_role("tab", name="Final tree and metrics").click()
-    page.get_by_text("Against an RBF SVM on the same split").wait_for(timeout=60000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "svm_tree_final.png"), full_page=True)

@@ -110,9 +110,10 @@ class SVMTreeClassifier(SVMClassifierBase):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, progress=None, _reference=False):
-        """Fit; ``progress(message, fraction)`` (optional) is called at every step.
-        ``_reference=True`` solves every C_k try (no certified skips or closed forms): the slow
-        path the fast one must agree with (tests)."""
+        """Fit; ``progress(done, total)`` (optional) is called at every step with the samples
+        decided so far and all samples (summed over the pair trees). ``_reference=True`` solves
+        every C_k try (no certified skips, closed forms or lean SMO): the slow path the fast one
+        must agree with (tests)."""
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         settings = self._settings(fast=not _reference)
@@ -120,16 +121,15 @@ class SVMTreeClassifier(SVMClassifierBase):
         self._zero_cache = {}
         K = len(self.classes_)
         pairs = [(0, 1)] if K == 2 else list(combinations(range(K), 2))
+        sizes = [int(np.sum((yi == a) | (yi == b))) for a, b in pairs]
         trees = []
         for pi, (a, b) in enumerate(pairs):
             idx = np.flatnonzero((yi == a) | (yi == b))
             y_pm = np.where(yi[idx] == b, 1, -1)
 
-            def report(step, n_active, pi=pi, n=len(idx)):
+            def report(step, n_active, before=sum(sizes[:pi]), n=len(idx)):
                 if progress is not None:
-                    done = (pi + 1 - n_active / n) / len(pairs)
-                    progress(f"pair {pi + 1}/{len(pairs)}, step {step + 1}: {n_active} samples in play",
-                             min(max(done, 0.0), 1.0))
+                    progress(before + n - n_active, sum(sizes))
 
             trees.append(self._fit_binary(X[idx], y_pm, idx, self.classes_[[a, b]], settings, nl, report))
         self.trees_ = trees
