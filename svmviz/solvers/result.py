@@ -21,7 +21,7 @@ class QPResult:
     rho : one offset per equality group, as LIBSVM's ``calculate_rho`` (see ``kkt.rho``)
     n_iter, converged, max_violation : iterations, whether max_violation ≤ tol was reached, and
         the final maximal KKT violation (LIBSVM's m(α) − M(α)), also when not converged
-    backend, solver_name : "smo", "dcd" or "cvxpy", and the underlying solver (e.g. "CLARABEL")
+    backend, solver_name : "smo" or "cvxpy", and the underlying solver (e.g. "CLARABEL")
     time_s : wall-clock time of the solve
     history : {"iteration": [...], "max_violation": [...], "objective": [...]} every few iterations
     trace : the SMO iterations (``SMOTrace``) when the solve was asked for one, else None

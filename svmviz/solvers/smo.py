@@ -214,6 +214,5 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         raise ConvergenceError(
             f"SMO did not converge: {why} with maximal KKT violation {viol:.3g} > tol = {tol:g} "
             f"(objective {objective:.6g}). Leave max_iter=None to run to convergence, loosen "
-            "tol, or lower C; for a linear kernel with large C use the dual coordinate descent "
-            "backend ('dcd')", result=res)
+            "tol, or lower C (large C makes SMO take many more iterations)", result=res)
     return res
