@@ -13,16 +13,22 @@ _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot",
            ("#9467bd", "dashdot", 2)]
 
 
+def _data_on_plane(X, y, names, plane, resolution):
+    """A figure with the classes drawn on the data's plane, the plane coordinates X2, the grid
+    axes and the grid points lifted back to the data's space."""
+    X2 = plane.to2d(X) if plane is not None else X
+    xs, ys, Pg = grid(X2, resolution)
+    pts = plane.lift(Pg) if plane is not None else Pg
+    fig = go.Figure()
+    add_class_scatter(fig, X2, y, np.unique(y), names)
+    return fig, X2, xs, ys, pts
+
+
 def plot_boundaries(models: dict, X: np.ndarray, y, names=None, plane=None,
                     resolution: int = 150) -> go.Figure:
     """The zero level set of every model's ``decision_function`` on the data's plane, with the
     support vectors of the first model circled. ``models``: {label: fitted binary model}."""
-    X2 = plane.to2d(X) if plane is not None else X
-    xs, ys, P = grid(X2, resolution)
-    pts = plane.lift(P) if plane is not None else P
-    fig = go.Figure()
-    classes = np.unique(y)
-    add_class_scatter(fig, X2, y, classes, names)
+    fig, X2, xs, ys, pts = _data_on_plane(X, y, names, plane, resolution)
     first = next(iter(models.values()), None)
     sv = getattr(first, "support_", None)
     if sv is not None and len(sv):
@@ -105,12 +111,7 @@ def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
     the margins f_t = ±1 on the data's plane, the working pair of iteration t circled, the
     optimum's boundary (``target``, a fitted model, e.g. the cvxpy reference) dotted, and for
     the ν-SVM the two reduced hulls' current points p₊, p₋ joined by a segment."""
-    X2 = plane.to2d(X) if plane is not None else X
-    xs, ys, Pg = grid(X2, resolution)
-    pts = plane.lift(Pg) if plane is not None else Pg
-    fig = go.Figure()
-    classes = np.unique(y)
-    add_class_scatter(fig, X2, y, classes, names)
+    fig, X2, xs, ys, pts = _data_on_plane(X, y, names, plane, resolution)
     Z = it.decision_function(pts).reshape(len(ys), len(xs))
     levels = [(0.0, "solid", 3, "f_t(x) = 0")]
     if it.margins:
