@@ -45,8 +45,8 @@ def sample_index(n: int, cap: int = MAX_DRAWN_POINTS, seed: int = SAMPLE_SEED) -
 def note_sample(fig: go.Figure, shown: int, total: int, what: str = "points") -> go.Figure:
     """Say on the figure that only a sample of the points is drawn."""
     k = len(fig.layout.annotations)  # stack notes upwards from the bottom-left corner
-    fig.add_annotation(text=f"showing a random sample of {shown:,} of {total:,} {what} "
-                            f"(seed {SAMPLE_SEED}); every point is used for the computation",
+    fig.add_annotation(text=f"drawn: a random sample of {shown:,} of the {total:,} {what} "
+                            f"(seed {SAMPLE_SEED}); computations use them all",
                        xref="paper", yref="paper", x=0.01, y=0.01 + 0.06 * k, xanchor="left",
                        yanchor="bottom", showarrow=False, bgcolor="rgba(255,255,255,0.8)",
                        font=dict(size=11, color="#333"))
