@@ -142,8 +142,10 @@ if lesson or not matches:
 
 tab_step, tab_final = st.tabs(["Step by step", "Final tree and metrics"])
 with tab_step:
-    c_plot, c_side = st.columns([3, 2])
-    with c_side:
+    # the plot takes the full width (its legend sits beside the axes); the controls for it below
+    plot_slot = st.container()
+    c_draw, c_hull = st.columns(2)
+    with c_draw:
         st.markdown("**Draw on the plot**")
         show_rch = st.checkbox("reduced convex hull of the hard class (μ = C_k / m_other)",
                                key=bind("tree.show_rch", False), disabled=train.n_features != 2)
@@ -155,18 +157,18 @@ with tab_step:
         default = (chosen.parent or chosen.label) if chosen is not None else (qp_labels[0] if qp_labels else "a")
         geo = st.selectbox("for candidate (default: the chosen one)", qp_labels,
                            key=bind("tree.geo", default, options=qp_labels)) if qp_labels else None
-        st.markdown("**Look at this node's data on the Convex Hulls page**")
+    with c_hull:
+        st.markdown("**This node's data on the Convex Hulls page**")
         act = step.active
         st.button("Send this step's samples to Convex Hulls", key="tree_send_hulls", on_click=state.send_to_hulls,
                   args=(train.X[act], train.y[act], list(train.class_names), list(train.feature_names),
                         f"step {k + 1} of the SVM tree ({len(act)} samples in play)"))
         try:
-            st.page_link("pages/3_Convex_Hulls.py", label="Open Convex Hulls (reduced hulls, zero solution)",
-                         icon="🔺")
+            st.page_link("pages/3_Convex_Hulls.py", label="Open Convex Hulls (reduced hulls, zero solution)")
         except StreamlitPageNotFoundError:   # the page runs on its own, without app.py's navigation
             st.markdown("[Open Convex Hulls](Convex_Hulls) (reduced hulls, zero solution)")
     overlays = tuple(o for o, on in zip(("rch", "centroid", "nearest"), (show_rch, show_cen, show_near)) if on)
-    with c_plot:
+    with plot_slot:
         fig = None
         with guard("cannot draw this step"):
             fig = step_figure(model, train.X, train.y, k, tree_index, plane, overlays=overlays,

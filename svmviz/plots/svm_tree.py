@@ -307,18 +307,18 @@ def chain_figure(model, tree_index: int = 0) -> go.Figure:
         line = "#aaa" if grey else "#333"
         if not grey:
             if kept_i == nl_depth:
-                notes.append(dict(x=-1.6, y=ypos + 0.5, showarrow=False, xanchor="right",
+                notes.append(dict(x=-2.4, y=ypos + 0.5, showarrow=False, xanchor="right",
                                   text="RBF node here ⇢", font=dict(color="#c00", size=13)))
             kept_i += 1
-        shapes += [dict(type="rect", x0=-1.5, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
+        shapes += [dict(type="rect", x0=-2.3, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
                         line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
                    dict(type="rect", x0=1.5, x1=2.7, y0=ypos - 0.3, y1=ypos + 0.3, fillcolor=color,
                         line=dict(color=line)),
                    dict(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333")),
-                   dict(type="line", x0=-0.2, x1=-0.2, y0=ypos - 0.35, y1=ypos - 0.65,
+                   dict(type="line", x0=-0.6, x1=-0.6, y0=ypos - 0.35, y1=ypos - 0.65,
                         line=dict(color="#333"))]
         flags = [nd.solver] + (["−w"] if nd.sign_changed else []) + (["⊥"] if nd.perpendicular else [])
-        notes += [dict(x=-0.2, y=ypos, showarrow=False,
+        notes += [dict(x=-0.6, y=ypos, showarrow=False,
                        text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {nd.hard_class:+d}, "
                             f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
                        font=dict(size=13, color="#888" if grey else "#000")),
@@ -331,14 +331,14 @@ def chain_figure(model, tree_index: int = 0) -> go.Figure:
     else:
         last = f"rest → {cls[tree.final_class]}"
         fill = POS_COLOR if tree.final_class > 0 else NEG_COLOR
-    shapes.append(dict(type="rect", x0=-1.5, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
+    shapes.append(dict(type="rect", x0=-2.3, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
                        line=dict(color="#333")))
-    notes.append(dict(x=-0.2, y=yend, text=f"<b>{last}</b>", showarrow=False, font=dict(size=14)))
+    notes.append(dict(x=-0.6, y=yend, text=f"<b>{last}</b>", showarrow=False, font=dict(size=14)))
     fig = go.Figure()
     fig.update_layout(shapes=shapes, annotations=notes, template="plotly_white",
                       height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=40, b=10),
                       title=f"The chain: {n} nodes, {len(tree.kept())} kept after pruning",
-                      xaxis=dict(visible=False, range=[-3.0, 2.9]),
+                      xaxis=dict(visible=False, range=[-3.6, 2.9]),
                       yaxis=dict(visible=False, range=[yend - 0.8, 0.9]))
     return fig
 
