@@ -53,7 +53,7 @@ def test_large_scatter_uses_webgl_and_a_stated_seeded_sample():
     assert all(isinstance(t, go.Scattergl) for t in fig.data)
     assert sum(len(t.x) for t in fig.data) == common.MAX_DRAWN_POINTS
     note = fig.layout.annotations[0].text
-    assert f"{common.MAX_DRAWN_POINTS:,} of {n:,}" in note and "seed" in note
+    assert f"{common.MAX_DRAWN_POINTS:,} of the {n:,}" in note and "seed" in note
     again = common.add_class_scatter(go.Figure(), P, y)   # the same sample every time
     np.testing.assert_array_equal(again.data[0].x, fig.data[0].x)
     # between the threshold and the cap: WebGL, every point, no note
