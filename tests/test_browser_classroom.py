@@ -72,3 +72,42 @@ def test_a_page_link_opened_first_on_a_fresh_server_goes_through_the_app(page):
         assert "split.seed=4" in page.url   # the link's value was read and written back
     finally:
         stop_streamlit(proc)
+
+
+def _step_text(page) -> str:
+    page.wait_for_function("() => /Step \\d+ of \\d+/.test(document.body.innerText)", timeout=240000)
+    import re
+
+    return re.search(r"Step \d+ of \d+", page.locator('[data-testid="stMainBlockContainer"]').inner_text()).group(0)
+
+
+def test_a_copied_link_shows_the_same_step_of_the_same_tree_in_a_new_browser(streamlit_url, browser,
+                                                                              artifacts_dir):
+    """Issue 11's "done when": step the SVM tree, take the URL, open it in a fresh browser context
+    (no shared session), and find the same page, tree and step."""
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = first.new_page()
+    page.goto(f"{streamlit_url}/SVM_Tree?tree.g1=1")
+    wait_for_app(page, timeout_ms=240000)
+    assert _step_text(page).startswith("Step 1 of")
+    for k in range(3):
+        page.get_by_role("button", name="Next ▶").click(timeout=120000)
+        page.wait_for_function("k => document.body.innerText.includes(`Step ${k} of`)", arg=k + 2,
+                               timeout=120000)
+        wait_for_app(page, timeout_ms=120000)
+    shown = _step_text(page)
+    assert shown.startswith("Step 4 of")
+    page.wait_for_function("() => location.search.includes('tree.step=3')", timeout=60000)
+    link = page.url
+    first.close()
+
+    second = browser.new_context(viewport={"width": 1400, "height": 1000})
+    other = second.new_page()
+    other.goto(link)
+    wait_for_app(other, timeout_ms=240000)
+    assert _step_text(other) == shown                      # same step of a tree of the same size
+    other.wait_for_function("() => location.search.includes('tree.step=3')", timeout=60000)
+    assert "tree.g1=1" in other.url                        # the greedy level came from the link
+    wait_for_app(other, timeout_ms=240000)
+    other.screenshot(path=str(artifacts_dir / "svm_tree_from_link.png"), full_page=True)
+    second.close()
