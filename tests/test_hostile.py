@@ -195,6 +195,39 @@ def test_nested_estimators_are_validated_too():
         loads_model(json.dumps(doc))
 
 
+def _first_record_array(node):
+    """The first float array inside a record of a model document (depth first)."""
+    if isinstance(node, dict):
+        if "__record__" in node:
+            for v in node.get("fields", {}).values():
+                if isinstance(v, dict) and v.get("__ndarray__", {}).get("dtype") == "float" \
+                        and v["__ndarray__"]["data"]:
+                    return v["__ndarray__"]
+        for v in node.values():
+            if (hit := _first_record_array(v)) is not None:
+                return hit
+    elif isinstance(node, list):
+        for v in node:
+            if (hit := _first_record_array(v)) is not None:
+                return hit
+    return None
+
+
+def test_nan_arrays_inside_records_are_refused():
+    """A NaN hyperplane in an SVM-tree node still "predicts" (every comparison with NaN is
+    False), so only the values tell: records may hold non-finite scalars, never arrays."""
+    from svmviz.models import SVMTreeClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        doc = json.loads(dumps_model(SVMTreeClassifier().fit(X, Y)))
+    assert type(loads_model(json.dumps(doc))) is SVMTreeClassifier
+    arr = _first_record_array(doc["model"]["fitted"])
+    arr["data"] = ["nan"] * len(arr["data"])
+    with pytest.raises(ModelFormatError, match="NaN or infinite"):
+        loads_model(json.dumps(doc))
+
+
 def test_model_documents_have_a_size_cap(svc_doc, tmp_path):
     text = json.dumps(svc_doc)
     assert type(loads_model(text)) is BinarySVC

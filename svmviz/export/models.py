@@ -3,6 +3,7 @@ able to run code)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -105,6 +106,24 @@ def _nonfinite(value) -> bool:
     return False
 
 
+def _nonfinite_record_array(value) -> str | None:
+    """``Record.field`` of the first float array holding NaN/inf inside the records in ``value``.
+    Records may hold non-finite scalars by design (an unbounded threshold, a μ that does not
+    exist), arrays (w, α, decision values) never: a NaN there silently changes predictions."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if isinstance(v, np.ndarray) and v.dtype.kind == "f" and not np.all(np.isfinite(v)):
+                return f"{type(value).__name__}.{f.name}"
+            if (hit := _nonfinite_record_array(v)) is not None:
+                return hit
+    elif isinstance(value, (list, tuple, dict)):
+        for v in (value.values() if isinstance(value, dict) else value):
+            if (hit := _nonfinite_record_array(v)) is not None:
+                return hit
+    return None
+
+
 def _check_state(est, where: str) -> None:
     from svmviz.errors import ParameterError
     from svmviz.models._params import check_params
@@ -117,11 +136,15 @@ def _check_state(est, where: str) -> None:
         raise ModelFormatError(f"{where}: {exc}") from None
     allowed = NONFINITE_OK.get(name, set())
     for attr, value in vars(est).items():
-        if attr.endswith("_") and attr not in allowed and attr != "history_" and _nonfinite(value):
+        if not attr.endswith("_") or attr == "history_":
+            continue
+        if attr not in allowed and _nonfinite(value):
             raise ModelFormatError(f"{where}: the fitted {name}.{attr} holds NaN or infinite values")
-        if attr.endswith("_"):
-            for inner in _estimators_in(value):
-                _check_state(inner, where)
+        if (hit := _nonfinite_record_array(value)) is not None:
+            raise ModelFormatError(f"{where}: the fitted {name}.{attr} holds NaN or infinite values "
+                                   f"(in {hit})")
+        for inner in _estimators_in(value):
+            _check_state(inner, where)
 
 
 def _probe(est, n_features: int) -> np.ndarray:
