@@ -150,13 +150,38 @@ def lower_zero_threshold(X_hard, X_other, D_other: float = 1.0, backend: str = "
     return 0.0 if not np.isfinite(t) or t <= 0 else float(D_other / (t * X_hard.shape[0]))
 
 
+@register_record
+@dataclass
+class HardClassZero:
+    """The exact zero-solution picture of one hard class at one step (DESIGN.md "Zero solution,
+    exactly", both sides), computed when a step is viewed: w = 0 for C_k ≥ ``D_star`` and for
+    C_k ≤ ``D_low``; the window (D_low, D_star) contains ``floor`` = m_other/m_hard. ``paper_C``:
+    where the seed's loop C_k ← C_k/f lands (nan when it jumps over the window); ``exact_C``:
+    where ck_rule="exact" lands. ``case``: the ``ZeroSolutionCase`` (LP certificate) at C_hard;
+    ``hulls_intersect``: Theorem 1's weaker warning."""
+
+    hard_class: int
+    m_hard: int
+    m_other: int
+    D_star: float
+    D_low: float
+    floor: float
+    paper_tries: np.ndarray
+    paper_C: float
+    exact_C: float
+    case: object
+    hulls_intersect: bool
+
+    def zero_at(self, C_k: float) -> bool:
+        """The exact prediction: does the C-SVM return w = 0 at this C_k?"""
+        return bool(C_k >= self.D_star * (1 - 1e-9) or C_k <= self.D_low * (1 + 1e-9))
+
+
 def hard_class_zero(X, y, hard_class: int, C_hard: float, reduction: float, exact_margin: float,
                     backend: str = "highs"):
     """Both thresholds of one hard class (non-hard bound 1) and where each C_k rule lands:
     the seed's C_k ← C_k/f (§4.3.2) and the exact rule (start at (1 − ε)·D_k*, never below
     m_other/m_hard). Two LPs; the SVM tree computes this only when a step is viewed."""
-    from svmviz.models._svm_tree_records import HardClassZero
-
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     Xh, Xo = X[y == hard_class], X[y != hard_class]
     m_h, m_o = len(Xh), len(Xo)

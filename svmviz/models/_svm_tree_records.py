@@ -94,33 +94,6 @@ class Step:
 
 @register_record
 @dataclass
-class HardClassZero:
-    """The exact zero-solution picture of one hard class at one step (DESIGN.md "Zero solution,
-    exactly", both sides), computed when a step is viewed: w = 0 for C_k ≥ ``D_star`` and for
-    C_k ≤ ``D_low``; the window (D_low, D_star) contains ``floor`` = m_other/m_hard. ``paper_C``:
-    where the seed's loop C_k ← C_k/f lands (nan when it jumps over the window); ``exact_C``:
-    where ck_rule="exact" lands. ``case``: the ``ZeroSolutionCase`` (LP certificate) at C_hard;
-    ``hulls_intersect``: Theorem 1's weaker warning."""
-
-    hard_class: int
-    m_hard: int
-    m_other: int
-    D_star: float
-    D_low: float
-    floor: float
-    paper_tries: np.ndarray
-    paper_C: float
-    exact_C: float
-    case: object
-    hulls_intersect: bool
-
-    def zero_at(self, C_k: float) -> bool:
-        """The exact prediction: does the C-SVM return w = 0 at this C_k?"""
-        return bool(C_k >= self.D_star * (1 - 1e-9) or C_k <= self.D_low * (1 + 1e-9))
-
-
-@register_record
-@dataclass
 class Node:
     """A node of the chain: samples with hard_class·(w·x − threshold) < 0 take the non-hard label
     −hard_class, the others go on. ``pruned``: removed by §4.3.5."""
