@@ -67,7 +67,7 @@ def test_fit_then_predict_round_trip(tmp_path, capsys):
     (["fit", "BinarySVC"], "the following arguments are required"),
     (["plot-data", "iris", "--out", "plot.jpg"], "unknown figure format"),
     (["plot-data", "iris", "--features", "1", "9", "--out", "p.html"], "choose two different features"),
-    (["predict", "missing.json", "iris"], "cannot read the model file"),
+    (["predict", "missing.json", "iris"], "cannot read missing.json: no such file"),
     (["predict", "bad.json", "iris"], "not a svmviz model file"),
     (["frobnicate"], "invalid choice"),
     ([], "required: command"),

@@ -31,28 +31,32 @@ _LIBSVM_LINE = re.compile(r"^\S+(\s+(qid:\S+|\d+:\S+))+\s*(#.*)?$")
 _SNIFF_CHARS = 65536
 
 
-def _read_path(path: Path, limit: int, max_mb: float) -> bytes:
-    # a directory, a device (/dev/zero never ends) or a pipe is not "no such file" (issue 16)
+def read_capped(path, max_mb: float, error: type[Exception] = DataError,
+                expected: str = "a CSV or LIBSVM file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``max_mb`` MB, or ``error`` saying why not:
+    a directory, a device (/dev/zero never ends) or a pipe is not "no such file" (issue 16);
+    nothing beyond the cap is read even if the file grows after ``stat``."""
+    path = Path(path)
+    limit = int(max_mb * 2**20)
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise DataError(f"no such file: {path}") from None
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise error(f"cannot read {path}: no such file") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
+        raise error(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise DataError(f"{path} is a directory: give a CSV or LIBSVM file in it")
+        raise error(f"{path} is a directory: give {expected} in it")
     if not stat.S_ISREG(st.st_mode):
-        raise DataError(f"{path} is not a regular file (a device, pipe or socket): give a CSV or "
-                        "LIBSVM file")
+        raise error(f"{path} is not a regular file (a device, pipe or socket): give {expected}")
     if st.st_size > limit:
-        raise DataError(f"{path.name} is {st.st_size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
+        raise error(f"{path.name} is {st.st_size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
     try:
         with path.open("rb") as fh:
-            data = fh.read(limit + 1)  # the file may have grown since stat
+            data = fh.read(limit + 1)
     except OSError as exc:  # PermissionError, EIO, ...
-        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise error(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise DataError(f"{path.name} is larger than the {max_mb:g} MB limit")
+        raise error(f"{path.name} is larger than the {max_mb:g} MB limit")
     return data
 
 
@@ -67,7 +71,7 @@ def _read_bytes(source, max_mb) -> tuple[bytes, str, str]:
             raise DataError(f"cannot read data from {source!r}: give a path or a file") from None
         if "\x00" in str(path):
             raise DataError(f"{str(path)!r} is not a valid file name (it contains a NUL character)")
-        return _read_path(path, limit, max_mb), path.name, str(path)
+        return read_capped(path, max_mb), path.name, str(path)
     if not callable(getattr(source, "read", None)):
         raise DataError(f"cannot read data from a {type(source).__name__}; give a path or a file")
     name = os.path.basename(str(getattr(source, "name", "") or "upload"))

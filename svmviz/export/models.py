@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import stat
 import warnings
 from numbers import Integral, Real
 
@@ -213,25 +212,11 @@ def save_model(model, path) -> None:
 def load_model(source, max_mb: float = MAX_MODEL_MB):
     """Read a model from a path or a binary/text file object; validates, never runs code, and
     reads at most ``max_mb`` MB (a device such as /dev/zero is refused before reading)."""
-    limit = int(max_mb * 2**20)
     if isinstance(source, (str, os.PathLike)):
-        try:
-            st = os.stat(source)
-        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
-            raise ModelFormatError(f"cannot read the model file {source}: "
-                                   f"{getattr(exc, 'strerror', None) or exc}") from None
-        if not stat.S_ISREG(st.st_mode):
-            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device or pipe)"
-            raise ModelFormatError(f"cannot read the model file {source}: it is {what}")
-        if st.st_size > limit:
-            raise ModelFormatError(f"the model file {source} is {st.st_size / 2**20:.1f} MB; "
-                                   f"the limit is {max_mb:g} MB")
-        try:
-            with open(source, "rb") as fh:
-                data = fh.read(limit + 1)
-        except OSError as exc:
-            raise ModelFormatError(f"cannot read the model file {source}: {exc.strerror or exc}") from None
-        return loads_model(data, max_mb)
+        from svmviz.data.loaders import read_capped
+
+        return loads_model(read_capped(source, max_mb, ModelFormatError, "a model file (.json)"), max_mb)
+    limit = int(max_mb * 2**20)
     if not callable(getattr(source, "read", None)):
         raise ModelFormatError(f"cannot read a model from a {type(source).__name__}; give a path or a file")
     try:
