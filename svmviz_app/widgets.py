@@ -234,7 +234,8 @@ def _play(key: str, on: bool) -> None:
 
 
 def step_controls(key: str, n_steps: int, label: str = "Step", delay_s: float = 1.0) -> int:
-    """The stepper every stepped view shares: ⏮ ◀ ▶ ⏭ buttons (keyboard: Home, Left, Right, End),
+    """The stepper every stepped view shares: first/previous/next/last buttons (keyboard: Home,
+    Left, Right, End),
     Play/Pause and a slider, all in the main area (they stay in lesson mode). The step is the
     bound value ``key`` (0-based, in the URL); returns it. Call ``advance_if_playing(key,
     n_steps)`` at the very end of the page so the rest of the page draws before the next step."""
@@ -243,21 +244,22 @@ def step_controls(key: str, n_steps: int, label: str = "Step", delay_s: float = 
     n = max(int(n_steps), 1)
     bind(key, 0, bounds=(0, n - 1))
     playing = bool(st.session_state.get(f"{key}._playing", False))
-    cols = st.columns([1, 1, 1, 1, 1.3, 5])
-    cols[0].button("⏮ First", key=f"{key}_first", on_click=set_value, args=(key, 0), shortcut="Home",
-                   help="first step (Home)")
-    cols[1].button("◀ Previous", key=f"{key}_prev", on_click=step_by, args=(key, -1, n), shortcut="Left",
-                   help="previous step (←)")
-    cols[2].button("Next ▶", key=f"{key}_next", on_click=step_by, args=(key, 1, n), shortcut="Right",
-                   help="next step (→)", type="primary")
-    cols[3].button("Last ⏭", key=f"{key}_last", on_click=set_value, args=(key, n - 1), shortcut="End",
-                   help="last step (End)")
-    cols[4].button("⏸ Pause" if playing else "⏵ Play", key=f"{key}_play", on_click=_play,
-                   args=(key, not playing), help=f"advance one step every {delay_s:g} s")
+    row = st.container(horizontal=True, vertical_alignment="center")   # buttons as wide as their labels
+    row.button("First", key=f"{key}_first", on_click=set_value, args=(key, 0), shortcut="Home",
+               icon=":material/first_page:", help="first step (Home)")
+    row.button("◀ Previous", key=f"{key}_prev", on_click=step_by, args=(key, -1, n), shortcut="Left",
+               help="previous step (←)")
+    row.button("Next ▶", key=f"{key}_next", on_click=step_by, args=(key, 1, n), shortcut="Right",
+               help="next step (→)", type="primary")
+    row.button("Last", key=f"{key}_last", on_click=set_value, args=(key, n - 1), shortcut="End",
+               icon=":material/last_page:", help="last step (End)")
+    row.button("Pause" if playing else "Play", key=f"{key}_play", on_click=_play, args=(key, not playing),
+               icon=":material/pause:" if playing else ":material/play_arrow:",
+               help=f"advance one step every {delay_s:g} s")
     if n > 1:
         st.session_state[f"{key}_slider"] = int(st.session_state[key]) + 1   # follows the buttons
-        cols[5].slider(label, 1, n, key=f"{key}_slider", label_visibility="collapsed",
-                       on_change=lambda: set_value(key, int(st.session_state[f"{key}_slider"]) - 1))
+        st.slider(label, 1, n, key=f"{key}_slider", label_visibility="collapsed",
+                  on_change=lambda: set_value(key, int(st.session_state[f"{key}_slider"]) - 1))
     return int(st.session_state[key])
 
 
