@@ -26,7 +26,7 @@ Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007),
   zero-solution loop of §4.3.2 applies to it too; eq. 4.3 has no upper bound. w is then the vector from the
   non-hard centroid to the nearest point of the reduced hull RCH(hard, C_k/m_other).
 - **The zero loop is bounded by the C_k range, not a number of tries**, and says why it stops. With the
-  seed's rule (`ck_rule = paper`, C_k ← C_k/f) it can jump over the whole window (D_low, D_k*) where w ≠ 0;
+  paper's rule (`ck_rule = paper`, C_k ← C_k/f) it can jump over the whole window (D_low, D_k*) where w ≠ 0;
   the **exact rule** (default) computes D_k* (one LP) and solves just below it, keeping the most weight on the
   hard class (eq. 4.2), then at m_other/m_hard, which is never a zero solution unless the centroids coincide.
 - **Stuck** (no candidate leaves a sample out): perpendicular hyperplanes first (§4.3.4), then the sign change
@@ -34,14 +34,16 @@ Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007),
   only an opt-in (`majority stop`), shown in the trace; without it the chain ends that way only when no
   hyperplane at all can split the samples left (e.g. identical points of both classes).
 - **w_tol is relative** (‖w‖ / Σα‖x − x̄‖), so scaling the data does not change which solutions count as zero;
-  the seed's tol is on ‖w‖.
+  the paper's tol is on ‖w‖.
 - **Ties in the threshold** (§4.2.2): projections equal up to rounding count as equal.
 - **The non-linear node** (§3.3) sits before the first kept node that decides fewer than k training samples
   (slivers are where the linear chain errs); its γ and C are chosen by cross-validation scored on the samples
   that reach it; it is trained on the whole training set, as the seed insists.
 """
 
-st.title("SVM decision tree (seed 000)")
+st.title("SVM decision tree")
+st.caption("Zapién Arreola, Fehr and Burkhardt, *Fast Support Vector Machine Classification of very large "
+           "Datasets* (2007), chapters 3–4.")
 st.caption("A chain of linear SVM nodes: at each step the four candidates of Fig. 4.1 (C-SVM and H1-SVM, "
            "each class as the hard class) are solved on the samples still in play, and the one that leaves "
            "out the most samples of the non-hard class is chosen.")
@@ -182,8 +184,8 @@ with tab_step:
     st.subheader("Zero solution at this step")
     with guard("cannot compute the zero-solution report"):
         for r in model.zero_solution_report(k, tree_index):
-            paper = (f"the seed's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
-                     else "the seed's loop jumps over this window (w = 0 at every try)")
+            paper = (f"the paper's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
+                     else "the paper's loop jumps over this window (w = 0 at every try)")
             st.markdown(f"**hard class {r.hard_class:+d}** ({r.m_hard} hard, {r.m_other} other samples): "
                         f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other)) "
                         f"and for C_k ≤ D_low = **{r.D_low:.4g}** (the hard centroid in the other class's reduced hull); "

@@ -22,7 +22,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 MAX_SAMPLES = MAX_TAU_DELTA
 
 st.title("Guard vectors: support-vector candidates from linear programs")
-st.caption("Seed 001 (Yang & Ahuja). A point is a guard vector when some hyperplane through it has "
+st.caption("Yang and Ahuja, *A Geometric Approach to Train Support Vector Machines* (CVPR 2000). A point is a guard vector when some hyperplane through it has "
            "every other point on its own label's side. Every support vector is one, so the SVM "
            f"trained on the guard vectors alone is the SVM of all points. This page works on at most "
            f"{MAX_SAMPLES:,} training samples (two classes, two features).")
@@ -37,7 +37,7 @@ with st.sidebar:
     src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
                        key=bind("guard.src", "current data set", options=SOURCES))
     method = st.radio("Test per point", ["seed", "single"], key=bind("guard.method", "seed", options=["seed", "single"]),
-                      format_func=lambda s: {"seed": "seed §3.1: dual-space LP, two orientations",
+                      format_func=lambda s: {"seed": "paper §3.1: dual-space LP, two orientations",
                                              "single": "one orientation-free LP"}[s])
     prefilter = st.checkbox("pre-filter: test only points on their class's hull boundary",
                             key=bind("guard.prefilter", True))
@@ -182,7 +182,7 @@ with right:
         st.caption(f"Status in the fitted model: {model.lp_status_[sel]}. In the dual plane a point "
                    "(x1, x2) is the line y = x1·x − x2 of the data plane; point p's dual is the line "
                    "x2 = p_x·x1 − p_y. Constraints with '≥' keep a point on or below the line. In 2-D the "
-                   "seed's LP is this interval test, which the fit uses directly.")
+                   "paper's LP is this interval test, which the fit uses directly.")
         if not state.lesson_mode():
             figure_downloads(figd, f"dual_space_point_{sel}", "guard_dual_dl")
 
@@ -202,9 +202,9 @@ standard_views(model, train2, test2, key="guard")
 
 # ------------------------------------------------------------------ Table 1 experiment
 st.header("Table 1 of the seed, small")
-st.caption("Hypercubes [0,40]ⁿ against [60,100]ⁿ. The seed's time advantage came from its dense MATLAB QP, "
+st.caption("Hypercubes [0,40]ⁿ against [60,100]ⁿ. The paper's time advantage came from its dense MATLAB QP, "
            "whose time grew about as m⁴; LIBSVM-style decomposition solvers (ours) solve these small "
-           "hard-margin problems in milliseconds. Our 2-D counts g are 2–3× the seed's, which we cannot "
+           "hard-margin problems in milliseconds. Our 2-D counts g are 2–3× the paper's, which we cannot "
            "explain (our guard sets agree with an independent closed form and with an LP over all points). "
            "The full table: benchmarks/bench_guard.py.")
 e1, e2 = st.columns(2)

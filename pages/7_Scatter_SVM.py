@@ -26,7 +26,8 @@ from svmviz_app.widgets import (bounded, data_sidebar, figure_downloads, guard, 
 MAX_SAMPLES = 3000
 
 st.title("Scatter SVM")
-st.caption("Seed 004 (Jenssen et al., *Scatter Support Vector Machine*): the dual minimises the "
+st.caption("Jenssen, Kloft, Zien, Sonnenburg and Müller, *A scatter-based prototype framework and "
+           "multi-class extension of support vector machines* (2012): the dual minimises the "
            "scatter Σ_c ‖m_c − m̄‖² of class prototypes m_c = Σ_{i∈c} α_i φ(x_i) around their mean m̄ "
            "(eq. 6–8); the hinge-loss primal gives w_c = m_c − m̄ and the score f_c(x) = ⟨w_c, φ(x)⟩ + b_c "
            f"(eq. 13–18); sensitivity maps (eq. 20–21). This page works on at most {MAX_SAMPLES:,} training "
@@ -225,14 +226,14 @@ with tab_sens:
             else:
                 st.caption(f"{ys.size} images, training accuracy {100 * np.mean(sm.predict(Xs) == ys):.1f} %. "
                            "Dark pixels change the scores most (each map has its own colour bar); the border "
-                           "pixels are blank as in the seed's Fig. 21.")
+                           "pixels are blank as in the paper's Fig. 21.")
                 figi = plot_sensitivity_images(S, (8, 8), cnames,
-                                               title="Sensitivity maps of digits 0, 1, 8 (seed Fig. 21–24)")
+                                               title="Sensitivity maps of digits 0, 1, 8 (the paper's Fig. 21–24)")
                 st.plotly_chart(figi, key="scatter_fig_sens_img")
                 if not state.lesson_mode():
                     figure_downloads(figi, "scatter_sensitivity_digits", key="scatter_dl_sens_img")
             figs = plot_sensitivity_bars(S, feats, cnames, title=(
-                "Sensitivity on the 5-D set (seed Fig. 17–20)" if which == "5d" else "The digit maps as bars"))
+                "Sensitivity on the 5-D set (the paper's Fig. 17–20)" if which == "5d" else "The digit maps as bars"))
             st.plotly_chart(figs, key="scatter_fig_sens")
             if not state.lesson_mode():
                 figure_downloads(figs, f"scatter_sensitivity_{which}", key="scatter_dl_sens")

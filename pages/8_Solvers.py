@@ -28,8 +28,8 @@ MAX_TRACE = 20_000         # recorded iterations (the solve itself always runs t
 FORMS = ["C-SVM", "ν-SVM (reduced hulls)"]
 
 st.title("Solvers: SMO step by step, against the cvxpy reference and LIBSVM")
-st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (seed 000 §4.1, Problem 1) and the "
-           "ν-SVM as the nearest points of two reduced convex hulls (seed 000 §3.1). SMO changes two "
+st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (Zapién Arreola et al. 2007, §4.1, Problem 1) and the "
+           "ν-SVM as the nearest points of two reduced convex hulls (§3.1 of the same report). SMO changes two "
            "α at a time (the working pair, chosen by the second-order rule of Fan, Chen & Lin 2005) "
            "and stops when the maximal KKT violation m(α) − M(α) is below the tolerance.")
 

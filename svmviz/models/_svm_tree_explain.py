@@ -112,11 +112,11 @@ def _rule_sentence(group, r) -> str:
     if c.ck_rule == "exact":
         s = f"The exact C_k rule went straight to C_k = {_g(c.tries[-1].C_k)}"
         if r is not None:
-            s += (f"; the seed's loop (C_k ← C_k/f) would have " +
+            s += (f"; the paper's loop (C_k ← C_k/f) would have " +
                   (f"stopped at {_g(r.paper_C)}" if np.isfinite(r.paper_C) else
                    "jumped over that window (w = 0 at every try)"))
     else:
-        s = f"The seed's loop (C_k ← C_k/f) tried {', '.join(_g(t.C_k) for t in c.tries)}"
+        s = f"The paper's loop (C_k ← C_k/f) tried {', '.join(_g(t.C_k) for t in c.tries)}"
         if r is not None:
             s += f"; the exact rule would use C_k = {_g(r.exact_C)}"
     if ends:
