@@ -189,3 +189,13 @@ def test_data_plot_planes_and_test_markers():
         plot_dataset(ds, (2, 2))
     with pytest.raises(DataError, match="plane must be"):
         plot_dataset(ds, method="tsne")
+
+
+def test_html_export_of_an_animation_does_not_autoplay():
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]), frames=[go.Frame(data=[go.Scatter(x=[1, 0], y=[0, 1])])])
+    on = fig.to_html(include_plotlyjs=False, full_html=False)
+    off = figure_bytes(fig, "html").decode()
+    assert "Plotly.animate(" in on           # Plotly's default plays the frames on load
+    assert "Plotly.animate(" not in off

@@ -32,7 +32,8 @@ def figure_bytes(fig, fmt: str) -> bytes:
     """The figure as ``fmt`` bytes ("html", "png" or "svg")."""
     fmt = fmt.lower().lstrip(".")
     if fmt == "html":
-        return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")
+        # animations wait for the reader's Play: Plotly would start them on load
+        return fig.to_html(include_plotlyjs=True, full_html=True, auto_play=False).encode("utf-8")
     if fmt not in ("png", "svg"):
         raise ExportError(f"unknown figure format {fmt!r}; use one of {', '.join(FORMATS)}")
     browser = _browser()
