@@ -158,7 +158,7 @@ def rss_mb(proc: psutil.Process) -> float:
     return proc.memory_info().rss / 2**20
 
 
-async def student(browser, url: str, clicks: int, think: float, timeout_s: float) -> dict:
+async def student(browser, url: str, clicks: int, think: float, timeout_s: float, click_timeout_s: float) -> dict:
     """One session: open the page, then click Next until ``clicks`` clicks or the last step."""
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await ctx.new_page()
@@ -168,14 +168,18 @@ async def student(browser, url: str, clicks: int, think: float, timeout_s: float
         await page.goto(url + "/SVM_Tree", timeout=timeout_s * 1000)
         await page.wait_for_function(f"() => ({_STEP_TEXT})() !== null", timeout=timeout_s * 1000)
         out["open"] = time.perf_counter() - t0
-        await page.wait_for_function(_READY, timeout=timeout_s * 1000)
+        # the student reads the first step; a run right after the first one (the app writing the
+        # view into the URL) would otherwise swallow an immediate click
+        for _ in range(2):
+            await page.wait_for_function(_READY, timeout=timeout_s * 1000)
+            await asyncio.sleep(think)
         out["steps"].append(await page.evaluate(_STEP_TEXT))
         for _ in range(clicks):
             k, n = (int(v) for v in out["steps"][-1].split()[1::2])
             if k >= n:
                 out["errors"].append(f"stopped at the last step ({k} of {n})")
                 break
-            r = await page.evaluate(_CLICK_NEXT, timeout_s * 1000)
+            r = await page.evaluate(_CLICK_NEXT, click_timeout_s * 1000)
             if "error" in r:
                 out["errors"].append(f"{r['error']} (at {r['before']})")
                 break
@@ -199,7 +203,7 @@ async def visit_home(browser, url: str, timeout_s: float) -> None:
 async def run_round(browser, url, server, n, args) -> dict:
     rss_before = rss_mb(server)
     cpu0, w0, b0 = cpu_seconds(server), time.perf_counter(), browser_cpu(server)
-    runs = await asyncio.gather(*(student(browser, url, args.clicks, args.think, args.timeout)
+    runs = await asyncio.gather(*(student(browser, url, args.clicks, args.think, args.timeout, args.click_timeout)
                                   for _ in range(n)))
     cpu, wall = cpu_seconds(server) - cpu0, time.perf_counter() - w0
     bcpu = sum(t - b0.get(pid, 0.0) for pid, t in browser_cpu(server).items())
@@ -219,25 +223,25 @@ async def run_round(browser, url, server, n, args) -> dict:
             "steps": runs[0]["steps"]}
 
 
-def print_table(rows, header_note: str) -> None:
-    print(header_note)
-    print(f"{'N':>4} {'ok':>4} {'clicks':>6} {'open p50':>9} {'open p95':>9} {'click p50':>10} "
-          f"{'click p95':>10} {'srv CPU s':>10} {'brw CPU s':>10} {'wall s':>7} {'RSS before':>11} {'RSS N open':>11} "
-          f"{'RSS expired':>12}")
-    for r in rows:
-        print(f"{r['label']:>4} {r['ok']:>4} {r['clicks']:>6} {r['open'][0]:>9.2f} {r['open'][1]:>9.2f} "
-              f"{r['click'][0]:>10.3f} {r['click'][1]:>10.3f} {r['cpu']:>10.1f} {r['browser_cpu']:>10.1f} "
-              f"{r['wall']:>7.1f} "
-              f"{r['rss'][0]:>9.0f}MB {r['rss'][1]:>9.0f}MB {r['rss'][2]:>10.0f}MB")
-    for r in rows:
-        for e in r["errors"]:
-            print(f"  N={r['label']}: {e}")
+def print_row(r) -> None:
+    """One row as soon as its round is over (a long run killed at N = 30 keeps N = 1 and 10)."""
+    print(f"{r['label']:>4} {r['ok']:>4} {r['clicks']:>6} {r['open'][0]:>9.2f} {r['open'][1]:>9.2f} "
+          f"{r['click'][0]:>10.3f} {r['click'][1]:>10.3f} {r['cpu']:>10.1f} {r['browser_cpu']:>10.1f} "
+          f"{r['wall']:>7.1f} {r['rss'][0]:>9.0f}MB {r['rss'][1]:>9.0f}MB {r['rss'][2]:>10.0f}MB", flush=True)
+    for e in r["errors"]:
+        print(f"      N={r['label']}: {e}", flush=True)
 
 
 async def main_async(args) -> None:
     from playwright.async_api import async_playwright
 
-    load0 = os.getloadavg()[0]
+    print(f"SVM Tree page, data dir {args.data_dir or '(none: the default data set)'}, {args.clicks} clicks on "
+          f"Next per session, think time {args.think:g} s, session TTL {args.ttl} s, browsers at nice "
+          f"{args.browser_nice}; machine load average {os.getloadavg()[0]:.1f} at the start ({os.cpu_count()} "
+          "cores)\n'warm' = the first session on a fresh server (it pays the fit); times in seconds")
+    print(f"{'N':>4} {'ok':>4} {'clicks':>6} {'open p50':>9} {'open p95':>9} {'click p50':>10} "
+          f"{'click p95':>10} {'srv CPU s':>10} {'brw CPU s':>10} {'wall s':>7} {'RSS before':>11} "
+          f"{'RSS N open':>11} {'RSS expired':>12}", flush=True)
     port = _free_port()
     proc = start_server(port, args.data_dir, args.ttl)
     server = psutil.Process(proc.pid)
@@ -250,14 +254,13 @@ async def main_async(args) -> None:
                       "--disable-background-networking", "--disable-component-update", "--disable-sync",
                       "--disable-dev-shm-usage", "--disable-renderer-backgrounding"])
             renicer = asyncio.create_task(renice_browsers(server, args.browser_nice))
-            rows = []
-            warm = await run_round(browser, url, server, 1, args)
-            warm["label"] = "warm"
-            rows.append(warm)
-            for n in args.sessions:
+            for label, n in [("warm", 1), *((str(n), n) for n in args.sessions)]:
                 r = await run_round(browser, url, server, n, args)
-                r["label"] = str(n)
-                rows.append(r)
+                r["label"] = label
+                print_row(r)
+                if label == "warm":
+                    steps = r["steps"]
+                    first = " → ".join(steps[:2] + (["…", steps[-1]] if len(steps) > 2 else []))
             renicer.cancel()
             await browser.close()
     finally:
@@ -266,14 +269,7 @@ async def main_async(args) -> None:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
-    first = " → ".join(warm["steps"][:2] + (["…", warm["steps"][-1]] if len(warm["steps"]) > 2 else []))
-    print_table(rows, f"SVM Tree page, data dir {args.data_dir or '(none: the default data set)'}, "
-                      f"{args.clicks} clicks on Next per session, think time {args.think:g} s, "
-                      f"session TTL {args.ttl} s, browsers at nice {args.browser_nice}; "
-                      f"warm-up session: {first}\n"
-                      f"'warm' = the first session on a fresh server (it pays the fit); times in seconds; "
-                      f"machine load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
-                      f"({os.cpu_count()} cores)")
+    print(f"warm-up session: {first}; machine load average {os.getloadavg()[0]:.1f} at the end")
 
 
 def main(argv=None) -> None:
@@ -285,6 +281,8 @@ def main(argv=None) -> None:
     ap.add_argument("--browser-nice", type=int, default=10,
                     help="niceness of Chromium and Playwright, so they yield the cores to the server")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for a page or a step")
+    ap.add_argument("--click-timeout", type=float, default=120.0,
+                    help="seconds after which a click that changed nothing counts as lost")
     ap.add_argument("--data-dir", default=os.environ.get("SVMVIZ_DATA_DIR")
                     or (str(SHARED_DATA) if (SHARED_DATA / "fourclass_scale").is_file() else None),
                     help="SVMVIZ_DATA_DIR for the server (default: the environment's, else ../shared/data)")
