@@ -12,6 +12,7 @@ from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_t
 from svmviz.geometry.zero_solution import c_svm_w
 from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
+from svmviz_app.controls import two_classes_two_features
 from svmviz_app.cache import cached_call
 from svmviz_app.state import bind
 from svmviz.models import BinaryNuSVC
@@ -64,19 +65,7 @@ with guard("cannot prepare the data"):
 if X is None:
     st.stop()
 classes = list(np.unique(yv))
-with st.sidebar:
-    if len(classes) > 2:
-        c_neg = st.selectbox("class shown as −1", classes, key=bind("hull.class_neg", classes[0], options=classes))
-        c_pos = st.selectbox("class shown as +1", classes, key=bind("hull.class_pos", classes[1], options=classes))
-        pick = [c_neg, c_pos] if c_neg != c_pos else [c_neg]
-    else:
-        pick = classes
-    feats = list(range(X.shape[1]))
-    if X.shape[1] > 2:
-        f1 = st.selectbox("x-axis feature", feats, format_func=lambda j: fnames[j], key=bind("hull.f1", 0, options=feats))
-        f2 = st.selectbox("y-axis feature", feats, format_func=lambda j: fnames[j], key=bind("hull.f2", 1, options=feats))
-    else:
-        f1, f2 = 0, 1
+pick, f1, f2 = two_classes_two_features(classes, fnames, "hull")
 if len(pick) != 2 or X.shape[1] < 2 or f1 == f2:
     st.info("This page needs two classes and two different features (the data has "
             f"{len(classes)} class(es) and {X.shape[1]} feature(s)): pick them in the sidebar or load "

@@ -11,6 +11,7 @@ from svmviz.errors import DataError
 from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, compare_with_full_qp, dual_view
 from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors
 from svmviz_app import state
+from svmviz_app.controls import two_classes_two_features
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.state import bind
 from svmviz_app.views import standard_views
@@ -56,21 +57,7 @@ if train is None:
     st.stop()
 
 classes = list(train.classes)
-feats = list(range(train.n_features))
-with st.sidebar:
-    if len(classes) > 2:
-        c_neg = st.selectbox("class shown as −1", classes, key=bind("guard.class_neg", classes[0], options=classes))
-        c_pos = st.selectbox("class shown as +1", classes, key=bind("guard.class_pos", classes[1], options=classes))
-        pick = [c_neg, c_pos] if c_neg != c_pos else [c_neg]
-    else:
-        pick = classes
-    if len(feats) > 2:
-        f1 = st.selectbox("x-axis feature", feats, format_func=lambda j: train.feature_names[j],
-                          key=bind("guard.f1", 0, options=feats))
-        f2 = st.selectbox("y-axis feature", feats, format_func=lambda j: train.feature_names[j],
-                          key=bind("guard.f2", 1, options=feats))
-    else:
-        f1, f2 = 0, 1
+pick, f1, f2 = two_classes_two_features(classes, train.feature_names, "guard")
 if len(pick) != 2 or train.n_features < 2 or f1 == f2:
     st.info(f"Guard vectors separate two classes in a plane: this page needs two classes and two different "
             f"features (the data has {len(classes)} class(es) and {train.n_features} feature(s)). Pick them in "

@@ -72,3 +72,26 @@ def log_slider(label: str, key: str, default: float, lo: float, hi: float, per_d
     nearest = min(options, key=lambda v: abs(np.log(v / default)))
     return st.select_slider(label, options=options, format_func=lambda v: f"{v:g}",
                             key=bind(key, nearest, options=options))
+
+
+def two_classes_two_features(classes, feature_names, prefix: str) -> tuple[list, int, int]:
+    """Sidebar pickers for pages that work on two classes in a plane: the classes shown as −1 and
+    +1 (when there are more than two) and the two features (when there are more than two), bound
+    as ``prefix.class_neg``, ``prefix.class_pos``, ``prefix.f1``, ``prefix.f2``. Returns
+    ``(pick, f1, f2)``; ``pick`` has fewer than two classes when the user chose one class twice."""
+    from svmviz_app.state import bind
+
+    classes, names = list(classes), list(feature_names)
+    feats = list(range(len(names)))
+    pick, f1, f2 = classes, 0, 1
+    with st.sidebar:
+        if len(classes) > 2:
+            c_neg = st.selectbox("class shown as −1", classes, key=bind(f"{prefix}.class_neg", classes[0], options=classes))
+            c_pos = st.selectbox("class shown as +1", classes, key=bind(f"{prefix}.class_pos", classes[1], options=classes))
+            pick = [c_neg, c_pos] if c_neg != c_pos else [c_neg]
+        if len(feats) > 2:
+            f1 = st.selectbox("x-axis feature", feats, format_func=lambda j: names[j],
+                              key=bind(f"{prefix}.f1", 0, options=feats))
+            f2 = st.selectbox("y-axis feature", feats, format_func=lambda j: names[j],
+                              key=bind(f"{prefix}.f2", 1, options=feats))
+    return pick, f1, f2

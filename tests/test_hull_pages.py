@@ -39,29 +39,8 @@ def test_convex_hulls_page(fourclass):
     assert len(at.get("plotly_chart")) == 3
 
 
-def test_guard_vectors_page():
-    at = AppTest.from_file(str(PAGES / "4_Guard_Vectors.py"), default_timeout=240).run()
-    assert not at.exception and not at.error
-    met = _metrics(at)
-    assert int(met["guard vectors g"]) >= int(met["support vectors s"]) >= 2
-    sb = at.selectbox(key="gv_point")
-    non_guard = next(o for o in sb.options if "guard vector" not in o)  # options as displayed
-    sb.set_value(int(non_guard.split(":")[0])).run()
-    assert any("is not a guard vector" in e.value for e in at.error)
-    at.radio(key="gv_method").set_value("single").run()
-    assert not at.exception
-    at.multiselect(key="t1_n").set_value([2]).run()
-    at.multiselect(key="t1_m").set_value([50]).run()
-    at.button(key="t1_run").click().run()
-    assert not at.exception and all("is not a guard vector" in e.value for e in at.error)
-    table = at.dataframe[-1].value
-    assert bool(table["same hyperplane"].all()) and (table["g"] >= table["s"]).all()
-    # fourclass is not separable: a clear message, not a traceback
-    at.selectbox(key="gv_src").set_value("current data set (two classes, two features)").run()
-    assert not at.exception and any("not linearly separable" in e.value for e in at.error)
-
-
-@pytest.mark.parametrize("path,name", [("Convex_Hulls", "hulls_page"), ("Guard_Vectors", "guard_page")])
+# the guard-vector page needs separable data: the link names the hypercubes (its page tests are in test_guard.py)
+@pytest.mark.parametrize("path,name", [("Convex_Hulls", "hulls_page"), ("Guard_Vectors?data=hypercubes", "guard_page")])
 def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name):
     page.set_viewport_size({"width": 1400, "height": 3400})  # Streamlit scrolls inside the app
     page.goto(f"{streamlit_url}/{path}")
@@ -75,7 +54,7 @@ def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name
 
 def test_click_on_a_point_selects_it(streamlit_url, page):
     """Plotly click selection (st.plotly_chart on_select) chooses the point of the dual picture."""
-    page.goto(f"{streamlit_url}/Guard_Vectors")
+    page.goto(f"{streamlit_url}/Guard_Vectors?data=hypercubes")
     wait_for_app(page, 240000)
     page.wait_for_selector(".js-plotly-plot", timeout=120000)
     verdict = page.locator('[data-testid="stAlert"]').filter(has_text="guard vector").first
