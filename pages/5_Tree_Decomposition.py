@@ -32,7 +32,9 @@ def _td_bound_terms(params, Xt, yt, Xv, yv):
     return cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv).bound_terms(Xt, yt)
 
 
-st.title("Tree decomposition (seed 002)")
+st.title("Tree decomposition")
+st.caption("Chang, Guo, Lin and Lu, *Tree Decomposition for Large-Scale SVM Problems: Experimental and "
+           "Theoretical Results* (2009).")
 st.caption("A decision tree (entropy, axis-aligned splits) cuts the data space; a leaf with one class "
            "classifies by itself, every other leaf gets its own RBF SVM. The ceiling size σ and "
            "θ = (C, γ) come from the search of §2.2 on a validation component.")
@@ -45,14 +47,14 @@ with st.sidebar:
     grid_name = st.selectbox("θ grid", list(GRIDS), key=bind("td.grid", list(GRIDS)[0], options=list(GRIDS)))
     sigma0 = st.number_input("σ₀ (initial ceiling size)", 2, 100000, step=50,
                              key=bind("td.sigma0", 1500, bounds=(2, 100000)),
-                             help="The seed's 1,500; with small data the tree is grown to "
+                             help="The paper's 1,500; with small data the tree is grown to "
                                   "min(σ₀, max(30, n/8)).")
     top_k = st.slider("top k θ carried", 1, 10, key=bind("td.top_k", 5, bounds=(1, 10)))
     min_gain = st.select_slider("stop when the gain is below", MIN_GAINS, format_func=lambda v: f"{100 * v:g} %",
                                 key=bind("td.min_gain", 0.005, options=MIN_GAINS))
     multi_class = st.radio("multi-class", ["ovo", "ovr"], horizontal=True,
                            key=bind("td.multi_class", "ovo", options=["ovo", "ovr"]),
-                           help="ovo = the seed's 1A1 (pairwise, votes); ovr = 1AO")
+                           help="ovo = the paper's 1A1 (pairwise, votes); ovr = 1AO")
     solver = st.radio("leaf solver", ["smo", "libsvm"], horizontal=True,
                       key=bind("td.solver", "smo", options=["smo", "libsvm"]))
     val_fraction = st.slider("validation share of the training part", 0.1, 0.5, step=0.05,
@@ -63,7 +65,7 @@ with st.sidebar:
                                key=bind("td.purity", list(PURITY)[0], options=list(PURITY)),
                                help="Leaves whose minority share is ≤ ε take their majority label and "
                                     "train no SVM. With label noise almost no leaf is exactly pure, so "
-                                    "the seed's rule trains an SVM on nearly every leaf.")
+                                    "the paper's rule trains an SVM on nearly every leaf.")
     stages_name = st.selectbox("σ stages", list(STAGES), key=bind("td.stages", list(STAGES)[0], options=list(STAGES)),
                                help="1 = a fixed ceiling σ₀: no search over σ.")
     compare = st.checkbox("compare with one global SVM (same grid, same training part)",
@@ -171,7 +173,7 @@ elif compare:
                    f"validation components; test part: {test.n_samples} samples. Global SVM: scikit-learn's SVC "
                    f"(LIBSVM), best θ = (C = {glob['C']:g}, γ = {glob['gamma']:g}). Wall-time speed-up "
                    f"×{glob['time_s'] / td.fit_time_:.2f} (first fit of each; a shared server makes it noisy), "
-                   f"NSV ratio ×{glob['nsv'] / max(tdm['nsv'], 1e-9):.2f}. The seed's large speed-ups come "
+                   f"NSV ratio ×{glob['nsv'] / max(tdm['nsv'], 1e-9):.2f}. The paper's large speed-ups come "
                    "with large data (see benchmarks/bench_td.py).")
         fig_cmp = plot_td_vs_global(tdm, glob)
         st.plotly_chart(fig_cmp, key="td_cmp")

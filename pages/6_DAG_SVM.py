@@ -77,7 +77,8 @@ def _dag_page_figure(kind, params, wparams, order, X, y, names, plane_args, orde
 
 
 st.title("DAG SVM and weighted DAG SVM")
-st.caption("Seed 003 (Sabzekar et al., *Improved DAG SVM*): pairwise SVMs D_ij, max-wins voting and "
+st.caption("Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, *Improved DAG SVM: A New Method for "
+           "Multi-Class SVM Classification*: pairwise SVMs D_ij, max-wins voting and "
            "its unclassifiable region (§3, eq. 5–9), the decision DAG (Fig. 2–3), and the weighted "
            "DAG SVM with K-Means clusters, Gaussian weights and the fusion τ (§4, eq. 10–17).")
 
@@ -94,9 +95,9 @@ with st.sidebar:
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
 if not lesson:
-    st.markdown("**Presets** — the two situations of seed 003's weighted DAG:")
+    st.markdown("**Presets** — the two situations of the paper's weighted DAG:")
     b1, b2 = st.columns(2)
-    b1.button("WDAG can win: locally separable data, the seed's weak (linear) baseline", key="dag_preset_win",
+    b1.button("WDAG can win: locally separable data, the paper's weak (linear) baseline", key="dag_preset_win",
               on_click=_apply_preset, args=(SOURCES[1],))
     b2.button("WDAG cannot win: Data4, overlapping Gaussians (Bayes ≈ 69 %)", key="dag_preset_lose",
               on_click=_apply_preset, args=(SOURCES[2],))
