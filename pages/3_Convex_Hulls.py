@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 from sklearn.svm import NuSVC
 
-from svmviz.data import BUILTINS, load_builtin
+from svmviz.data import BUILTINS, Dataset, load_builtin
 from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_to_mu,
                              reduced_convex_hull, reduced_hulls_intersect, w_norm_sweep,
                              zero_solution_report)
@@ -13,7 +13,8 @@ from svmviz.geometry.zero_solution import c_svm_w
 from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
-from svmviz_app.cache import cached_call
+from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.views import standard_views
 from svmviz_app.state import bind
 from svmviz.models import BinaryNuSVC
 from svmviz.plots.standard import add_boundary
@@ -123,6 +124,7 @@ nu = st.slider("ν (the ν-SVM parameter); μ = 2/(ν·m)", min_value=0.005, max
 mu = nu_to_mu(nu, m)
 st.markdown(f"μ = 2/(ν·m) = 2/({nu:.3f}·{m}) = **{mu:.4g}** — each weight λᵢ ≤ μ, so at least "
             f"⌈1/μ⌉ = {int(np.ceil(1 / mu - 1e-12))} points of each class carry weight.")
+overlap = True  # until the LP says otherwise
 with guard("hull geometry"):
     hulls = _hulls(X2, y)
     rch = _rch(X2, y, mu)
@@ -222,3 +224,17 @@ with guard("zero-solution report"):
     st.plotly_chart(figw, key="zero_wfig")
     figure_downloads(figz, f"zero_solution_{names[(hard + 1) // 2]}", "zero_dl")
     figure_downloads(figw, "w_norm_vs_Dk", "zerow_dl")
+
+# ------------------------------------------------------------------ the ν-SVM's standard views
+if src == "current data set" and not state.lesson_mode() and not overlap:
+    with guard("cannot show the ν-SVM's decision function"):
+        _, test = state.current_split()
+        both = Dataset(X2, y, list(labels), names, dname, "", check_classes=False)
+        test2 = None
+        if test is not None and np.isin(test.y, pick).any():
+            tm = np.isin(test.y, pick)
+            test2 = Dataset(np.asarray(test.X[tm][:, [f1, f2]], dtype=np.float64),
+                            np.where(test.y[tm] == pick[1], 1, -1), list(labels), names, dname, "",
+                            check_classes=False)
+        nu_model = cached_fit(BinaryNuSVC(nu=nu, kernel="linear"), X2, y)
+        standard_views(nu_model, both, test2, key="hull")
