@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -20,6 +21,10 @@ CHROMIUM = os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium")
 
 if "SVMVIZ_DATA_DIR" not in os.environ and (SHARED_DATA / "fourclass_scale").is_file():
     os.environ["SVMVIZ_DATA_DIR"] = str(SHARED_DATA)
+# The tests never download: the app's default-data fetch goes to a closed loopback port and a
+# private cache (a fourclass fetched by the app on this machine does not change what tests see).
+os.environ.setdefault("SVMVIZ_FOURCLASS_URL", "http://127.0.0.1:9/fourclass_scale")
+os.environ.setdefault("SVMVIZ_CACHE_DIR", tempfile.mkdtemp(prefix="svmviz-test-cache-"))
 
 
 @pytest.fixture(scope="session")
