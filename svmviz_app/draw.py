@@ -48,8 +48,7 @@ def _apply() -> None:
 
 
 def _click(event) -> None:
-    pts = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else \
-        getattr(getattr(event, "selection", None), "points", [])
+    pts = (event or {}).get("selection", {}).get("points", [])   # st.plotly_chart's state is a dict
     if not pts:
         return
     p = pts[0]

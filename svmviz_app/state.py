@@ -22,10 +22,10 @@ Pages never keep their own copies: they read ``value(key)``, ``current_dataset()
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 from urllib.parse import urlencode
 
 import numpy as np
@@ -109,11 +109,9 @@ def link_params() -> dict[str, str]:
     return params
 
 
-def link(page_url_path: str | None = None) -> str:
+def link() -> str:
     """The URL of this view: the current page with every parameter of the state."""
     base = str(getattr(st.context, "url", "") or "").split("?")[0]
-    if page_url_path is not None and base:
-        base = base.rsplit("/", 1)[0] + "/" + page_url_path
     return f"{base}?{urlencode(link_params())}"
 
 
@@ -245,16 +243,10 @@ def _plain(v: Any):
 def data_digest(ds: Dataset) -> str:
     """A content digest of a data set (features, labels, names): two sessions share a cached fit
     or figure only when this and every parameter agree."""
-    h = hashlib.sha256()
-    X = np.ascontiguousarray(ds.X, dtype=np.float64)
-    h.update(repr(X.shape).encode())
-    h.update(X.tobytes())
-    y = np.asarray(ds.y)
-    h.update(str(y.dtype).encode())
-    h.update(y.tobytes() if y.dtype != object else "\x1f".join(map(str, y)).encode())
-    h.update("\x1f".join(map(str, ds.feature_names)).encode())
-    h.update("\x1f".join(map(str, ds.class_names)).encode())
-    return h.hexdigest()
+    from svmviz_app.cache import array_digest
+
+    return array_digest(ds.X, np.asarray(ds.y), np.asarray(ds.feature_names, dtype=object),
+                        np.asarray(ds.class_names, dtype=object))
 
 
 def content_spec(kind: str, ds: Dataset) -> str:
@@ -277,8 +269,6 @@ def dataset_from_spec(spec: str) -> Dataset:
         name, *pairs = spec[4:].split(";")
         if name not in GENERATORS:
             raise DataError(f"unknown generator {name!r}")
-        import inspect
-
         sig = inspect.signature(GENERATORS[name]).parameters
         params = {}
         for pair in pairs:
@@ -379,17 +369,6 @@ def current_split() -> tuple[Dataset, Dataset | None]:
                                 settings.stratify)
     st.session_state[_SPLIT_CACHE] = (ds, settings, parts)
     return parts
-
-
-def data_key() -> str:
-    """Digest of the current data and its split: a page resets what depends on the data when
-    this changes."""
-    return hashlib.sha256(f"{current_spec()}|{data_digest(current_dataset())}|{split_settings()}"
-                          .encode()).hexdigest()[:16]
-
-
-def keys_with_prefix(prefix: str) -> Iterable[str]:
-    return [k for k in st.session_state.get(_REGISTRY, {}) if k.startswith(prefix)]
 
 
 # ------------------------------------------------------------------ hand-over between pages

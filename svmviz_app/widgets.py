@@ -11,18 +11,11 @@ import numpy as np
 import streamlit as st
 
 from svmviz.data import Dataset, load_dataset
+from svmviz.data import plain_text as plain  # user strings in st.markdown: shown as typed, never a link/image
 from svmviz.export import dumps_model, figure_bytes, image_export_available, loads_model
 from svmviz_app import state
 
 _UPLOAD_SEEN = "_svmviz_upload_seen"
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-
-
-def plain(text) -> str:
-    """``text`` (a file name, class or feature name — anything a user typed) escaped for
-    ``st.markdown``: it shows as written and never becomes a link, an image or HTML."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
-
 
 @contextlib.contextmanager
 def guard(what: str = ""):
