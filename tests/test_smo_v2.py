@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
@@ -45,6 +45,20 @@ def test_gbar_and_gradient_after_random_shrinking(problem, shrink_every, cap, ca
     if res.converged:
         plain = solve_qp(problem, tol=1e-6, shrinking=False)
         assert res.objective == pytest.approx(plain.objective, rel=1e-6, abs=1e-9)
+
+
+@SETTINGS
+@given(st.one_of(c_svm_problems(), nu_problems(), scatter_problems(), general_problems()),
+       st.booleans())
+def test_slot_per_column_follows_the_lru_cache(problem, shrinking):
+    """A cache with a slot per column (no LRU order kept) and one of a few slots (evictions,
+    truncated prefixes) hand the solver the same Q entries: same iterates, same α, bit for bit."""
+    assume(problem.n > 4)   # 1e-4 MB holds the minimum of 4 slots: then evictions happen
+    runs = [solve_qp(problem, tol=1e-6, dense_mb=0, cache_mb=mb, shrinking=shrinking,
+                     shrink_every=3, trace=True, max_trace=10**6) for mb in (1.0, 1e-4)]
+    np.testing.assert_array_equal(runs[0].trace.pairs, runs[1].trace.pairs)
+    np.testing.assert_array_equal(runs[0].alpha, runs[1].alpha)
+    np.testing.assert_array_equal(runs[0].gradient, runs[1].gradient)
 
 
 def _hard_problem():

@@ -10,7 +10,8 @@ slot holds a valid *prefix* of its column in the current compact order (``slen``
 positions i < j swaps the two entries in every cached column long enough to hold both, or
 truncates the prefix to i (LIBSVM drops such a column); after unshrinking, a column's missing
 tail is filled on demand. The LRU order is a doubly linked list over the slots (O(1) per touch,
-the victim is the tail). Entries stay float64: LIBSVM's float32 cache leaves KKT violations up to
+the victim is the tail); when there is a slot per column (the usual case up to n ≈ 5000 at
+200 MB) slot = original index and no order is kept. Entries stay float64: LIBSVM's float32 cache leaves KKT violations up to
 3.5e-2 (audit of issue 15) in large-C problems, and the tests hold every backend to the cvxpy
 optimum at 1e-5 relative; halving the memory per column does not pay for that.
 
@@ -178,16 +179,20 @@ def _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
         slen[s] = 0
     fill_column(data[s], ci, slen[s], m, src, ordr)
     slen[s] = m
-    _touch(s, prv, nxt)
+    if owner.shape[0] < slot_of.shape[0]:
+        _touch(s, prv, nxt)
     return s
 
 
 @njit(cache=True, inline="always")
 def col_slot(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
-    """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m (hit path small enough for LLVM to inline)."""
+    """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m. When every column has
+    its own slot (``owner`` as long as ``slot_of``: slot = original index, set up by the caller)
+    nothing is ever evicted and the LRU order is not kept."""
     s = slot_of[ordr[ci]]
     if s >= 0 and slen[s] >= m:
-        _touch(s, prv, nxt)
+        if owner.shape[0] < slot_of.shape[0]:
+            _touch(s, prv, nxt)
         return s
     return _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
 
@@ -363,22 +368,18 @@ def _gbar_update(ci, delta, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, n
 
 
 @njit(cache=True, inline="always")
-def update_pair(i, j, m, n, a, G, Gbar, L, U, s, st, QD, track,
-                ordr, data, slot_of, owner, slen, prv, nxt, src):
+def pair_step(gi, gj, si, sj, qii, qjj, qij, ai, aj, li, ui, lj, uj):
     """The analytic two-variable step with general bounds (seed 000 §4.1, Algorithm 1; LIBSVM's
     update written along the direction that keeps Σ s α fixed): α_i += s_i t, α_j −= s_j t,
-    t = b/a clipped to the box. Returns (change of the objective or NaN when unbounded, and,
-    if ``track``, the next i of ``first_pass_one_group`` found in the gradient loop)."""
-    si_ = col_slot(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
-    b = -s[i] * G[i] + s[j] * G[j]
-    q = QD[i] + QD[j] - 2.0 * s[i] * s[j] * data[si_, j]
+    t = b/a clipped to the box. Scalars only, so that inlining it adds no reference counting to
+    the main loop. Returns (new α_i, new α_j, change of the objective or NaN when unbounded)."""
+    b = -si * gi + sj * gj
+    q = qii + qjj - 2.0 * si * sj * qij
     if q <= 0.0:
         q = TAU
     t = b / q
-    ai = a[i]
-    aj = a[j]
-    tmax_i = (U[i] - ai) if s[i] > 0 else (ai - L[i])
-    tmax_j = (aj - L[j]) if s[j] > 0 else (U[j] - aj)
+    tmax_i = (ui - ai) if si > 0 else (ai - li)
+    tmax_j = (aj - lj) if sj > 0 else (uj - aj)
     hit_i = False
     hit_j = False
     if tmax_i <= t and tmax_i <= tmax_j:
@@ -390,47 +391,17 @@ def update_pair(i, j, m, n, a, G, Gbar, L, U, s, st, QD, track,
         t = tmax_j
         hit_j = True
     if not math.isfinite(t):
-        return np.nan, -INF, -1
-    new_i = ai + s[i] * t
-    new_j = aj - s[j] * t
+        return ai, aj, np.nan
+    new_i = ai + si * t
+    new_j = aj - sj * t
     if hit_i:
-        new_i = U[i] if s[i] > 0 else L[i]
+        new_i = ui if si > 0 else li
     if hit_j:
-        new_j = L[j] if s[j] > 0 else U[j]
+        new_j = lj if sj > 0 else uj
     # keep rounding from leaving the box
-    new_i = min(max(new_i, L[i]), U[i])
-    new_j = min(max(new_j, L[j]), U[j])
-    dai = new_i - ai
-    daj = new_j - aj
-    a[i] = new_i
-    a[j] = new_j
-    st[i] = status_of(new_i, L[i], U[i], s[i])
-    st[j] = status_of(new_j, L[j], U[j], s[j])
-    sj_ = col_slot(j, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
-    Gmax = -INF
-    gi = -1
-    if track:
-        # the gradient loop also finds the next i (first half of WSS2, one group)
-        for r in range(m):
-            g = G[r] + data[si_, r] * dai + data[sj_, r] * daj
-            G[r] = g
-            f = st[r]
-            if f & UP:
-                v = -g if f & POS else g
-                if v >= Gmax:
-                    Gmax = v
-                    gi = r
-    else:
-        for r in range(m):
-            G[r] += data[si_, r] * dai + data[sj_, r] * daj
-    # G_bar follows the variables that enter or leave a bound (LIBSVM's update of G_bar)
-    d_i = bound_value(new_i, L[i], U[i]) - bound_value(ai, L[i], U[i])
-    if d_i != 0.0:
-        _gbar_update(i, d_i, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
-    d_j = bound_value(new_j, L[j], U[j]) - bound_value(aj, L[j], U[j])
-    if d_j != 0.0:
-        _gbar_update(j, d_j, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
-    return -b * t + 0.5 * q * t * t, Gmax, gi
+    new_i = min(max(new_i, li), ui)
+    new_j = min(max(new_j, lj), uj)
+    return new_i, new_j, -b * t + 0.5 * q * t * t
 
 
 @njit(cache=True)
@@ -625,9 +596,18 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
     the solve in chunks. ``farr`` = (a, G, Gbar, p, L, U, s, QD). Trace arrays of length 0
     record nothing; otherwise per iteration k < len: the pair in original indices (j = −1 for a
     single-variable step), α_i, α_j before and after, the maximal violation and the objective
-    after the step; ``ev`` records shrinking events (iteration, active size)."""
+    after the step; ``ev`` records shrinking events (iteration, active size).
+
+    Per-iteration cost (issue 15). With a few dozen active variables the loops over them are
+    short and the constant per iteration decides the race with LIBSVM. Numba counts references
+    (an atomic add) for every array handed to a function, inlined ones too: the old loop spent
+    about half its time there. So the iteration itself touches arrays only directly: the cache
+    hit test is written out here (misses, G_bar updates and shrinking call out: they are rare),
+    the pair step is the scalar ``pair_step``; the LRU order is kept only when some column has
+    no slot of its own; the history is sampled by a countdown instead of a modulo."""
     a, G, Gbar, p, L, U, s, QD = farr
     n = a.shape[0]
+    lru = owner.shape[0] < n
     m = ist[S_M]
     counter = ist[S_COUNTER]
     it = ist[S_IT]
@@ -644,6 +624,7 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
     tr_cap = tr_ij.shape[0]
     ev_cap = ev.shape[0]
     unshrunk = ist[S_UNSHRUNK] == 1
+    next_hist = ((it + stride - 1) // stride) * stride   # the next multiple of stride
     status = RUNNING
     while it < stop_it:
         counter -= 1
@@ -666,6 +647,7 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                         ev[n_ev, 1] = m
                         n_ev += 1
                 pre_ok = False
+        sl_i = -1   # cache slot of Q_i's column, when already looked up
         if one_group:
             if not pre_ok:
                 pre_Gmax, pre_i = first_pass_one_group(m, G, st)
@@ -674,7 +656,11 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
             j = -1
             max_viol = 0.0
             if i >= 0:
-                sl = col_slot(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                sl_i = slot_of[ordr[i]]
+                if sl_i < 0 or slen[sl_i] < m:
+                    sl_i = _col_miss(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                elif lru:
+                    _touch(sl_i, prv, nxt)
                 gmax = pre_Gmax
                 gmin = -INF
                 best_obj = INF
@@ -687,12 +673,12 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                             grad_diff = gmax + G[t]
                             if G[t] >= gmin:
                                 gmin = G[t]
-                            qit = data[sl, t] if pos_i else -data[sl, t]
+                            qit = data[sl_i, t] if pos_i else -data[sl_i, t]
                         else:
                             grad_diff = gmax - G[t]
                             if -G[t] >= gmin:
                                 gmin = -G[t]
-                            qit = -data[sl, t] if pos_i else data[sl, t]
+                            qit = -data[sl_i, t] if pos_i else data[sl_i, t]
                         if grad_diff > 0.0:
                             quad = qdi + QD[t] - 2.0 * qit
                             if quad <= 0.0:
@@ -718,6 +704,7 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                     ev[n_ev, 1] = m
                     n_ev += 1
                 pre_ok = False
+                sl_i = -1
                 i, j, max_viol = select_working_set(m, a, G, L, U, s, grp, QD, tol, Gmax1, Gmax2,
                                                     imax, ordr, data, slot_of, owner, slen, prv,
                                                     nxt, src)
@@ -725,7 +712,7 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                 status = CONVERGED
                 break
             counter = 1
-        if it % stride == 0:
+        if it == next_hist:
             if n_hist == hist_cap:
                 # keep every other record and halve the sampling rate
                 for h in range(hist_cap // 2):
@@ -739,6 +726,7 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                 hist_viol[n_hist] = max_viol
                 hist_obj[n_hist] = obj
                 n_hist += 1
+            next_hist = (it // stride + 1) * stride
         it += 1
         record = n_tr < tr_cap
         if record:
@@ -747,16 +735,63 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
             tr_a[n_tr, 0] = a[i]
             tr_a[n_tr, 1] = a[j] if j >= 0 else 0.0
         if j >= 0:
-            d, pre_Gmax, pre_i = update_pair(i, j, m, n, a, G, Gbar, L, U, s, st, QD, one_group,
-                                             ordr, data, slot_of, owner, slen, prv, nxt, src)
-            pre_ok = one_group
+            if sl_i < 0:
+                sl_i = slot_of[ordr[i]]
+                if sl_i < 0 or slen[sl_i] < m:
+                    sl_i = _col_miss(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                elif lru:
+                    _touch(sl_i, prv, nxt)
+            ai = a[i]
+            aj = a[j]
+            new_i, new_j, d = pair_step(G[i], G[j], s[i], s[j], QD[i], QD[j], data[sl_i, j],
+                                        ai, aj, L[i], U[i], L[j], U[j])
+            if math.isnan(d):
+                status = UNBOUNDED
+                break
+            a[i] = new_i
+            a[j] = new_j
+            st[i] = status_of(new_i, L[i], U[i], s[i])
+            st[j] = status_of(new_j, L[j], U[j], s[j])
+            dai = new_i - ai
+            daj = new_j - aj
+            # after Q_i: Q_i's slot is the most recent, so this cannot evict it
+            sl_j = slot_of[ordr[j]]
+            if sl_j < 0 or slen[sl_j] < m:
+                sl_j = _col_miss(j, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+            elif lru:
+                _touch(sl_j, prv, nxt)
+            if one_group:
+                # the gradient loop also finds the next i (first half of WSS2, one group)
+                pre_Gmax = -INF
+                pre_i = -1
+                for r in range(m):
+                    g = G[r] + data[sl_i, r] * dai + data[sl_j, r] * daj
+                    G[r] = g
+                    f = st[r]
+                    if f & UP:
+                        v = -g if f & POS else g
+                        if v >= pre_Gmax:
+                            pre_Gmax = v
+                            pre_i = r
+                pre_ok = True
+            else:
+                for r in range(m):
+                    G[r] += data[sl_i, r] * dai + data[sl_j, r] * daj
+                pre_ok = False
+            # G_bar follows the variables that enter or leave a bound (LIBSVM's update of G_bar)
+            d_i = bound_value(new_i, L[i], U[i]) - bound_value(ai, L[i], U[i])
+            if d_i != 0.0:
+                _gbar_update(i, d_i, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
+            d_j = bound_value(new_j, L[j], U[j]) - bound_value(aj, L[j], U[j])
+            if d_j != 0.0:
+                _gbar_update(j, d_j, n, m, Gbar, ordr, data, slot_of, owner, slen, prv, nxt, src)
         else:
             d = update_single(i, m, n, a, G, Gbar, L, U, s, st, QD,
                               ordr, data, slot_of, owner, slen, prv, nxt, src)
             pre_ok = False
-        if math.isnan(d):
-            status = UNBOUNDED
-            break
+            if math.isnan(d):
+                status = UNBOUNDED
+                break
         obj += d
         if record:
             tr_a[n_tr, 2] = a[i]
