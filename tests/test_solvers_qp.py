@@ -144,6 +144,21 @@ def test_per_class_groups(problem):
     _agree(problem)
 
 
+@pytest.mark.parametrize("rhs, mixed", [((1.0, 1.0), [0, 1, 1, 1]),    # α₀ alone in its group
+                                         ((1.0, 3.0), [0, 1, 1, 1]),    # group 1 at its upper end
+                                         ((0.0, 1.0), [0, 0, 1, 1])])   # group 0 at its lower end
+def test_reference_handles_variables_pinned_by_their_group(rhs, mixed):
+    """Hypothesis found α₀ ∈ [0, 1] with α₀ = 1 as its own group: Clarabel found no interior and
+    failed. The reference now treats such variables as equalities, as it does L = U."""
+    X = np.array([[-0.28462415], [0.50054951], [0.83611738], [-0.31575873]])
+    problem = QPProblem(p=np.zeros(4), lower=np.zeros(4), upper=np.ones(4),
+                        kernel=Kernel("poly", gamma=0.5, degree=2, coef0=1.0), X=X,
+                        signs=np.array([1.0, -1.0, -1.0, -1.0]), groups=np.array(mixed),
+                        eq_signs=np.ones(4), eq_rhs=np.array(rhs))
+    smo, ref = _agree(problem)
+    assert ref.converged
+
+
 @SETTINGS
 @given(scatter_problems())
 def test_scatter_structure(problem):

@@ -24,6 +24,31 @@ def _psd(Q: np.ndarray) -> np.ndarray:
     return (V * np.maximum(w, 0.0)) @ V.T
 
 
+def _pinned(problem) -> np.ndarray:
+    """The value of every variable its constraints leave no room (NaN elsewhere): L = U, the only
+    non-fixed variable of an equality group, or a group whose right-hand side is its extreme
+    (every s·α at the bound that reaches it). Interior-point solvers fail on a bound row with no
+    interior (Hypothesis found α₀ ≥ 0, α₀ ≤ 1, α₀ = 1 making Clarabel stop), so these become
+    plain equalities without bound rows."""
+    L, U = problem.lower, problem.upper
+    val = np.where(L == U, L, np.nan)
+    for g in range(problem.n_groups):
+        idx = np.flatnonzero(problem.groups == g)
+        s = problem.eq_signs[idx]
+        free = np.isnan(val[idx])
+        rest = problem.eq_rhs[g] - s[~free] @ val[idx][~free]
+        lo = np.where(s > 0, L[idx], -U[idx])[free]   # range of s·α over the free ones
+        hi = np.where(s > 0, U[idx], -L[idx])[free]
+        fi = idx[free]
+        if fi.size == 1:
+            val[fi] = rest * s[free]
+        elif fi.size and rest == lo.sum():
+            val[fi] = lo * s[free]
+        elif fi.size and np.all(np.isfinite(hi)) and rest == hi.sum():
+            val[fi] = hi * s[free]
+    return val
+
+
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, max_n: int | None = None,
           solver: str = "CLARABEL", **_ignored) -> QPResult:
     import cvxpy as cp
@@ -39,10 +64,11 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, max_n: int | N
     Q = 0.5 * (Q + Q.T)
     a = cp.Variable(n)
     cons = []
-    fixed = problem.lower == problem.upper
+    pinned = _pinned(problem)
+    fixed = ~np.isnan(pinned)
     if np.any(fixed):
         fi = np.flatnonzero(fixed)
-        cons.append(a[fi] == problem.lower[fi])
+        cons.append(a[fi] == pinned[fi])
     nf = np.flatnonzero(~fixed)
     if nf.size:
         cons.append(a[nf] >= problem.lower[nf])
@@ -51,7 +77,8 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, max_n: int | N
             cons.append(a[fin] <= problem.upper[fin])
     for g in range(problem.n_groups):
         idx = np.flatnonzero(problem.groups == g)
-        cons.append(problem.eq_signs[idx] @ a[idx] == problem.eq_rhs[g])
+        if not np.all(fixed[idx]):   # a pinned group's equality would repeat its rows
+            cons.append(problem.eq_signs[idx] @ a[idx] == problem.eq_rhs[g])
     opts = {}
     if solver == "CLARABEL":
         opts = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
@@ -71,7 +98,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, max_n: int | N
     if a.value is None:
         raise SvmvizError(f"the cvxpy reference solver failed: {status}")
     alpha = np.clip(np.asarray(a.value, dtype=np.float64), problem.lower, problem.upper)
-    alpha[fixed] = problem.lower[fixed]
+    alpha[fixed] = pinned[fixed]
     G = Q @ alpha + problem.p
     viol = kkt.max_violation(problem, alpha, G, rtol=1e-7)
     return QPResult(
