@@ -9,9 +9,11 @@ Column cache (LIBSVM's ``Cache``): one float64 row per slot, keyed by the origin
 slot holds a valid *prefix* of its column in the current compact order (``slen``). A swap of
 positions i < j swaps the two entries in every cached column long enough to hold both, or
 truncates the prefix to i (LIBSVM drops such a column); after unshrinking, a column's missing
-tail is filled on demand. The LRU order is a doubly linked list over the slots (O(1) per touch,
-the victim is the tail); when there is a slot per column (the usual case up to n ≈ 5000 at
-200 MB) slot = original index and no order is kept. Entries stay float64: LIBSVM's float32 cache leaves KKT violations up to
+tail is filled on demand. Slots are handed out in order (``slen[n_slots]`` counts those in use,
+so a swap visits only them, as LIBSVM's walk over its LRU list); once all are in use the LRU
+tail is evicted. The LRU order is a doubly linked list over the slots (O(1) per touch); when
+there is a slot per column (the usual case up to n ≈ 5000 at 200 MB) nothing is ever evicted
+and no order is kept. Entries stay float64: LIBSVM's float32 cache leaves KKT violations up to
 3.5e-2 (audit of issue 15) in large-C problems, and the tests hold every backend to the cvxpy
 optimum at 1e-5 relative; halving the memory per column does not pay for that.
 
@@ -166,13 +168,17 @@ def _touch(s, prv, nxt):
 
 @njit(cache=True)
 def _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
-    """Take a slot for the column of position ci (the LRU tail if it has none) and fill its
-    prefix up to m."""
+    """Take a slot for the column of position ci (the next unused one, else the LRU tail) and
+    fill its prefix up to m."""
     oi = ordr[ci]
     s = slot_of[oi]
     if s < 0:
-        s = prv[prv.shape[0] - 1]
-        if owner[s] >= 0:
+        n_slots = owner.shape[0]
+        s = slen[n_slots]
+        if s < n_slots:
+            slen[n_slots] = s + 1
+        else:
+            s = prv[n_slots]
             slot_of[owner[s]] = -1
         owner[s] = oi
         slot_of[oi] = s
@@ -186,9 +192,8 @@ def _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
 
 @njit(cache=True, inline="always")
 def col_slot(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
-    """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m. When every column has
-    its own slot (``owner`` as long as ``slot_of``: slot = original index, set up by the caller)
-    nothing is ever evicted and the LRU order is not kept."""
+    """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m (the LRU order is kept
+    only when some column has no slot of its own)."""
     s = slot_of[ordr[ci]]
     if s >= 0 and slen[s] >= m:
         if owner.shape[0] < slot_of.shape[0]:
@@ -529,15 +534,14 @@ def swap_index(i, j, farr, grp, st, ordr, src, data, owner, slen):
     _swap(src[8], i, j)
     if src[9].shape[0] > 0:
         _swap(src[9], i, j)
-    for sl in range(owner.shape[0]):
-        if owner[sl] >= 0:
-            ln = slen[sl]
-            if ln > j:
-                t = data[sl, i]
-                data[sl, i] = data[sl, j]
-                data[sl, j] = t
-            elif ln > i:
-                slen[sl] = i
+    for sl in range(slen[owner.shape[0]]):   # the slots in use
+        ln = slen[sl]
+        if ln > j:
+            t = data[sl, i]
+            data[sl, i] = data[sl, j]
+            data[sl, j] = t
+        elif ln > i:
+            slen[sl] = i
 
 
 @njit(cache=True)

@@ -139,13 +139,9 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
           + core.POS * pos).astype(np.int8)   # core.status_of for every variable
     data = np.empty((n_slots, n))
-    if n_slots == n:   # a slot per column: slot = original index, no LRU order (_smo_core.col_slot)
-        slot_of = np.arange(n, dtype=np.int64)
-        owner = np.arange(n, dtype=np.int64)
-    else:
-        slot_of = np.full(n, -1, dtype=np.int64)
-        owner = np.full(n_slots, -1, dtype=np.int64)
-    slen = np.zeros(n_slots, dtype=np.int64)
+    slot_of = np.full(n, -1, dtype=np.int64)
+    owner = np.full(n_slots, -1, dtype=np.int64)
+    slen = np.zeros(n_slots + 1, dtype=np.int64)   # the last entry counts the slots in use
     # LRU list: slot k links to k ± 1, the sentinel n_slots closes the ring
     nxt = np.append(np.arange(1, n_slots + 1), 0).astype(np.int64)
     prv = np.append(n_slots, np.arange(n_slots)).astype(np.int64)
