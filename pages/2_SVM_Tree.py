@@ -13,7 +13,7 @@ from svmviz_app import state
 from svmviz_app.cache import cached_fit
 from svmviz_app.controls import plane_controls
 from svmviz_app.state import bind
-from svmviz_app.views import standard_views
+from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, advance_if_playing, bounded, data_sidebar, figure_downloads, guard,
                                 model_download, model_upload, plain, share_controls, step_controls)
 
@@ -105,6 +105,10 @@ else:
 if model is None:
     st.stop()
 share_controls("svm_tree", model)
+if not lesson or not getattr(model, "converged_", True):   # a projector shows only a problem
+    n_qp = getattr(model, "n_subproblems_", None)
+    convergence_status(model, "every node QP" + (f" ({n_qp} solved)" if n_qp is not None else "")
+                       + (" and the RBF node" if any(t.svm is not None for t in model.trees_) else ""))
 
 tree_index = 0
 if len(model.trees_) > 1:

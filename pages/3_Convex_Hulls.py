@@ -14,7 +14,7 @@ from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.cache import cached_call, cached_fit
-from svmviz_app.views import standard_views
+from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.state import bind
 from svmviz.models import BinaryNuSVC
 from svmviz.plots.standard import add_boundary
@@ -139,6 +139,7 @@ with guard("hull geometry"):
             st.caption(f"Purple dash-dot: the imported {type(imported).__name__} (ν = {imported.nu:g}, "
                        f"{len(getattr(imported, 'support_', []))} support vectors), drawn on the two features "
                        "shown; at the slider's ν = its ν it lies on the red line when fitted on these points.")
+            convergence_status(imported, "the imported ν-SVM's QP")
     st.plotly_chart(fig, key="hull_fig")
     c1, c2, c3 = st.columns(3)
     if overlap:
@@ -160,6 +161,10 @@ with guard("hull geometry"):
                    "the margin levels of the free points; black dashed: scikit-learn's NuSVC at the same ν. "
                    "Grey dotted (when different): the bisector of the segment p₊p₋ — the two agree when the "
                    "hulls are not reduced.")
+        with guard("cannot fit the ν-SVM"):
+            # the ν-SVM of this page (the same fit as the decision-function views below): converged?
+            convergence_status(cached_fit(BinaryNuSVC(nu=nu, kernel="linear"), X2, y),
+                               f"the ν-SVM's QP (BinaryNuSVC, ν = {nu:.3f}, SMO)")
     figure_downloads(fig, f"reduced_hulls_nu_{nu:.2f}", "hull_dl")
 
 # ------------------------------------------------------------------ the zero solution

@@ -14,7 +14,7 @@ from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.state import bind
-from svmviz_app.views import standard_views
+from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
                                 model_upload, plain, share_controls)
 
@@ -129,13 +129,10 @@ if not state.lesson_mode():
     c3.metric("support vectors s", len(model.support_))
     c4.metric("LPs solved", model.n_lps_)
     c5.metric("guard test time", f"{model.lp_time_:.4f} s")
-    c6.metric("QP converged", "yes" if model.converged_ else "no")
+    c6.metric("QP converged", "yes" if getattr(model, "qp_converged_", model.converged_) else "no")
     st.caption(f"How the guard vectors were found: {getattr(model, 'guard_test_', 'per-point LPs')}. "
                f"QP on the guard vectors: {model.qp_time_:.4f} s.")
-if not model.converged_:
-    st.warning("The QP on the guard vectors stopped before reaching its tolerance: the hyperplane is not "
-               "optimal. A tiny margin makes the hard-margin QP ill-conditioned; scale the features on the "
-               "Data page or use Δ > 0.")
+convergence_status(model, "the QP on the guard vectors" + (f" and all {model.n_lps_} LPs" if model.n_lps_ else ""))
 if not model.hard_margin_:
     st.warning("Some α reached C: this is a soft-margin solution, and the guard-vector SVM need not "
                "equal the SVM of all points.")

@@ -20,6 +20,7 @@ from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.state import bind
+from svmviz_app.views import convergence_status
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
                                 model_upload, plain, share_controls)
 
@@ -147,6 +148,7 @@ with guard("cannot train the models"):
         voting = PairwiseVotingSVC.from_pairwise(imported)
         st.caption("Showing the imported pairwise SVMs (voting and DAG tabs).")
     K = voting.classes_.size
+    convergence_status(voting, f"all {len(voting.estimators_)} pairwise C-SVMs (shared by voting and the DAG)")
     own_pairs = not (imported is not None and not isinstance(imported, WeightedDAGSVC))
 
     def figure(kind, wparams=None, order=None, wdag=None, orders=None):
@@ -174,7 +176,9 @@ with guard("cannot train the models"):
             st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
                           "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
                           "support vectors": [int(e.support_.size) for e in voting.estimators_],
-                          "iterations": [int(e.n_iter_) for e in voting.estimators_]}, hide_index=True)
+                          "iterations": [int(e.n_iter_) for e in voting.estimators_],
+                          "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
+                         hide_index=True)
 
     # ------------------------------------------------------------ voting and unclassifiable regions
     with tab_vote:
@@ -264,6 +268,7 @@ with guard("cannot train the models"):
                 warnings.simplefilter("ignore", ClusterClassWarning)  # shown below as a page warning
                 wdag = cached_fit(WeightedDAGSVC(**wparams), X, y)
             bar.done()
+        convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
         if wdag.incomplete_clusters_.size:
             st.warning(plain(wdag.missing_classes_message()))
         parts = [("training", train)] + ([("test", test)] if test is not None else [])

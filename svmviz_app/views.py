@@ -1,5 +1,6 @@
 """The standard views of a fitted model on a page: decision-function contours with margins and
-support vectors, a confusion matrix and an ROC curve with AUC on the test split."""
+support vectors, a confusion matrix and an ROC curve with AUC on the test split; and whether the
+model's solvers converged (issue 16 item 7)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import streamlit as st
 
 from svmviz.plots.common import Plane
 from svmviz.plots.standard import binary_scores, confusion_figure, decision_contours, roc_figure
-from svmviz_app.widgets import figure_downloads, guard
+from svmviz_app.widgets import figure_downloads, guard, plain
 
 
 def standard_views(model, train, test, key: str, plane: Plane | None = None) -> None:
@@ -45,3 +46,27 @@ def standard_views(model, train, test, key: str, plane: Plane | None = None) -> 
 def _names(model, train):
     lookup = dict(zip(train.classes.tolist(), train.class_names))
     return [str(lookup.get(c, c)) for c in model.classes_.tolist()]
+
+
+def convergence_status(model, what: str = "every solver run of this model") -> bool | None:
+    """One line on whether ``model``'s solvers converged: a caption "Converged: …" when they did,
+    an ``st.warning`` naming the sub-problems that stopped early and what to change when not
+    (the estimator's ``convergence_message()``), a caption when the model file predates the
+    record. ``what`` names the solver runs in the caption ("the 3 pairwise C-SVMs"). Returns
+    ``converged_`` (None when not recorded)."""
+    converged = getattr(model, "converged_", None)
+    if converged is None:
+        st.caption("Convergence: not recorded in this model (saved before svmviz recorded it).")
+        return None
+    if converged:
+        st.caption(f"Converged: {what} reached the solver tolerance.")
+        return True
+    message = getattr(model, "convergence_message", lambda: "")()
+    if not message:   # a single-QP estimator: its own numbers
+        n_iter, viol = getattr(model, "n_iter_", None), getattr(model, "max_violation_", None)
+        numbers = (f" (maximal KKT violation {viol:.3g} after {n_iter} iterations)"
+                   if n_iter is not None and viol is not None else "")
+        message = (f"The solver stopped before reaching its tolerance{numbers}. Raise max_iter or "
+                   "leave it unset, loosen tol, or lower C. The model is not optimal.")
+    st.warning(f"Not converged. {plain(message)}")
+    return False

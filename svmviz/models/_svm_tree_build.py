@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from svmviz.errors import DataError
 from svmviz.geometry.zero_solution import zero_solution_case
 from svmviz.models._svm_tree_qp import lean_solve
 from svmviz.models._svm_tree_records import FIG41_LABELS, BinaryTree, Candidate, CTry, Node, Step
@@ -209,6 +210,13 @@ def _ladder(s: TreeSettings):
 
 def _try(qp: StepQP, solve, hc, C_k, alpha0):
     res, w = solve(hc, C_k, alpha0)
+    if not (np.isfinite(res.objective) and np.all(np.isfinite(w))):
+        # issue 16 item 7: refused here, where the QP is known — a NaN QP "converges" (no index
+        # violates a NaN gradient) and its candidate would silently leave nothing out
+        dual = "C-SVM" if solve == qp.c_svm else "H1-SVM"
+        raise DataError(f"SVMTreeClassifier: the {dual} node QP (hard class {hc:+d}, C_k = {C_k:.4g}, "
+                        f"{len(qp.y)} samples in play) returned a non-finite objective or w; normalize "
+                        "the features or lower C_hard")
     rel = qp.rel_norm(res.alpha, w)
     t = CTry(C_k, rel, bool(rel < qp.s.w_tol), "solved", int(res.n_iter), bool(res.converged))
     return t, (res.alpha, w)

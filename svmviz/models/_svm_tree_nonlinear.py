@@ -17,6 +17,7 @@ from sklearn.svm import SVC
 from svmviz.models._params import Gamma, Int, Number
 from svmviz.models._svm_tree_build import chain_arrays, chain_predict
 from svmviz.models._svm_tree_records import BinaryTree, NonlinearReport
+from svmviz.models.base import inner_fits
 from svmviz.models.svc import BinarySVC
 
 NONLINEAR_DEFAULTS = {"k": 5, "C": None, "gamma": None, "cv": 5}
@@ -63,7 +64,8 @@ def add_nonlinear(tree: BinaryTree, X, y, nl: dict, solver: str) -> None:
         i, j = np.unravel_index(np.nanargmax(acc), acc.shape)  # first best: smallest C, then γ
     else:
         i = j = 0
-    svm = BinarySVC(C=float(Cs[i]), kernel="rbf", gamma=float(gammas[j]), solver=solver).fit(X, y)
+    with inner_fits():   # the tree collects svm.converged_ and warns once (issue 16 item 7)
+        svm = BinarySVC(C=float(Cs[i]), kernel="rbf", gamma=float(gammas[j]), solver=solver).fit(X, y)
     tree.svm = svm
     tree.nonlinear = NonlinearReport(depth, int(nl["k"]), decided, int(reach.sum()), float(Cs[i]),
                                      float(gammas[j]), int(svm.support_vectors_.shape[0]), Cs,

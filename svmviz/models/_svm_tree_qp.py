@@ -16,6 +16,10 @@ import numba
 import numpy as np
 
 TAU = 1e-12
+#: Iteration cap of one node QP; None: LIBSVM's max(10⁷, 100 n). A QP that reaches it (or that
+#: floating point stops from making progress) returns ``converged=False``, which the tree
+#: collects and reports (issue 16 item 7); the tests lower it to force that case.
+MAX_ITER = None
 
 
 @numba.njit(cache=True, nogil=True)
@@ -103,15 +107,18 @@ def _smo(Q, y, L, U, alpha, tol, max_iter):
 class LeanResult:
     """The part of ``QPResult`` the tree reads."""
 
-    __slots__ = ("alpha", "n_iter", "converged")
+    __slots__ = ("alpha", "n_iter", "converged", "objective")
 
-    def __init__(self, alpha, n_iter, converged):
-        self.alpha, self.n_iter, self.converged = alpha, n_iter, converged
+    def __init__(self, alpha, n_iter, converged, objective):
+        self.alpha, self.n_iter, self.converged, self.objective = alpha, n_iter, converged, objective
 
 
 def lean_solve(Qy, y, lower, upper, alpha0, tol: float) -> LeanResult:
     """SMO from the feasible ``alpha0`` (copied); LIBSVM's stopping rule m(α) − M(α) < tol and
-    its iteration cap max(10⁷, 100 n)."""
+    its iteration cap max(10⁷, 100 n) (``MAX_ITER`` when set). The objective ½αᵀQα − Σα comes
+    from the gradient G = Qα − 1 as ½αᵀG − ½Σα (no extra pass over Q)."""
     alpha = np.array(alpha0, dtype=np.float64)
-    _, it, ok = _smo(Qy, y, lower, upper, alpha, float(tol), max(10_000_000, 100 * len(alpha)))
-    return LeanResult(alpha, int(it), bool(ok))
+    cap = max(10_000_000, 100 * len(alpha)) if MAX_ITER is None else int(MAX_ITER)
+    G, it, ok = _smo(Qy, y, lower, upper, alpha, float(tol), cap)
+    objective = 0.5 * float(alpha @ G) - 0.5 * float(alpha.sum())
+    return LeanResult(alpha, int(it), bool(ok), objective)

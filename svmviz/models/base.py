@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 
@@ -20,6 +21,34 @@ from svmviz.solvers import BACKENDS
 #: Largest |feature| accepted. Beyond it squared distances and kernel values overflow float64
 #: (|x| ≈ 1e154 squares to the largest double): the fit would "converge" to garbage (issue 16).
 MAX_ABS_FEATURE = 1e100
+
+
+@contextlib.contextmanager
+def inner_fits():
+    """Around the sub-fits of a composite model (a DAG's pairwise SVMs, a guard-vector QP, an SVM
+    tree's RBF node): their own ``ConvergenceWarning`` is not shown, because the composite model
+    collects every sub-fit's ``converged_`` and warns once, naming the sub-problems (issue 16,
+    item 7). Only svmviz's own convergence warnings are silenced; every other warning passes."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning, module=r"svmviz\.")
+        yield
+
+
+def unconverged_detail(names, n_unconverged: int, n_total: int, what: str, limit: int = 4) -> str:
+    """"2 of 6 pairwise C-SVMs did not converge: pair a vs b; pair b vs c": the sub-problems of a
+    composite model that stopped before their tolerance, at most ``limit`` of them by name."""
+    if n_total == 1 and n_unconverged == 1 and len(names):
+        return f"{names[0]} did not converge"
+    shown = "; ".join(list(names)[:limit])
+    more = n_unconverged - min(len(names), limit)
+    if more > 0:
+        shown += f" and {more} more"
+    return f"{n_unconverged} of {n_total} {what} did not converge: {shown}"
+
+
+def not_converged_message(detail: str, advice: str) -> str:
+    """The sentence a page shows for an unconverged model: which sub-problems, what to change."""
+    return f"{detail[:1].upper()}{detail[1:]}. {advice[:1].upper()}{advice[1:]}. The model is not optimal."
 
 
 def _check_magnitude(X: np.ndarray, what: str) -> None:
@@ -97,13 +126,15 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
                                   getattr(self, "degree", 3), getattr(self, "coef0", 0.0), X=X)
 
     def _check_result(self, *, converged: bool = True, objective=None, decisions=None,
-                      detail: str = "") -> None:
+                      detail: str = "", advice: str = "") -> None:
         """The result checks of issue 16 (item 7), for every estimator after its solve.
 
         A non-finite ``objective`` or ``decisions`` (e.g. the training decision values) is a wrong
         answer, never a model: ``DataError``. ``converged=False`` warns with scikit-learn's
         ``ConvergenceWarning`` (the model is usable but not optimal). ``detail`` adds the
-        solver's own numbers (iterations, KKT violation) to the message.
+        solver's own numbers (iterations, KKT violation) or, for a composite model, the
+        sub-problems that did not converge to the message; ``advice`` replaces the default "what
+        to change" (raise max_iter, loosen tol, lower C) for an estimator with other knobs.
         """
         name = type(self).__name__
         extra = f" ({detail})" if detail else ""
@@ -114,6 +145,6 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
             raise DataError(f"{name}: the fitted model gives non-finite decision values{extra}; "
                             "rescale the features (normalize them) or lower C / gamma")
         if not converged:
-            warnings.warn(f"{name}: the solver stopped before reaching the tolerance{extra}; raise "
-                          "max_iter, loosen tol, or lower C (the model is not optimal)",
-                          ConvergenceWarning, stacklevel=3)
+            advice = advice or "raise max_iter, loosen tol, or lower C"
+            warnings.warn(f"{name}: the solver stopped before reaching the tolerance{extra}; "
+                          f"{advice} (the model is not optimal)", ConvergenceWarning, stacklevel=3)

@@ -23,10 +23,25 @@ from scipy.special import logsumexp
 from svmviz.errors import DataError, ParameterError
 from svmviz.export.registry import register_estimator
 from svmviz.kernels import resolve_gamma
-from svmviz.models.base import SVMClassifierBase
+from svmviz.models.base import (SVMClassifierBase, inner_fits, not_converged_message,
+                                unconverged_detail)
 from svmviz.models.svc import BinarySVC
 
-_PAIR_FITTED = ("classes_", "n_features_in_", "pairs_", "estimators_", "gamma_", "fit_time_", "n_iter_")
+# issue 16 item 7: every sub-solve's convergence, collected (converged_ False when any stopped early)
+_CONVERGENCE = ("converged_", "n_unconverged_", "unconverged_")
+_PAIR_FITTED = ("classes_", "n_features_in_", "pairs_", "estimators_", "gamma_", "fit_time_", "n_iter_",
+                *_CONVERGENCE)
+
+
+def _max_iter_advice(est) -> str:
+    """What to change when a pairwise C-SVM stopped early, for the estimator's solver options."""
+    if est.solver == "cvxpy":
+        return ("the cvxpy solver ended without an optimal status: use solver='smo', normalize the "
+                "features, or lower C")
+    if est.max_iter is not None:
+        return (f"raise max_iter (now {est.max_iter}) or leave it None (SMO then runs to the "
+                f"tolerance), loosen tol (now {est.tol:g}), or lower C")
+    return f"loosen tol (now {est.tol:g}), normalize the features, or lower C"
 
 
 class _PairwiseSVMs(SVMClassifierBase):
@@ -58,11 +73,40 @@ class _PairwiseSVMs(SVMClassifierBase):
         for i in range(K):
             for j in range(i + 1, K):
                 m = (yi == i) | (yi == j)
-                models.append(self._binary().fit(X[m], yi[m]))
+                with inner_fits():   # one warning below names the pairs, not one per pair
+                    est = self._binary().fit(X[m], yi[m])
+                # issue 16 item 7: a non-finite objective or decision is refused, naming the pair
+                self._check_result(objective=est.objective_, decisions=est.decision_function(X[m]),
+                                   detail=f"pair {self.classes_[i]} vs {self.classes_[j]}")
+                models.append(est)
                 pairs.append((i, j))
         self.pairs_ = np.array(pairs, dtype=np.int64).reshape(-1, 2)
         self.estimators_ = models
         self.n_iter_ = np.array([m.n_iter_ for m in models], dtype=np.int64)  # per pair, as SVC
+        bad = self.unconverged_pairs()
+        self.converged_ = not bad
+        self.n_unconverged_ = len(bad)
+        self.unconverged_ = bad
+        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
+                           advice=_max_iter_advice(self))
+
+    def unconverged_pairs(self, labels=None) -> list:
+        """"pair i vs j" for every pairwise SVM that stopped before its tolerance (``labels``:
+        the names of ``classes_``, default the labels themselves)."""
+        labels = self.classes_ if labels is None else labels
+        return [f"pair {labels[i]} vs {labels[j]}" for (i, j), e in zip(self.pairs_, self.estimators_)
+                if not getattr(e, "converged_", True)]
+
+    def _unconverged_detail(self) -> str:
+        return unconverged_detail(self.unconverged_, self.n_unconverged_, len(self.estimators_),
+                                  "pairwise C-SVMs")
+
+    def convergence_message(self) -> str:
+        """Which pairwise SVMs stopped before their tolerance and what to change ('' when all
+        converged, or for a model saved before convergence was recorded)."""
+        if getattr(self, "converged_", True):
+            return ""
+        return not_converged_message(self._unconverged_detail(), _max_iter_advice(self))
 
     def fit(self, X, y):
         t0 = time.perf_counter()
@@ -153,7 +197,8 @@ class PairwiseVotingSVC(_PairwiseSVMs):
 def _copy_pairwise(src: _PairwiseSVMs, dst: _PairwiseSVMs) -> _PairwiseSVMs:
     """``dst`` holding the fitted pairwise SVMs of ``src`` (shared, not copied)."""
     for a in _PAIR_FITTED:
-        setattr(dst, a, getattr(src, a))
+        if hasattr(src, a):   # a model saved before convergence was recorded lacks converged_
+            setattr(dst, a, getattr(src, a))
     if hasattr(src, "feature_names_in_"):
         dst.feature_names_in_ = src.feature_names_in_
     return dst
@@ -263,7 +308,8 @@ class DAGSVC(_PairwiseSVMs):
 
 _WDAG_FITTED = ("classes_", "n_features_in_", "cluster_centers_", "cluster_labels_", "means_",
                 "covariances_", "cluster_models_", "cluster_constant_", "cluster_classes_",
-                "cluster_missing_", "incomplete_clusters_", "gamma_", "order_", "fit_time_", "n_iter_")
+                "cluster_missing_", "incomplete_clusters_", "gamma_", "order_", "fit_time_", "n_iter_",
+                *_CONVERGENCE)
 
 
 class ClusterClassWarning(UserWarning):
@@ -346,6 +392,7 @@ class WeightedDAGSVC(SVMClassifierBase):
         km = KMeans(n_clusters=self.n_clusters, n_init=10, random_state=self.random_state).fit(X)
         self.cluster_centers_ = km.cluster_centers_.copy()
         kmeans_iter = int(km.n_iter_)
+        kmeans_done = kmeans_iter < km.max_iter   # K-Means stopped by its tolerance, not its cap
         self.cluster_labels_ = km.labels_.astype(np.int64)
 
         # Level 2: a Gaussian per cluster (eq. 10–11), regularised.
@@ -369,9 +416,14 @@ class WeightedDAGSVC(SVMClassifierBase):
                 const.append(int(present[0]))
                 continue
             sub_order = [int(k) for k in self.order_ if k in set(present.tolist())]
-            models.append(DAGSVC(order=sub_order, C=self.C, kernel=self.kernel, gamma=self.gamma_,
-                                 degree=self.degree, coef0=self.coef0, solver=self.solver, tol=self.tol,
-                                 max_iter=self.max_iter, cache_mb=self.cache_mb).fit(X[m], yi[m]))
+            dag = DAGSVC(order=sub_order, C=self.C, kernel=self.kernel, gamma=self.gamma_,
+                         degree=self.degree, coef0=self.coef0, solver=self.solver, tol=self.tol,
+                         max_iter=self.max_iter, cache_mb=self.cache_mb)
+            try:
+                with inner_fits():   # one warning below names the clusters and pairs
+                    models.append(dag.fit(X[m], yi[m]))
+            except DataError as exc:
+                raise DataError(f"{type(self).__name__}, cluster {M + 1}: {exc}") from None
             const.append(-1)
         self.cluster_models_ = models
         self.cluster_constant_ = np.array(const, dtype=np.int64)
@@ -384,8 +436,40 @@ class WeightedDAGSVC(SVMClassifierBase):
             warnings.warn(self.missing_classes_message(), ClusterClassWarning, stacklevel=2)
         # K-Means iterations, then the solver iterations of every cluster's pairwise SVMs
         self.n_iter_ = np.concatenate([[kmeans_iter]] + [m.n_iter_ for m in models if m is not None])
+        # issue 16 item 7: K-Means and every cluster's pairwise SVMs, one warning naming them
+        bad = [] if kmeans_done else [f"K-Means (stopped at its {km.max_iter} iterations)"]
+        for M, model in enumerate(models):
+            if model is not None:
+                names = self.classes_[model.classes_]   # the cluster DAG's labels are class indices
+                bad += [f"{p} in cluster {M + 1}" for p in model.unconverged_pairs(names)]
+        self.converged_ = not bad
+        self.n_unconverged_ = len(bad)
+        self.unconverged_ = bad
+        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
+                           advice=self._convergence_advice())
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def _n_subproblems(self) -> int:
+        return 1 + sum(len(m.estimators_) for m in self.cluster_models_ if m is not None)
+
+    def _unconverged_detail(self) -> str:
+        return unconverged_detail(self.unconverged_, self.n_unconverged_, self._n_subproblems(),
+                                  "sub-problems (K-Means and the clusters' pairwise C-SVMs)")
+
+    def _convergence_advice(self) -> str:
+        svm = any(not n.startswith("K-Means") for n in self.unconverged_)
+        parts = [_max_iter_advice(self)] if svm else []
+        if any(n.startswith("K-Means") for n in self.unconverged_):
+            parts.append("for K-Means: use fewer clusters (n_clusters) or another random_state")
+        return "; ".join(parts)
+
+    def convergence_message(self) -> str:
+        """Which sub-problems (K-Means, cluster M's pair i vs j) stopped before their tolerance and
+        what to change ('' when all converged or not recorded)."""
+        if getattr(self, "converged_", True):
+            return ""
+        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     def missing_classes_message(self) -> str:
         """One sentence naming the clusters that lack classes (numbered from 1, as the plots do)

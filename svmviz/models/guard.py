@@ -39,7 +39,7 @@ Faster than the seed's procedure, same guard vectors (issue 12):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -51,6 +51,7 @@ from svmviz.export.registry import register_estimator, register_record
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
+from svmviz.models.base import inner_fits, not_converged_message, unconverged_detail
 from svmviz.models.svc import BinarySVC, _BinaryKernelSVM
 from svmviz.solvers.lp import solve_lp
 
@@ -68,6 +69,7 @@ GUARD_B = "guard (orientation B: own class on or above the hyperplane)"
 GUARD_SINGLE = "guard (single LP feasible)"
 GUARD_LIFTED = "guard (Δ > 0: the lifted points are affinely independent, every point is one)"
 NOT_GUARD = "not a guard vector (LP infeasible)"
+LP_FAILED = "unresolved: the LP ended without an answer (counted as not a guard vector)"
 SKIPPED = "skipped: inside its own class's convex hull"
 
 # How the guard vectors were found (``guard_test_``).
@@ -87,7 +89,9 @@ class GuardLPs:
     hull-boundary points with the pre-filter); ``planes``: for each guard vector a hyperplane
     (w, b) through it with y_j(w·z_j + b) ≥ 0 for every j (NaN elsewhere); ``n_lps``: LPs solved
     (0 for the closed form); ``lp_time``: time of the tests; ``rows``: the constraint rows kept
-    (hull vertices of each class); ``backend``: how the tests ran (``TEST_*``)."""
+    (hull vertices of each class); ``backend``: how the tests ran (``TEST_*``); ``failed``: the
+    points whose LP ended neither feasible nor infeasible (an iteration limit, a numerical
+    failure: status ``LP_FAILED``; issue 16 item 7)."""
 
     guard: np.ndarray
     status: np.ndarray
@@ -99,6 +103,7 @@ class GuardLPs:
     method: str
     rows: np.ndarray
     backend: str
+    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def _seed_plane(Z, i, x):
@@ -161,14 +166,19 @@ class _ReusedLP:
         self.coef = eq_const_cols.astype(np.float64).copy()
 
     def solve(self, coef, rhs):
-        """Feasibility of the fixed rows with coef·v = rhs: (feasible, v or None)."""
+        """Feasibility of the fixed rows with coef·v = rhs: (feasible, v or None, failed). The
+        objective is zero, so "infeasible or unbounded" means infeasible; any other status than
+        optimal or infeasible (iteration limit, numerical trouble) is ``failed``."""
         for j in np.flatnonzero(coef != self.coef):
             self.h.changeCoeff(self.eq, int(j), float(coef[j]))
         self.coef = coef.copy()
         self.h.changeRowBounds(self.eq, float(rhs), float(rhs))
         self.h.run()
-        ok = self.h.getModelStatus() == self._hs.HighsModelStatus.kOptimal
-        return ok, (np.asarray(self.h.getSolution().col_value) if ok else None)
+        st = self.h.getModelStatus()
+        S = self._hs.HighsModelStatus
+        ok = st == S.kOptimal
+        failed = not ok and st not in (S.kInfeasible, S.kUnboundedOrInfeasible)
+        return ok, (np.asarray(self.h.getSolution().col_value) if ok else None), failed
 
 
 def _slope_bounds(dx, dy, s):
@@ -253,8 +263,9 @@ def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend
     else:
         n_lps = _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, progress)
         label = TEST_HIGHS if backend == "highs" else TEST_CVXPY
+    failed = np.flatnonzero(status == LP_FAILED).astype(np.int64)
     return GuardLPs(guard, status.astype(str), orient, tested, planes, n_lps,
-                    time.perf_counter() - t0, method, rows, label)
+                    time.perf_counter() - t0, method, rows, label, failed)
 
 
 def _closed_form(Z, y, rows, todo, guard, status, orient, planes, progress):
@@ -298,14 +309,17 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
                                np.full(len(rows), np.inf), np.r_[np.zeros(n), 1.0],
                                fixed_eq=(y @ A_all, 1.0))
     for done, i in enumerate(todo, 1):
+        failed = False   # an LP of this point ended without an answer (issue 16 item 7)
         if method == "seed":
             for sigma, label in ((1, GUARD_A), (-1, GUARD_B)):
                 n_lps += 1
                 if backend == "highs":
-                    ok, x = models[int(sigma * y[i])].solve(np.r_[Z[i, :n - 1], -1.0], Z[i, n - 1])
+                    ok, x, bad = models[int(sigma * y[i])].solve(np.r_[Z[i, :n - 1], -1.0], Z[i, n - 1])
                     plane = _seed_plane(Z, i, x) if ok else None
                 else:
-                    plane = _seed_lp(Z, y, rows, i, sigma, backend)[1]
+                    r, plane = _seed_lp(Z, y, rows, i, sigma, backend)
+                    bad = r.status == "error"
+                failed |= bad
                 if plane is not None:
                     w, b = plane
                     flip = sigma * y[i]  # make y_j(w·z_j + b) ≥ 0
@@ -315,13 +329,16 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
         else:
             n_lps += 1
             if backend == "highs":
-                ok, v = single.solve(np.r_[Z[i], 1.0], 0.0)
+                ok, v, failed = single.solve(np.r_[Z[i], 1.0], 0.0)
                 plane = (v[:n], float(v[n])) if ok else None
             else:
-                plane = _single_lp(Z, y, rows, i, backend)[1]
+                r, plane = _single_lp(Z, y, rows, i, backend)
+                failed = r.status == "error"
             if plane is not None:
                 guard[i], status[i] = True, GUARD_SINGLE
                 planes[i] = np.r_[plane[0], plane[1]]
+        if failed and not guard[i]:
+            status[i] = LP_FAILED
         if progress is not None:
             progress(done, len(todo))
     return n_lps
@@ -363,7 +380,7 @@ def kernel_map(K) -> np.ndarray:
 _FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orientation_", "tested_",
            "planes_", "n_lps_", "lp_time_", "qp_time_", "support_", "support_vectors_",
            "dual_coef_", "intercept_", "alpha_", "hard_margin_", "converged_", "kernel_params_",
-           "fit_time_", "guard_test_")
+           "fit_time_", "guard_test_", "qp_converged_", "lp_failed_", "n_unconverged_", "unconverged_")
 
 
 @register_estimator(*_FITTED)
@@ -391,8 +408,11 @@ class GuardVectorSVC(_BinaryKernelSVM):
     qp_time_ : time of the QP on the guard vectors; support_ : indices into the full training
     set; support_vectors_, dual_coef_, intercept_, coef_ (linear kernel) : as ``SVC``;
     alpha_ : the QP's α on the guard vectors; hard_margin_ : True when no α reached C (then the
-    solution is the hard-margin SVM of all points); converged_ : whether the QP reached ``tol``
-    (a tiny margin makes the hard-margin QP ill-conditioned: use solver="cvxpy" there).
+    solution is the hard-margin SVM of all points); converged_ : whether every sub-solve finished:
+    the QP reached ``tol`` (``qp_converged_``; a tiny margin makes the hard-margin QP
+    ill-conditioned: use solver="cvxpy" there) and no point's LP ended without an answer
+    (``lp_failed_``: those points, counted as not guard vectors); n_unconverged_, unconverged_ :
+    how many and which sub-problems did not finish (``fit`` warns once naming them, issue 16).
 
     Data that are not separable (in the kernel space) have no guard vectors and no hard-margin
     SVM: ``fit`` raises ``DataError`` saying so. Size bounds: Δ > 0 with the linear kernel at most
@@ -477,7 +497,8 @@ class GuardVectorSVC(_BinaryKernelSVM):
         Zg = tau_delta(X, self.delta) if lifted and kern.name == "linear" else Z[g]
         svc = BinarySVC(C=self.C, kernel="linear", solver=self.solver, tol=self.tol)
         tq = time.perf_counter()
-        svc.fit(Zg, y_pm[g])
+        with inner_fits():   # the warning below says it is the QP on the guard vectors
+            svc.fit(Zg, y_pm[g])
         self.qp_time_ = time.perf_counter() - tq
         self.alpha_ = svc.alpha_
         self.support_ = g[svc.support_]
@@ -485,10 +506,47 @@ class GuardVectorSVC(_BinaryKernelSVM):
         self.dual_coef_ = svc.dual_coef_
         self.intercept_ = svc.intercept_
         self.hard_margin_ = bool(np.all(svc.alpha_ < self.C * (1 - 1e-9)))
-        self.converged_ = bool(svc.converged_)
         self.kernel_params_ = kern.to_dict()
+        # issue 16 item 7: the LPs and the QP, checked and collected; one warning names them
+        self.qp_converged_ = bool(svc.converged_)
+        self.lp_failed_ = lps.failed
+        self.unconverged_ = ([] if self.qp_converged_ else ["the QP on the guard vectors"]) + \
+            [f"the LP of point {i}" for i in lps.failed.tolist()]
+        self.n_unconverged_ = len(self.unconverged_)
+        self.converged_ = not self.unconverged_
+        self._check_result(objective=svc.objective_, decisions=self.decision_function(X),
+                           detail="the QP on the guard vectors")
+        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
+                           advice=self._convergence_advice())
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def _unconverged_detail(self) -> str:
+        # a model saved before the LPs were checked: its converged_ was the QP's alone
+        names = getattr(self, "unconverged_", ["the QP on the guard vectors"])
+        n_total = 1 + (int(np.sum(self.tested_)) if self.n_lps_ else 0)
+        return unconverged_detail(names, len(names) if not hasattr(self, "n_unconverged_")
+                                  else self.n_unconverged_, n_total,
+                                  "sub-problems (the QP and the per-point LPs)")
+
+    def _convergence_advice(self) -> str:
+        parts = []
+        if not getattr(self, "qp_converged_", self.converged_):
+            parts.append(f"for the QP: use solver='cvxpy' (a tiny margin makes the hard-margin QP "
+                         f"ill-conditioned), loosen tol (now {self.tol:g}), normalize the features, "
+                         "or use delta > 0 (a soft margin)")
+        if len(getattr(self, "lp_failed_", ())):
+            other = "single" if self.method == "seed" else "seed"
+            parts.append(f"for the LPs: normalize the features or use method='{other}' (those points "
+                         "were counted as not guard vectors)")
+        return "; ".join(parts)
+
+    def convergence_message(self) -> str:
+        """Which sub-problems (the QP on the guard vectors, a point's LP) did not finish and what
+        to change ('' when all did)."""
+        if getattr(self, "converged_", True):
+            return ""
+        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     # Prediction (decision_function, predict, coef_, kernel_) is the binary SVM's: Σ y_i α_i
     # k(x_i, x) + b over the support vectors. A new point has no τ_Δ coordinate of its own, so

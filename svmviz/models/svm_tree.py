@@ -19,10 +19,14 @@ from svmviz.models._svm_tree_build import (EXACT_MARGIN, TreeSettings, chain_arr
                                            grow, prune, tree_predict)
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, add_nonlinear
-from svmviz.models.base import SVMClassifierBase
+from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+
+#: Names of unconverged sub-problems kept in ``unconverged_`` (``n_unconverged_`` counts all).
+MAX_UNCONVERGED_NAMES = 20
 
 
-@register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_")
+@register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_", "converged_",
+                    "n_unconverged_", "unconverged_", "n_subproblems_")
 class SVMTreeClassifier(SVMClassifierBase):
     """Decision tree (a chain) of linear SVM nodes, seed 000.
 
@@ -77,6 +81,11 @@ class SVMTreeClassifier(SVMClassifierBase):
         ``Node``; one ``Step`` per step (active, candidates, chosen, removed, zero_solution);
         the depths of the nodes pruning removed
     n_hyperplanes_ : hyperplanes kept after pruning (all trees)
+    converged_ : every node QP (each C_k try that was solved, ``CTry.converged``) and the RBF node
+        reached the tolerance; n_unconverged_, unconverged_ : how many did not and which (at most
+        ``MAX_UNCONVERGED_NAMES`` named: tree, step, candidate, C_k); n_subproblems_ : QPs solved.
+        ``fit`` warns once (``ConvergenceWarning``) naming them; a non-finite objective or decision
+        raises ``DataError`` (issue 16 item 7).
     """
 
     def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
@@ -134,9 +143,63 @@ class SVMTreeClassifier(SVMClassifierBase):
             trees.append(self._fit_binary(X[idx], y_pm, idx, self.classes_[[a, b]], settings, nl, report))
         self.trees_ = trees
         self.pairs_ = np.array(pairs, dtype=np.int64)
+        self._check_fit(X)
         self.fit_time_ = time.perf_counter() - t0
         self._train_data = (X, self.classes_[yi])
         return self
+
+    # ------------------------------------------------------------------ result checks (issue 16)
+    def _check_fit(self, X) -> None:
+        """Every sub-solve's convergence collected (the C_k tries of every step's candidates, the
+        RBF node), the decisions on the training data finite; one warning naming what stopped."""
+        bad, n_solved = [], 0
+        for (a, b), tree in zip(self.pairs_, self.trees_):
+            where = f"tree {self.classes_[a]} vs {self.classes_[b]}, " if len(self.trees_) > 1 else ""
+            for k, step in enumerate(tree.trace):
+                for c in step.candidates:
+                    for t in c.tries:
+                        if t.how != "solved":
+                            continue
+                        n_solved += 1
+                        if not t.converged:
+                            bad.append(f"{where}step {k + 1}, candidate {c.label} at C_k = {t.C_k:.3g}")
+            W, thr, _ = chain_arrays(tree.kept(), X.shape[1])
+            self._check_result(decisions=X @ W.T - thr, detail=f"{where}the linear nodes")
+            if tree.svm is not None:
+                n_solved += 1
+                self._check_result(objective=tree.svm.objective_,
+                                   decisions=tree.svm.decision_function(X), detail=f"{where}the RBF node")
+                if not tree.svm.converged_:
+                    bad.append(f"{where}the RBF node")
+        self.converged_ = not bad
+        self.n_unconverged_ = len(bad)
+        self.unconverged_ = bad[:MAX_UNCONVERGED_NAMES]
+        self.n_subproblems_ = n_solved
+        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
+                           advice=self._convergence_advice())
+
+    def _unconverged_detail(self) -> str:
+        rbf = any(t.svm is not None for t in self.trees_)
+        return unconverged_detail(self.unconverged_, self.n_unconverged_, self.n_subproblems_,
+                                  "QPs (node QPs and the RBF node)" if rbf else "node QPs")
+
+    def _convergence_advice(self) -> str:
+        parts = []
+        if any(not n.endswith("the RBF node") for n in self.unconverged_):
+            parts.append(f"for the node QPs: normalize the features (badly scaled data stall SMO), "
+                         f"loosen tol (now {self.tol:g}), lower C_hard (now {self.C_hard:g}), or use "
+                         f"solver='{'smo' if self.solver == 'cvxpy' else 'cvxpy'}'")
+        if any(n.endswith("the RBF node") for n in self.unconverged_):
+            parts.append("for the RBF node: give it a smaller C (nonlinear={'C': ...}) or normalize "
+                         "the features")
+        return "; ".join(parts)
+
+    def convergence_message(self) -> str:
+        """Which QPs (tree, step, candidate and C_k, or the RBF node) stopped before their
+        tolerance and what to change ('' when all converged or not recorded)."""
+        if getattr(self, "converged_", True):
+            return ""
+        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     def _fit_binary(self, X, y, index, classes, s: TreeSettings, nl, progress) -> BinaryTree:
         nodes, trace, final = grow(X, y, s, progress)
