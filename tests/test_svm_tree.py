@@ -17,7 +17,8 @@ from svmviz.geometry.hulls import nearest_point_to
 from svmviz.geometry.hull_lp import min_mu_containing
 from svmviz.geometry.zero_solution import hard_class_zero, min_mu, zero_solution_case
 from svmviz.models import SVMTreeClassifier
-from svmviz.models._svm_tree_build import TreeSettings, leaves_out, seed_threshold, step_candidates
+from svmviz.models._svm_tree_build import (TreeSettings, leaves_out, seed_threshold, step_candidates,
+                                           tie_tolerance)
 from svmviz.models._svm_tree_nonlinear import rbf_position
 from svmviz.solvers import QPProblem, solve_qp
 from svmviz.kernels import Kernel
@@ -168,6 +169,23 @@ def test_seed_threshold_algorithm():
     assert t == 2.5
     np.testing.assert_array_equal(leaves_out(proj, t, 1), [False, False, False, True, True, False])
     assert seed_threshold(proj, y, -1) == (3.5 + 4.0) / 2  # hard −1: r1 = 3.5, r2 = 4
+
+
+def test_threshold_ties_follow_the_solver_precision():
+    """Grid data, an axis-parallel w: a non-hard sample on the extreme hard sample's grid line is
+    a tie. A w off by the node QP's tolerance in its other component (as SMO at tol = 1e-5 returns
+    on fourclass) must give the threshold and the samples left out of the exact w."""
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.5, 0.3], [-0.5, 0.2], [-1.0, 0.0]])
+    y = np.array([1, -1, 1, 1, -1, -1])
+    tie = tie_tolerance(TreeSettings().tol)
+    exact = X @ np.array([2.0, 0.0])
+    noisy = X @ np.array([2.0, -1e-5])                     # sample 1 moves 1e-5 to the hard side
+    t_exact = seed_threshold(exact, y, 1, tie)
+    assert seed_threshold(noisy, y, 1, tie) == pytest.approx(t_exact, abs=1e-4)
+    np.testing.assert_array_equal(leaves_out(noisy, seed_threshold(noisy, y, 1, tie), 1),
+                                  leaves_out(exact, t_exact, 1))
+    assert seed_threshold(noisy, y, 1) != pytest.approx(t_exact, abs=1e-4)   # round-off ties only
+    assert tie_tolerance(1e-5) == pytest.approx(1e-4) and tie_tolerance(0.5) == 1e-3
 
 
 @pytest.mark.skipif(SOLVER != "smo", reason="the SMO backend (svmviz/solvers/smo.py) is not there yet")

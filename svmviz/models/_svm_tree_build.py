@@ -55,16 +55,29 @@ class TreeSettings:
 
 
 # ---------------------------------------------------------------------------- §4.2.2 threshold
-def seed_threshold(proj: np.ndarray, y: np.ndarray, hc: int) -> float:
+def tie_tolerance(qp_tol: float) -> float:
+    """Projections closer than this share of their range are ties (see ``seed_threshold``): the
+    node QPs stop at KKT tolerance ``qp_tol``, which leaves w (and so x·w) accurate to about that
+    much, so the side of a sample closer to r1 than the solver can resolve is not known. On
+    fourclass a 1e-5 difference in an axis-parallel w's other component decided whether a
+    non-hard sample on r1's grid line counted as correctly placed: SMO and cvxpy then differed by
+    one sample left out. 10·tol leaves a wide margin over that noise; the cap keeps a loose tol
+    from merging distinct samples."""
+    return min(1e-3, max(1e-9, 10.0 * qp_tol))
+
+
+def seed_threshold(proj: np.ndarray, y: np.ndarray, hc: int, tie_rel: float = 1e-9) -> float:
     """Algorithm "Calculation of threshold" of §4.2.2 (eq. 3.13 / 3.14) on the projections
     proj = x·w: r1 is the extreme hard-class projection, r2 the nearest projection of a
-    non-hard sample on the correct side of r1 (r1 itself when there is none); r = (r1 + r2)/2."""
+    non-hard sample on the correct side of r1 (r1 itself when there is none); r = (r1 + r2)/2.
+    A non-hard sample is on the correct side only by more than ``tie_rel`` of the projections'
+    range (``tie_tolerance``)."""
     hard = y == hc
     r1 = float(proj[hard].min() if hc > 0 else proj[hard].max())
     other = proj[~hard]
-    # "on the correct side" beyond rounding: equal projections (grid data, an axis-parallel w)
-    # must not be split by the 1e-16 noise of w's other components
-    tie = 1e-9 * float(proj.max() - proj.min())
+    # "on the correct side" beyond the precision of w: equal projections (grid data, an
+    # axis-parallel w) must not be split by the solver's noise in w's other components
+    tie = tie_rel * float(proj.max() - proj.min())
     ok = other[y[~hard] * (other - r1) > tie]
     if ok.size == 0:
         r2 = r1
@@ -331,15 +344,16 @@ def _qp_candidate(qp: StepQP, solver, hc, last, tries, reason, case) -> Candidat
     if zero:
         return Candidate(label, solver, hc, w, 0.0, float(np.linalg.norm(w)), True, False, False, "",
                          0, list(tries), case, zero_reason=reason, ck_rule=qp.s.ck_rule)
-    cand = _derived(label, solver, hc, w, qp.X, qp.y, "", False, False, list(tries), case)
+    cand = _derived(label, solver, hc, w, qp.X, qp.y, "", False, False, tie_tolerance(qp.s.tol),
+                    list(tries), case)
     cand.ck_rule = qp.s.ck_rule
     return cand
 
 
-def _derived(label, solver, hc, w, X, y, parent, sign_changed, perpendicular, tries=(),
+def _derived(label, solver, hc, w, X, y, parent, sign_changed, perpendicular, tie_rel, tries=(),
              zero_case=None) -> Candidate:
     proj = X @ w
-    t = seed_threshold(proj, y, hc)
+    t = seed_threshold(proj, y, hc, tie_rel)
     n_out = int(leaves_out(proj, t, hc).sum())
     return Candidate(label, solver, hc, w, t, float(np.linalg.norm(w)), False, sign_changed,
                      perpendicular, parent, n_out, list(tries), zero_case)
@@ -355,7 +369,7 @@ def perpendicular_directions(w: np.ndarray) -> np.ndarray:
     return Qm[:, 1:d].T * np.linalg.norm(w)
 
 
-def _perpendiculars(qp_cands, X, y) -> list:
+def _perpendiculars(qp_cands, X, y, tie_rel) -> list:
     """§4.3.4: the hyperplanes perpendicular to each non-zero w, both orientations."""
     out = []
     for c in qp_cands:
@@ -364,15 +378,16 @@ def _perpendiculars(qp_cands, X, y) -> list:
         dirs = perpendicular_directions(c.w)
         for j, v in enumerate(dirs):
             tag = "⊥" if len(dirs) == 1 else f"⊥{j + 1}"
-            out.append(_derived(c.label + tag, c.solver, c.hard_class, v, X, y, c.label, False, True))
+            out.append(_derived(c.label + tag, c.solver, c.hard_class, v, X, y, c.label, False, True,
+                                tie_rel))
             out.append(_derived("−" + c.label + tag, c.solver, c.hard_class, -v, X, y, c.label,
-                                True, True))
+                                True, True, tie_rel))
     return out
 
 
-def _sign_changes(qp_cands, X, y) -> list:
+def _sign_changes(qp_cands, X, y, tie_rel) -> list:
     """§4.3.3: −w of each non-zero w (the inequality reversed)."""
-    return [_derived("−" + c.label, c.solver, c.hard_class, -c.w, X, y, c.label, True, False)
+    return [_derived("−" + c.label, c.solver, c.hard_class, -c.w, X, y, c.label, True, False, tie_rel)
             for c in qp_cands if not c.zero_solution]
 
 
@@ -389,7 +404,7 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int]:
     out = list(qp_cands)
     stages = ["QP candidates a–d"]
     if s.perpendicular and s.greedy_level >= 1:
-        out += _perpendiculars(qp_cands, X, y)
+        out += _perpendiculars(qp_cands, X, y, tie_tolerance(s.tol))
         stages[0] += " and their perpendiculars (g1 = 1)"
 
     def stuck():
@@ -397,10 +412,10 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int]:
 
     if stuck() and not s.majority_stop:
         if s.perpendicular and s.greedy_level == 0:
-            out += _perpendiculars(qp_cands, X, y)
+            out += _perpendiculars(qp_cands, X, y, tie_tolerance(s.tol))
             stages.append("perpendicular hyperplanes (§4.3.4, stuck)")
         if stuck() and s.sign_change:
-            out += _sign_changes(qp_cands, X, y)
+            out += _sign_changes(qp_cands, X, y, tie_tolerance(s.tol))
             stages.append("sign change of w (§4.3.3, still stuck)")
     return out, stages, qp.n_qp
 
