@@ -3,6 +3,7 @@
     python benchmarks/bench_smo.py --quick      # ~2 minutes: real sets, C ∈ {1, 100}, one γ
     python benchmarks/bench_smo.py              # the grid: C × γ × kernel × n × d and real sets
     python benchmarks/bench_smo.py --max-n 5000 # drop the largest synthetic n (time bound)
+    python benchmarks/bench_smo.py --only "digits linear" --only "fourclass rbf 0.5 "  # some cells
 
 Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 1000 only with
 ``--linear-c1000``: LIBSVM itself needs minutes on some of them); RBF γ ∈ {0.1, 1, 10}/d (quick: 1/d) and
@@ -90,6 +91,12 @@ def cell(X, y, kernel, gamma, C, repeats):
             "it_lib": int(svc.n_iter_[0]), "converged": ours.converged_}
 
 
+def cell_label(name, kernel, gamma, C):
+    """The text ``--only`` matches: "<data> <kernel> <gamma or -> <C> " (e.g. "fourclass rbf 0.5 100 ")."""
+    gtxt = f"{gamma:.3g}" if kernel == "rbf" else "-"
+    return f"{name} {kernel} {gtxt} {C:g} "
+
+
 def grid(quick: bool, max_n: int, linear_c1000: bool):
     Cs = (1.0, 100.0) if quick else C_GRID
     gfs = (1.0,) if quick else GAMMA_FACTORS
@@ -132,6 +139,11 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="best of this many runs per solver")
     ap.add_argument("--max-n", type=int, default=10000, help="largest synthetic n in the grid")
     ap.add_argument("--linear-c1000", action="store_true", help="include linear cells with C = 1000")
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help='run only the cells whose label "<data> <kernel> <gamma or -> <C> " '
+                         "contains TEXT (repeatable)")
+    ap.add_argument("--no-trace-overhead", action="store_true",
+                    help="skip the trace=True against trace=False measurement")
     args = ap.parse_args(argv)
 
     X, y = synthetic(300, 5, seed=1)
@@ -146,6 +158,8 @@ def main(argv=None):
     print("-" * len(head))
     rows = []
     for name, X, y, kernel, gamma, C in grid(args.quick, args.max_n, args.linear_c1000):
+        if args.only and not any(t in cell_label(name, kernel, gamma, C) for t in args.only):
+            continue
         r = cell(X, y, kernel, gamma, C, args.repeats)
         r.update(name=name, kernel=kernel, gamma=gamma, C=C)
         rows.append(r)
@@ -161,6 +175,8 @@ def main(argv=None):
           f"cells above 1.0x: {int(np.sum(ratios > 1.0))}; unconverged: "
           f"{sum(not r['converged'] for r in rows)}; max relative objective excess over LIBSVM: "
           f"{max(r['rel_obj'] for r in rows):.1e}")
+    if args.no_trace_overhead:
+        return
     print("\ntrace overhead (CPU time, best of 3):")
     for name, kernel, C, it, off, on in trace_overhead(3):
         print(f"  {name} {kernel} C={C:g}: {it} iterations, trace off {off:.3f} s, on {on:.3f} s, "

@@ -61,6 +61,24 @@ def test_slot_per_column_follows_the_lru_cache(problem, shrinking):
     np.testing.assert_array_equal(runs[0].gradient, runs[1].gradient)
 
 
+def test_first_pair_follows_libsvm_order_and_signs():
+    """One equality group: SMO starts from LIBSVM's order and signs (svm_group_classes: the
+    s = −1 samples first, with y = +1), so WSS2's ties go as in LIBSVM. From α = 0 every G_t = −1:
+    i is the last s = −1 sample; j the s = +1 sample with the smallest K_ii + K_jj − 2K_ij, the
+    last one among ties."""
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(40, 2)), 1)
+    s = np.where(np.arange(40) % 2 == 0, -1.0, 1.0)   # the classes interleaved
+    X[38] = [0.0, 0.0]                       # the last s = −1 sample
+    X[[25, 31, 37]] = [0.05, 0.05]           # its nearest s = +1 samples, three copies: a tie
+    k = Kernel("rbf", 0.5)
+    res = solve_qp(QPProblem.c_svm(s, 1.0, kernel=k, X=X), trace=True, max_trace=1)
+    pos = np.flatnonzero(s > 0)
+    quad = 2.0 - 2.0 * k.gram(X[[38]], X[pos])[0]
+    assert list(pos[quad == quad.min()]) == [25, 31, 37]
+    assert tuple(res.trace.pairs[0]) == (38, 37)
+
+
 def _hard_problem():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(300, 3))

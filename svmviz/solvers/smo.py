@@ -51,9 +51,10 @@ NO_CAP = np.iinfo(np.int64).max
 _EMPTY2 = np.empty((0, 0))
 
 
-def _column_source(problem, dense_mb: float):
+def _column_source(problem, dense_mb: float, order):
     """The ``src`` tuple of ``_smo_core``: a dense Q (given, or built when it fits ``dense_mb``)
-    or the samples for columns on demand. Arrays are fresh copies (the solver reorders them)."""
+    or the samples, in the solver's starting ``order``, for columns on demand. Arrays are fresh
+    copies (the solver reorders them)."""
     n = problem.n
     ibuf = np.empty(n, dtype=np.int64)
     if problem.Q is None:
@@ -66,7 +67,8 @@ def _column_source(problem, dense_mb: float):
                int(k.degree), np.array(X.T, order="C"), np.einsum("ij,ij->i", X, X),
                np.array(problem.signs, dtype=np.float64), classes, inv_K, ibuf)
         if n * n * 8 > dense_mb * 2**20:
-            return src
+            return src[:6] + (np.array(src[6][:, order], order="C"), src[7][order], src[8][order],
+                              classes[order] if classes.shape[0] > 0 else classes) + src[10:]
         Q = core.dense_Q(src)
     else:
         Q = np.ascontiguousarray(problem.Q, dtype=np.float64)
@@ -121,18 +123,28 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     if shrink_every < 1:
         raise ParameterError(f"shrink_every must be at least 1, got {shrink_every}")
     alpha_start = np.array(_start(problem, alpha0), dtype=np.float64)
-    src = _column_source(problem, dense_mb)
+    s_eq = np.array(problem.eq_signs, dtype=np.float64)
+    one_group = bool(problem.n_groups == 1 and np.all(problem.groups == 0))
+    if one_group:
+        # LIBSVM's order and signs: svm_train's svm_group_classes puts the first label's samples
+        # first, with y = +1 (scikit-learn sorts the labels: the C-SVM's s = −1 class). The
+        # working-set rules break ties by position and sign (WSS2's >= and <=), so this keeps
+        # our iterates on LIBSVM's path up to rounding: on degenerate problems (linear kernel,
+        # large C) another start order can cost twice its iterations (digits linear C = 10).
+        ordr = np.r_[np.flatnonzero(s_eq < 0), np.flatnonzero(s_eq > 0)]
+        s_eq = -s_eq   # the same feasible set: Σ s α = r is Σ (−s) α = −r
+    else:
+        ordr = np.arange(n)
+    src = _column_source(problem, dense_mb, ordr)
     # enough cache slots for the columns one iteration holds at once (two group heads + a pair)
     n_slots = int(min(n, max(4, cache_mb * 2**20 // (8 * n))))
-    # compact copies: the solver reorders them in place (active variables first)
-    a = alpha_start.copy()
-    farr = (a, np.empty(n), np.empty(n), np.array(problem.p, dtype=np.float64),
-            np.array(problem.lower, dtype=np.float64), np.array(problem.upper, dtype=np.float64),
-            np.array(problem.eq_signs, dtype=np.float64),
-            np.array(problem.diag(), dtype=np.float64))   # Q_ii in double, as LIBSVM's QD
-    grp = np.array(problem.groups, dtype=np.int64)
-    one_group = bool(problem.n_groups == 1 and np.all(grp == 0))
-    ordr = np.arange(n)
+    # compact copies in the starting order: the solver reorders them in place (active first)
+    a = alpha_start[ordr]
+    farr = (a, np.empty(n), np.empty(n), np.array(problem.p, dtype=np.float64)[ordr],
+            np.array(problem.lower, dtype=np.float64)[ordr],
+            np.array(problem.upper, dtype=np.float64)[ordr], s_eq[ordr],
+            np.array(problem.diag(), dtype=np.float64)[ordr])   # Q_ii in double, as LIBSVM's QD
+    grp = np.array(problem.groups, dtype=np.int64)[ordr]
     buf = np.empty(n)
     core.initial_gradient(a, farr[1], farr[2], farr[3], farr[4], farr[5], src, ordr, buf)
     L, U, pos = farr[4], farr[5], farr[6] > 0
