@@ -59,16 +59,18 @@ def _column_source(problem, dense_mb: float, order):
     ibuf = np.empty(n, dtype=np.int64)
     if problem.Q is None:
         k = problem.kernel
-        X = problem.X
+        on_demand = n * n * 8 > dense_mb * 2**20
+        if not on_demand:   # dense_Q builds Q in the original order
+            order = slice(None)
+        X = problem.X[order]
         classes = (np.empty(0, dtype=np.int64) if problem.scatter_classes is None
-                   else np.array(problem.scatter_classes, dtype=np.int64))
+                   else np.array(problem.scatter_classes, dtype=np.int64)[order])
         inv_K = 0.0 if problem.scatter_classes is None else 1.0 / problem.n_classes
         src = (False, _EMPTY2, core.KERNEL_CODES[k.name], float(k.gamma), float(k.coef0),
                int(k.degree), np.array(X.T, order="C"), np.einsum("ij,ij->i", X, X),
-               np.array(problem.signs, dtype=np.float64), classes, inv_K, ibuf)
-        if n * n * 8 > dense_mb * 2**20:
-            return src[:6] + (np.array(src[6][:, order], order="C"), src[7][order], src[8][order],
-                              classes[order] if classes.shape[0] > 0 else classes) + src[10:]
+               np.array(problem.signs, dtype=np.float64)[order], classes, inv_K, ibuf)
+        if on_demand:
+            return src
         Q = core.dense_Q(src)
     else:
         Q = np.ascontiguousarray(problem.Q, dtype=np.float64)
@@ -131,7 +133,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         # working-set rules break ties by position and sign (WSS2's >= and <=), so this keeps
         # our iterates on LIBSVM's path up to rounding: on degenerate problems (linear kernel,
         # large C) another start order can cost twice its iterations (digits linear C = 10).
-        ordr = np.r_[np.flatnonzero(s_eq < 0), np.flatnonzero(s_eq > 0)]
+        ordr = np.argsort(s_eq > 0, kind="stable")
         s_eq = -s_eq   # the same feasible set: Σ s α = r is Σ (−s) α = −r
     else:
         ordr = np.arange(n)
