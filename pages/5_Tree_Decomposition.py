@@ -11,7 +11,7 @@ from svmviz.plots.tree_decomposition import leaf_rows, plot_partition, plot_sear
 from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.state import bind
-from svmviz_app.views import standard_views
+from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
                                 model_upload, plain, share_controls)
 
@@ -97,9 +97,8 @@ params = dict(sigma0=int(sigma0), top_k=int(top_k), min_gain=float(min_gain), mu
 td = imported
 if td is None:
     with guard("the search failed"):
-        bar = Progress("ceiling-size search")
-        td = cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv,
-                        progress=lambda frac, msg: bar.bar.progress(min(max(frac, 0.0), 1.0), msg))
+        bar = Progress("ceiling-size search: leaf SVMs trained")
+        td = cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv, progress=bar)
         bar.done()
 if td is None:
     st.stop()
@@ -110,11 +109,22 @@ levels = [lv.sigma for lv in td.search_path_]
 sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
                          key=bind("td.sigma", td.sigma_, options=levels))
 lvl = td.search_path_[levels.index(sigma)]
-c1, c2, c3, c4 = st.columns(4)
+level_svms = [lf.svm for lf in td.level_leaves(sigma) if lf.svm is not None]
+n_bad = sum(not s.converged for s in level_svms)
+c1, c2, c3, c4, c5 = st.columns(5)
 c1.metric("leaves", lvl.n_leaves)
-c2.metric("leaves with an SVM", sum(lf.svm is not None for lf in td.level_leaves(sigma)))
+c2.metric("leaves with an SVM", len(level_svms))
 c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.2f} %")
 c4.metric("θ at this σ", f"C={lvl.C[lvl.best]:g}, γ={lvl.gamma[lvl.best]:g}")
+c5.metric("converged", "yes" if n_bad == 0 else f"no ({n_bad} of {len(level_svms)})",
+          help="whether every leaf SVM at this σ (and its θ) reached the solver's tolerance")
+if sigma == td.sigma_:   # the model's own leaves: named in the warning when not converged
+    convergence_status(td, f"the {len(level_svms)} leaf SVMs of the model (σ = {td.sigma_})")
+elif n_bad:
+    st.warning(f"Not converged at σ = {sigma}: {n_bad} of the {len(level_svms)} leaf SVMs stopped before "
+               "reaching the solver's tolerance, so their boundaries are not optimal. Normalize the "
+               "features on the Data page, use a smaller θ grid (the largest C and γ are the slow ones) "
+               "or the libsvm leaf solver.")
 if td.n_features_in_ == 2:
     with guard("cannot draw the partition"):
         fig = plot_partition(td, Xt, yt, sigma=sigma)
@@ -162,9 +172,8 @@ elif test is None:
     st.caption("No test part (the Data page keeps every sample for training): no comparison.")
 elif compare:
     with guard("the global SVM failed"):
-        gbar = Progress("global SVM over the same grid")
-        glob = dict(cached_call(global_svm_search, Xt, yt, Xv, yv, C_grid, gamma_grid,
-                                progress=lambda frac, msg: gbar.bar.progress(min(max(frac, 0.0), 1.0), msg)))
+        gbar = Progress("global SVM over the same grid: θ")
+        glob = dict(cached_call(global_svm_search, Xt, yt, Xv, yv, C_grid, gamma_grid, progress=gbar))
         gbar.done()
         g = glob.pop("model")
         glob.update(nsv=float(g.support_.size), accuracy=float(np.mean(g.predict(test.X) == test.y)))

@@ -5,7 +5,9 @@ training data (features *and* labels), never by names or shapes, so two sessions
 only when they would compute the same one. While one session computes an entry, the others
 asking for it wait for that result instead of computing it again. The computation runs in the
 asking session's script thread, so its progress bar updates and Stop (or leaving the page)
-cancels it; nothing is stored then. Cached models are shared objects: pages never mutate them.
+cancels it; nothing is stored then (a session waiting for it then computes it itself). A waiting
+session with a progress bar checks its own Stop while it waits (the bar's ``waiting()``). Cached
+models are shared objects: pages never mutate them.
 Both caches are bounded (least recently used entries go first).
 """
 
@@ -23,6 +25,7 @@ from sklearn.base import clone
 
 MAX_FITS = 48          # fitted models kept for all sessions together
 MAX_RESULTS = 96       # other heavy results (geometry, sweeps, figure data)
+WAIT_POLL_S = 0.5      # a session waiting for another's computation checks its own Stop this often
 
 
 class SharedCache:
@@ -35,13 +38,22 @@ class SharedCache:
         self._computing: dict[str, threading.Lock] = {}
         self.computed = 0   # how many entries were computed (a benchmark reads it)
 
-    def get_or_compute(self, key: str, compute: Callable[[], Any]):
+    def get_or_compute(self, key: str, compute: Callable[[], Any], wait: Callable[[], None] | None = None):
+        """The value of ``key``, computed by ``compute()`` unless stored or being computed by
+        another session (then this one waits for it). ``wait()`` is called every
+        ``WAIT_POLL_S`` seconds while waiting; when it raises (Stop, or the session has ended)
+        the wait ends with that exception and the other session's computation goes on."""
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
                 return self._data[key]
             key_lock = self._computing.setdefault(key, threading.Lock())
-        with key_lock:
+        if wait is None:
+            key_lock.acquire()
+        else:
+            while not key_lock.acquire(timeout=WAIT_POLL_S):
+                wait()
+        try:
             with self._lock:
                 if key in self._data:
                     return self._data[key]
@@ -52,6 +64,8 @@ class SharedCache:
                 while len(self._data) > self.max_entries:
                     self._data.popitem(last=False)
                 self._computing.pop(key, None)
+        finally:
+            key_lock.release()
         return value
 
     def __len__(self) -> int:
@@ -88,8 +102,9 @@ def _key_part(v) -> str:
 def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = None, **fit_kw):
     """``clone(estimator).fit(X, y, **fit_kw)``, computed once for every session asking for the
     same class, parameters and data. ``progress`` (a ``callback(done, total)``, not part of the
-    key) is passed to ``fit`` when the estimator's ``fit`` takes one. The returned model is
-    shared: do not mutate it."""
+    key) is passed to ``fit`` when the estimator's ``fit`` takes one; its ``waiting()``, when it
+    has one (``widgets.Progress``), is called while another session computes the same fit. The
+    returned model is shared: do not mutate it."""
     est_type = type(estimator)
     key = "|".join([f"{est_type.__module__}.{est_type.__qualname__}",
                     _key_part(estimator.get_params(deep=True)), array_digest(X, y),
@@ -101,7 +116,7 @@ def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = No
             kw["progress"] = progress
         return clone(estimator).fit(X, y, **kw)
 
-    return FITS.get_or_compute(key, fit)
+    return FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None))
 
 
 def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None = None, **kwargs):
@@ -110,6 +125,7 @@ def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None
     passed on as ``progress=`` when given and is not part of the key."""
     key = "|".join([f"{fn.__module__}.{fn.__qualname__}", *map(_key_part, args),
                     *(f"{k}={_key_part(v)}" for k, v in sorted(kwargs.items()))])
+    wait = getattr(progress, "waiting", None)
     if progress is not None:
         kwargs = dict(kwargs, progress=progress)
-    return RESULTS.get_or_compute(key, lambda: fn(*args, **kwargs))
+    return RESULTS.get_or_compute(key, lambda: fn(*args, **kwargs), wait=wait)

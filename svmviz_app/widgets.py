@@ -207,16 +207,26 @@ def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:
 
 
 class Progress:
-    """``st.progress`` as a ``callback(done, total)`` for the library's long loops. Streamlit
-    raises inside the callback when the user presses Stop or leaves, which ends the work there."""
+    """``st.progress`` as a ``callback(done, total)`` for the library's long loops.
+
+    Every call sends the bar to the browser, which is where Streamlit checks for a stop request:
+    it raises its ``StopException`` inside the call when the user presses Stop, and also when the
+    tab closes (the websocket's end makes Streamlit's session manager request the script's stop;
+    tests/test_browser_cancel.py pins both). The exception ends the library's work there and
+    ``svmviz_app.cache`` stores nothing. ``waiting()``: called by the cache while another session
+    computes the same result, so a waiting session stops too."""
 
     def __init__(self, label: str):
         self.label = label
+        self.frac = 0.0
         self.bar = st.progress(0.0, label)
 
     def __call__(self, done: int, total: int) -> None:
-        frac = 0.0 if total <= 0 else min(max(done / total, 0.0), 1.0)
-        self.bar.progress(frac, f"{self.label} ({done}/{total})")
+        self.frac = 0.0 if total <= 0 else min(max(done / total, 0.0), 1.0)
+        self.bar.progress(self.frac, f"{self.label} ({done}/{total})")
+
+    def waiting(self) -> None:
+        self.bar.progress(self.frac, f"{self.label}: waiting for another session computing the same")
 
     def done(self) -> None:
         self.bar.empty()

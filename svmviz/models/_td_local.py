@@ -30,6 +30,10 @@ class TDLocalSVM:
     support_vectors : (n_sv, d), the union over machines; dual_coef : (m, n_sv) α_i y_i (0 where
         a vector is not a support vector of that machine); intercept : (m,)
     C, gamma : the parameters θ; multi_class : "ovo" or "ovr"
+    converged : whether the solver reached its tolerance on every machine (issue 16 item 7);
+    n_iter, max_violation : the largest iteration count and final KKT violation over the machines
+        (0 where the solver does not say: LIBSVM); objective : the sum of the machines' dual
+        objectives (None with LIBSVM, which does not report it)
     """
 
     classes: np.ndarray
@@ -40,6 +44,10 @@ class TDLocalSVM:
     C: float
     gamma: float
     multi_class: str
+    converged: bool = True
+    n_iter: int = 0
+    max_violation: float = 0.0
+    objective: float | None = None
 
     @property
     def n_support(self) -> int:
@@ -81,9 +89,12 @@ def _machines(classes: np.ndarray, multi_class: str) -> list[tuple[int, int]]:
     return [(int(classes[i]), int(classes[j])) for i in range(k) for j in range(i + 1, k)]
 
 
-def _binary_fit(K, X: np.ndarray, yb: np.ndarray, C: float, gamma: float, solver: str, alpha0):
-    """(α y, b, α) of the C-SVM with labels yb = ±1 on the precomputed Gram matrix K, or, when K
-    is None (a large leaf), with the RBF kernel computed by the solver itself (its cache)."""
+def _binary_fit(K, X: np.ndarray, yb: np.ndarray, C: float, gamma: float, solver: str, alpha0,
+                poll=None):
+    """(α y, b, α, status) of the C-SVM with labels yb = ±1 on the precomputed Gram matrix K, or,
+    when K is None (a large leaf), with the RBF kernel computed by the solver itself (its cache).
+    ``status``: (converged, iterations, final KKT violation, dual objective or None). ``poll()``
+    is called by the SMO solver between chunks of iterations (it may raise to cancel the solve)."""
     if solver == "libsvm":
         from sklearn.svm import SVC
 
@@ -92,19 +103,23 @@ def _binary_fit(K, X: np.ndarray, yb: np.ndarray, C: float, gamma: float, solver
         coef = np.zeros(yb.size)
         # sklearn's positive decision is classes_[1] = +1, so dual_coef_ is α_i y_i already
         coef[m.support_] = m.dual_coef_[0]
-        return coef, float(m.intercept_[0]), np.abs(coef)
+        # fit_status_ 0: LIBSVM reached its tolerance (it has no iteration cap here)
+        return coef, float(m.intercept_[0]), np.abs(coef), (int(m.fit_status_) == 0, 0, 0.0, None)
     from svmviz.solvers import QPProblem, solve_qp
 
     problem = (QPProblem.c_svm(yb, C, Q=K) if K is not None
                else QPProblem.c_svm(yb, C, kernel=Kernel("rbf", gamma), X=X))
-    res = solve_qp(problem, backend=solver, tol=1e-3, alpha0=alpha0)
-    return res.alpha * yb, -float(res.rho[0]), res.alpha
+    opts = {"callback": lambda *_: poll()} if poll is not None and solver == "smo" else {}
+    res = solve_qp(problem, backend=solver, tol=1e-3, alpha0=alpha0, **opts)
+    return (res.alpha * yb, -float(res.rho[0]), res.alpha,
+            (bool(res.converged), int(res.n_iter), float(res.max_violation), float(res.objective)))
 
 
-def _libsvm_ovo(X, y, C: float, gamma: float, coefs: np.ndarray, b: np.ndarray) -> None:
+def _libsvm_ovo(X, y, C: float, gamma: float, coefs: np.ndarray, b: np.ndarray) -> tuple:
     """Fill ``coefs`` / ``b`` (pairs (i, j), i < j, in ``_machines`` order) from one multi-class
     scikit-learn SVC: LIBSVM stores, for pair (i, j), the coefficients of class i's support
-    vectors in row j − 1 and those of class j's in row i; a positive value votes for i."""
+    vectors in row j − 1 and those of class j's in row i; a positive value votes for i. Returns the
+    status as ``_binary_fit``."""
     from sklearn.svm import SVC
 
     m = SVC(C=C, kernel="rbf", gamma=gamma, tol=1e-3, cache_size=500).fit(X, y)
@@ -117,13 +132,17 @@ def _libsvm_ovo(X, y, C: float, gamma: float, coefs: np.ndarray, b: np.ndarray) 
             coefs[p, m.support_[sj]] = m.dual_coef_[i, sj]
             b[p] = m.intercept_[p]
             p += 1
+    return (int(m.fit_status_) == 0, 0, 0.0, None)
 
 
 def train_leaf(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, gamma: float, Cs, multi_class: str,
-               solver: str, n_classes: int):
+               solver: str, n_classes: int, progress=None):
     """Train the local SVM of one leaf (global class indices ``y``) for γ and every C in ``Cs``.
 
     Returns one (C, TDLocalSVM, predicted class index of every row of X_val) per C.
+    ``progress``: an object with ``step()``, called after each C (one leaf SVM of one θ), and
+    ``poll()``, called by the SMO solver during a long solve; either may raise to cancel the work
+    (nothing more is trained then).
     """
     classes = np.unique(y)
     machines = _machines(classes, multi_class)
@@ -136,23 +155,35 @@ def train_leaf(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, gamma: float, Cs
     K = (Kernel("rbf", gamma).gram(X) if shared and X.shape[0] <= DENSE_MAX and not libsvm_ovo
          else None)
     warm = [None] * len(machines)
+    poll = None if progress is None else progress.poll
     out = []
     for C in sorted(Cs):
         coefs = np.zeros((len(machines), X.shape[0]))
         b = np.zeros(len(machines))
+        status = []
         if libsvm_ovo:
-            _libsvm_ovo(X, y, float(C), gamma, coefs, b)
+            status.append(_libsvm_ovo(X, y, float(C), gamma, coefs, b))
         else:
             for j, (a, c) in enumerate(machines):
+                if j and poll is not None:  # between the machines of a multi-class leaf
+                    poll()
                 rows = np.flatnonzero((y == a) | (y == c)) if c >= 0 else np.arange(y.size)
                 yb = np.where(y[rows] == a, 1.0, -1.0)
                 Kr = None if K is None else (K if rows.size == y.size else K[np.ix_(rows, rows)])
-                coef, b[j], warm[j] = _binary_fit(Kr, X[rows], yb, float(C), gamma, solver, warm[j])
+                coef, b[j], warm[j], st = _binary_fit(Kr, X[rows], yb, float(C), gamma, solver, warm[j], poll)
                 coefs[j, rows] = coef
+                status.append(st)
         used = np.flatnonzero(np.any(coefs != 0, axis=0))
         svm = TDLocalSVM(classes, np.asarray(machines, dtype=np.int64).reshape(-1, 2), X[used],
-                         coefs[:, used], b, float(C), float(gamma), multi_class)
+                         coefs[:, used], b, float(C), float(gamma), multi_class,
+                         converged=all(s[0] for s in status), n_iter=max(s[1] for s in status),
+                         max_violation=max(s[2] for s in status),
+                         objective=(None if any(s[3] is None for s in status)
+                                    else float(sum(s[3] for s in status))))
         pred = (np.argmax(svm.scores(X_val, n_classes), axis=1) if X_val.shape[0]
                 else np.zeros(0, dtype=np.int64))
         out.append((float(C), svm, pred))
+        if progress is not None:
+            progress.step()
     return out
+

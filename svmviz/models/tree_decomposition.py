@@ -7,6 +7,9 @@ with an earlier stop, until the best validation accuracy gains less than 0.5 % o
 Leaf SVMs go through joblib, so threads, processes or a Dask cluster
 (``joblib.parallel_backend("dask")``) can train them. A leaf that stays a leaf from one σ_t to the
 next has the same training data, so its SVMs for θ already trained are reused, not retrained.
+``fit(progress=...)`` reports every leaf SVM (one leaf, one θ) and can be cancelled between two
+of them (issue 16 item 5); each leaf SVM records whether its solver converged, and the fitted
+model says so for its own leaves (``converged_``, ``n_unconverged_``; issue 16 item 7).
 
 Extensions (not in the seed; off by default, so the defaults are the seed's method):
 
@@ -24,6 +27,7 @@ Extensions (not in the seed; off by default, so the defaults are the seed's meth
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 
@@ -34,7 +38,7 @@ from svmviz.errors import DataError, ParameterError
 from svmviz.export.registry import register_estimator, register_record
 from svmviz.models import _td_tree
 from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
-from svmviz.models.base import SVMClassifierBase
+from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
 
 SVM_SOLVERS = ("smo", "libsvm", "cvxpy")
 # Seed 002 §3: Φ = {10^a: a = −1…5} and Ψ = {10^b: b = −4…4}.
@@ -43,6 +47,9 @@ GAMMA_GRID = tuple(10.0 ** b for b in range(-4, 5))
 # Small-data rule for σ₀ (see the class docstring): at least this many samples per leaf ceiling,
 # and at most 1/SMALL_DATA_PARTS of the training component.
 MIN_SIGMA0, SMALL_DATA_PARTS = 30, 8
+#: What to change when leaf SVMs stop before their tolerance (the ConvergenceWarning says it).
+UNCONVERGED_ADVICE = ("normalize the features, drop the largest C and γ from C_grid / gamma_grid, "
+                      "or use svm_solver='libsvm'")
 
 
 @register_record
@@ -72,7 +79,8 @@ class TDLevel:
     """One stage t of the §2.2 search: σ_t, the θ tried and their validation accuracy v(σ_t, θ),
     the best θ_t and r(t), the number of leaves and the training time of the stage.
     ``purity_tol``: per θ, the ε chosen with it (all 0 without the extension); ``n_trained``: leaves
-    that needed an SVM; ``n_reused``: leaf SVMs taken from an earlier stage instead of trained."""
+    that needed an SVM; ``n_reused``: leaf SVMs taken from an earlier stage instead of trained;
+    ``n_unconverged``: leaf SVMs of the stage (every θ) whose solver stopped before its tolerance."""
 
     sigma: int
     C: np.ndarray
@@ -85,6 +93,7 @@ class TDLevel:
     purity_tol: np.ndarray | None = None
     n_trained: int = -1
     n_reused: int = 0
+    n_unconverged: int = 0
 
     @property
     def best_accuracy(self) -> float:
@@ -93,7 +102,7 @@ class TDLevel:
 
 _FITTED = ("classes_", "n_features_in_", "tree_", "sigma0_", "sigma_", "params_", "leaves_",
            "levels_", "search_path_", "homogeneous_fraction_", "n_train_", "fit_time_", "purity_tol_",
-           "majority_fraction_")
+           "majority_fraction_", "converged_", "n_unconverged_", "unconverged_")
 
 
 @register_estimator(*_FITTED)
@@ -131,7 +140,9 @@ class TreeDecompositionSVC(SVMClassifierBase):
     search_path_ : ``TDLevel`` per stage; homogeneous_fraction_ : share of training samples in
     homogeneous leaves at σ_opt; n_train_ : size of the training component; fit_time_ : seconds;
     purity_tol_ : the ε in use; majority_fraction_ : share of training samples in leaves classified
-    by their majority under ε (heterogeneous ones only)
+    by their majority under ε (heterogeneous ones only); converged_ : every leaf SVM of the model
+    (σ_opt, θ_opt) reached its solver's tolerance; n_unconverged_, unconverged_ : how many did not
+    and which (then ``fit`` warns once with a ``ConvergenceWarning`` naming the leaves)
     """
 
     def __init__(self, sigma0=1500, growth=4, top_k=5, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
@@ -219,7 +230,11 @@ class TreeDecompositionSVC(SVMClassifierBase):
         """Grow the tree once and run the search of seed 002 §2.2.
 
         ``X_val, y_val``: an explicit validation component (else ``validation_fraction`` of X is
-        held out). ``progress``: optional callable(fraction_done, message), for a progress bar.
+        held out). ``progress``: optional ``callback(done, total)`` counting leaf SVMs (one leaf,
+        one θ), called after each one in the thread that called ``fit`` (and during a long SMO
+        solve); ``total`` is every leaf SVM the search could train, known once the tree is grown
+        (a search that stops early jumps to the end). It may raise to cancel the fit: the
+        exception propagates and no further leaf SVM is trained (issue 16 item 5).
         """
         t0 = time.perf_counter()
         self._check_params()
@@ -228,19 +243,20 @@ class TreeDecompositionSVC(SVMClassifierBase):
         n, K = Xt.shape[0], self.classes_.size
         self.n_train_ = int(n)
         self.sigma0_ = int(min(self.sigma0, max(MIN_SIGMA0, math.ceil(n / SMALL_DATA_PARTS))))
-        report = progress or (lambda frac, msg: None)
-        report(0.0, f"growing the tree to σ₀ = {self.sigma0_}")
+        report = _Reporter(progress)
+        report.update(0, 1)
         self.tree_ = _td_tree.grow_tree(Xt, yt, K, self.sigma0_)
 
         grid = [(float(C), float(g)) for g in np.atleast_1d(self.gamma_grid)
                 for C in np.atleast_1d(self.C_grid)]
         tols = np.unique(np.atleast_1d(np.asarray(self.purity_tol, dtype=np.float64)))
+        report.update(0, self._planned_leaf_svms(n, len(grid), tols[0]))
         # (node, C, γ) -> (SVM, its validation predictions): a node is the same leaf, with the same
         # samples, at every σ where it is a leaf, so its SVMs carry over to later stages.
         trained = {}
         # Step 1: every θ at σ₀.
         sigma = self.sigma0_
-        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, tols, trained, report, 0.0, 0.7)
+        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, tols, trained, report)
         path, kept = [level], [leaves]
         order = np.argsort(-level.accuracy, kind="stable")
         top = [grid[i] for i in order[: self.top_k]]
@@ -250,9 +266,7 @@ class TreeDecompositionSVC(SVMClassifierBase):
         # Steps 2–3: the k best θ at σ_t = growth · σ_{t−1} until the gain is small or σ_t ≥ n.
         while sigma < n and (self.max_stages is None or len(path) < self.max_stages):
             sigma = int(math.ceil(self.growth * sigma))
-            frac = min(0.95, 0.7 + 0.1 * len(path))
-            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, tols, trained, report, frac,
-                                           min(0.98, frac + 0.1))
+            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, tols, trained, report)
             path.append(level)
             kept.append(leaves)
             if level.best_accuracy - path[-2].best_accuracy < self.min_gain:
@@ -269,11 +283,63 @@ class TreeDecompositionSVC(SVMClassifierBase):
         homog = sum(lf.size for lf in self.leaves_ if lf.homogeneous)
         self.homogeneous_fraction_ = float(homog / n)
         self.majority_fraction_ = float(sum(lf.size for lf in self.leaves_ if lf.by_majority) / n)
+        self._check_leaves(Xt)
         self.fit_time_ = time.perf_counter() - t0
-        report(1.0, f"done: σ = {self.sigma_}, C = {self.params_['C']:g}, γ = {self.params_['gamma']:g}")
+        report.update(report.total, report.total)
         return self
 
-    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report, f0, f1):
+    def _stage_sigmas(self, n: int) -> list[int]:
+        """σ₀, σ₁, ... as the search would visit them if it never stopped early."""
+        sigmas = [self.sigma0_]
+        while sigmas[-1] < n and (self.max_stages is None or len(sigmas) < self.max_stages):
+            sigmas.append(int(math.ceil(self.growth * sigmas[-1])))
+        return sigmas
+
+    def _planned_leaf_svms(self, n: int, n_grid: int, tol0: float) -> int:
+        """How many leaf SVMs (leaf, θ) the search trains if it visits every σ_t: every θ on the
+        leaves needing an SVM at σ₀, then the top-k θ on the leaves that were not such a leaf at
+        an earlier stage (the others reuse their SVMs). Reads the grown tree only."""
+        counts = self.tree_.counts
+        share = 1.0 - counts.max(axis=1) / np.maximum(counts.sum(axis=1), 1)
+        seen, total = set(), 0
+        for t, sigma in enumerate(self._stage_sigmas(n)):
+            nodes = {int(nd) for nd in self.tree_.leaves_at(sigma) if share[nd] > tol0}
+            total += len(nodes - seen) * (n_grid if t == 0 else min(self.top_k, n_grid))
+            seen |= nodes
+        return max(total, 1)
+
+    def _check_leaves(self, Xt) -> None:
+        """Issue 16 item 7 for the model's leaf SVMs (σ_opt, θ_opt): non-finite objectives or
+        training decision values are a ``DataError``; leaves whose solver stopped before its
+        tolerance give one ``ConvergenceWarning`` naming them and what to change."""
+        with_svm = [lf for lf in self.leaves_ if lf.svm is not None]
+        bad = [lf for lf in with_svm if not lf.svm.converged]
+        self.converged_ = not bad
+        self.n_unconverged_ = len(bad)
+        self.unconverged_ = [f"leaf node {lf.node} ({lf.size} samples, KKT violation "
+                             f"{lf.svm.max_violation:.3g} after {lf.svm.n_iter} iterations)" for lf in bad]
+        if not with_svm:
+            return
+        node_t = self.tree_.apply(Xt, self.sigma_)
+        decisions = np.concatenate([lf.svm.decision(Xt[node_t == lf.node]).ravel() for lf in with_svm])
+        objective = [lf.svm.objective for lf in with_svm if lf.svm.objective is not None]
+        self._check_result(converged=self.converged_, objective=objective or None, decisions=decisions,
+                           detail=self._unconverged_detail() if bad else "", advice=UNCONVERGED_ADVICE)
+
+    def _unconverged_detail(self) -> str:
+        n_svm = sum(lf.svm is not None for lf in self.leaves_)
+        return (unconverged_detail(self.unconverged_, self.n_unconverged_, n_svm,
+                                   f"leaf SVMs at σ = {self.sigma_}, C = {self.params_['C']:g}, "
+                                   f"γ = {self.params_['gamma']:g}"))
+
+    def convergence_message(self) -> str:
+        """Which leaf SVMs of the model stopped before their tolerance and what to change ('' when
+        all converged, or for a model saved before convergence was recorded)."""
+        if getattr(self, "converged_", True):
+            return ""
+        return not_converged_message(self._unconverged_detail(), UNCONVERGED_ADVICE)
+
+    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report):
         """Train the TD classifiers of every θ in ``thetas`` on the tree at ceiling σ; return the
         stage record and the leaves of the best (θ, ε). Jobs: one per (leaf needing an SVM, γ),
         for the C values not already in ``trained`` (which this fills)."""
@@ -299,15 +365,22 @@ class TreeDecompositionSVC(SVMClassifierBase):
                 n_reused += len(Cs) - len(todo)
                 if todo:
                     jobs.append((nd, g, delayed(train_leaf)(Xt[tr], yt[tr], Xv[va], g, todo,
-                                                            self.multi_class, self.svm_solver, K)))
-        report(f0, f"σ = {sigma}: {len(nodes)} leaves ({int(homog.sum())} homogeneous, "
-                   f"{int(needs_svm.sum())} need an SVM), {len(thetas)} θ → {len(jobs)} leaf jobs")
+                                                            self.multi_class, self.svm_solver, K,
+                                                            report)))
         # LIBSVM and the Numba SMO (nogil entry points) both release the GIL, so threads share
         # the data for free. A joblib.parallel_backend(...) context (e.g. Dask) overrides this hint.
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(j for _, _, j in jobs)
+        # Results come back one job at a time in this thread, which reports them (the jobs report
+        # each leaf SVM themselves when they run here, i.e. sequentially); a report that raises
+        # ends the loop and joblib drops the jobs not started.
+        start = report.done
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
+            j for _, _, j in jobs)
+        finished = 0
         for (nd, g, _), res in zip(jobs, results):
             for C, svm, p in res:
                 trained[(nd, C, g)] = (svm, p)
+            finished += len(res)
+            report.update(max(report.done, start + finished), report.total)
         # Validation predictions of every θ: leaves without an SVM give their (majority) class.
         sorter = np.argsort(nodes)
         leaf_of_v = sorter[np.searchsorted(nodes[sorter], node_v)]
@@ -335,11 +408,11 @@ class TreeDecompositionSVC(SVMClassifierBase):
             svm = trained[(int(nd), C_b, g_b)][0] if share[li] > eps else None
             leaves.append(TDLeaf(int(nd), int(self.tree_.n_samples[nd]), counts[li].copy(), bool(homog[li]),
                                  int(label[li]) if svm is None else -1, svm, bool(majority)))
+        n_unconverged = sum(not trained[(int(nodes[li]), C, g)][0].converged
+                            for li in np.flatnonzero(needs_svm) for C, g in thetas)
         level = TDLevel(int(sigma), np.array([C for C, _ in thetas]), np.array([g for _, g in thetas]),
                         acc, best, int(nodes.size), int((~homog).sum()), time.perf_counter() - t0,
-                        tols[tol_idx], int(needs_svm.sum()), int(n_reused))
-        report(f1, f"σ = {sigma}: best validation accuracy {acc[best]:.2%} at C = {C_b:g}, γ = {g_b:g}"
-                   + (f", ε = {eps:g}" if tols.size > 1 or tols[0] > 0 else ""))
+                        tols[tol_idx], int(needs_svm.sum()), int(n_reused), int(n_unconverged))
         return level, leaves
 
     # ------------------------------------------------------------------ prediction
@@ -450,6 +523,58 @@ class TreeDecompositionSVC(SVMClassifierBase):
         return out
 
 
+class _Reporter:
+    """Progress of a fit as ``callback(done, total)`` leaf SVMs, and its cancellation.
+
+    The leaf jobs call ``step()`` after each leaf SVM and ``poll()`` during a long solve. The
+    callback runs only in the thread that created the reporter (the one calling ``fit``: a
+    Streamlit page's script thread, where Stop raises); jobs in joblib worker threads only
+    count. Once the callback has raised, every later ``step``/``poll`` in any thread raises
+    ``_Cancelled``, so running workers stop at their next leaf SVM. Pickled (a process or Dask
+    worker) it is a silent counter."""
+
+    def __init__(self, callback=None):
+        self.callback = callback
+        self.done, self.total = 0, 1
+        self.cancelled = False
+        self._owner = threading.get_ident()
+        self._lock = threading.Lock()
+
+    def __getstate__(self):
+        return {"callback": None, "done": self.done, "total": self.total, "cancelled": self.cancelled,
+                "_owner": None}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def update(self, done: int, total: int) -> None:
+        with self._lock:
+            self.done, self.total = int(done), int(total)
+        self.poll()
+
+    def step(self) -> None:
+        with self._lock:
+            self.done += 1
+        self.poll()
+
+    def poll(self) -> None:
+        if self.cancelled:
+            raise _Cancelled("the fit was cancelled")
+        if self.callback is None or threading.get_ident() != self._owner:
+            return
+        try:
+            self.callback(min(self.done, self.total), self.total)
+        except BaseException:
+            self.cancelled = True
+            raise
+
+
+class _Cancelled(Exception):
+    """Raised in joblib workers after the caller's progress callback raised (never seen by the
+    caller, who gets the callback's own exception)."""
+
+
 def validation_split(y, fraction: float = 0.2, random_state=0) -> tuple[np.ndarray, np.ndarray]:
     """(training rows, validation rows), sorted: the validation component ``fit`` holds out of
     the data it gets when no ``X_val`` is given (stratified when every class allows it). The
@@ -490,6 +615,7 @@ def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, prog
     training component for every θ of the grid, the θ with the best validation accuracy kept.
 
     Returns {"time_s", "C", "gamma", "val_accuracy", "model"} (``model`` is the fitted SVC).
+    ``progress(done, total)`` is called after each θ; it may raise to stop the search.
     """
     from sklearn.svm import SVC
 
@@ -502,6 +628,6 @@ def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, prog
         if best is None or acc > best["val_accuracy"]:
             best = {"C": C, "gamma": g, "val_accuracy": acc, "model": m}
         if progress is not None:
-            progress((i + 1) / len(thetas), f"global SVM: θ {i + 1}/{len(thetas)}")
+            progress(i + 1, len(thetas))
     best["time_s"] = time.perf_counter() - t0
     return best

@@ -1,0 +1,159 @@
+"""Issue 16 item 5 in a real server: work nobody waits for stops.
+
+A ``streamlit run app.py`` server of its own (its CPU time must be this test's alone) and headless
+Chromium: open the Tree decomposition page by a link that sets a large generated data set and the
+seed's 7 × 9 θ grid (minutes of leaf SVMs), wait until the fit is visibly running and the server
+burns CPU, close the tab, and require the server's CPU time (utime + stime of /proc/<pid>/stat) to
+stop growing within a bounded settling time. Closing the tab ends the session's websocket;
+Streamlit then asks the session's script to stop, and the page's progress callback
+(``svmviz_app.widgets.Progress``), called after every leaf SVM, raises there.
+
+The Stop button: the work stops the same way, the page shows no result of the fit before (only
+the new controls and the stopped bar), and the next run shows results that match its controls.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from conftest import start_streamlit, stop_streamlit, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+SEED_GRID = "seed 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)"
+DATA = "gen:interlaced;level=4;n_per_class=6000;seed=0"   # 18,000 points, 3 overlapping classes
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of the process (all its threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK   # fields 14 and 15 of proc(5)
+
+
+def cpu_rate(pid: int, seconds: float) -> float:
+    """CPU seconds per second used by the process over the next ``seconds``."""
+    c0, t0 = cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - c0) / (time.monotonic() - t0)
+
+
+@pytest.fixture
+def own_server():
+    proc, url = start_streamlit()
+    proc.url = url
+    log: list[bytes] = []
+    drain = threading.Thread(target=lambda: log.extend(iter(proc.stdout.readline, b"")), daemon=True)
+    drain.start()   # a full pipe would block the server
+    yield proc, url, log
+    stop_streamlit(proc)
+
+
+def wait_for_running_fit(page) -> tuple[int, int]:
+    """Wait (bounded) until the TD fit has reported at least one leaf SVM; (done, total)."""
+    bar = page.locator('[data-testid="stProgress"]').filter(has_text="ceiling-size search")
+    bar.first.wait_for(timeout=180_000)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        m = re.search(r"\((\d+)/(\d+)\)", bar.first.inner_text()) if bar.count() else None
+        if m and int(m.group(1)) >= 1:
+            done, total = int(m.group(1)), int(m.group(2))
+            assert total > 5 * done and total > 500, (done, total)   # far from finished
+            return done, total
+        page.wait_for_timeout(250)
+    pytest.fail("the fit did not report a leaf SVM within 180 s")
+
+
+def assert_goes_quiet(proc, log, what: str) -> None:
+    """The server's CPU use drops to (almost) nothing within a bounded settling time, and stays."""
+    start = time.monotonic()
+    quiet = False
+    while time.monotonic() - start < 90:
+        if cpu_rate(proc.pid, 3.0) < 0.05:
+            quiet = True
+            break
+    tail = b"".join(log[-40:]).decode(errors="replace")
+    assert quiet, f"the server kept computing 90 s after {what}\n{tail}"
+    assert cpu_rate(proc.pid, 3.0) < 0.05, tail   # nothing picked the work up again
+    assert proc.poll() is None
+    with urllib.request.urlopen(proc.url + "/_stcore/health", timeout=10) as r:
+        assert r.status == 200
+
+
+def test_closing_the_tab_stops_the_running_fit(own_server, browser, artifacts_dir):
+    proc, url, log = own_server
+    query = urllib.parse.urlencode({"data": DATA, "td.grid": SEED_GRID, "td.compare": "0"})
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(f"{url}/Tree_Decomposition?{query}")
+    wait_for_running_fit(page)
+    page.screenshot(path=str(artifacts_dir / "td_fit_running.png"))
+    busy = cpu_rate(proc.pid, 3.0)
+    assert busy > 0.2, f"the server should be computing, used {busy:.2f} CPU s/s"
+    ctx.close()   # the tab goes away mid-fit
+    assert_goes_quiet(proc, log, "the tab closed")
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def _pick_grid(page, name_part: str) -> None:
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="θ grid").first.click()
+    page.get_by_role("option", name=re.compile(re.escape(name_part))).first.click()
+
+
+def _grid_shown(page) -> str:
+    """The θ grid the sidebar's select box shows (its text or its combobox input's value)."""
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="θ grid").first
+    return box.evaluate("e => e.innerText + ' ' + Array.from(e.querySelectorAll('input'))"
+                        ".map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' ')")
+
+
+def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, artifacts_dir):
+    proc, url, log = own_server
+    small = "gen:interlaced;level=4;n_per_class=2000;seed=0"
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(f"{url}/Tree_Decomposition?" + urllib.parse.urlencode({"data": small, "td.compare": "0"}))
+    # the small grid's fit finishes: its results are on the page
+    page.locator('[data-testid="stMetric"]').filter(has_text="converged").first.wait_for(timeout=240_000)
+    wait_for_app(page, 240_000)
+    theta_small = _metric(page, "θ at this σ")
+    assert _metric(page, "converged") == "yes"
+    assert "small 3" in _grid_shown(page)
+
+    _pick_grid(page, "seed 7")                     # new controls: a fit of minutes starts
+    wait_for_running_fit(page)
+    status = page.locator('[data-testid="stStatusWidget"]')
+    status.get_by_role("button", name=re.compile("Stop")).click()
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                           timeout=120_000)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(artifacts_dir / "td_after_stop.png"), full_page=True)
+    # a consistent page: the new controls, the stopped bar, and nothing of the fit shown before
+    assert "seed 7" in _grid_shown(page)
+    assert page.locator('[data-testid="stMetric"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stProgress"]').filter(has_text="ceiling-size search").count() == 1
+    assert_goes_quiet(proc, log, "Stop")
+
+    # the next run: the small grid again (its fit is shared from the first run), results match it
+    _pick_grid(page, "small 3")
+    page.locator('[data-testid="stMetric"]').filter(has_text="converged").first.wait_for(timeout=240_000)
+    wait_for_app(page, 240_000)
+    assert _metric(page, "θ at this σ") == theta_small and _metric(page, "converged") == "yes"
+    assert page.locator('[data-testid="stProgress"]').count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(artifacts_dir / "td_next_run_after_stop.png"), full_page=True)
+    ctx.close()

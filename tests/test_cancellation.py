@@ -1,0 +1,280 @@
+"""Issue 16 item 5: long computations stop at once when their progress callback raises.
+
+A Streamlit page passes ``svmviz_app.widgets.Progress`` as the callback; Streamlit raises its
+``StopException`` (a ``BaseException``) inside it when the user presses Stop or the tab closes.
+For every library computation that takes a callback: a callback raising on its k-th call ends the
+work there — the exception propagates unchanged, the callback is not called again, and no solver
+(QP, LP, LIBSVM) is entered after the raise. Solver entries are counted with a profiler hook on
+the solver modules, so a loop that swallowed the exception and went on would be caught.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import numpy as np
+import pytest
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+from svmviz.data.generators import fourclass_like, interlaced
+from svmviz.geometry.zero_solution import w_norm_sweep
+from svmviz.models import GuardVectorSVC, SVMTreeClassifier, TreeDecompositionSVC
+from svmviz.models.tree_decomposition import global_svm_search
+
+import svmviz
+import sklearn
+
+_SVMVIZ = os.path.dirname(svmviz.__file__)
+# Python files whose functions are solver entries: every QP/LP of svmviz and LIBSVM's wrapper.
+_SOLVER_FILES = (os.path.join(_SVMVIZ, "solvers") + os.sep,
+                 os.path.join(_SVMVIZ, "models", "_svm_tree_qp.py"),
+                 os.path.join(_SVMVIZ, "geometry", "hull_lp.py"),
+                 os.path.join(os.path.dirname(sklearn.__file__), "svm") + os.sep)
+
+
+class UserStop(Exception):
+    """An ordinary exception a caller's callback might raise."""
+
+
+class Meter:
+    """Counts solver entries (Python calls into the solver files, C calls into HiGHS) in the
+    threads it watches, and the progress calls; ``callback`` raises ``exc`` on call ``k``."""
+
+    def __init__(self, k: int | None = None, exc: BaseException | None = None):
+        self.k, self.exc = k, exc
+        self.calls = 0
+        self.solver_entries = 0
+        self.entries_at_raise = None
+        self.calls_after_raise = 0
+
+    def _profile(self, frame, event, arg):
+        if event == "call":
+            if frame.f_code.co_filename.startswith(_SOLVER_FILES):
+                self.solver_entries += 1
+        elif event == "c_call":
+            owner = getattr(arg, "__self__", None)
+            if owner is not None and type(owner).__module__.startswith("highspy"):
+                self.solver_entries += 1
+
+    def callback(self, *args) -> None:
+        if self.entries_at_raise is not None:
+            self.calls_after_raise += 1
+            return
+        self.calls += 1
+        if self.k is not None and self.calls == self.k:
+            self.entries_at_raise = self.solver_entries
+            raise self.exc
+
+    def run(self, fn):
+        sys.setprofile(self._profile)
+        threading.setprofile(self._profile)
+        try:
+            return fn(self.callback)
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)
+
+    @property
+    def entries_after_raise(self) -> int:
+        return self.solver_entries - self.entries_at_raise
+
+
+def _tree(cb):
+    ds = fourclass_like(300, seed=1)
+    return SVMTreeClassifier().fit(ds.X, ds.y, progress=cb)
+
+
+def _sweep(cb):
+    ds = fourclass_like(200, seed=2)
+    y = np.where(ds.y > 0, 1, -1)
+    return w_norm_sweep(ds.X, y, 1, 1.0, np.geomspace(0.05, 50.0, 8), "smo", 1e-6, progress=cb)
+
+
+def _guard(cb):
+    rng = np.random.default_rng(3)   # 3-D, no hull prefilter: one HiGHS LP pair per point
+    X = rng.normal(size=(80, 3))
+    s = X @ np.array([1.0, -0.7, 0.4])
+    keep = np.abs(s) > 0.2
+    return GuardVectorSVC(prefilter=False).fit(X[keep], np.where(s[keep] > 0, 1, -1), progress=cb)
+
+
+def _td_data():
+    ds = interlaced(level=3, n_per_class=200, seed=0)
+    return ds.X, ds.y
+
+
+def _td(cb, **kw):
+    X, y = _td_data()
+    return TreeDecompositionSVC(C_grid=(1.0, 10.0), gamma_grid=(0.5, 2.0), **kw).fit(X, y, progress=cb)
+
+
+def _td_libsvm(cb):
+    return _td(cb, svm_solver="libsvm")
+
+
+def _global(cb):
+    X, y = _td_data()
+    return global_svm_search(X[:400], y[:400], X[400:], y[400:], (1.0, 10.0), (0.5, 2.0), progress=cb)
+
+
+COMPUTATIONS = {"svm_tree_fit": _tree, "hull_w_norm_sweep": _sweep, "guard_vectors_fit": _guard,
+                "td_fit_smo": _td, "td_fit_libsvm": _td_libsvm, "td_global_svm_search": _global}
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTATIONS))
+@pytest.mark.parametrize("exc_type", [StopException, UserStop])
+def test_a_raising_progress_callback_stops_the_work_at_once(name, exc_type):
+    work = COMPUTATIONS[name]
+    full = Meter()
+    full.run(work)
+    assert full.calls >= 4, f"{name}: too few progress calls ({full.calls}) to cancel in the middle"
+    assert full.solver_entries > 0
+    k = max(2, full.calls // 2)
+    exc = exc_type()
+    meter = Meter(k, exc)
+    with pytest.raises(exc_type) as info:
+        meter.run(work)
+    assert info.value is exc                       # the callback's own exception, unwrapped
+    assert meter.calls == k and meter.calls_after_raise == 0
+    assert meter.entries_after_raise == 0, f"{name}: a solver ran after the callback raised"
+    assert meter.solver_entries < full.solver_entries  # the work really was cut short
+
+
+def test_td_reports_each_leaf_svm_and_ends_at_its_total():
+    X, y = _td_data()
+    calls = []
+    m = TreeDecompositionSVC(C_grid=(1.0, 10.0), gamma_grid=(0.5, 2.0)).fit(X, y, progress=lambda d, t: calls.append((d, t)))
+    total = calls[-1][1]
+    assert calls[0] == (0, 1) and calls[-1] == (total, total)
+    assert all(t == total for _, t in calls[1:])                 # fixed once the tree is grown
+    done = [d for d, _ in calls]
+    assert done == sorted(done)                                   # monotone
+    # one report per leaf SVM (leaf, θ) trained: every step of one appears
+    trained = sum(lv.n_trained * lv.C.size - lv.n_reused for lv in m.search_path_)
+    assert set(range(trained + 1)) <= set(done)
+    assert trained <= total
+
+
+def test_td_stop_lands_within_one_leaf_svm(monkeypatch):
+    """Stop between two leaf SVMs of the same leaf job: the job's remaining C values are not
+    trained (the report comes after every single leaf SVM, not after a leaf's whole C list)."""
+    from svmviz.models import _td_local
+
+    built = []
+    real = _td_local.TDLocalSVM.__init__
+
+    def counting(self, *a, **kw):
+        built.append(1)
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(_td_local.TDLocalSVM, "__init__", counting)
+    meter = Meter(3, StopException())   # calls: (0, 1), (0, total), after the 1st leaf SVM → raise
+    with pytest.raises(StopException):
+        meter.run(lambda cb: _td(cb))
+    assert len(built) == 1 and meter.calls_after_raise == 0
+
+
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")
+def test_td_parallel_fit_propagates_the_exception_and_its_workers_stop(monkeypatch):
+    """With joblib threads the callback runs in the calling thread as results come back; once it
+    has raised, the workers stop at their next leaf SVM: at most one more per worker is built."""
+    import time
+
+    from svmviz.models import _td_local
+
+    built = []
+    real = _td_local.TDLocalSVM.__init__
+
+    def counting(self, *a, **kw):
+        built.append(1)
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(_td_local.TDLocalSVM, "__init__", counting)
+    X, y = _td_data()
+    steps, at_raise = [], []
+
+    def cb(done, total):
+        steps.append(done)
+        if len(steps) == 3:
+            at_raise.append(len(built))
+            raise StopException()
+
+    with pytest.raises(StopException):
+        TreeDecompositionSVC(C_grid=(1.0, 10.0, 100.0), gamma_grid=(0.5, 2.0), n_jobs=2).fit(X, y, progress=cb)
+    assert len(steps) == 3
+    # bounded wait for the workers to settle: the count stays the same for 1 s (at most 60 s)
+    deadline, last, since = time.monotonic() + 60, -1, time.monotonic()
+    while time.monotonic() < deadline:
+        if len(built) != last:
+            last, since = len(built), time.monotonic()
+        elif time.monotonic() - since > 1.0:
+            break
+        time.sleep(0.05)
+    assert len(built) - at_raise[0] <= 2
+
+
+def test_a_session_waiting_for_anothers_computation_stops_when_its_own_wait_raises():
+    """Two sessions ask for the same key: the second waits for the first; when its ``wait``
+    raises (its Stop, or its tab closed) it stops waiting at once, the first goes on and stores
+    its value, and nothing is computed twice."""
+    from svmviz_app.cache import WAIT_POLL_S, SharedCache
+
+    cache = SharedCache(4)
+    started, release = threading.Event(), threading.Event()
+    computed = []
+
+    def slow():
+        started.set()
+        assert release.wait(60)
+        computed.append(1)
+        return 42
+
+    first = threading.Thread(target=lambda: cache.get_or_compute("k", slow))
+    first.start()
+    assert started.wait(60)
+    waits = []
+
+    def wait():
+        waits.append(1)
+        if len(waits) == 2:
+            raise StopException()
+
+    with pytest.raises(StopException):
+        cache.get_or_compute("k", lambda: pytest.fail("computed twice"), wait=wait)
+    assert len(waits) == 2 and not computed            # it left while the first still computed
+    release.set()
+    first.join(60)
+    assert computed == [1] and cache.get_or_compute("k", lambda: pytest.fail("not stored")) == 42
+    assert WAIT_POLL_S <= 1.0
+
+
+def test_a_cancelled_computation_stores_nothing_and_a_waiter_computes_it():
+    from svmviz_app.cache import SharedCache
+
+    cache = SharedCache(4)
+    started, release = threading.Event(), threading.Event()
+
+    def cancelled():
+        started.set()
+        assert release.wait(60)
+        raise StopException()
+
+    errors = []
+
+    def first_session():
+        try:
+            cache.get_or_compute("k", cancelled)
+        except StopException as exc:
+            errors.append(exc)
+
+    first = threading.Thread(target=first_session)
+    first.start()
+    assert started.wait(60)
+    got = []
+    second = threading.Thread(target=lambda: got.append(cache.get_or_compute("k", lambda: 7, wait=lambda: None)))
+    second.start()
+    release.set()
+    first.join(60), second.join(60)
+    assert errors and got == [7] and cache.computed == 1
