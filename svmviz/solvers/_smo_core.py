@@ -36,6 +36,12 @@ import numpy as np
 from numba import njit
 
 TAU = 1e-12  # LIBSVM's TAU: curvature used when a pair's second derivative is not positive
+# WSS2 keeps j with the smallest o_t = −g_t²/q_t (g_t > 0, q_t > 0). With B = −(best o so far),
+# o_t ≤ best needs fl(g_t²/q_t) ≥ B; when g_t² < fl(fl(B·REACH)·q_t) rounding cannot get there:
+# fl(g_t²/q_t) < B·REACH·(1 + 2⁻⁵³)³ < B. That test skips the division (the slowest instruction
+# of the selection loop) for almost every t and never a candidate that could win: the same j as
+# dividing every time, ties included.
+REACH = 1.0 - 2.0 ** -49
 INF = np.inf
 
 KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
@@ -311,6 +317,7 @@ def select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1, Gmax2, imax,
     if max_viol <= tol:
         return -1, -1, max_viol
     best_obj = INF
+    reach = -INF   # −best_obj·REACH
     best_j = -1
     best_i = -1
     if g1 >= 0:
@@ -347,11 +354,14 @@ def select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1, Gmax2, imax,
             quad = QD[i] + QD[t] - 2.0 * s[i] * s[t] * qit
             if quad <= 0.0:
                 quad = TAU
-            obj = -(grad_diff * grad_diff) / quad
-            if obj <= best_obj:
-                best_obj = obj
-                best_j = t
-                best_i = i
+            gg = grad_diff * grad_diff
+            if gg >= reach * quad:   # else it cannot win (REACH)
+                obj = -gg / quad
+                if obj <= best_obj:
+                    best_obj = obj
+                    reach = -obj * REACH
+                    best_j = t
+                    best_i = i
     if single_i >= 0 and (best_j < 0 or single_gain > -best_obj):
         return single_i, -1, max_viol
     if best_j < 0:
@@ -680,6 +690,7 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                 gmax = pre_Gmax
                 gmin = -INF
                 best_obj = INF
+                reach = -INF   # −best_obj·REACH
                 qdi = QD[i]
                 pos_i = st[i] & POS
                 for t in range(m):
@@ -699,10 +710,13 @@ def run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt, Gmax1, G
                             quad = qdi + QD[t] - 2.0 * qit
                             if quad <= 0.0:
                                 quad = TAU
-                            o = -(grad_diff * grad_diff) / quad
-                            if o <= best_obj:
-                                j = t
-                                best_obj = o
+                            gg = grad_diff * grad_diff
+                            if gg >= reach * quad:   # else it cannot win (REACH)
+                                o = -gg / quad
+                                if o <= best_obj:
+                                    j = t
+                                    best_obj = o
+                                    reach = -o * REACH
                 max_viol = max(gmax + gmin, 0.0)
                 if gmax + gmin <= tol or j < 0:
                     i = -1
