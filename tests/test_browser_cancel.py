@@ -102,6 +102,22 @@ def test_closing_the_tab_stops_the_running_fit(own_server, browser, artifacts_di
     assert_goes_quiet(proc, log, "the tab closed")
 
 
+def test_closing_the_tab_during_the_global_svm_comparison_stops_it(own_server, browser):
+    """After the TD fit the page searches one global SVM over the same grid, with the leaves'
+    solver (SMO): closing the tab stops it too, also in the middle of one solve."""
+    proc, url, log = own_server
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(f"{url}/Tree_Decomposition?" + urllib.parse.urlencode({"data": DATA}))
+    bar = page.locator('[data-testid="stProgress"]').filter(has_text="global SVM over the same grid")
+    bar.first.wait_for(timeout=300_000)
+    page.wait_for_timeout(3000)
+    busy = cpu_rate(proc.pid, 3.0)
+    assert busy > 0.2, f"the server should be computing, used {busy:.2f} CPU s/s"
+    ctx.close()
+    assert_goes_quiet(proc, log, "the tab closed")
+
+
 def _metric(page, label: str) -> str:
     box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return box.locator('[data-testid="stMetricValue"]').inner_text()

@@ -102,7 +102,8 @@ def _guard(cb):
 
 def _td_data():
     ds = interlaced(level=3, n_per_class=200, seed=0)
-    return ds.X, ds.y
+    perm = np.random.default_rng(0).permutation(ds.y.size)   # the generator orders by class
+    return ds.X[perm], ds.y[perm]
 
 
 def _td(cb, **kw):
@@ -119,8 +120,15 @@ def _global(cb):
     return global_svm_search(X[:400], y[:400], X[400:], y[400:], (1.0, 10.0), (0.5, 2.0), progress=cb)
 
 
+def _global_smo(cb):
+    X, y = _td_data()
+    return global_svm_search(X[:400], y[:400], X[400:], y[400:], (1.0, 10.0), (0.5, 2.0), progress=cb,
+                             solver="smo")
+
+
 COMPUTATIONS = {"svm_tree_fit": _tree, "hull_w_norm_sweep": _sweep, "guard_vectors_fit": _guard,
-                "td_fit_smo": _td, "td_fit_libsvm": _td_libsvm, "td_global_svm_search": _global}
+                "td_fit_smo": _td, "td_fit_libsvm": _td_libsvm, "td_global_svm_search": _global,
+                "td_global_svm_search_smo": _global_smo}
 
 
 @pytest.mark.parametrize("name", sorted(COMPUTATIONS))

@@ -21,7 +21,7 @@ from svmviz.data.generators import interlaced
 from svmviz.errors import DataError
 from svmviz.export import dumps_model, loads_model
 from svmviz.models import TreeDecompositionSVC
-from svmviz.models.tree_decomposition import UNCONVERGED_ADVICE
+from svmviz.models.tree_decomposition import UNCONVERGED_ADVICE, global_svm_search
 
 SMALL = dict(C_grid=(1.0, 10.0), gamma_grid=(0.5, 2.0))
 PAGE = "pages/5_Tree_Decomposition.py"
@@ -194,3 +194,27 @@ def test_page_warns_when_leaf_svms_did_not_converge(monkeypatch):
     assert not problems(at)
     assert [w.value for w in at.warning if w.value.startswith(f"Not converged at σ = {other}")]
     assert _metric(at, "converged").startswith("no (")
+
+
+def test_global_svm_search_with_the_leaves_smo_matches_libsvm():
+    """The page's global SVM uses the leaves' solver (the SMO can be stopped during a solve): the
+    same search with svmviz's SMO agrees with LIBSVM's (same θ grid, same components)."""
+    X, y = _data(150, seed=5)
+    y = np.array(["abc"[i] for i in y])   # string labels: the search maps them itself
+    perm = np.random.default_rng(0).permutation(y.size)
+    X, y = X[perm], y[perm]
+    Xt, yt, Xv, yv = X[:300], y[:300], X[300:], y[300:]
+    grid = dict(C_grid=(1.0, 10.0), gamma_grid=(0.5, 2.0))
+    lib = global_svm_search(Xt, yt, Xv, yv, **grid)
+    calls = []
+    smo = global_svm_search(Xt, yt, Xv, yv, **grid, solver="smo", progress=lambda d, t: calls.append((d, t)))
+    assert abs(smo["val_accuracy"] - lib["val_accuracy"]) <= 0.02
+    assert calls[0] == (0, 4) and calls[-1] == (4, 4)
+    for res in (lib, smo):
+        m = res["model"]
+        assert res["val_accuracy"] == pytest.approx(np.mean(m.predict(Xv) == yv))
+        assert 0 < m.support_.size <= Xt.shape[0]
+    assert lib["val_accuracy"] > 0.6
+    assert (smo["C"], smo["gamma"]) == (lib["C"], lib["gamma"])
+    assert np.mean(smo["model"].predict(X) == lib["model"].predict(X)) > 0.98
+    assert abs(smo["model"].support_.size - lib["model"].support_.size) <= 0.05 * lib["model"].support_.size

@@ -610,24 +610,63 @@ def _margin_terms(svm: TDLocalSVM, X: np.ndarray, y: np.ndarray) -> list[dict]:
     return out
 
 
-def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, progress=None) -> dict:
-    """The seed's gSVM baseline (§3): one RBF SVM (scikit-learn's SVC, i.e. LIBSVM) on the whole
-    training component for every θ of the grid, the θ with the best validation accuracy kept.
+def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, progress=None,
+                      solver: str = "libsvm", multi_class: str = "ovo") -> dict:
+    """The seed's gSVM baseline (§3): one RBF SVM on the whole training component for every θ of
+    the grid, the θ with the best validation accuracy kept (the first of equals, γ-major order).
 
-    Returns {"time_s", "C", "gamma", "val_accuracy", "model"} (``model`` is the fitted SVC).
-    ``progress(done, total)`` is called after each θ; it may raise to stop the search.
+    ``solver``: "libsvm" (scikit-learn's SVC, the seed's baseline) or a leaf solver of
+    ``SVM_SOLVERS`` ("smo": svmviz's SMO through the leaf trainer, sharing the Gram matrix and
+    warm starts across C as the leaves do; ``multi_class`` as for the leaves).
+    ``progress(done, total)`` is called after each θ, and with "smo" also during a long solve
+    (every chunk of SMO iterations); it may raise to stop the search. One LIBSVM fit cannot be
+    interrupted: with "libsvm" a stop lands after the θ being fitted.
+
+    Returns {"time_s", "C", "gamma", "val_accuracy", "model"}; ``model`` has ``support_`` and
+    ``predict`` (the fitted SVC, or a ``GlobalLeafSVM``).
     """
-    from sklearn.svm import SVC
-
+    if solver not in SVM_SOLVERS:
+        raise ParameterError(f"solver must be one of {', '.join(SVM_SOLVERS)}, not {solver!r}")
     t0 = time.perf_counter()
     thetas = [(float(C), float(g)) for g in np.atleast_1d(gamma_grid) for C in np.atleast_1d(C_grid)]
     best = None
-    for i, (C, g) in enumerate(thetas):
-        m = SVC(C=C, gamma=g, cache_size=500).fit(Xt, yt)
-        acc = float(np.mean(m.predict(Xv) == yv))
+
+    def consider(C, g, acc, model):
+        nonlocal best
         if best is None or acc > best["val_accuracy"]:
-            best = {"C": C, "gamma": g, "val_accuracy": acc, "model": m}
-        if progress is not None:
-            progress(i + 1, len(thetas))
+            best = {"C": C, "gamma": g, "val_accuracy": acc, "model": model}
+
+    if solver == "libsvm":
+        from sklearn.svm import SVC
+
+        for i, (C, g) in enumerate(thetas):
+            m = SVC(C=C, gamma=g, cache_size=500).fit(Xt, yt)
+            consider(C, g, float(np.mean(m.predict(Xv) == yv)), m)
+            if progress is not None:
+                progress(i + 1, len(thetas))
+    else:
+        classes, yi = np.unique(yt, return_inverse=True)
+        report = _Reporter(progress)
+        report.update(0, len(thetas))
+        for g in dict.fromkeys(g for _, g in thetas):   # γ in grid order, each once
+            Cs = [C for C, gg in thetas if gg == g]
+            fitted = {C: (svm, p) for C, svm, p in train_leaf(Xt, yi, Xv, g, Cs, multi_class, solver,
+                                                              classes.size, report)}
+            for C in Cs:
+                svm, p = fitted[C]
+                consider(C, g, float(np.mean(classes[p] == yv)), GlobalLeafSVM(svm, classes))
     best["time_s"] = time.perf_counter() - t0
     return best
+
+
+class GlobalLeafSVM:
+    """One ``TDLocalSVM`` trained on the whole training component, with the two things the
+    comparison reads of a fitted SVC: ``support_`` (one entry per support vector) and
+    ``predict``."""
+
+    def __init__(self, svm: TDLocalSVM, classes: np.ndarray):
+        self.svm, self.classes_ = svm, classes
+        self.support_ = np.arange(svm.n_support)
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[np.argmax(self.svm.scores(np.asarray(X, dtype=np.float64), self.classes_.size), axis=1)]
