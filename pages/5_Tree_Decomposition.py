@@ -28,9 +28,11 @@ GLOBAL_SOLVER = {"smo": "svmviz's SMO", "libsvm": "scikit-learn's SVC (LIBSVM, t
 
 
 
-def _td_bound_terms(params, Xt, yt, Xv, yv):
-    """§4.3 bound terms of the (cached) TD fit with ``params`` on these components."""
-    return cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv).bound_terms(Xt, yt)
+def _td_bound_terms(params, Xt, yt, Xv, yv, progress=None):
+    """§4.3 bound terms of the (cached) TD fit with ``params`` on these components (S trains one
+    global SVM at θ_opt: ``progress`` lets Stop or a closed tab end it)."""
+    td = cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv, progress=progress)
+    return td.bound_terms(Xt, yt, progress=progress)
 
 
 st.title("Tree decomposition")
@@ -157,7 +159,9 @@ with right:
                 f"Leaf SVMs reused from an earlier σ stage: {sum(lv.n_reused for lv in td.search_path_)}.")
     if imported is None:
         with guard("cannot compute the bound terms"):
-            bt = cached_call(_td_bound_terms, params, Xt, yt, Xv, yv)
+            bbar = Progress("bound terms: one global SVM at θ_opt")
+            bt = cached_call(_td_bound_terms, params, Xt, yt, Xv, yv, progress=bbar)
+            bbar.done()
             st.markdown("Bound terms of §4.3 (training data): "
                         f"T₁ = {bt['T1']:.4g}, T₂ = {bt['T2']:.4g}, R = {bt['R']:.4g}, S = {bt['S']:.4g}, "
                         f"R/L = {bt['R_over_L']:.4g}")

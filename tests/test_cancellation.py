@@ -286,3 +286,47 @@ def test_a_cancelled_computation_stores_nothing_and_a_waiter_computes_it():
     release.set()
     first.join(60), second.join(60)
     assert errors and got == [7] and cache.computed == 1
+
+
+@pytest.mark.parametrize("what", ["td_fit", "td_bound_terms", "global_svm_search_smo"])
+def test_td_stops_inside_a_long_smo_solve(monkeypatch, what):
+    """The SMO calls back every CHUNK iterations (here 64 instead of 2²⁰): TD's leaf trainer
+    reports there too, so a Stop lands inside one long solve, not after it."""
+    from svmviz.models import _td_local
+    from svmviz.solvers import smo
+
+    monkeypatch.setattr(smo, "CHUNK", 64)
+    X, y = _td_data()
+    model = TreeDecompositionSVC(C_grid=(10.0,), gamma_grid=(2.0,), max_stages=1).fit(X, y)
+    solves, returned, built = [], [], []
+    real_solve, real_init = smo.solve, _td_local.TDLocalSVM.__init__
+
+    def solve(*a, **kw):
+        solves.append(1)
+        res = real_solve(*a, **kw)
+        returned.append(1)
+        return res
+
+    def init(self, *a, **kw):
+        built.append(1)
+        real_init(self, *a, **kw)
+
+    monkeypatch.setattr(smo, "solve", solve)
+    monkeypatch.setattr(_td_local.TDLocalSVM, "__init__", init)
+    calls, in_solve = [], []
+
+    def cb(done, total):
+        calls.append(done)
+        if solves:               # the first report once a solve has started
+            in_solve.append((len(solves), len(returned)))
+            raise StopException()
+
+    with pytest.raises(StopException):
+        if what == "td_fit":
+            TreeDecompositionSVC(C_grid=(10.0,), gamma_grid=(2.0,), max_stages=1).fit(X, y, progress=cb)
+        elif what == "td_bound_terms":
+            model.bound_terms(X, y, progress=cb)
+        else:
+            global_svm_search(X[:500], y[:500], X[500:], y[500:], (10.0,), (2.0,), progress=cb, solver="smo")
+    assert in_solve == [(1, 0)]               # reported from inside the first solve, not after it
+    assert len(solves) == 1 and not returned and not built

@@ -496,14 +496,15 @@ class TreeDecompositionSVC(SVMClassifierBase):
                 out += [dict(node=lf.node, **t) for t in _margin_terms(lf.svm, X[rows], yi[rows])]
         return out
 
-    def bound_terms(self, X, y, with_global=True) -> dict:
+    def bound_terms(self, X, y, with_global=True, progress=None) -> dict:
         """The terms of seed 002 §4.3 on the labelled set (X, y) (normally the training data).
 
         R = Σ_i (ρ²β_i² + ‖ξ_i‖²) over the leaves (ρ = 1 for the RBF kernel; see
         ``leaf_bound_terms``), T₁ = R·log²n, T₂ = L·log(d n L²); with several classes R is the
         average over the binary classifiers (§4.3 (i)). Homogeneous leaves need no SVM: they
         contribute 0 to R. S = ρ²β² + ‖ξ‖² of one global SVM trained on (X, y) with the same
-        θ = ``params_`` (as §4.3 compares them), when ``with_global``.
+        θ = ``params_`` (as §4.3 compares them), when ``with_global``; ``progress(done, total)``
+        is called during its solve (SMO) and when it is done, and may raise to stop it.
         """
         terms = self.leaf_bound_terms(X, y)
         X = self._validate_predict(X)
@@ -517,8 +518,10 @@ class TreeDecompositionSVC(SVMClassifierBase):
                "R_over_L": R / L}
         if with_global:
             yi = self._label_index(y)
+            report = _Reporter(progress)
+            report.update(0, 1)
             (_, svm, _), = train_leaf(X, yi, X[:0], self.params_["gamma"], [self.params_["C"]],
-                                      self.multi_class, self.svm_solver, self.classes_.size)
+                                      self.multi_class, self.svm_solver, self.classes_.size, report)
             out["S"] = float(np.mean([t["beta2"] + t["xi_sq"] for t in _margin_terms(svm, X, yi)]))
         return out
 
