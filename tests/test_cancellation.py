@@ -330,3 +330,44 @@ def test_td_stops_inside_a_long_smo_solve(monkeypatch, what):
             global_svm_search(X[:500], y[:500], X[500:], y[500:], (10.0,), (2.0,), progress=cb, solver="smo")
     assert in_solve == [(1, 0)]               # reported from inside the first solve, not after it
     assert len(solves) == 1 and not returned and not built
+
+
+def _slow_square(x, progress=None):
+    _STARTED.set()
+    assert _GATE.wait(60)
+    return x * x
+
+
+_STARTED, _GATE = threading.Event(), threading.Event()
+
+
+def test_cached_call_hands_the_progress_bars_waiting_to_the_shared_cache():
+    """The page helper wires it: a second session asking ``cached_call`` for a result another
+    session is computing waits through its progress object's ``waiting()`` (the bar says so, and
+    Streamlit's Stop raises there)."""
+    from svmviz_app.cache import cached_call
+
+    _STARTED.clear(), _GATE.clear()
+    first = threading.Thread(target=lambda: cached_call(_slow_square, 12345))
+    first.start()
+    assert _STARTED.wait(60)       # the first session computes (and holds the key)
+
+    class Bar:
+        def __init__(self):
+            self.waits = 0
+
+        def __call__(self, done, total):
+            pass
+
+        def waiting(self):
+            self.waits += 1
+            if self.waits == 2:
+                raise StopException()
+
+    bar = Bar()
+    with pytest.raises(StopException):
+        cached_call(_slow_square, 12345, progress=bar)
+    assert bar.waits == 2
+    _GATE.set()
+    first.join(60)
+    assert cached_call(_slow_square, 12345, progress=Bar()) == 12345 ** 2   # stored by the first
