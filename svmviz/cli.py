@@ -12,6 +12,7 @@ one-line message on stderr and exit code 2; long work shows progress on stderr.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 import threading
@@ -52,6 +53,12 @@ class Progress:
         if self.live:
             self.stream.write("\r" + self.line())
             self.stream.flush()
+
+    def __call__(self, done: int, total: int) -> None:
+        """The library's ``progress(done, total)`` callback (SVM tree, TD, DAG, Scatter, guard
+        vectors): the bar takes the estimator's own count of steps."""
+        self.total, self.done = max(int(total), 0), int(done)
+        self.update(0)
 
     def __enter__(self) -> "Progress":
         if self.live and not self.total:  # work without steps: tick the elapsed time
@@ -168,8 +175,11 @@ def cmd_fit(args) -> None:
     params = _params(args.param)
     try:
         model = estimators[args.estimator](**params)
-        with Progress(f"fitting {args.estimator} on {train.n_samples} samples"):
-            model.fit(train.X, train.y)
+        with Progress(f"fitting {args.estimator} on {train.n_samples} samples") as bar:
+            if "progress" in inspect.signature(model.fit).parameters:
+                model.fit(train.X, train.y, progress=bar)
+            else:
+                model.fit(train.X, train.y)
     except TypeError as exc:  # an unknown parameter, or a value of the wrong type
         raise ParameterError(f"{args.estimator} cannot be fitted with {params}: {exc}") from None
     train_acc = float(np.mean(_predict(model, train.X, "predicting the training part") == train.y))

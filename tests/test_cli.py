@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import json
 import subprocess
 import sys
@@ -118,3 +119,22 @@ def test_progress_bar_draws_on_a_terminal_and_stays_quiet_in_logs():
     with Progress("work", total=4, stream=log) as bar:
         bar.update(4)
     assert log.getvalue().count("\n") == 1 and "\r" not in log.getvalue()
+
+
+def test_fit_shows_the_estimators_own_steps(tmp_path, monkeypatch):
+    """An estimator whose fit reports progress(done, total) drives the CLI's bar (here the SVM
+    tree's steps); the bar ends at the estimator's total."""
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    out = tmp_path / "tree.json"
+    main(["fit", "SVMTreeClassifier", "fourclass_like", "--out", str(out)])
+    text = err.getvalue()
+    counts = re.findall(r"fitting SVMTreeClassifier on \d+ samples \[[#-]+\] (\d+)/(\d+)", text)
+    assert len(counts) >= 2, text[-500:]
+    done, total = map(int, counts[-1])
+    assert done == total > 1 and text.rstrip().endswith("done")
+    assert out.exists()

@@ -141,6 +141,8 @@ class SVMTreeClassifier(SVMClassifierBase):
                     progress(before + n - n_active, sum(sizes))
 
             trees.append(self._fit_binary(X[idx], y_pm, idx, self.classes_[[a, b]], settings, nl, report))
+            if progress is not None:   # the last region's samples are decided by the chain's end
+                progress(sum(sizes[:pi + 1]), sum(sizes))
         self.trees_ = trees
         self.pairs_ = np.array(pairs, dtype=np.int64)
         self._check_fit(X)
