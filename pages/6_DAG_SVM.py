@@ -142,7 +142,7 @@ with guard("cannot train the models"):
                   coef0=float(kp["coef0"]), solver=solver)
     if isinstance(imported, WeightedDAGSVC) or imported is None:
         bar = Progress("training the pairwise SVMs")
-        voting = cached_fit(PairwiseVotingSVC(**params), X, y)
+        voting = cached_fit(PairwiseVotingSVC(**params), X, y, progress=bar)   # Stop ends it between pairs
         bar.done()
     else:
         voting = PairwiseVotingSVC.from_pairwise(imported)
@@ -266,7 +266,7 @@ with guard("cannot train the models"):
             bar = Progress("training the weighted DAG SVM")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ClusterClassWarning)  # shown below as a page warning
-                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y)
+                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
             bar.done()
         convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
         if wdag.incomplete_clusters_.size:

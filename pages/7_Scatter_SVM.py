@@ -18,8 +18,8 @@ from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.state import bind
 from svmviz_app.views import standard_views
-from svmviz_app.widgets import (bounded, data_sidebar, figure_downloads, guard, model_download, model_upload,
-                                plain, share_controls)
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
+                                model_upload, plain, share_controls)
 
 # The page refits on every change (SMO on the implicit m×m scatter kernel); larger sets belong in
 # benchmarks/bench_scatter.py.
@@ -82,8 +82,9 @@ def params_for(y) -> dict:
 
 
 def fit(X, y, params: dict, what: str) -> ScatterSVC:
-    with st.spinner(f"Fitting {what} …"):
-        model = cached_fit(ScatterSVC(**params), X, y)
+    bar = Progress(f"Fitting {what}")   # Stop or a closed tab ends the fit inside a long SMO solve
+    model = cached_fit(ScatterSVC(**params), X, y, progress=bar)
+    bar.done()
     if not model.converged_:
         st.warning(f"{what}: the solver stopped at its iteration cap before reaching tol = {model.tol:g} "
                    f"({model.n_iter_} iterations): the model is not optimal. Lower C, loosen tol or "
@@ -209,8 +210,9 @@ with tab_sens:
                 keep = np.isin(dg.y, [0, 1, 8])
                 Xs, ys, feats, cnames = dg.X[keep] / 16.0, dg.y[keep], dg.feature_names, ["0", "1", "8"]
             mu_s = float(mu_factor / np.unique(ys, return_counts=True)[1].min())
-            with st.spinner("choosing γ on validation data …"):
-                choice = cached_call(choose_gamma, Xs, ys, None, 0.3, 0, mu=mu_s, **sens_params)
+            gbar = Progress("choosing γ on validation data: candidates fitted")
+            choice = cached_call(choose_gamma, Xs, ys, None, 0.3, 0, mu=mu_s, progress=gbar, **sens_params)
+            gbar.done()
             sm = fit(Xs, ys, dict(kernel="rbf", gamma=choice.gamma, mu=mu_s, **sens_params),
                      f"Scatter SVM (RBF, γ = {choice.gamma:.3g})")
             accs = ", ".join(f"γ = {g:.3g}: {100 * a:.0f} %" for g, a in zip(choice.gammas, choice.accuracy))

@@ -28,14 +28,30 @@ MAX_RESULTS = 96       # other heavy results (geometry, sweeps, figure data)
 WAIT_POLL_S = 0.5      # a session waiting for another's computation checks its own Stop this often
 
 
+class _KeyLock:
+    """The lock of one key being computed, and how many sessions hold or wait for it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.users = 0
+
+
 class SharedCache:
-    """A bounded LRU mapping shared by all sessions of the server, computing each key once."""
+    """A bounded LRU mapping shared by all sessions of the server, computing each key once.
+
+    ``_computing`` holds a ``_KeyLock`` per key that some session is computing or waiting for;
+    every session counts itself in (under the cache's lock) before it waits and out when it leaves
+    — stored, failed, cancelled, or its own wait raised — and the last one out removes the entry,
+    so a cancelled key leaves nothing behind. An entry is only removed when nobody uses its lock,
+    so two sessions never compute one key at the same time."""
 
     def __init__(self, max_entries: int):
         self.max_entries = max_entries
         self._data: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
-        self._computing: dict[str, threading.Lock] = {}
+        self._computing: dict[str, _KeyLock] = {}
         self.computed = 0   # how many entries were computed (a benchmark reads it)
 
     def get_or_compute(self, key: str, compute: Callable[[], Any], wait: Callable[[], None] | None = None):
@@ -47,25 +63,33 @@ class SharedCache:
             if key in self._data:
                 self._data.move_to_end(key)
                 return self._data[key]
-            key_lock = self._computing.setdefault(key, threading.Lock())
-        if wait is None:
-            key_lock.acquire()
-        else:
-            while not key_lock.acquire(timeout=WAIT_POLL_S):
-                wait()
+            entry = self._computing.get(key)
+            if entry is None:
+                entry = self._computing[key] = _KeyLock()
+            entry.users += 1
         try:
-            with self._lock:
-                if key in self._data:
-                    return self._data[key]
-            value = compute()           # an exception (or Stop) stores nothing
-            with self._lock:
-                self._data[key] = value
-                self.computed += 1
-                while len(self._data) > self.max_entries:
-                    self._data.popitem(last=False)
-                self._computing.pop(key, None)
+            if wait is None:
+                entry.lock.acquire()
+            else:
+                while not entry.lock.acquire(timeout=WAIT_POLL_S):
+                    wait()
+            try:
+                with self._lock:
+                    if key in self._data:
+                        return self._data[key]
+                value = compute()           # an exception (or Stop) stores nothing
+                with self._lock:
+                    self._data[key] = value
+                    self.computed += 1
+                    while len(self._data) > self.max_entries:
+                        self._data.popitem(last=False)
+            finally:
+                entry.lock.release()
         finally:
-            key_lock.release()
+            with self._lock:                # the last session out removes the key's lock
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._computing[key]
         return value
 
     def __len__(self) -> int:

@@ -51,3 +51,86 @@ def test_fits_differ_when_only_the_labels_differ():
     assert m1 is not m2 and abs(m1.coef_[0, 0]) > abs(m1.coef_[0, 1]) and abs(m2.coef_[0, 1]) > abs(m2.coef_[0, 0])
     assert cached_fit(BinarySVC(kernel="linear"), X.copy(), y1.copy()) is m1          # same content: shared
     assert cached_fit(BinarySVC(kernel="linear", C=2.0), X, y1) is not m1            # another parameter
+
+
+def test_no_lock_is_left_behind_after_a_finished_or_cancelled_computation():
+    """Issue 16 item 5: a key's entry in ``_computing`` lives while some session computes or
+    waits for it; the last one out removes it, however it leaves."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    cache = SharedCache(4)
+    assert cache.get_or_compute("done", lambda: 1) == 1
+    assert "done" not in cache._computing
+
+    def stopped():
+        raise StopException()
+
+    with pytest.raises(StopException):           # Stop during the computation
+        cache.get_or_compute("stopped", stopped)
+    assert "stopped" not in cache._computing and len(cache) == 1
+    with pytest.raises(ValueError):
+        cache.get_or_compute("failed", lambda: int("x"))
+    assert cache._computing == {}
+    assert cache.get_or_compute("stopped", lambda: 2) == 2 and cache._computing == {}
+
+
+def test_waiters_of_a_cancelled_computation_compute_it_once_and_leave_no_lock():
+    """The first session's computation is cancelled while others wait: exactly one of the waiters
+    computes it, all get that value, and afterwards ``_computing`` is empty — also when a waiter
+    left early because its own wait raised."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    cache = SharedCache(4)
+    started, release = threading.Event(), threading.Event()
+    computed, errors, out = [], [], []
+
+    def cancelled():
+        started.set()
+        assert release.wait(60)
+        raise StopException()
+
+    def first():
+        try:
+            cache.get_or_compute("k", cancelled)
+        except StopException as exc:
+            errors.append(exc)
+
+    def slow():
+        computed.append(1)
+        time.sleep(0.1)
+        return object()
+
+    def waiter():
+        out.append(cache.get_or_compute("k", slow, wait=lambda: None))
+
+    def leaver():
+        def wait():
+            raise StopException()
+        try:
+            cache.get_or_compute("k", lambda: pytest.fail("a leaver computed"), wait=wait)
+        except StopException as exc:
+            errors.append(exc)
+
+    t0 = threading.Thread(target=first)
+    t0.start()
+    assert started.wait(60)
+    threads = [threading.Thread(target=waiter) for _ in range(5)]
+    try:
+        gone = threading.Thread(target=leaver)     # its wait raises: it leaves while the first computes
+        gone.start()
+        gone.join(60)
+        assert len(errors) == 1 and cache._computing["k"].users == 1
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 60     # every waiter is counted in before the first one leaves
+        while cache._computing["k"].users < 6 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cache._computing["k"].users == 6
+    finally:
+        release.set()
+        for t in [t0, *threads]:
+            if t.is_alive() or t is t0:
+                t.join(60)
+    assert len(errors) == 2 and len(computed) == 1 and cache.computed == 1
+    assert len(out) == 5 and len({id(o) for o in out}) == 1
+    assert cache._computing == {}

@@ -18,10 +18,13 @@ import numpy as np
 import pytest
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-from svmviz.data.generators import fourclass_like, interlaced
+from svmviz.data.generators import fourclass_like, gaussians_on_circle, interlaced, local_triangles
 from svmviz.geometry.zero_solution import w_norm_sweep
-from svmviz.models import GuardVectorSVC, SVMTreeClassifier, TreeDecompositionSVC
+from svmviz.models import GuardVectorSVC, ScatterSVC, SVMTreeClassifier, TreeDecompositionSVC
+from svmviz.models.dag import DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
+from svmviz.models.scatter import choose_gamma
 from svmviz.models.tree_decomposition import global_svm_search
+from svmviz.solvers import smo
 
 import svmviz
 import sklearn
@@ -126,9 +129,56 @@ def _global_smo(cb):
                              solver="smo")
 
 
+def _five_classes():
+    ds = gaussians_on_circle(5, 40, seed=0)
+    return ds.X, ds.y
+
+
+def _pairwise(cb):
+    return PairwiseVotingSVC().fit(*_five_classes(), progress=cb)
+
+
+def _dag(cb):
+    return DAGSVC(order=[4, 2, 0, 1, 3]).fit(*_five_classes(), progress=cb)
+
+
+def _wdag(cb):
+    ds = local_triangles(n_clusters=2, n_per_class=15, seed=0)   # every cluster holds every class
+    return WeightedDAGSVC(n_clusters=2, kernel="linear", random_state=0).fit(ds.X, ds.y, progress=cb)
+
+
+def _scatter_c_bias(cb):
+    """The C-form with bias: the outer search over t reports after each slice."""
+    return ScatterSVC(bias=True).fit(*_five_classes(), progress=cb)
+
+
+def _with_chunk(chunk, fn):
+    """``fn()`` with the SMO calling back every ``chunk`` iterations (2²⁰ otherwise: a test-sized
+    solve would never be polled)."""
+    saved = smo.CHUNK
+    smo.CHUNK = chunk
+    try:
+        return fn()
+    finally:
+        smo.CHUNK = saved
+
+
+def _scatter_in_solve(cb):
+    """One QP (C-form without bias): the reports come from inside the SMO solve."""
+    return _with_chunk(16, lambda: ScatterSVC().fit(*_five_classes(), progress=cb))
+
+
+def _choose_gamma(cb):
+    X, y = _five_classes()
+    return choose_gamma(X, y, progress=cb, formulation="nu", bias=True)
+
+
 COMPUTATIONS = {"svm_tree_fit": _tree, "hull_w_norm_sweep": _sweep, "guard_vectors_fit": _guard,
                 "td_fit_smo": _td, "td_fit_libsvm": _td_libsvm, "td_global_svm_search": _global,
-                "td_global_svm_search_smo": _global_smo}
+                "td_global_svm_search_smo": _global_smo,
+                "dag_pairwise_voting_fit": _pairwise, "dag_fit": _dag, "wdag_fit": _wdag,
+                "scatter_fit_c_bias": _scatter_c_bias, "scatter_fit_in_one_solve": _scatter_in_solve,
+                "scatter_choose_gamma": _choose_gamma}
 
 
 @pytest.mark.parametrize("name", sorted(COMPUTATIONS))
@@ -371,3 +421,138 @@ def test_cached_call_hands_the_progress_bars_waiting_to_the_shared_cache():
     _GATE.set()
     first.join(60)
     assert cached_call(_slow_square, 12345, progress=Bar()) == 12345 ** 2   # stored by the first
+
+
+# ------------------------------------------------------------------ DAG and Scatter (seeds 003, 004)
+def _pairs(k: int) -> int:
+    return k * (k - 1) // 2
+
+
+@pytest.mark.parametrize("cls", [PairwiseVotingSVC, DAGSVC])
+def test_pairwise_fits_report_after_each_pairwise_svm(cls):
+    X, y = _five_classes()
+    calls = []
+    m = cls().fit(X, y, progress=lambda d, t: calls.append((d, t)))
+    P = len(m.estimators_)
+    assert P == _pairs(5) and calls == [(d, P) for d in range(1, P + 1)]
+    plain = cls().fit(X, y)     # fit(X, y) still works and the callback changes nothing
+    assert np.array_equal(plain.predict(X), m.predict(X))
+
+
+@pytest.mark.filterwarnings("ignore::svmviz.models.dag.ClusterClassWarning")
+def test_wdag_reports_k_means_then_each_clusters_pairwise_svms():
+    X, y = _five_classes()       # two clusters, some lacking classes: their DAGs have fewer pairs
+    calls = []
+    m = WeightedDAGSVC(n_clusters=2, random_state=0).fit(X, y, progress=lambda d, t: calls.append((d, t)))
+    total = 1 + sum(_pairs(c.size) for c in m.cluster_classes_)
+    assert m.incomplete_clusters_.size and total < 1 + 2 * _pairs(5)
+    assert total == 1 + sum(len(c.estimators_) for c in m.cluster_models_ if c is not None)
+    assert calls == [(d, total) for d in range(1, total + 1)]     # K-Means first, then every pair
+    plain = WeightedDAGSVC(n_clusters=2, random_state=0).fit(X, y)
+    assert np.array_equal(plain.predict(X), m.predict(X))
+
+
+@pytest.mark.parametrize("kw", [{}, {"bias": True}, {"formulation": "nu", "bias": True},
+                                {"solver": "cvxpy"}])
+def test_scatter_fit_polls_during_the_solve_and_ends_at_one(monkeypatch, kw):
+    monkeypatch.setattr(smo, "CHUNK", 16)
+    X, y = _five_classes()
+    calls = []
+    m = ScatterSVC(**kw).fit(X, y, progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (1, 1) and set(calls[:-1]) <= {(0, 1)}
+    if kw.get("solver") != "cvxpy":
+        assert len(calls) > 1            # polled from inside the SMO (and between the slices of t)
+    plain = ScatterSVC(**kw).fit(X, y)
+    assert np.allclose(plain.alpha_, m.alpha_)
+
+
+def test_choose_gamma_reports_after_each_gamma():
+    X, y = _five_classes()
+    gammas = [0.1, 0.5, 2.0]
+    calls = []
+    got = choose_gamma(X, y, gammas, progress=lambda d, t: calls.append((d, t)), C=1.0)
+    assert calls == [(1, 3), (2, 3), (3, 3)]      # a test-sized fit is never polled mid-solve
+    plain = choose_gamma(X, y, gammas, C=1.0)
+    assert plain.best == got.best and np.array_equal(plain.accuracy, got.accuracy)
+
+
+@pytest.mark.parametrize("what", ["scatter_fit", "scatter_fit_c_bias", "scatter_fit_nu", "choose_gamma"])
+def test_scatter_stops_inside_a_long_smo_solve(monkeypatch, what):
+    """The SMO calls back every CHUNK iterations (here 4 instead of 2²⁰): ScatterSVC's callback
+    reports there, so a Stop lands inside one solve, not after it."""
+    monkeypatch.setattr(smo, "CHUNK", 4)
+    solves, returned = [], []
+    real_solve = smo.solve
+
+    def solve(*a, **kw):
+        solves.append(1)
+        res = real_solve(*a, **kw)
+        returned.append(1)
+        return res
+
+    monkeypatch.setattr(smo, "solve", solve)
+    in_solve = []
+
+    def cb(done, total):
+        if solves:               # the first report once a solve has started
+            in_solve.append((len(solves), len(returned), done, total))
+            raise StopException()
+
+    X, y = _five_classes()
+    with pytest.raises(StopException):
+        if what == "choose_gamma":
+            choose_gamma(X, y, [0.5, 2.0], progress=cb, C=1.0)
+        else:
+            kw = {"scatter_fit": {}, "scatter_fit_c_bias": {"bias": True},
+                  "scatter_fit_nu": {"formulation": "nu", "bias": True}}[what]
+            ScatterSVC(**kw).fit(X, y, progress=cb)
+    assert in_solve == [(1, 0, 0, 2 if what == "choose_gamma" else 1)]   # inside the first solve
+    assert len(solves) == 1 and not returned
+
+
+def _recording_bars(monkeypatch):
+    """Clears the shared caches (so the pages compute) and records every call of every
+    ``widgets.Progress`` bar as (label, done, total)."""
+    from svmviz_app import cache, widgets
+
+    cache.FITS.clear()
+    cache.RESULTS.clear()
+    calls = []
+    real = widgets.Progress.__call__
+
+    def record(self, done, total):
+        calls.append((self.label, done, total))
+        return real(self, done, total)
+
+    monkeypatch.setattr(widgets.Progress, "__call__", record)
+    return calls
+
+
+def _bar_calls(calls, start):
+    return [(d, t) for label, d, t in calls if label.startswith(start)]
+
+
+def test_the_dag_page_passes_its_progress_bars_to_both_fits(monkeypatch):
+    from apphelpers import page_test, problems
+
+    calls = _recording_bars(monkeypatch)
+    at = page_test("pages/6_DAG_SVM.py", dataset=interlaced(level=1, n_per_class=40, seed=0),
+                   **{"dag.wdag_n": 2}).run()
+    assert not problems(at), problems(at)
+    assert _bar_calls(calls, "training the pairwise SVMs") == [(1, 3), (2, 3), (3, 3)]
+    wdag = _bar_calls(calls, "training the weighted DAG SVM")
+    assert wdag and wdag[0][0] == 1 and wdag[-1][0] == wdag[-1][1] == len(wdag)
+
+
+def test_the_scatter_page_passes_its_progress_bars_to_every_fit_and_the_gamma_search(monkeypatch):
+    from apphelpers import page_test, problems
+
+    calls = _recording_bars(monkeypatch)
+    at = page_test("pages/7_Scatter_SVM.py", dataset=gaussians_on_circle(3, 30, seed=0)).run()
+    assert not problems(at), problems(at)
+    for start in ("Fitting Scatter SVM on", "Fitting binary ν-SVM", "Fitting Scatter SVM (RBF"):
+        got = _bar_calls(calls, start)
+        assert got and got[-1] == (1, 1), (start, got)
+    gamma = _bar_calls(calls, "choosing γ on validation data")
+    n = gamma[-1][1]
+    assert n >= 2 and gamma == [(k, n) for k in range(1, n + 1)]

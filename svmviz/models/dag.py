@@ -64,11 +64,14 @@ class _PairwiseSVMs(SVMClassifierBase):
                          coef0=self.coef0, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
                          cache_mb=self.cache_mb)
 
-    def _fit_pairs(self, X, yi, gamma):
+    def _fit_pairs(self, X, yi, gamma, progress=None):
         """One BinarySVC per pair (i, j), i < j, on the samples of classes i and j (labels i, j:
-        its positive decision means j)."""
+        its positive decision means j). ``progress(done, total)`` (optional, issue 16 item 5) is
+        called after each pairwise SVM, ``total`` = K(K−1)/2: when it raises (Stop, a closed tab)
+        the exception ends the fit there and no further pair is trained."""
         self.gamma_ = float(gamma)
         K = self.classes_.size
+        total = K * (K - 1) // 2
         pairs, models = [], []
         for i in range(K):
             for j in range(i + 1, K):
@@ -80,6 +83,8 @@ class _PairwiseSVMs(SVMClassifierBase):
                                    detail=f"pair {self.classes_[i]} vs {self.classes_[j]}")
                 models.append(est)
                 pairs.append((i, j))
+                if progress is not None:
+                    progress(len(models), total)
         self.pairs_ = np.array(pairs, dtype=np.int64).reshape(-1, 2)
         self.estimators_ = models
         self.n_iter_ = np.array([m.n_iter_ for m in models], dtype=np.int64)  # per pair, as SVC
@@ -108,10 +113,13 @@ class _PairwiseSVMs(SVMClassifierBase):
             return ""
         return not_converged_message(self._unconverged_detail(), _max_iter_advice(self))
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress=None):
+        """Train every pairwise C-SVM; ``progress(done, total)`` (optional) is called after each
+        of the K(K−1)/2 pairs (raising in it stops the fit there)."""
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
-        self._fit_pairs(X, yi, resolve_gamma(self.gamma, X) if self.kernel != "linear" else 1.0)
+        self._fit_pairs(X, yi, resolve_gamma(self.gamma, X) if self.kernel != "linear" else 1.0,
+                        progress)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -244,11 +252,14 @@ class DAGSVC(_PairwiseSVMs):
                          tol=tol, max_iter=max_iter, cache_mb=cache_mb)
         self.order = order
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress=None):
+        """Pairwise training (seed 003 §3); ``progress(done, total)`` (optional) is called after
+        each of the K(K−1)/2 pairs (raising in it stops the fit there)."""
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         self.order_ = _order_indices(self.order, self.classes_)
-        self._fit_pairs(X, yi, resolve_gamma(self.gamma, X) if self.kernel != "linear" else 1.0)
+        self._fit_pairs(X, yi, resolve_gamma(self.gamma, X) if self.kernel != "linear" else 1.0,
+                        progress)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -374,7 +385,11 @@ class WeightedDAGSVC(SVMClassifierBase):
         if not (np.isscalar(self.covariance_reg) and self.covariance_reg > 0):
             raise ParameterError(f"covariance_reg must be a positive number, got {self.covariance_reg!r}")
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress=None):
+        """K-Means, the Gaussians and a DAG per cluster (Fig. 5a). ``progress(done, total)``
+        (optional, issue 16 item 5) is called after K-Means and after each pairwise SVM of each
+        cluster: ``total`` = 1 + Σ_M P_M, P_M the pairs of the classes present in cluster M (known
+        once K-Means has run). Raising in it stops the fit there."""
         from sklearn.cluster import KMeans
 
         t0 = time.perf_counter()
@@ -394,6 +409,11 @@ class WeightedDAGSVC(SVMClassifierBase):
         kmeans_iter = int(km.n_iter_)
         kmeans_done = kmeans_iter < km.max_iter   # K-Means stopped by its tolerance, not its cap
         self.cluster_labels_ = km.labels_.astype(np.int64)
+        n_present = [np.unique(yi[self.cluster_labels_ == M]).size for M in range(self.n_clusters)]
+        total = 1 + sum(p * (p - 1) // 2 for p in n_present)
+        done = 1
+        if progress is not None:
+            progress(done, total)
 
         # Level 2: a Gaussian per cluster (eq. 10–11), regularised.
         scale = float(np.mean(X.var(axis=0))) or 1.0
@@ -419,12 +439,17 @@ class WeightedDAGSVC(SVMClassifierBase):
             dag = DAGSVC(order=sub_order, C=self.C, kernel=self.kernel, gamma=self.gamma_,
                          degree=self.degree, coef0=self.coef0, solver=self.solver, tol=self.tol,
                          max_iter=self.max_iter, cache_mb=self.cache_mb)
+            step = None
+            if progress is not None:
+                def step(d, t, base=done):
+                    progress(base + d, total)
             try:
                 with inner_fits():   # one warning below names the clusters and pairs
-                    models.append(dag.fit(X[m], yi[m]))
+                    models.append(dag.fit(X[m], yi[m], progress=step))
             except DataError as exc:
                 raise DataError(f"{type(self).__name__}, cluster {M + 1}: {exc}") from None
             const.append(-1)
+            done += present.size * (present.size - 1) // 2
         self.cluster_models_ = models
         self.cluster_constant_ = np.array(const, dtype=np.int64)
         self.cluster_classes_ = ccls

@@ -169,10 +169,14 @@ def coupled_rho(problem: QPProblem, alpha, G) -> np.ndarray:
 
 
 def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str = "smo",
-                 tol: float = 1e-3, **options):
+                 tol: float = 1e-3, progress=None, **options):
     """The coupled C-form with bias by the outer search over the common class sum t (module
     docstring): Brent's bounded minimisation of the convex V(t), each slice a QP with disjoint
-    groups solved by ``backend`` from the nearest solved slice. Returns (QPResult, t, n_solves)."""
+    groups solved by ``backend`` from the nearest solved slice. Returns (QPResult, t, n_solves).
+
+    ``progress()`` (optional, no arguments) is called after each slice's solve: when it raises
+    (Stop, a closed tab; issue 16 item 5) the search ends there and no further slice is solved.
+    ``options`` go to ``solve_qp`` (e.g. the SMO's ``callback``)."""
     from scipy.optimize import minimize_scalar
 
     yi = np.asarray(yi, dtype=np.int64)
@@ -189,6 +193,8 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
             alpha0 = _project_class_sums(solved[near].alpha, yi, n_classes, t, C)
         prob = scatter_problem(X, yi, n_classes, kernel, "C", True, C=C, class_sum=t)
         solved[t] = solve_qp(prob, backend=backend, tol=tol, alpha0=alpha0, **options)
+        if progress is not None:
+            progress()
         return solved[t].objective
 
     # V'(0+) = −K < 0, so the optimum is inside (0, t_max]; the bounded search never evaluates
@@ -273,27 +279,39 @@ class ScatterSVC(SVMClassifierBase):
                                  f"must be at least K/n = {K / n:.4g}")
         return mu
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress=None):
+        """Solve the dual (one QP, or the outer search over t for the C-form with bias).
+
+        ``progress(done, total)`` (optional, issue 16 item 5): ``progress(0, 1)`` is called from
+        inside a long SMO solve (the solver's callback, every ``smo.CHUNK`` iterations) and after
+        each slice of the outer search, ``progress(1, 1)`` at the end. When it raises (Stop, a
+        closed tab) the exception ends the fit there, mid-solve."""
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         K = self.classes_.size
         counts = np.bincount(yi, minlength=K)
         mu = self._check_params(counts)
         kern = self._kernel(X)
+        # the SMO's callback returns None (never False): it only polls, a raise ends the solve
+        opts = {}
+        if progress is not None and self.solver == "smo":
+            opts["callback"] = lambda *_: progress(0, 1)
         n_solves, t = 1, None
         if self.formulation == "C" and self.bias:
             if self.solver == "cvxpy":
                 alpha, t = reference_c_bias(X, yi, K, kern, float(self.C))
                 res = None
             else:
-                res, t, n_solves = solve_c_bias(X, yi, K, kern, float(self.C), backend=self.solver,
-                                                tol=self.tol, max_iter=self.max_iter)
+                res, t, n_solves = solve_c_bias(
+                    X, yi, K, kern, float(self.C), backend=self.solver, tol=self.tol,
+                    max_iter=self.max_iter, progress=None if progress is None else (lambda: progress(0, 1)),
+                    **opts)
                 alpha = res.alpha
             problem = scatter_problem(X, yi, K, kern, "C", True, C=float(self.C), class_sum=t)
         else:
             problem = scatter_problem(X, yi, K, kern, self.formulation, bool(self.bias),
                                       C=float(self.C), mu=mu)
-            res = solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter)
+            res = solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter, **opts)
             alpha = res.alpha
         G = problem.gradient(alpha)
         if not self.bias:
@@ -327,6 +345,8 @@ class ScatterSVC(SVMClassifierBase):
                                f"{self.n_iter_} SMO iterations, max KKT violation "
                                f"{res.max_violation:.3g} against tol = {self.tol:g}"))
         self.fit_time_ = time.perf_counter() - t0
+        if progress is not None:
+            progress(1, 1)
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -520,13 +540,16 @@ class GammaChoice:
         return float(self.gammas[self.best])
 
 
-def choose_gamma(X, y, gammas=None, validation: float = 0.3, random_state: int = 0,
-                 **params) -> GammaChoice:
+def choose_gamma(X, y, gammas=None, validation: float = 0.3, random_state: int = 0, *,
+                 progress=None, **params) -> GammaChoice:
     """Fit ``ScatterSVC(kernel="rbf", gamma=γ, **params)`` on a stratified training part for each γ
     and score it on the held-out part (issue 12: the sensitivity contrast of seed 004 Fig. 17–20
     depends on γ, so the page chooses it on validation data rather than by hand).
 
-    ``gammas``: candidates (default: 'scale' = 1/(d·Var X) times 4^k, k = −3 … 1)."""
+    ``gammas``: candidates (default: 'scale' = 1/(d·Var X) times 4^k, k = −3 … 1).
+    ``progress(done, total)`` (optional, issue 16 item 5): called after each γ (``total`` = the
+    number of candidates) and, with the γs done so far, from inside each fit's long solves; when it
+    raises (Stop, a closed tab) the search ends there."""
     from sklearn.model_selection import train_test_split
 
     X = np.asarray(X, dtype=np.float64)
@@ -547,10 +570,18 @@ def choose_gamma(X, y, gammas=None, validation: float = 0.3, random_state: int =
         raise DataError(f"cannot hold out {validation:g} of the data for choosing γ with every class "
                         f"on both sides ({exc}); use more samples per class") from None
     acc, maps = [], []
-    for g in gammas:
-        model = ScatterSVC(kernel="rbf", gamma=float(g), **params).fit(Xt, yt)
+    n = gammas.size
+    for k, g in enumerate(gammas):
+        inner = None
+        if progress is not None:
+            def inner(done, total, k=k):   # a poll inside this γ's fit; its end is reported below
+                if done < total:
+                    progress(k, n)
+        model = ScatterSVC(kernel="rbf", gamma=float(g), **params).fit(Xt, yt, progress=inner)
         acc.append(float(np.mean(model.predict(Xv) == yv)))
         maps.append(model.sensitivity_map())
+        if progress is not None:
+            progress(k + 1, n)
     acc = np.array(acc)
     best = int(np.flatnonzero(acc == acc.max())[0])  # gammas ascending: the smallest of the best
     return GammaChoice(gammas, acc, best, np.array(maps), len(yt), len(yv))
