@@ -148,7 +148,9 @@ with guard("cannot train the models"):
         voting = PairwiseVotingSVC.from_pairwise(imported)
         st.caption("Showing the imported pairwise SVMs (voting and DAG tabs).")
     K = voting.classes_.size
-    convergence_status(voting, f"all {len(voting.estimators_)} pairwise C-SVMs (shared by voting and the DAG)")
+    n_pairs = len(voting.estimators_)
+    convergence_status(voting, ("the pairwise C-SVM" if n_pairs == 1 else f"all {n_pairs} pairwise C-SVMs")
+                       + " (shared by voting and the DAG)")
     own_pairs = not (imported is not None and not isinstance(imported, WeightedDAGSVC))
 
     def figure(kind, wparams=None, order=None, wdag=None, orders=None):
