@@ -215,9 +215,8 @@ def test_td_reports_each_leaf_svm_and_ends_at_its_total():
     assert trained <= total
 
 
-def test_td_stop_lands_within_one_leaf_svm(monkeypatch):
-    """Stop between two leaf SVMs of the same leaf job: the job's remaining C values are not
-    trained (the report comes after every single leaf SVM, not after a leaf's whole C list)."""
+def _count_leaf_svms(monkeypatch) -> list:
+    """A list that grows by one for every TD leaf SVM built from now on."""
     from svmviz.models import _td_local
 
     built = []
@@ -228,6 +227,13 @@ def test_td_stop_lands_within_one_leaf_svm(monkeypatch):
         real(self, *a, **kw)
 
     monkeypatch.setattr(_td_local.TDLocalSVM, "__init__", counting)
+    return built
+
+
+def test_td_stop_lands_within_one_leaf_svm(monkeypatch):
+    """Stop between two leaf SVMs of the same leaf job: the job's remaining C values are not
+    trained (the report comes after every single leaf SVM, not after a leaf's whole C list)."""
+    built = _count_leaf_svms(monkeypatch)
     meter = Meter(3, StopException())   # calls: (0, 1), (0, total), after the 1st leaf SVM → raise
     with pytest.raises(StopException):
         meter.run(lambda cb: _td(cb))
@@ -240,16 +246,7 @@ def test_td_parallel_fit_propagates_the_exception_and_its_workers_stop(monkeypat
     has raised, the workers stop at their next leaf SVM: at most one more per worker is built."""
     import time
 
-    from svmviz.models import _td_local
-
-    built = []
-    real = _td_local.TDLocalSVM.__init__
-
-    def counting(self, *a, **kw):
-        built.append(1)
-        real(self, *a, **kw)
-
-    monkeypatch.setattr(_td_local.TDLocalSVM, "__init__", counting)
+    built = _count_leaf_svms(monkeypatch)
     X, y = _td_data()
     steps, at_raise = [], []
 
