@@ -3,6 +3,7 @@
     python benchmarks/bench_smo.py --quick      # ~2 minutes: real sets, C ∈ {1, 100}, one γ
     python benchmarks/bench_smo.py              # the grid: C × γ × kernel × n × d and real sets
     python benchmarks/bench_smo.py --max-n 5000 # drop the largest synthetic n (time bound)
+    python benchmarks/bench_smo.py --big        # only the audit's largest sets (n = 30,000, 50,000)
     python benchmarks/bench_smo.py --only "digits linear" --only "fourclass rbf 0.5 "  # some cells
 
 Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 1000 only with
@@ -10,7 +11,8 @@ Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 100
 the linear kernel; real sets fourclass (LIBSVM's fourclass_scale from $SVMVIZ_DATA_DIR or
 /work/shared/data; skipped when absent), breast cancer and digits (even vs odd), scaled to
 [−1, 1] per feature; synthetic make_classification sets of n ∈ {2000, 10000} × d ∈ {2, 10, 50}
-with 10 % label noise. Both solvers: tol 1e-3, shrinking, 200 MB cache, same C and γ. Times are
+with 10 % label noise (``--big``: n ∈ {30,000, 50,000}, d = 10, rbf γ = 1/d and linear, C = 1,
+minutes per cell). Both solvers: tol 1e-3, shrinking, 200 MB cache, same C and γ. Times are
 process CPU time (time.process_time; both are single-threaded, and on a shared machine CPU time
 is the steadier measure) and wall time, best of ``--repeats`` (3) with the two solvers
 interleaved; Numba's code is compiled and warmed up before any timing. Printed per cell: CPU
@@ -98,7 +100,13 @@ def cell_label(name, kernel, gamma, C):
     return f"{name} {kernel} {gtxt} {C:g} "
 
 
-def grid(quick: bool, max_n: int, linear_c1000: bool):
+def grid(quick: bool, max_n: int, linear_c1000: bool, big: bool = False):
+    if big:
+        for n in (30000, 50000):
+            X, y = synthetic(n, 10)
+            for kernel in ("rbf", "linear"):
+                yield f"syn n={n} d=10", X, y, kernel, 0.1, 1.0
+        return
     Cs = (1.0, 100.0) if quick else C_GRID
     gfs = (1.0,) if quick else GAMMA_FACTORS
     data = list(real_sets().items())
@@ -140,6 +148,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="best of this many runs per solver")
     ap.add_argument("--max-n", type=int, default=10000, help="largest synthetic n in the grid")
     ap.add_argument("--linear-c1000", action="store_true", help="include linear cells with C = 1000")
+    ap.add_argument("--big", action="store_true",
+                    help="only syn n = 30,000 and 50,000, d = 10, rbf and linear, C = 1")
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
                     help='run only the cells whose label "<data> <kernel> <gamma or -> <C> " '
                          "contains TEXT (repeatable)")
@@ -165,7 +175,7 @@ def _run(args):
     print(head)
     print("-" * len(head))
     rows = []
-    for name, X, y, kernel, gamma, C in grid(args.quick, args.max_n, args.linear_c1000):
+    for name, X, y, kernel, gamma, C in grid(args.quick, args.max_n, args.linear_c1000, args.big):
         if args.only and not any(t in cell_label(name, kernel, gamma, C) for t in args.only):
             continue
         r = cell(X, y, kernel, gamma, C, args.repeats)

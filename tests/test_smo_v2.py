@@ -249,3 +249,111 @@ def test_traced_model_survives_save_and_load():
     T = len(m.trace_)
     np.testing.assert_array_equal(back.iterate_at(T).alpha, m.iterate_at(T).alpha)
     np.testing.assert_allclose(back.decision_function(X), m.decision_function(X))
+
+
+def _cache(n, size, w, lens, recency):
+    """A cache of rows of w entries in a pool of ``size`` floats, every slot in use, slot k
+    holding a random column c up to lens[k] (entry t = 1000 c + t); ``recency``: the slots, most
+    recently used first, as the LRU ring."""
+    ns = min(n, size // w)
+    pool = np.full(size, np.nan)
+    slot_of = np.full(n, -1, dtype=np.int64)
+    owner = np.full(n, -1, dtype=np.int64)
+    slen = np.zeros(n + 1, dtype=np.int64)
+    prv = np.zeros(n + 1, dtype=np.int64)
+    nxt = np.zeros(n + 1, dtype=np.int64)
+    cols = np.random.default_rng(ns).permutation(n)[:ns]
+    for k in range(ns):
+        owner[k] = cols[k]
+        slot_of[cols[k]] = k
+        slen[k] = lens[k]
+        pool[k * w:k * w + lens[k]] = cols[k] * 1000 + np.arange(lens[k])
+    slen[ns] = ns
+    prev = ns
+    for k in recency:
+        nxt[prev], prv[k], prev = k, prev, k
+    nxt[prev], prv[ns] = ns, prev
+    return pool, slot_of, owner, slen, prv, nxt
+
+
+def _check_cache(pool, slot_of, owner, slen, w, ns, expect_lens):
+    """Slots 0..used−1 are in use, by the columns of ``expect_lens``, each holding its prefix of
+    the expected length."""
+    used = int(slen[ns])
+    assert used == len(expect_lens)
+    assert sorted(owner[:used]) == sorted(expect_lens)
+    for c, ln in expect_lens.items():
+        k = slot_of[c]
+        assert 0 <= k < used and owner[k] == c and slen[k] == ln
+        np.testing.assert_array_equal(pool[k * w:k * w + ln], c * 1000 + np.arange(ln))
+    assert np.count_nonzero(slot_of >= 0) == used
+
+
+def _ring(nxt, ns):
+    """The slots of the LRU ring, most recent first (ns: the sentinel)."""
+    ring, k = [], nxt[ns]
+    while k != ns:
+        ring.append(int(k))
+        k = nxt[k]
+    return ring
+
+
+def _repacked(n, size, w, w_new, rng, in_order=False):
+    """A full cache of rows of w (``_cache``, random prefixes and recency, or recency in slot
+    order) repacked to rows of w_new: (pool, slot_of, owner, slen, prv, nxt), lens, recency,
+    the columns by old slot, the new slot count."""
+    from svmviz.solvers import _smo_core as core
+    ns_old = min(n, size // w)
+    lens = rng.integers(0, w + 1, size=ns_old)
+    recency = np.arange(ns_old) if in_order else rng.permutation(ns_old)
+    cache = _cache(n, size, w, lens, recency)
+    cols = cache[2][:ns_old].copy()
+    return cache, lens, recency, cols, core.repack(w_new, w, n, *cache)
+
+
+def test_repack_cuts_and_widens_rows_in_place_keeping_the_recent_columns():
+    """``repack`` (issue 15: the cache rows follow the active size, as LIBSVM's columns do):
+    cutting rows keeps every column's prefix up to the new width in more slots; widening them
+    keeps the most recently used columns that fit, in recency order, with their prefixes."""
+    rng = np.random.default_rng(0)
+    # cut: 15 rows of 40 → 30 rows of 20 (all 15 columns stay, prefixes cut to 20)
+    (pool, slot_of, owner, slen, prv, nxt), lens, recency, cols, ns = _repacked(60, 600, 40, 20, rng)
+    assert ns == 30
+    _check_cache(pool, slot_of, owner, slen, 20, ns, {c: min(ln, 20) for c, ln in zip(cols, lens)})
+    ring = _ring(nxt, ns)
+    assert sorted(ring) == list(range(30))   # every slot once
+    assert [owner[k] for k in ring[:15]] == [cols[r] for r in recency]   # recency kept
+    # widen: 30 rows of 20, all in use → 10 rows of 60: the 10 most recent columns stay
+    (pool, slot_of, owner, slen, prv, nxt), lens, recency, cols, ns = _repacked(60, 600, 20, 60, rng)
+    assert ns == 10
+    recent = recency[:10]
+    _check_cache(pool, slot_of, owner, slen, 60, ns, {cols[r]: lens[r] for r in recent})
+    assert [owner[k] for k in _ring(nxt, ns)] == [cols[r] for r in recent]
+    # a slot per column (no LRU order kept): widening keeps the first slots
+    (pool, slot_of, owner, slen, prv, nxt), lens, _, cols, ns = _repacked(12, 72, 6, 12, rng,
+                                                                            in_order=True)
+    assert ns == 6
+    _check_cache(pool, slot_of, owner, slen, 12, ns, {cols[k]: lens[k] for k in range(6)})
+
+
+def test_rows_cut_to_the_active_size_give_the_same_solve_bit_for_bit():
+    """A cache too small for the active columns cuts its rows to the active size (more slots,
+    ``width_for``) and widens them for the final check; the Q entries are the same, so the
+    iterates, α, G and G_bar equal those of a cache with a slot per column, bit for bit."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(600, 30))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=600) > 0, 1.0, -1.0)
+    problem = QPProblem.c_svm(y, 10.0, kernel=Kernel("rbf", 0.02), X=X)
+    small, full = {}, {}   # 0.1 MB: 21 slots of 600 entries for 600 columns
+    runs = [solve_qp(problem, dense_mb=0, cache_mb=mb, shrink_every=50, trace=True,
+                     max_trace=10**6, _internals=d) for mb, d in ((0.1, small), (50.0, full))]
+    # the small cache cut its rows to under half (and read the columns it kept: a repack that
+    # moves wrong values fails below)
+    assert full["min_width"] == 600 and small["min_width"] < 300
+    assert runs[0].converged and runs[1].converged
+    np.testing.assert_array_equal(runs[0].trace.pairs, runs[1].trace.pairs)
+    np.testing.assert_array_equal(runs[0].alpha, runs[1].alpha)
+    np.testing.assert_array_equal(runs[0].gradient, runs[1].gradient)
+    np.testing.assert_array_equal(small["G_bar"], full["G_bar"])
+    np.testing.assert_allclose(small["G_bar"], _bounded_part(problem, runs[0].alpha),
+                               atol=1e-9 * max(1.0, float(np.max(np.abs(runs[0].gradient)))))

@@ -189,3 +189,30 @@ def test_edge_cases_against_libsvm(case):
 @parametrize_with_checks([BinarySVC(), BinaryNuSVC()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_plain_arrays_take_the_short_validation_with_the_same_result():
+    """A float64 X and integer y skip scikit-learn's checks (issue 15: they cost as much as a
+    small solve); the fit and the fitted state equal those of the checked path (object X and
+    float y go through it), and names from an earlier DataFrame fit are dropped as
+    ``validate_data`` drops them."""
+    import pandas as pd
+
+    X, y = make_moons(120, noise=0.3, random_state=3)
+    fast = BinarySVC(C=3.0, gamma=0.7).fit(X, y)
+    checked = BinarySVC(C=3.0, gamma=0.7).fit(X.astype(object), y.astype(float))
+    np.testing.assert_allclose(fast.alpha_, checked.alpha_, rtol=0, atol=1e-12)
+    assert fast.n_features_in_ == checked.n_features_in_ == 2
+    np.testing.assert_array_equal(fast.classes_, [0, 1])
+    est = BinarySVC().fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    assert list(est.feature_names_in_) == ["a", "b"]
+    est.fit(X, y)
+    assert not hasattr(est, "feature_names_in_")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_short_validation_still_refuses_non_finite_features(bad):
+    X, y = make_moons(40, noise=0.3, random_state=4)
+    X[7, 1] = bad
+    with pytest.raises(DataError, match="NaN|infinity"):
+        BinarySVC().fit(X, y)

@@ -51,6 +51,17 @@ def not_converged_message(detail: str, advice: str) -> str:
     return f"{detail[:1].upper()}{detail[1:]}. {advice[:1].upper()}{advice[1:]}. The model is not optimal."
 
 
+def _plain_xy(X, y) -> bool:
+    """True when X and y are already what scikit-learn's checks would return: a finite float64
+    ndarray of n ≥ 2 rows and ≥ 1 column and a 1-D bool or integer ndarray of n labels. Then
+    those checks (about 200 µs, as long as a small SVC solve) are skipped; anything else goes
+    through them, with their messages."""
+    return (type(X) is np.ndarray and type(y) is np.ndarray and X.dtype == np.float64
+            and X.ndim == 2 and X.shape[0] >= 2 and X.shape[1] >= 1 and y.ndim == 1
+            and y.shape[0] == X.shape[0] and y.dtype.kind in "biu"
+            and bool(np.isfinite(np.add.reduce(X, axis=None))))   # NaN or ±inf in X: not finite
+
+
 def _check_magnitude(X: np.ndarray, what: str) -> None:
     big = float(np.max(np.abs(X), initial=0.0))
     if big > MAX_ABS_FEATURE:
@@ -63,8 +74,8 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
 
     Subclasses hold the scikit-learn parameters ``kernel, C, gamma, degree, coef0, solver`` (those
     that apply) as plain attributes set in ``__init__``; their constraints live in the table of
-    ``svmviz.models._params`` and are checked by ``_validate_fit`` (or earlier, by
-    ``_check_params_table``).
+    ``svmviz.models._params`` and are checked as every ``fit`` begins (``_check_params_table``,
+    wrapped around each subclass's ``fit`` by ``__init_subclass__``).
     """
 
     def __init_subclass__(cls, **kwargs):
@@ -82,21 +93,35 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
             fit_checked._checks_params = True
             cls.fit = fit_checked
 
+    @classmethod
+    def _get_param_names(cls):
+        # scikit-learn reads __init__'s signature at every get_params (inspect.signature, about
+        # 50 µs: a quarter of a small SVC fit, issue 15); a class's signature does not change
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            names = tuple(super()._get_param_names())
+            cls._param_names_cache = names
+        return list(names)
+
     def _check_params_table(self) -> None:
         """Every parameter against ``svmviz.models._params.PARAMS`` (``ParameterError``)."""
         check_params(self)
 
     def _validate_fit(self, X, y, min_classes: int = 2, max_classes: int | None = None):
-        self._check_params_table()
-        if y is not None:  # (None: scikit-learn's own message below)
-            check_labels(y)  # mixed 1 and 'a' would silently become the classes '1' and 'a'
-        try:
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-            check_classification_targets(y)
-        except DataError:
-            raise
-        except ValueError as exc:  # scikit-learn's message (its checks match it), as our error type
-            raise DataError(str(exc)) from None
+        # (the parameter table was checked as ``fit`` began: ``__init_subclass__``)
+        if _plain_xy(X, y):   # what validate_data does to an estimator for such X
+            self.n_features_in_ = X.shape[1]
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            if y is not None:  # (None: scikit-learn's own message below)
+                check_labels(y)  # mixed 1 and 'a' would silently become the classes '1' and 'a'
+            try:
+                X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+                check_classification_targets(y)
+            except DataError:
+                raise
+            except ValueError as exc:  # scikit-learn's message (its checks match it), as our type
+                raise DataError(str(exc)) from None
         _check_magnitude(X, "X")
         classes, y_idx, counts = np.unique(y, return_inverse=True, return_counts=True)
         if classes.size < min_classes:

@@ -15,7 +15,8 @@ bounds 0. Here, for the general problem of ``problem.py``:
   ≤ tol;
 - shrinking with LIBSVM's ``G_bar`` and gradient reconstruction from the free α only
   (``do_shrinking``/``reconstruct_gradient``), the active variables kept contiguous by swaps as
-  LIBSVM's ``swap_index``, and a column cache that survives shrinking (see ``_smo_core``);
+  LIBSVM's ``swap_index``, and a column cache that survives shrinking and whose rows follow the
+  active size when the columns do not fit (see ``_smo_core``);
 - rho per group from the KKT conditions as LIBSVM's ``calculate_rho`` (``kkt.rho``);
 - Q: a dense matrix when it fits ``dense_mb``, otherwise columns computed on demand in Numba
   with an LRU cache of ``cache_mb`` MB.
@@ -145,25 +146,31 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     farr = (a, np.empty(n), np.empty(n), np.array(problem.p, dtype=np.float64)[ordr],
             np.array(problem.lower, dtype=np.float64)[ordr],
             np.array(problem.upper, dtype=np.float64)[ordr], s_eq[ordr],
-            np.array(problem.diag(), dtype=np.float64)[ordr])   # Q_ii in double, as LIBSVM's QD
+            np.array(problem.diag(), dtype=np.float64)[ordr],   # Q_ii in double, as LIBSVM's QD
+            np.zeros(n))   # G_bar changes not yet added (core.flush_gbar)
     grp = np.array(problem.groups, dtype=np.int64)[ordr]
     buf = np.empty(n)
     core.initial_gradient(a, farr[1], farr[2], farr[3], farr[4], farr[5], src, ordr, buf)
     L, U, pos = farr[4], farr[5], farr[6] > 0
     st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
           + core.POS * pos).astype(np.int8)   # core.status_of for every variable
-    data = np.empty((n_slots, n))
+    # the cache: rows of n entries at first, narrower as the active set shrinks (core.repack);
+    # the slot arrays have room for a slot per column
+    pool = np.empty(n_slots * n)
     slot_of = np.full(n, -1, dtype=np.int64)
-    owner = np.full(n_slots, -1, dtype=np.int64)
-    slen = np.zeros(n_slots + 1, dtype=np.int64)   # the last entry counts the slots in use
+    owner = np.full(n, -1, dtype=np.int64)
+    slen = np.zeros(n + 1, dtype=np.int64)   # entry n_slots counts the slots in use
     # LRU list: slot k links to k ± 1, the sentinel n_slots closes the ring
-    nxt = np.append(np.arange(1, n_slots + 1), 0).astype(np.int64)
-    prv = np.append(n_slots, np.arange(n_slots)).astype(np.int64)
-    prv[0] = n_slots
+    nxt = np.zeros(n + 1, dtype=np.int64)
+    prv = np.zeros(n + 1, dtype=np.int64)
+    nxt[:n_slots + 1] = np.append(np.arange(1, n_slots + 1), 0)
+    prv[:n_slots + 1] = np.append(n_slots, np.arange(n_slots))
     n_groups = problem.n_groups
     Gmax1, Gmax2, imax = np.empty(n_groups), np.empty(n_groups), np.empty(n_groups, np.int64)
-    ist = np.zeros(11, dtype=np.int64)
+    ist = np.zeros(13, dtype=np.int64)
     ist[core.S_M] = n
+    ist[core.S_W] = n
+    ist[core.S_WMIN] = n
     ist[core.S_COUNTER] = shrink_every + 1
     ist[core.S_STRIDE] = 1
     fst = np.array([-np.inf, float(0.5 * a @ (farr[1] + farr[3])), np.inf])
@@ -177,9 +184,11 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     while True:
         it = int(ist[core.S_IT])
         stop_it = min(cap, it + CHUNK) if callback is not None else cap
-        status = core.run(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt,
+        status = core.run(farr, grp, st, ordr, src, pool, slot_of, owner, slen, prv, nxt,
                           Gmax1, Gmax2, imax, buf, float(tol), stop_it, bool(shrinking),
                           shrink_every, one_group, ist, fst, *hist, *tr)
+        if status == core.RESHAPED:   # the cache's rows changed width: go on with new views
+            continue
         if status != core.RUNNING or ist[core.S_IT] >= cap:
             break
         if callback(int(ist[core.S_IT]), float(fst[core.F_VIOL]), float(fst[core.F_OBJ])) is False:
@@ -188,10 +197,10 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     if status == core.UNBOUNDED:
         raise SvmvizError("the objective is unbounded below: some variable has U = inf and no "
                           "curvature (Q_ii = 0) along a descent direction")
-    alpha, G, Gbar = core.finish(farr, grp, st, ordr, src, data, slot_of, owner, slen, prv, nxt,
-                                 buf, ist)
-    if _internals is not None:   # for the tests of the G_bar bookkeeping
+    alpha, G, Gbar = core.finish(farr, ordr, src, pool, slot_of, slen, buf, ist)
+    if _internals is not None:   # for the tests of the G_bar bookkeeping and the cache rows
         _internals["G_bar"] = Gbar
+        _internals["min_width"] = int(ist[core.S_WMIN])
     n_iter = int(ist[core.S_IT])
     p = problem.p
     objective = float(0.5 * alpha @ (G + p))
