@@ -330,9 +330,13 @@ def _not_converged(at):
     return [w.value for w in at.warning if w.value.startswith("Not converged.")]
 
 
-def _upload(at, prefix, model):
+def _warning_after_upload(at, prefix, model):
+    """Import ``model`` through the page's uploader; the page shows no error, and its
+    "Not converged." warnings are returned."""
     at.file_uploader(key=f"{prefix}_upload").set_value((f"{prefix}.json", dumps_model(model).encode(),
                                                         "application/json")).run()
+    assert not problems(at)
+    return _not_converged(at)
 
 
 def test_dag_page_shows_convergence_and_a_stopped_import():
@@ -345,9 +349,7 @@ def test_dag_page_shows_convergence_and_a_stopped_import():
     assert not _not_converged(at)
     train, _ = split_and_normalize(interlaced(2), "none", 0.3, 0, True)
     stopped, _ = _fit(DAGSVC(C=10.0, max_iter=2), train.X, train.y)
-    _upload(at, "dag", stopped)
-    assert not problems(at)
-    warn = _not_converged(at)
+    warn = _warning_after_upload(at, "dag", stopped)
     assert warn and "3 of 3 pairwise C\\-SVMs did not converge" in warn[0] and "max\\_iter" in warn[0], warn
 
 
@@ -361,9 +363,7 @@ def test_tree_page_shows_convergence_and_a_stopped_import():
     with pytest.MonkeyPatch.context() as mp:   # not while the page runs: its fits are cached
         mp.setattr(tree_qp, "MAX_ITER", 2)
         stopped, _ = _fit(SVMTreeClassifier(), train.X, train.y)
-    _upload(at, "tree", stopped)
-    assert not problems(at)
-    warn = _not_converged(at)
+    warn = _warning_after_upload(at, "tree", stopped)
     assert warn and "step 1, candidate" in warn[0] and "C\\_hard" in warn[0], warn
 
 
@@ -376,9 +376,7 @@ def test_hull_page_shows_the_nu_svm_convergence_and_a_stopped_import():
     train, _ = split_and_normalize(ds, "none", 0.3, 0, True)
     stopped, _ = _fit(BinaryNuSVC(nu=0.8, kernel="linear", max_iter=2), train.X, train.y)
     assert not stopped.converged_
-    _upload(at, "hull", stopped)
-    assert not problems(at)
-    warn = _not_converged(at)
+    warn = _warning_after_upload(at, "hull", stopped)
     assert warn and "maximal KKT violation" in warn[0] and "max\\_iter" in warn[0], warn
 
 
@@ -392,8 +390,6 @@ def test_guard_page_shows_convergence_and_a_stopped_import():
     with pytest.MonkeyPatch.context() as mp:   # not while the page runs: its fits are cached
         mp.setattr(guard_mod, "BinarySVC", functools.partial(svc_mod.BinarySVC, max_iter=1))
         stopped, _ = _fit(GuardVectorSVC(), train.X, train.y)
-    _upload(at, "guard", stopped)
-    assert not problems(at)
-    warn = _not_converged(at)
+    warn = _warning_after_upload(at, "guard", stopped)
     assert warn and "The QP on the guard vectors did not converge" in warn[0], warn
     assert {m.label: m.value for m in at.metric}["QP converged"] == "no"
