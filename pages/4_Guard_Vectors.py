@@ -1,4 +1,4 @@
-"""Guard vectors (seed 001): a test per point finds a superset of the support vectors; the SVM
+"""Guard vectors (Yang and Ahuja 2000): a test per point finds a superset of the support vectors; the SVM
 trained on it alone is the SVM of all points."""
 
 import numpy as np
@@ -8,7 +8,8 @@ import streamlit as st
 from svmviz.data import Dataset
 from svmviz.data.generators import hypercubes
 from svmviz.errors import DataError
-from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, compare_with_full_qp, dual_view
+from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, dual_view
+from svmviz.models.svc import BinarySVC
 from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors
 from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
@@ -184,13 +185,22 @@ st.dataframe(table, hide_index=True, height=260)
 
 standard_views(model, train2, test2, key="guard")
 
-# ------------------------------------------------------------------ Table 1 experiment
-st.header("Table 1 of the seed, small")
-st.caption("Hypercubes [0,40]ⁿ against [60,100]ⁿ. The paper's time advantage came from its dense MATLAB QP, "
-           "whose time grew about as m⁴; LIBSVM-style decomposition solvers (ours) solve these small "
-           "hard-margin problems in milliseconds. Our 2-D counts g are 2–3× the paper's, which we cannot "
-           "explain (our guard sets agree with an independent closed form and with an LP over all points). "
-           "The full table: benchmarks/bench_guard.py.")
+# ------------------------------------------------------------------ Table 1, small
+st.header("Table 1 of Yang and Ahuja (2000), small")
+st.caption("The paper's data: m/2 points uniform in [0,40]ⁿ against m/2 in [60,100]ⁿ; one draw per row here "
+           "(the full table over many draws: benchmarks/bench_guard.py). The paper's time advantage came from its "
+           "dense MATLAB QP, whose time grew about as m⁴; decomposition solvers like ours solve these small "
+           "hard-margin problems in milliseconds.")
+st.markdown(
+    "**Why our 2-D guard-vector counts are larger than the paper's.** svmviz uses the paper's definition "
+    "(points on the line allowed, both orientations) and its data recipe, and its guard sets are identical to "
+    "those of an LP written over all points and of a separate 2-D closed form. Every direction w ≥ 0 "
+    "separates the two squares, so each class's extreme point for such a w is a guard vector by the paper's "
+    "own definition: over 20 draws per row that alone gives about 6–10 points per draw in 2-D (m = 50…800), "
+    "more than the paper's 3, 4, 4, 8 and 11. The 3-D rows and the 5-D rows up to m = 100 agree with the paper. "
+    "The paper's 2-D support-vector counts of 5 and 6 exceed what a hard-margin SVM on points in general "
+    "position can have in 2-D (at most 3), which points to a loosely converged solver on the paper's side; "
+    "its 2-D statement g ≤ 2s is not reproduced (g/s is about 4–8 here).")
 e1, e2 = st.columns(2)
 n_max = e1.selectbox("dimensions n up to", [2, 3, 5], key=bind("guard.t1_n", 3, options=[2, 3, 5]))
 m_max = e2.selectbox("points m up to", [50, 100, 200], key=bind("guard.t1_m", 100, options=[50, 100, 200]))
@@ -203,10 +213,21 @@ if st.session_state.get("guard_t1") == (n_max, m_max, method, prefilter):
         rows = []
         for k, (n, m) in enumerate(jobs):
             bar(k, len(jobs))
-            rows.append(cached_call(compare_with_full_qp, n, m, method, bool(prefilter)))
+            cubes = hypercubes(m, n, seed=0)
+            gv = cached_fit(GuardVectorSVC(method=method, prefilter=prefilter, tol=1e-8), cubes.X, cubes.y)
+            full = cached_fit(BinarySVC(kernel="linear", C=1e6, tol=1e-8), cubes.X, cubes.y)
+            n_g = int(gv.guard_vectors_.sum())
+            rows.append({"n": n, "m": m, "g": n_g, "s": len(full.support_),
+                         "g/s": round(n_g / max(len(full.support_), 1), 2), "LPs": gv.n_lps_,
+                         "guard test": gv.guard_test_.split(":")[0],
+                         "guard-vector fit (s)": round(gv.fit_time_, 4), "QP all points (s)": round(full.fit_time_, 4),
+                         "same hyperplane": bool(np.allclose(gv.coef_, full.coef_, rtol=1e-6,
+                                                             atol=1e-6 * np.abs(full.coef_).max())
+                                                 and np.isclose(gv.intercept_[0], full.intercept_[0], rtol=1e-6))})
         bar.done()
         st.dataframe(pd.DataFrame(rows), hide_index=True)
         figt = plot_guard_timing(rows)
         st.plotly_chart(figt, key="guard_t1_fig")
         figure_downloads(figt, "guard_table1_timing", "guard_t1_dl")
-        st.caption(f"Data set shown above: {plain(ds.name)}. CPU times of one run on a shared machine.")
+        st.caption(f"Data set shown above: {plain(ds.name)}. Wall times of one fit each on a shared machine "
+                   "(fits are shared between sessions, so a repeated row shows the first fit's time).")

@@ -553,29 +553,6 @@ class GuardVectorSVC(_BinaryKernelSVM):
     # the plain kernel applies.
 
 
-def compare_with_full_qp(n: int, m: int, method: str = "seed", prefilter: bool = True,
-                         seed: int = 0) -> dict:
-    """One row of seed 001 Table 1 on the hypercubes [0,40]ⁿ / [60,100]ⁿ: guard vectors g and
-    support vectors s, the guard-vector fit against one QP on all points (process CPU time), and
-    whether both give the same hyperplane (w, b to 1e-6 relative)."""
-    from svmviz.data.generators import hypercubes
-
-    d = hypercubes(m, n, seed=seed)
-    c0 = time.process_time()
-    gv = GuardVectorSVC(method=method, prefilter=prefilter, tol=1e-8).fit(d.X, d.y)
-    c1 = time.process_time()
-    full = BinarySVC(kernel="linear", C=1e6, tol=1e-8).fit(d.X, d.y)
-    c2 = time.process_time()
-    w1, w2 = gv.coef_[0], full.coef_[0]
-    same = bool(np.linalg.norm(w1 - w2) <= 1e-6 * np.linalg.norm(w2)
-                and abs(gv.intercept_[0] - full.intercept_[0]) <= 1e-6 * max(1.0, abs(full.intercept_[0])))
-    g = int(gv.guard_vectors_.sum())
-    return {"n": n, "m": m, "g": g, "s": len(full.support_), "g/s": round(g / max(len(full.support_), 1), 2),
-            "LPs": gv.n_lps_, "guard test": gv.guard_test_.split(":")[0],
-            "guard-vector fit CPU (s)": round(c1 - c0, 4), "QP all points CPU (s)": round(c2 - c1, 4),
-            "same hyperplane": same}
-
-
 # ------------------------------------------------------------------------ the dual-space picture
 @register_record
 @dataclass

@@ -118,16 +118,16 @@ def _first(shown: set, name: str) -> bool:
 
 
 def plot_guard_timing(rows) -> go.Figure:
-    """Guard-vector fit against one QP on all points (CPU s), per n and m (Table 1 panel; rows of
-    ``svmviz.models.guard.compare_with_full_qp``)."""
+    """Guard-vector fit against one QP on all points (seconds), per n and m (the Guard Vectors
+    page's Table 1 panel: rows with "n", "m", "guard-vector fit (s)" and "QP all points (s)")."""
     fig = go.Figure()
     for n in sorted({r["n"] for r in rows}):
         rs = [r for r in rows if r["n"] == n]
         m = [r["m"] for r in rs]
-        fig.add_trace(go.Scatter(x=m, y=[r["guard-vector fit CPU (s)"] for r in rs], mode="lines+markers",
+        fig.add_trace(go.Scatter(x=m, y=[r["guard-vector fit (s)"] for r in rs], mode="lines+markers",
                                  name=f"n={n}: guard vectors + QP on them"))
-        fig.add_trace(go.Scatter(x=m, y=[r["QP all points CPU (s)"] for r in rs], mode="lines+markers",
+        fig.add_trace(go.Scatter(x=m, y=[r["QP all points (s)"] for r in rs], mode="lines+markers",
                                  line=dict(dash="dash"), name=f"n={n}: QP on all points"))
     fig.update_yaxes(type="log")
     return base_layout(fig, "Time: guard-vector method against one QP on all points",
-                       "m (points)", "CPU seconds (log)", equal=False, height=360)
+                       "m (points)", "seconds (log)", equal=False, height=360)
