@@ -114,6 +114,67 @@ def test_closed_form_equals_the_lp_on_random_sets(seed):
         assert dual_view(X, y, i).is_guard == cf.guard[i]
 
 
+def _guard_by_angles(X, y):
+    """A separate 2-D check by geometry alone: a line through x_i with every point on its own
+    label's side (ties allowed) exists exactly when the vectors s_j (x_j − x_i) (s_j = +1 for x_i's
+    class, −1 for the other) lie in one closed half-plane through the origin, i.e. when the
+    largest gap between their sorted directions is at least π."""
+    out = np.zeros(len(X), dtype=bool)
+    for i in range(len(X)):
+        v = np.where((y == y[i])[:, None], 1.0, -1.0) * (X - X[i])
+        v = v[np.any(v != 0, axis=1)]
+        ang = np.sort(np.arctan2(v[:, 1], v[:, 0]))
+        gaps = np.diff(np.r_[ang, ang[0] + 2 * np.pi])
+        out[i] = gaps.max() >= np.pi - 1e-12
+    return out
+
+
+def test_the_independent_checks_know_a_hand_made_answer():
+    """Both checks on a set whose guard vectors are known: the +1 points (0, 1), (2, 1) face the
+    −1 points (0, −1), (2, −1); (1, 3) and (1, −3) lie behind them and no line through either
+    has all points on its side (the two nearest points of its class lie on both sides of it)."""
+    X = np.array([[0, 1], [2, 1], [1, 3], [0, -1], [2, -1], [1, -3]], float)
+    y = np.array([1, 1, 1, -1, -1, -1], float)
+    expected = np.array([True, True, False, True, True, False])
+    np.testing.assert_array_equal(_guard_by_full_lps(X, y), expected)
+    np.testing.assert_array_equal(_guard_by_angles(X, y), expected)
+
+
+def _draws(n):
+    """Small random draws: the hypercubes of Yang and Ahuja (2000) §4.1 and sets split by a random
+    hyperplane."""
+    for seed in range(4):
+        d = hypercubes(int(np.random.default_rng(seed).integers(20, 61)), n, seed=seed)
+        yield f"hypercubes seed {seed}", d.X, np.where(d.y > 0, 1.0, -1.0)
+    for seed in range(4):
+        X, y = _separable(50 + seed, 50, n)
+        yield f"random hyperplane seed {seed}", X, y.astype(float)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_guard_vector_svc_equals_an_lp_over_all_points_and_the_2d_angles(n):
+    for name, X, y in _draws(n):
+        found = GuardVectorSVC(tol=1e-8).fit(X, y).guard_vectors_
+        np.testing.assert_array_equal(found, _guard_by_full_lps(X, y), err_msg=name)
+        if n == 2:
+            np.testing.assert_array_equal(found, _guard_by_angles(X, y), err_msg=name)
+        assert 0 < found.sum() < len(X), name
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_extreme_points_of_nonnegative_directions_are_guard_vectors(n):
+    """Every w ≥ 0 separates [0,40]ⁿ from [60,100]ⁿ, so the lower cube's maximiser of w·x and the
+    upper cube's minimiser are guard vectors (the lower bound on g of Yang and Ahuja's Table 1)."""
+    rng = np.random.default_rng(n)
+    d = hypercubes(120, n, seed=n)
+    found = GuardVectorSVC(tol=1e-8).fit(d.X, d.y).guard_vectors_
+    low, high = np.flatnonzero(d.y < 0), np.flatnonzero(d.y > 0)
+    W = np.vstack([np.eye(n), rng.exponential(size=(40, n))])
+    extreme = set(low[np.argmax(d.X[low] @ W.T, axis=0)]) | set(high[np.argmin(d.X[high] @ W.T, axis=0)])
+    assert len(extreme) >= n + 1
+    assert extreme <= set(np.flatnonzero(found))
+
+
 def test_delta_makes_every_point_a_guard_vector_as_the_lp_says():
     """Seed 001 §3.3: the lifted points are affinely independent, so every point is a guard
     vector; the LPs on the explicit τ_Δ coordinates agree (small m)."""
@@ -295,3 +356,19 @@ def test_guard_page_asks_for_two_classes_and_features():
     assert not problems(at), problems(at)
     assert at.selectbox(key="guard.class_pos") is not None and at.selectbox(key="guard.f2") is not None
     assert {m.label for m in at.metric} >= {"guard vectors g", "support vectors s"}
+
+
+def test_guard_page_table1_runs_and_explains_the_counts():
+    from apphelpers import page_test, problems
+
+    at = page_test("pages/4_Guard_Vectors.py", **{"guard.src": "cubes50"}).run()
+    at.selectbox(key="guard.t1_n").set_value(3).run()
+    at.selectbox(key="guard.t1_m").set_value(50).run()
+    at.button(key="guard_t1_run").click().run()
+    assert not problems(at), problems(at)
+    table = at.dataframe[-1].value
+    assert list(table["n"]) == [2, 3] and list(table["m"]) == [50, 50]
+    assert (table["g"] >= table["s"]).all() and table["same hyperplane"].all()
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "cannot explain" not in text and "unexplained" not in text
+    assert "every direction w ≥ 0" in text.lower() and "at most 3" in text
