@@ -1,4 +1,4 @@
-"""Guard vectors (seed 001): superset of the support vectors, same hyperplane, the two LP forms,
+"""Guard vectors (Yang and Ahuja 2000): superset of the support vectors, same hyperplane, the two LP forms,
 the pre-filter, τ_Δ = Δ² on the kernel diagonal, honest failure on non-separable data."""
 
 import numpy as np
@@ -90,7 +90,7 @@ def test_seed_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_closed_form_equals_the_lp_on_random_sets(seed):
-    """The 2-D interval test (issue 12) gives exactly the seed LP's guard set, orientations and
+    """The 2-D interval test gives exactly the paper's LP's guard set, orientations and
     statuses, on separable and on overlapping random sets, with and without the pre-filter."""
     rng = np.random.default_rng(100 + seed)
     m = int(rng.integers(8, 120))
@@ -176,7 +176,7 @@ def test_extreme_points_of_nonnegative_directions_are_guard_vectors(n):
 
 
 def test_delta_makes_every_point_a_guard_vector_as_the_lp_says():
-    """Seed 001 §3.3: the lifted points are affinely independent, so every point is a guard
+    """Yang and Ahuja (2000) §3.3: the lifted points are affinely independent, so every point is a guard
     vector; the LPs on the explicit τ_Δ coordinates agree (small m)."""
     rng = np.random.default_rng(9)
     X = rng.normal(size=(25, 2))
