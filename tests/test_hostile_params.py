@@ -49,6 +49,7 @@ def test_table_choices_agree_with_the_modules():
     assert PARAMS["ScatterSVC"]["formulation"].values == scatter.FORMULATIONS
     assert PARAMS["TreeDecompositionSVC"]["svm_solver"].values == tree_decomposition.SVM_SOLVERS
     assert PARAMS["SVMTreeClassifier"]["ck_rule"].values == _svm_tree_build.CK_RULES
+    assert PARAMS["SVMTreeClassifier"]["fallback"].values == _svm_tree_build.FALLBACKS
     try:
         from svmviz.models._svm_tree_nonlinear import NONLINEAR_SPEC
     except ImportError:

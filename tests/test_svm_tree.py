@@ -1,5 +1,5 @@
-"""SVM tree of seed 000: accuracy on fourclass, the trace, the faithful control flow (stuck →
-perpendiculars → sign change; the zero loop and its C_k rules), the fast path against the
+"""SVM tree of seed 000: accuracy on fourclass, the trace, the faithful control flow (the
+fallbacks per stuck candidate or when all are stuck; the zero loop and its C_k rules), the fast path against the
 reference path, pruning, the zero-solution report, SMO vs the cvxpy reference, the non-linear
 node, persistence and scikit-learn conformance."""
 
@@ -332,7 +332,7 @@ def _stuck_data():
 @pytest.mark.parametrize("ck_rule", ["paper", "exact"])
 def test_stuck_step_takes_a_perpendicular_at_g1_0_before_any_sign_change(ck_rule):
     X, y = _stuck_data()
-    m = SVMTreeClassifier(solver=SOLVER, ck_rule=ck_rule, greedy_level=0).fit(X, y)
+    m = SVMTreeClassifier(solver=SOLVER, ck_rule=ck_rule, greedy_level=0, fallback="all_stuck").fit(X, y)
     step = m.trace_[0]
     qp = [c for c in step.candidates if not c.parent]
     assert len(qp) == 4 and all(c.left_out == 0 for c in qp)            # stuck
@@ -357,10 +357,117 @@ def test_majority_stop_is_opt_in_and_visible():
 
 def test_sign_change_when_perpendiculars_do_not_help():
     X, y = _stuck_data()
-    m = SVMTreeClassifier(solver=SOLVER, perpendicular=False).fit(X, y)
+    m = SVMTreeClassifier(solver=SOLVER, perpendicular=False, fallback="all_stuck").fit(X, y)
     step = m.trace_[0]
     assert step.stages[1].startswith("sign change")
     assert step.candidates[step.chosen].sign_changed and step.candidates[step.chosen].left_out > 0
+
+
+def _one_candidate_stuck_data():
+    """Ten points on a grid where b (C-SVM, hard class +1) leaves no sample out at the first step
+    while a, c and d leave one out each, and b's −w leaves out two."""
+    X = np.array([[0, 6], [1, 2], [4, 1], [5, 3], [0, 3], [3, 5], [4, 5], [4, 2], [4, 6], [6, 1]], float)
+    y = np.array([-1, -1, -1, -1, 1, -1, -1, 1, 1, 1])
+    return X, y
+
+
+def test_per_candidate_fallback_applies_to_the_stuck_candidate_only():
+    """Zapién, Fehr and Burkhardt 2007, §4.3.3: "if no sample could be left out, then −w is used
+    instead"; §4.3.4: perpendiculars for "the case where the given hyperplane cannot reduce the
+    problem" — read per hyperplane, they apply to b alone here, since the others do reduce it."""
+    X, y = _one_candidate_stuck_data()
+    m = SVMTreeClassifier(solver=SOLVER, fallback="per_candidate").fit(X, y)
+    step = m.trace_[0]
+    qp = {c.label: c.left_out for c in step.candidates if not c.parent}
+    assert qp == {"a": 1, "b": 0, "c": 1, "d": 1}
+    derived = [c for c in step.candidates if c.parent]
+    assert {c.parent for c in derived} == {"b"} and step.fell_back == ["b"]
+    assert [c.label for c in derived] == ["−b", "b⊥", "−b⊥"]
+    neg = derived[0]
+    np.testing.assert_allclose(neg.w, -next(c.w for c in step.candidates if c.label == "b"))
+    assert neg.sign_changed and not neg.perpendicular and neg.left_out == 2
+    assert step.candidates[step.chosen] is neg and m.nodes_[0].label == "−b"
+    text = m.explain_step(0)
+    assert "No sample could be left out by b, so −w was tried instead" in text
+    assert "“−b” leaves out 2" in text and "perpendicular to its w" in text
+    assert "−b is the one this step uses" in text
+
+    old = SVMTreeClassifier(solver=SOLVER, fallback="all_stuck").fit(X, y)
+    step = old.trace_[0]
+    assert [c.label for c in step.candidates] == ["a", "b", "c", "d"] and step.fell_back == []
+    assert step.candidates[step.chosen].label == "a" and len(step.stages) == 1
+    assert "No sample could be left out" not in old.explain_step(0)
+
+
+def test_per_candidate_fallback_follows_the_switches():
+    X, y = _one_candidate_stuck_data()
+    labels = {}
+    for kw in ({"sign_change": False}, {"perpendicular": False}, {"greedy_level": 1},
+               {"sign_change": False, "perpendicular": False}):
+        step = SVMTreeClassifier(solver=SOLVER, **kw).fit(X, y).trace_[0]
+        labels[tuple(kw.items())] = [c.label for c in step.candidates if c.parent and
+                                     c.parent == "b" and not (kw.get("greedy_level") and c.perpendicular)]
+    assert list(labels.values()) == [["b⊥", "−b⊥"], ["−b"], ["−b"], []]
+    g1 = SVMTreeClassifier(solver=SOLVER, greedy_level=1).fit(X, y)
+    assert "among the candidates already (g1 = 1" in g1.explain_step(0)
+
+
+def test_fallback_option_is_validated():
+    X, y = _one_candidate_stuck_data()
+    for bad in ("per-candidate", "", None, 1, True):
+        with pytest.raises(ParameterError, match="fallback must be one of 'per_candidate', 'all_stuck'"):
+            SVMTreeClassifier(solver=SOLVER, fallback=bad).fit(X, y)
+    assert SVMTreeClassifier().get_params()["fallback"] == "per_candidate"
+
+
+def test_fallback_survives_json_and_a_model_saved_without_it_is_all_stuck():
+    import json
+
+    X, y = _one_candidate_stuck_data()
+    for fb in ("per_candidate", "all_stuck"):
+        m = SVMTreeClassifier(solver=SOLVER, fallback=fb).fit(X, y)
+        back = loads_model(dumps_model(m))
+        assert back.fallback == fb
+        assert [s.fell_back for s in back.trace_] == [s.fell_back for s in m.trace_]
+        np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    # a file written before the option existed: no parameter, no ``fell_back`` in the steps
+    old = SVMTreeClassifier(solver=SOLVER, fallback="all_stuck").fit(X, y)
+    doc = json.loads(dumps_model(old))
+    del doc["model"]["params"]["fallback"]
+    for step in doc["model"]["fitted"]["trees_"][0]["fields"]["trace"]:
+        del step["fields"]["fell_back"]
+    back = loads_model(json.dumps(doc))
+    assert back.fallback == "all_stuck" and all(s.fell_back == [] for s in back.trace_)
+    np.testing.assert_array_equal(back.predict(X), old.predict(X))
+    back.bind_data(X, y)
+    assert back.explain_step(0).startswith("Step 1 of")
+
+
+@pytest.mark.parametrize("fallback", ["per_candidate", "all_stuck"])
+def test_smo_and_cvxpy_trees_are_identical_for_both_readings(fallback):
+    from svmviz.data.generators import fourclass_like
+
+    ds = fourclass_like(n=120, seed=0)
+    smo = SVMTreeClassifier(solver="smo", fallback=fallback).fit(ds.X, ds.y)
+    ref = SVMTreeClassifier(solver="cvxpy", fallback=fallback).fit(ds.X, ds.y)
+    _same_tree(smo, ref)
+    assert [s.fell_back for s in smo.trace_] == [s.fell_back for s in ref.trace_]
+    assert [[c.label for c in s.candidates] for s in smo.trace_] == \
+        [[c.label for c in s.candidates] for s in ref.trace_]
+    fired = sum(bool(s.fell_back) if fallback == "per_candidate" else len(s.stages) > 1 for s in smo.trace_)
+    assert fired >= 1                                   # the fallbacks are exercised
+    np.testing.assert_array_equal(smo.predict(ds.X), ref.predict(ds.X))
+
+
+@pytest.mark.parametrize("ck_rule", ["paper", "exact"])
+def test_fast_and_reference_paths_agree_when_one_candidate_is_stuck(ck_rule):
+    """The reference path warm-starts the H1-SVM at its floor C_k = m_other/m_hard, where the
+    start must be clipped to C_k exactly (rounding put it an ulp above: SMO refused it)."""
+    X, y = _one_candidate_stuck_data()
+    for fb in ("per_candidate", "all_stuck"):
+        fast = SVMTreeClassifier(solver=SOLVER, ck_rule=ck_rule, fallback=fb).fit(X, y)
+        ref = SVMTreeClassifier(solver=SOLVER, ck_rule=ck_rule, fallback=fb).fit(X, y, _reference=True)
+        _same_tree(fast, ref)
 
 
 def test_no_hyperplane_can_split_coinciding_points():
@@ -492,6 +599,13 @@ def test_chain_and_animation_figures(model, split):
     assert len(chain.layout.shapes) == 4 * n + 1                  # boxes, leaves, links, the end
     leaves = [a for a in chain.layout.annotations if a.text.startswith("<b>→")]
     assert len(leaves) == n and min(a.font.size for a in leaves) >= 13
+    text = {i: a.text for i in range(n) for a in chain.layout.annotations
+            if a.text.startswith(f"node {i + 1} (")}
+    minus_perp = [i for i, nd in enumerate(model.nodes_) if nd.perpendicular and nd.sign_changed]
+    sign = [i for i, nd in enumerate(model.nodes_) if nd.sign_changed and not nd.perpendicular]
+    assert minus_perp and sign                                     # both kinds occur in this tree
+    assert all("⊥" in text[i] and "−w" not in text[i] for i in minus_perp)   # one perpendicular
+    assert all("−w" in text[i] for i in sign)
     fig = step_figure(model, Xtr, ytr, 0, resolution=30)
     assert fig.layout.height >= 600 and fig.layout.legend.x > 1   # legend beside the axes
     anim = animation_figure(model, Xtr, ytr, resolution=20)

@@ -14,16 +14,21 @@ import numpy as np
 from svmviz.errors import ModelFormatError
 
 _ESTIMATORS: dict[str, tuple[type, tuple[str, ...]]] = {}
+#: class name → {parameter: value a document without that parameter was built with}
+_ABSENT: dict[str, dict] = {}
 _RECORDS: dict[str, type] = {}
 _ARRAY_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "U": "str"}
 
 
-def register_estimator(*fitted: str):
+def register_estimator(*fitted: str, absent_params: dict | None = None):
     """Class decorator: the class can be saved; ``fitted`` names its fitted attributes (those
-    missing on an instance, e.g. optional ones, are skipped)."""
+    missing on an instance, e.g. optional ones, are skipped). ``absent_params``: for a parameter
+    added after models were saved, the value that reproduces how those models were built (a file
+    without the parameter loads with it, not with a newer default)."""
 
     def deco(cls):
         _ESTIMATORS[cls.__name__] = (cls, tuple(fitted))
+        _ABSENT[cls.__name__] = dict(absent_params or {})
         return cls
 
     return deco
@@ -207,6 +212,7 @@ def decode_estimator(obj):
                                f"{sorted(set(obj) - {'__estimator__', 'params', 'fitted'})}")
     cls, fitted = _ESTIMATORS[name]
     params = _expect(decode(_expect(obj.get("params", {}), dict, "the parameters")), dict, "the parameters")
+    params = {**_ABSENT.get(name, {}), **params}
     try:
         est = cls(**params)
     except TypeError as exc:

@@ -9,7 +9,8 @@ the classes...) stay in the estimators. ``DATA_NEEDS`` states what an estimator 
 training data beyond two classes.
 
 The choice lists repeat module constants (``guard.METHODS``, ``scatter.FORMULATIONS``,
-``tree_decomposition.SVM_SOLVERS``, ``_svm_tree_build.CK_RULES``, ``_svm_tree_nonlinear.NONLINEAR_SPEC``)
+``tree_decomposition.SVM_SOLVERS``, ``_svm_tree_build.CK_RULES``, ``_svm_tree_build.FALLBACKS``,
+``_svm_tree_nonlinear.NONLINEAR_SPEC``)
 because those modules import this one through ``base``;
 ``tests/test_hostile_params.py`` checks that they agree and that every ``__init__`` parameter of
 every registered estimator has an entry.
@@ -193,7 +194,8 @@ PARAMS: dict[str, dict] = {
     "SVMTreeClassifier": {
         "C_hard": _C, "reduction": Number(1, 1e6, lo_open=True), "w_tol": Number(0, 1, lo_open=True),
         "ck_rule": OneOf("exact", "paper"), "greedy_level": OneOf(0, 1), "use_c_svm": Bool(),
-        "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(), "majority_stop": Bool(),
+        "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(),
+        "fallback": OneOf("per_candidate", "all_stuck"), "majority_stop": Bool(),
         "prune": Bool(),
         "nonlinear": Options(k=Int(1, 10**9), C=Number(0, 1e12, lo_open=True, none=True), gamma=Gamma(),
                              cv=Int(2, 100)),

@@ -3,9 +3,14 @@
 Labels are ±1 here. At each step the four QP candidates of Fig. 4.1 (C-SVM and H1-SVM, each
 class as the hard class) are solved on the samples still in play, each gets the threshold of
 §4.2.2, and the candidate that leaves out the most non-hard samples is chosen (greedy heuristic,
-§4.3.1). When no candidate leaves anything out (the tree is stuck) the perpendicular hyperplanes
-of §4.3.4 are tried first, then the sign change of §4.3.3 (Table 4.1 of the seed: perpendiculars
-were used, w's sign never).
+§4.3.1). A candidate that leaves nothing out is stuck; the fallbacks depend on ``fallback``:
+- "per_candidate" (default), the wording of §4.3.3 and §4.3.4 read per hyperplane: "if no sample
+  could be left out, then −w is used instead" and the perpendiculars are for "the case where the
+  given hyperplane cannot reduce the problem". Each stuck candidate gets its −w and its
+  perpendicular hyperplanes (both orientations), while the other candidates stand as they are.
+- "all_stuck": only when all four candidates are stuck, the perpendiculars of all of them, then
+  (still stuck) their sign changes (Table 4.1 of the seed: perpendiculars were used, w's sign
+  never).
 
 Where this departs from the seed (said again where it happens):
 - H1-SVM is solved in its bounded form (α ≤ C_k on the hard class, eq. 3.4's C_i) so the zero
@@ -35,6 +40,7 @@ from svmviz.solvers import QPProblem, solve_qp
 # indistinguishable from a zero solution.
 EXACT_MARGIN = 0.1
 CK_RULES = ("exact", "paper")
+FALLBACKS = ("per_candidate", "all_stuck")
 
 
 @dataclass
@@ -51,6 +57,7 @@ class TreeSettings:
     tol: float = 1e-5
     ck_rule: str = "exact"
     majority_stop: bool = False
+    fallback: str = "per_candidate"
     fast: bool = True   # certified skips and closed forms; False solves every try (reference path)
 
 
@@ -141,8 +148,9 @@ class StepQP:
         C_k = max(C_k, m_other / m_hard)
         start = np.where(hard, m_other / m_hard, 1.0)
         if alpha0 is not None:
-            # the clipped hard α raised back to Σ = m_other without passing C_k
-            start[hard] = _fill_to(np.minimum(alpha0[hard], C_k), C_k, m_other)
+            # the clipped hard α raised back to Σ = m_other without passing C_k (the last clip:
+            # at C_k = m_other / m_hard the fill lands on C_k and rounding can pass it by an ulp)
+            start[hard] = np.minimum(_fill_to(np.minimum(alpha0[hard], C_k), C_k, m_other), C_k)
         res = self._solve(np.where(hard, 0.0, 1.0), np.where(hard, C_k, 1.0), start)
         return res, self.X.T @ (res.alpha * self.yf)
 
@@ -370,7 +378,9 @@ def perpendicular_directions(w: np.ndarray) -> np.ndarray:
 
 
 def _perpendiculars(qp_cands, X, y, tie_rel) -> list:
-    """§4.3.4: the hyperplanes perpendicular to each non-zero w, both orientations."""
+    """§4.3.4: the hyperplanes perpendicular to each non-zero w, both orientations (which way w is
+    turned by 90° is an arbitrary convention; with the hard class fixed, the two orientations put
+    the threshold at opposite ends of the hard class and leave out different samples)."""
     out = []
     for c in qp_cands:
         if c.zero_solution:
@@ -392,10 +402,11 @@ def _sign_changes(qp_cands, X, y, tie_rel) -> list:
 
 
 # ---------------------------------------------------------------------------- one step
-def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int]:
+def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int, list]:
     """Every candidate of one step: a–d of Fig. 4.1 first; with g1 = 1 the perpendiculars of
-    §4.3.4 always join them. When nothing leaves a sample out (stuck): perpendiculars (g1 = 0),
-    then sign changes (§4.3.3). Returns (candidates, stages tried, QPs solved)."""
+    §4.3.4 always join them. Then the fallbacks of ``s.fallback`` (see the module docstring).
+    Returns (candidates, stages tried, QPs solved, labels of the stuck QP candidates that got
+    their own fallbacks — per-candidate reading only)."""
     qp = StepQP(X, y, s)
     qp_cands = []
     for hc in (-1, 1):
@@ -403,21 +414,39 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int]:
     qp_cands.sort(key=lambda c: c.label)  # a, b, c, d
     out = list(qp_cands)
     stages = ["QP candidates a–d"]
+    tie = tie_tolerance(s.tol)
     if s.perpendicular and s.greedy_level >= 1:
-        out += _perpendiculars(qp_cands, X, y, tie_tolerance(s.tol))
+        out += _perpendiculars(qp_cands, X, y, tie)
         stages[0] += " and their perpendiculars (g1 = 1)"
 
     def stuck():
         return max((c.left_out for c in out), default=0) == 0
 
-    if stuck() and not s.majority_stop:
+    if s.majority_stop and stuck():
+        return out, stages, qp.n_qp, []
+    if s.fallback == "per_candidate":
+        fell_back = [c for c in qp_cands if not c.zero_solution and c.left_out == 0]
+        for c in fell_back:
+            if s.sign_change:
+                out += _sign_changes([c], X, y, tie)
+            if s.perpendicular and s.greedy_level == 0:
+                out += _perpendiculars([c], X, y, tie)
+        if fell_back and (s.sign_change or (s.perpendicular and s.greedy_level == 0)):
+            stages.append("for each candidate that leaves no sample out, "
+                          + " and ".join(p for p, on in (("its −w (§4.3.3)", s.sign_change),
+                                                         ("its perpendiculars (§4.3.4)",
+                                                          s.perpendicular and s.greedy_level == 0))
+                                         if on))
+            return out, stages, qp.n_qp, [c.label for c in fell_back]
+        return out, stages, qp.n_qp, []
+    if stuck():
         if s.perpendicular and s.greedy_level == 0:
-            out += _perpendiculars(qp_cands, X, y, tie_tolerance(s.tol))
+            out += _perpendiculars(qp_cands, X, y, tie)
             stages.append("perpendicular hyperplanes (§4.3.4, stuck)")
         if stuck() and s.sign_change:
-            out += _sign_changes(qp_cands, X, y, tie_tolerance(s.tol))
+            out += _sign_changes(qp_cands, X, y, tie)
             stages.append("sign change of w (§4.3.3, still stuck)")
-    return out, stages, qp.n_qp
+    return out, stages, qp.n_qp, []
 
 
 def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
@@ -432,7 +461,7 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
         if progress is not None:
             progress(len(trace), len(active))
         Xa = X[active]
-        cands, stages, n_qp = step_candidates(Xa, ya, s)
+        cands, stages, n_qp, fell_back = step_candidates(Xa, ya, s)
         best = max(range(len(cands)), key=lambda i: cands[i].left_out, default=-1)
         if best < 0 or cands[best].left_out == 0:
             final = 1 if np.sum(ya == 1) >= np.sum(ya == -1) else -1
@@ -445,7 +474,7 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
                        "§4.2.2 threshold (e.g. points of both classes coincide)")
             trace.append(Step(active.copy(), cands, -1, np.zeros(0, dtype=np.int64), stages, n_qp,
                               f"{why}; the remaining region takes the majority class {final:+d} of the "
-                              f"{len(ya)} samples left", stop="majority"))
+                              f"{len(ya)} samples left", stop="majority", fell_back=fell_back))
             return nodes, trace, final
         c = cands[best]
         out = leaves_out(Xa @ c.w, c.threshold, c.hard_class)
@@ -454,7 +483,7 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
                           c.perpendicular, len(nodes), c.label, int(out.sum())))
         trace.append(Step(active.copy(), cands, best, removed, stages, n_qp,
                           f"chose {c.label} ({c.solver}, hard class {c.hard_class:+d}): leaves out "
-                          f"{len(removed)} samples of class {-c.hard_class:+d}"))
+                          f"{len(removed)} samples of class {-c.hard_class:+d}", fell_back=fell_back))
         active = active[~out]
 
 

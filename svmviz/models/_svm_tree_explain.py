@@ -61,7 +61,9 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
     else:
         parts.append(step.note[0].upper() + step.note[1:] + ".")
     parts += _zero_sentences(model, k, tree_index, qp, name)
-    if len(step.stages) > 1:
+    if step.fell_back:
+        parts += _fallback_sentences(step)
+    elif len(step.stages) > 1:
         parts.append("No QP candidate left out a sample (the tree was stuck), so the tree tried "
                      + _list(step.stages[1:]) + ".")
     if any(c.sign_changed for c in cands) or any(c.perpendicular for c in cands):
@@ -69,6 +71,33 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
                      "around, §4.3.3); “d⊥” is the hyperplane perpendicular to d's w (§4.3.4), "
                      "“−d⊥” its other orientation.")
     return " ".join(parts)
+
+
+def _fallback_sentences(step) -> list:
+    """fallback="per_candidate": one sentence per QP candidate that left no sample out, naming
+    what was tried for it (§4.3.3 −w, §4.3.4 perpendiculars) and what each left out."""
+    cands = step.candidates
+    chosen = cands[step.chosen] if step.chosen >= 0 else None
+    out = []
+    for label in step.fell_back:
+        neg = [c for c in cands if c.parent == label and c.sign_changed and not c.perpendicular]
+        perp = [c for c in cands if c.parent == label and c.perpendicular]
+        tried = []
+        if neg:
+            tried.append(f"−w was tried instead (§4.3.3: “{neg[0].label}” leaves out {neg[0].left_out})")
+        if perp:
+            counts = _list(f"“{c.label}” {c.left_out}" for c in perp)
+            if step.stages[0].endswith("(g1 = 1)"):
+                tried.append(f"its perpendicular hyperplanes were among the candidates already "
+                             f"(g1 = 1: {counts})")
+            else:
+                tried.append(f"the hyperplanes perpendicular to its w were tried (§4.3.4; they leave "
+                             f"out {counts})")
+        s = f"No sample could be left out by {label}, so " + _list(tried)
+        if chosen is not None and any(c is chosen for c in neg + perp):
+            s += f"; {chosen.label} is the one this step uses"
+        out.append(s + ".")
+    return out
 
 
 def _how(c) -> str:

@@ -78,9 +78,12 @@ class Step:
     ``active``: indices (into the training set) still in play; ``candidates``: every candidate;
     ``chosen``: the index of the chosen candidate (−1 when the chain ends here); ``removed``: the
     indices this step leaves out; ``stages``: the heuristics tried, in order (QP candidates, then
-    when stuck perpendiculars of §4.3.4, then sign changes of §4.3.3); ``n_qp``: QPs solved;
+    the fallbacks of sign change §4.3.3 and perpendiculars §4.3.4); ``n_qp``: QPs solved;
     ``note``: what happened, in words; ``stop``: "" or "majority" when the chain ended here with
-    the majority class of the samples left (``note`` says why)."""
+    the majority class of the samples left (``note`` says why); ``fell_back``: the labels of the
+    QP candidates that left no sample out and so got their own −w and perpendiculars
+    (fallback="per_candidate"; empty under "all_stuck" and in models saved before that reading
+    existed)."""
 
     active: np.ndarray
     candidates: list
@@ -90,6 +93,7 @@ class Step:
     n_qp: int
     note: str = ""
     stop: str = ""
+    fell_back: list = field(default_factory=list)
 
 
 @register_record

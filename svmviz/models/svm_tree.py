@@ -26,7 +26,8 @@ MAX_UNCONVERGED_NAMES = 20
 
 
 @register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_", "converged_",
-                    "n_unconverged_", "unconverged_", "n_subproblems_")
+                    "n_unconverged_", "unconverged_", "n_subproblems_",
+                    absent_params={"fallback": "all_stuck"})
 class SVMTreeClassifier(SVMClassifierBase):
     """Decision tree (a chain) of linear SVM nodes, seed 000.
 
@@ -47,14 +48,21 @@ class SVMTreeClassifier(SVMClassifierBase):
         "exact": compute D_k* (one LP) and solve at (1 − ε)·D_k*, then at m_other/m_hard (never
         zero unless the class centroids coincide).
     greedy_level : 0 or 1, default 0
-        g1 of Tables 5.x: 0 adds perpendicular hyperplanes only when no candidate leaves out
-        anything, 1 always adds them to the candidates (§4.3.4).
+        g1 of Tables 5.x: 0 adds perpendicular hyperplanes only as a fallback for stuck
+        candidates (see ``fallback``), 1 always adds them to the candidates (§4.3.4).
     use_c_svm, use_h1_svm : bool, default True
         Which duals give candidates (Fig. 4.1: a, b are C-SVM, c, d are H1-SVM).
     sign_change : bool, default True
         Add −w when w leaves nothing out (§4.3.3).
     perpendicular : bool, default True
-        Allow perpendicular hyperplanes (§4.3.4).
+        Allow perpendicular hyperplanes (§4.3.4), both orientations.
+    fallback : "per_candidate" or "all_stuck", default "per_candidate"
+        When the sign change and the perpendiculars are tried. "per_candidate": for each QP
+        candidate that leaves no sample out, its −w (§4.3.3: "if no sample could be left out,
+        then −w is used instead") and its perpendiculars (§4.3.4, g1 = 0), next to the other
+        candidates. "all_stuck": only when all candidates leave nothing out, the perpendiculars
+        of all (g1 = 0), then, still stuck, their sign changes. A model saved before this
+        parameter existed loads as "all_stuck", the rule it was built with.
     majority_stop : bool, default False
         Opt-in, not in the seed: when no QP candidate leaves a sample out, stop and give the rest
         the majority class instead of trying perpendiculars (§4.3.4) and sign changes (§4.3.3).
@@ -90,8 +98,8 @@ class SVMTreeClassifier(SVMClassifierBase):
 
     def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
                  use_c_svm=True, use_h1_svm=True, sign_change=True, perpendicular=True,
-                 majority_stop=False, prune=True, nonlinear=None, solver="smo", multi_class="ovo",
-                 tol=1e-5):
+                 fallback="per_candidate", majority_stop=False, prune=True, nonlinear=None,
+                 solver="smo", multi_class="ovo", tol=1e-5):
         self.C_hard = C_hard
         self.reduction = reduction
         self.w_tol = w_tol
@@ -102,6 +110,7 @@ class SVMTreeClassifier(SVMClassifierBase):
         self.use_h1_svm = use_h1_svm
         self.sign_change = sign_change
         self.perpendicular = perpendicular
+        self.fallback = fallback
         self.prune = prune
         self.nonlinear = nonlinear
         self.solver = solver
@@ -112,10 +121,12 @@ class SVMTreeClassifier(SVMClassifierBase):
     def _settings(self, fast: bool = True) -> TreeSettings:
         if not (self.use_c_svm or self.use_h1_svm):
             raise ParameterError("use_c_svm and use_h1_svm cannot both be off: no candidate would be left")
-        return TreeSettings(float(self.C_hard), float(self.reduction), float(self.w_tol),
-                            int(self.greedy_level), bool(self.use_c_svm), bool(self.use_h1_svm),
-                            bool(self.sign_change), bool(self.perpendicular), self.solver,
-                            float(self.tol), self.ck_rule, bool(self.majority_stop), fast)
+        return TreeSettings(C_hard=float(self.C_hard), reduction=float(self.reduction),
+                            w_tol=float(self.w_tol), greedy_level=int(self.greedy_level),
+                            use_c_svm=bool(self.use_c_svm), use_h1_svm=bool(self.use_h1_svm),
+                            sign_change=bool(self.sign_change), perpendicular=bool(self.perpendicular),
+                            solver=self.solver, tol=float(self.tol), ck_rule=self.ck_rule,
+                            majority_stop=bool(self.majority_stop), fallback=self.fallback, fast=fast)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, progress=None, _reference=False):

@@ -317,7 +317,9 @@ def chain_figure(model, tree_index: int = 0) -> go.Figure:
                    dict(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333")),
                    dict(type="line", x0=-0.6, x1=-0.6, y0=ypos - 0.35, y1=ypos - 0.65,
                         line=dict(color="#333"))]
-        flags = [nd.solver] + (["−w"] if nd.sign_changed else []) + (["⊥"] if nd.perpendicular else [])
+        # a perpendicular is one hyperplane in either orientation (§4.3.4), not a sign change of w
+        flags = [nd.solver] + (["−w"] if nd.sign_changed and not nd.perpendicular else []) + \
+            (["⊥"] if nd.perpendicular else [])
         notes += [dict(x=-0.6, y=ypos, showarrow=False,
                        text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {nd.hard_class:+d}, "
                             f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
