@@ -43,7 +43,7 @@ from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from svmviz.data.generators import hypercubes  # noqa: E402
-from svmviz.export import registry  # noqa: E402
+from svmviz import registry  # noqa: E402
 from svmviz.geometry import hulls_intersect  # noqa: E402
 from svmviz.models.guard import GuardVectorSVC  # noqa: E402
 from svmviz.models.svc import BinarySVC  # noqa: E402

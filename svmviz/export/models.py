@@ -12,8 +12,11 @@ from numbers import Integral, Real
 import numpy as np
 
 import svmviz
-from svmviz.errors import ModelFormatError
-from svmviz.export.registry import decode_estimator, encode_estimator
+import svmviz.models  # noqa: F401  (the estimators register themselves on import)
+from svmviz.data.loaders import read_capped
+from svmviz.errors import ModelFormatError, ParameterError
+from svmviz.export.codec import decode_estimator, encode_estimator
+from svmviz.models._params import check_params
 
 FORMAT = "svmviz-model"
 VERSION = 1
@@ -26,13 +29,7 @@ NONFINITE_OK = {"GuardVectorSVC": {"planes_"}, "ScatterSVC": {"mu_"}}
 _PROBE_ROWS = 256
 
 
-def _import_models():
-    # the estimators register themselves when their modules are imported
-    import svmviz.models  # noqa: F401
-
-
 def dumps_model(model) -> str:
-    _import_models()
     doc = {"format": FORMAT, "version": VERSION, "svmviz_version": svmviz.__version__,
            "estimator_class": type(model).__name__, "model": encode_estimator(model)}
     return json.dumps(doc, allow_nan=False)
@@ -45,7 +42,6 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
     estimators' table (``svmviz.models._params``), the estimator's own floats finite, and the
     model must predict a probe (points from its own state) with finite decisions and known labels;
     a document of more than ``max_mb`` MB is refused unread."""
-    _import_models()
     if not isinstance(text, (str, bytes, bytearray)):
         raise ModelFormatError(f"a model document is text or bytes, not a {type(text).__name__}")
     if len(text) > max_mb * 2**20:
@@ -124,9 +120,6 @@ def _nonfinite_record_array(value) -> str | None:
 
 
 def _check_state(est, where: str) -> None:
-    from svmviz.errors import ParameterError
-    from svmviz.models._params import check_params
-
     name = type(est).__name__
     try:
         check = getattr(est, "_check_params_table", None)
@@ -213,8 +206,6 @@ def load_model(source, max_mb: float = MAX_MODEL_MB):
     """Read a model from a path or a binary/text file object; validates, never runs code, and
     reads at most ``max_mb`` MB (a device such as /dev/zero is refused before reading)."""
     if isinstance(source, (str, os.PathLike)):
-        from svmviz.data.loaders import read_capped
-
         return loads_model(read_capped(source, max_mb, ModelFormatError, "a model file (.json)"), max_mb)
     limit = int(max_mb * 2**20)
     if not callable(getattr(source, "read", None)):

@@ -88,7 +88,7 @@ def _zero_sentences(model, k, tree_index, qp, name) -> list:
     what the C_k rule did (with what the other rule would have done)."""
     report = None
     if getattr(model, "_train_data", None) is not None:
-        report = {r.hard_class: r for r in model._report(k, tree_index)}
+        report = {r.hard_class: r for r in model.zero_solution_report(k, tree_index)}
     out = []
     for hc in (-1, 1):
         group = [c for c in qp if c.hard_class == hc and c.tries]

@@ -21,11 +21,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator
 from svmviz.kernels import resolve_gamma
 from svmviz.models.base import (SVMClassifierBase, inner_fits, not_converged_message,
                                 unconverged_detail)
 from svmviz.models.svc import BinarySVC
+from svmviz.registry import register_estimator
 
 # issue 16 item 7: every sub-solve's convergence, collected (converged_ False when any stopped early)
 _CONVERGENCE = ("converged_", "n_unconverged_", "unconverged_")

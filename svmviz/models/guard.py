@@ -47,12 +47,12 @@ from scipy import sparse
 from sklearn.utils.multiclass import type_of_target
 
 from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
-from svmviz.export.registry import register_estimator, register_record
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
 from svmviz.models.base import inner_fits, not_converged_message, unconverged_detail
-from svmviz.models.svc import BinarySVC, _BinaryKernelSVM
+from svmviz.models.svc import BinaryKernelSVM, BinarySVC
+from svmviz.registry import register_estimator, register_record
 from svmviz.solvers.lp import solve_lp
 
 METHODS = ("seed", "single")
@@ -384,7 +384,7 @@ _FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orient
 
 
 @register_estimator(*_FITTED)
-class GuardVectorSVC(_BinaryKernelSVM):
+class GuardVectorSVC(BinaryKernelSVM):
     """Hard-margin SVM trained on the guard vectors found by one LP per point (seed 001).
 
     Parameters

@@ -40,12 +40,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator, register_record
+from svmviz.errors import DataError, ParameterError, ProblemTooLargeError, SvmvizError
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
-from svmviz.solvers import QPProblem, solve_qp
-from svmviz.solvers import kkt
+from svmviz.registry import register_estimator, register_record
+from svmviz.solvers import QPProblem, cvxpy_backend, kkt, solve_qp
 
 FORMULATIONS = ("C", "nu")
 
@@ -85,9 +84,6 @@ def reference_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, max_n: int
     """The C-form with bias (eq. 15 with equal class sums) solved directly by cvxpy (Clarabel):
     min ½αᵀK̃α − 1ᵀα, 0 ≤ α ≤ C, Σ_{I_c} α = Σ_{I_0} α for c = 1 … K−1. Returns (α, t)."""
     import cvxpy as cp
-
-    from svmviz.errors import ProblemTooLargeError, SvmvizError
-    from svmviz.solvers import cvxpy_backend
 
     yi = np.asarray(yi, dtype=np.int64)
     n = yi.shape[0]

@@ -13,9 +13,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
+from svmviz.registry import register_estimator
 from svmviz.solvers import QPProblem, kkt, solve_qp
 
 _SVC_FITTED = ("classes_", "n_features_in_", "support_", "support_vectors_", "dual_coef_",
@@ -54,7 +54,7 @@ class SMOIterate:
         return self.kernel.gram(np.asarray(X, dtype=np.float64), self.X[nz]) @ self.coef[nz] + self.intercept
 
 
-class _BinaryKernelSVM(SVMClassifierBase):
+class BinaryKernelSVM(SVMClassifierBase):
     """Prediction from support vectors, shared by the C- and ν-SVM."""
 
     def __sklearn_tags__(self):
@@ -155,7 +155,7 @@ class _BinaryKernelSVM(SVMClassifierBase):
         tr = getattr(self, "trace_", None)
         if tr is None:
             raise ParameterError(f"{type(self).__name__} was fitted without trace=True")
-        s = self._trace_scale()
+        s = self.trace_scale()
         return {"iteration": np.arange(len(tr) + 1),
                 "max_violation": np.r_[tr.max_violation / s, self.iterate_at(len(tr)).max_violation],
                 "objective": np.r_[tr.objective0, tr.objective] / s**2}
@@ -170,7 +170,7 @@ class _BinaryKernelSVM(SVMClassifierBase):
 
 
 @register_estimator(*_SVC_FITTED)
-class BinarySVC(_BinaryKernelSVM):
+class BinarySVC(BinaryKernelSVM):
     """C-SVM for two classes: min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (LIBSVM's dual).
 
     Parameters
@@ -220,7 +220,8 @@ class BinarySVC(_BinaryKernelSVM):
         self._store(X, y_pm, res.alpha, -float(res.rho[0]), res, kern, t0, upper=upper)
         return self
 
-    def _trace_scale(self) -> float:
+    def trace_scale(self) -> float:
+        """The factor from the trace's α to the dual variables the page shows (1: they are α)."""
         return 1.0
 
     def _trace_problem(self, X, y_pm, upper, kern):
@@ -236,7 +237,7 @@ _NUSVC_FITTED = _SVC_FITTED + ("r_", "mu_")
 
 
 @register_estimator(*_NUSVC_FITTED)
-class BinaryNuSVC(_BinaryKernelSVM):
+class BinaryNuSVC(BinaryKernelSVM):
     """ν-SVM for two classes through its reduced-convex-hull form (seed 000 §3.1, seed 004's
     binary part, DESIGN.md "Reduced convex hulls and ν-SVM"):
 
@@ -318,7 +319,8 @@ class BinaryNuSVC(_BinaryKernelSVM):
                     upper=1.0)
         return self
 
-    def _trace_scale(self) -> float:
+    def trace_scale(self) -> float:
+        """The factor from the trace's α to the dual variables the page shows (LIBSVM's α = scale · λ)."""
         return self.nu * self.trace_data_["y"].size / 2   # LIBSVM's α = scale · λ
 
     def _trace_problem(self, X, y_pm, upper, kern):
@@ -351,5 +353,5 @@ def libsvm_dual_objective(svc, X) -> float:
     ``BinarySVC.objective_``."""
     coef = np.asarray(svc.dual_coef_)[0]
     sv = np.asarray(X, dtype=np.float64)[svc.support_]
-    kern = Kernel(svc.kernel, float(svc._gamma), int(svc.degree), float(svc.coef0))
+    kern = Kernel.from_params(svc.kernel, svc.gamma, int(svc.degree), float(svc.coef0), X=X)
     return float(0.5 * coef @ kern.gram(sv) @ coef - np.sum(np.abs(coef)))

@@ -14,12 +14,17 @@ from itertools import combinations
 import numpy as np
 
 from svmviz.errors import ParameterError
-from svmviz.export.registry import register_estimator
+from svmviz.geometry.zero_solution import hard_class_zero
 from svmviz.models._svm_tree_build import (EXACT_MARGIN, TreeSettings, chain_arrays, chain_predict,
                                            grow, prune, tree_predict)
+from svmviz.models._svm_tree_explain import explain_step
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, add_nonlinear
 from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.registry import register_estimator
+
+# the plots read a tree through the same functions that predict with it
+__all__ = ["SVMTreeClassifier", "chain_arrays", "chain_predict", "tree_predict"]
 
 #: Names of unconverged sub-problems kept in ``unconverged_`` (``n_unconverged_`` counts all).
 MAX_UNCONVERGED_NAMES = 20
@@ -272,8 +277,6 @@ class SVMTreeClassifier(SVMClassifierBase):
         return self._report(k, tree_index)
 
     def _report(self, k, tree_index):
-        from svmviz.geometry.zero_solution import hard_class_zero
-
         key = (tree_index, k)
         cache = self.__dict__.setdefault("_zero_cache", {})
         if key not in cache:
@@ -290,23 +293,19 @@ class SVMTreeClassifier(SVMClassifierBase):
         return self
 
     def _step_data(self, k, tree_index):
-        from svmviz.errors import ParameterError as PE
-
         data = getattr(self, "_train_data", None)
         if data is None:
-            raise PE("this SVM tree has no training data bound: call bind_data(X_train, y_train) "
+            raise ParameterError("this SVM tree has no training data bound: call bind_data(X_train, y_train) "
                      "(fit does it) before asking for step reports")
         tree = self.trees_[tree_index]
         if not 0 <= k < len(tree.trace):
-            raise PE(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
+            raise ParameterError(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
         X, y = data
         act = tree.trace[k].active
         return X[act], np.where(y[act] == tree.classes[1], 1, -1)
 
     def explain_step(self, k: int, tree_index: int = 0) -> str:
         """Step k in plain words, from the trace and the zero-solution report."""
-        from svmviz.models._svm_tree_explain import explain_step
-
         return explain_step(self, k, tree_index)
 
     # ------------------------------------------------------------------ views of the first tree

@@ -35,10 +35,11 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator, register_record
+from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
 from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
 from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.registry import register_estimator, register_record
 
 SVM_SOLVERS = ("smo", "libsvm", "cvxpy")
 # Seed 002 §3: Φ = {10^a: a = −1…5} and Ψ = {10^b: b = −4…4}.
@@ -598,8 +599,6 @@ def validation_split(y, fraction: float = 0.2, random_state=0) -> tuple[np.ndarr
 
 def _margin_terms(svm: TDLocalSVM, X: np.ndarray, y: np.ndarray) -> list[dict]:
     """β² and the margin slacks of every binary machine of ``svm`` on (X, y) (ρ = 1: RBF)."""
-    from svmviz.kernels import Kernel
-
     Ksv = Kernel("rbf", svm.gamma).gram(svm.support_vectors)
     D = svm.decision(X) if X.shape[0] else np.zeros((0, svm.machines.shape[0]))
     out = []

@@ -1,7 +1,8 @@
-"""A registry of the classes a saved model may contain, and the JSON encoding of their state.
+"""The JSON encoding of a model's state: numbers, strings, arrays, containers, and the
+estimators and records of ``svmviz.registry``.
 
-Loading never runs code: a document names a class, and only classes registered here (by the
-estimators themselves, at import) can be rebuilt; everything else is plain JSON data.
+Loading never runs code: a document names a class, and only registered classes (the estimators
+register themselves at import) can be rebuilt; everything else is plain JSON data.
 """
 
 from __future__ import annotations
@@ -12,33 +13,9 @@ import math
 import numpy as np
 
 from svmviz.errors import ModelFormatError
+from svmviz.registry import estimator_entry, is_registered_estimator, is_registered_record, record_class
 
-_ESTIMATORS: dict[str, tuple[type, tuple[str, ...]]] = {}
-_RECORDS: dict[str, type] = {}
 _ARRAY_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "U": "str"}
-
-
-def register_estimator(*fitted: str):
-    """Class decorator: the class can be saved; ``fitted`` names its fitted attributes (those
-    missing on an instance, e.g. optional ones, are skipped)."""
-
-    def deco(cls):
-        _ESTIMATORS[cls.__name__] = (cls, tuple(fitted))
-        return cls
-
-    return deco
-
-
-def register_record(cls):
-    """Class decorator for a dataclass used inside fitted state (trace steps, nodes, leaves)."""
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__} must be a dataclass to be registered as a record")
-    _RECORDS[cls.__name__] = cls
-    return cls
-
-
-def registered_estimators() -> dict[str, type]:
-    return {k: v[0] for k, v in _ESTIMATORS.items()}
 
 
 def encode(value):
@@ -76,9 +53,9 @@ def encode(value):
             return {k: encode(v) for k, v in value.items()}
         return {"__dict__": [[encode(k), encode(v)] for k, v in value.items()]}
     name = type(value).__name__
-    if name in _ESTIMATORS and _ESTIMATORS[name][0] is type(value):
+    if is_registered_estimator(value):
         return encode_estimator(value)
-    if name in _RECORDS and _RECORDS[name] is type(value):
+    if is_registered_record(value):
         return {"__record__": name,
                 "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
     raise ModelFormatError(f"cannot save a value of type {type(value).__qualname__}; "
@@ -87,9 +64,9 @@ def encode(value):
 
 def encode_estimator(est) -> dict:
     name = type(est).__name__
-    if name not in _ESTIMATORS:
+    if not is_registered_estimator(est):
         raise ModelFormatError(f"{name} is not a registered svmviz estimator and cannot be saved")
-    _, fitted = _ESTIMATORS[name]
+    _, fitted = estimator_entry(name)
     params = est.get_params(deep=False)
     state = {a: encode(getattr(est, a)) for a in fitted if hasattr(est, a)}
     return {"__estimator__": name, "params": encode(params), "fitted": state}
@@ -142,11 +119,9 @@ def _expect(value, kind: type, what: str):
 
 def _decode_record(obj):
     name = obj["__record__"]
-    if not isinstance(name, str) or name not in _RECORDS:
-        raise ModelFormatError(f"unknown record type {name!r} in the model file")
+    cls = record_class(name)
     if set(obj) - {"__record__", "fields"}:
         raise ModelFormatError(f"record {name} has unexpected entries {sorted(set(obj) - {'__record__', 'fields'})}")
-    cls = _RECORDS[name]
     names = {f.name for f in dataclasses.fields(cls)}
     fields = _expect(obj.get("fields", {}), dict, f"the fields of record {name}")
     if set(fields) - names:
@@ -199,13 +174,10 @@ def _decode_array(d):
 
 def decode_estimator(obj):
     name = _expect(obj, dict, "an estimator").get("__estimator__")
-    if not isinstance(name, str) or name not in _ESTIMATORS:
-        raise ModelFormatError(f"the model file names an unknown estimator class {name!r}; "
-                               f"known: {', '.join(sorted(_ESTIMATORS))}")
+    cls, fitted = estimator_entry(name)
     if set(obj) - {"__estimator__", "params", "fitted"}:
         raise ModelFormatError(f"estimator {name} has unexpected entries "
                                f"{sorted(set(obj) - {'__estimator__', 'params', 'fitted'})}")
-    cls, fitted = _ESTIMATORS[name]
     params = _expect(decode(_expect(obj.get("params", {}), dict, "the parameters")), dict, "the parameters")
     try:
         est = cls(**params)
