@@ -121,7 +121,7 @@ def _params(pairs: list[str]) -> dict:
 def _estimators() -> dict[str, type]:
     import svmviz.models
 
-    return {name: getattr(svmviz.models, name) for name in svmviz.models.ESTIMATORS}
+    return dict(svmviz.models.ESTIMATORS)
 
 
 def _predict(model, X: np.ndarray, label: str) -> np.ndarray:

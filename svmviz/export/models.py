@@ -16,7 +16,7 @@ import svmviz.models  # noqa: F401  (the estimators register themselves on impor
 from svmviz.data.loaders import read_capped
 from svmviz.errors import ModelFormatError, ParameterError
 from svmviz.export.codec import decode_estimator, encode_estimator
-from svmviz.models._params import check_params
+from svmviz.models.constraints import check_params
 
 FORMAT = "svmviz-model"
 VERSION = 1
@@ -39,9 +39,9 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
     """The estimator in a model document; every problem is a ``ModelFormatError``.
 
     Beyond the structure the values are checked (issue 16): the parameters against the
-    estimators' table (``svmviz.models._params``), the estimator's own floats finite, and the
-    model must predict a probe (points from its own state) with finite decisions and known labels;
-    a document of more than ``max_mb`` MB is refused unread."""
+    estimator class's constraints (``svmviz.models.constraints``), the estimator's own floats
+    finite, and the model must predict a probe (points from its own state) with finite decisions
+    and known labels; a document of more than ``max_mb`` MB is refused unread."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise ModelFormatError(f"a model document is text or bytes, not a {type(text).__name__}")
     if len(text) > max_mb * 2**20:
@@ -122,8 +122,7 @@ def _nonfinite_record_array(value) -> str | None:
 def _check_state(est, where: str) -> None:
     name = type(est).__name__
     try:
-        check = getattr(est, "_check_params_table", None)
-        check() if check is not None else check_params(est)
+        check_params(est)
     except ParameterError as exc:
         raise ModelFormatError(f"{where}: {exc}") from None
     allowed = NONFINITE_OK.get(name, set())

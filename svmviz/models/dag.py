@@ -24,8 +24,12 @@ from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import resolve_gamma
 from svmviz.models.base import (SVMClassifierBase, inner_fits, not_converged_message,
                                 unconverged_detail)
+from svmviz.models.constraints import C, KERNEL, SMO, Int, Labels, Number, OneOf, Seed
 from svmviz.models.svc import BinarySVC
 from svmviz.registry import register_estimator
+
+#: how a cluster's Gaussian weighs a point (``WeightedDAGSVC.weight``)
+WEIGHTS = ("gaussian", "seed")
 
 # issue 16 item 7: every sub-solve's convergence, collected (converged_ False when any stopped early)
 _CONVERGENCE = ("converged_", "n_unconverged_", "unconverged_")
@@ -46,6 +50,8 @@ def _max_iter_advice(est) -> str:
 
 class _PairwiseSVMs(SVMClassifierBase):
     """Trains D_ij for every class pair i < j (seed 003 eq. 5) and evaluates them."""
+
+    _parameter_constraints = {**SVMClassifierBase._parameter_constraints, "C": C, **KERNEL, **SMO}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200):
@@ -246,6 +252,8 @@ class DAGSVC(_PairwiseSVMs):
     indices).
     """
 
+    _parameter_constraints = {**_PairwiseSVMs._parameter_constraints, "order": Labels()}
+
     def __init__(self, order=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  solver="smo", tol=1e-3, max_iter=None, cache_mb=200):
         super().__init__(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, solver=solver,
@@ -357,6 +365,10 @@ class WeightedDAGSVC(SVMClassifierBase):
     ``fit`` warns (``ClusterClassWarning``) when there are some.
     """
 
+    _parameter_constraints = {**DAGSVC._parameter_constraints, "n_clusters": Int(1, 10_000),
+                              "covariance_reg": Number(0, 1e6, lo_open=True), "weight": OneOf(*WEIGHTS),
+                              "random_state": Seed()}
+
     def __init__(self, n_clusters=3, covariance_reg=1e-3, weight="gaussian", random_state=None,
                  order=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200):
@@ -375,16 +387,6 @@ class WeightedDAGSVC(SVMClassifierBase):
         self.max_iter = max_iter
         self.cache_mb = cache_mb
 
-    def _check_params(self, n: int):
-        if not (isinstance(self.n_clusters, (int, np.integer)) and self.n_clusters >= 1):
-            raise ParameterError(f"n_clusters must be a positive integer, got {self.n_clusters!r}")
-        if self.n_clusters > n:
-            raise ParameterError(f"n_clusters={self.n_clusters} is more than the {n} training samples")
-        if self.weight not in ("gaussian", "seed"):
-            raise ParameterError(f"weight must be 'gaussian' or 'seed', not {self.weight!r}")
-        if not (np.isscalar(self.covariance_reg) and self.covariance_reg > 0):
-            raise ParameterError(f"covariance_reg must be a positive number, got {self.covariance_reg!r}")
-
     def fit(self, X, y, progress=None):
         """K-Means, the Gaussians and a DAG per cluster (Fig. 5a). ``progress(done, total)``
         (optional, issue 16 item 5) is called after K-Means and after each pairwise SVM of each
@@ -395,7 +397,8 @@ class WeightedDAGSVC(SVMClassifierBase):
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         n, d = X.shape
-        self._check_params(n)
+        if self.n_clusters > n:
+            raise ParameterError(f"n_clusters={self.n_clusters} is more than the {n} training samples")
         n_distinct = np.unique(X, axis=0).shape[0]
         if n_distinct < self.n_clusters:
             raise DataError(f"only {n_distinct} distinct points for n_clusters={self.n_clusters}: "

@@ -51,6 +51,7 @@ from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
 from svmviz.models.base import inner_fits, not_converged_message, unconverged_detail
+from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf
 from svmviz.models.svc import BinaryKernelSVM, BinarySVC
 from svmviz.registry import register_estimator, register_record
 from svmviz.solvers.lp import solve_lp
@@ -419,6 +420,9 @@ class GuardVectorSVC(BinaryKernelSVM):
     ``MAX_TAU_DELTA`` points, a non-linear kernel at most ``MAX_KERNEL_MAP`` (both hold an m×m
     matrix); above them ``fit`` raises ``ProblemTooLargeError``.
     """
+
+    _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "C": C, "method": OneOf(*METHODS),
+                              "prefilter": Bool(), "delta": Number(0, 1e6), "solver": SOLVER, "tol": TOL}
 
     def __init__(self, kernel="linear", C=1e6, method="seed", prefilter=True, delta=0.0,
                  solver="smo", gamma="scale", degree=3, coef0=0.0, tol=1e-3):

@@ -43,6 +43,7 @@ from scipy import sparse
 from svmviz.errors import DataError, ParameterError, ProblemTooLargeError, SvmvizError
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
+from svmviz.models.constraints import C, KERNEL, MAX_ITER, SOLVER, TOL, Bool, Number, OneOf
 from svmviz.registry import register_estimator, register_record
 from svmviz.solvers import QPProblem, cvxpy_backend, kkt, solve_qp
 
@@ -237,6 +238,10 @@ class ScatterSVC(SVMClassifierBase):
     difference f₁ − f₀ (positive = ``classes_[1]``); ``class_scores`` always gives (n, K).
     """
 
+    _parameter_constraints = {**SVMClassifierBase._parameter_constraints, "C": C,
+                              "formulation": OneOf(*FORMULATIONS), "mu": Number(0, 1e12, lo_open=True, none=True),
+                              "bias": Bool(), **KERNEL, "solver": SOLVER, "tol": TOL, "max_iter": MAX_ITER}
+
     def __init__(self, C=1.0, formulation="C", mu=None, bias=False, kernel="rbf", gamma="scale",
                  degree=3, coef0=0.0, solver="smo", tol=1e-3, max_iter=None):
         self.C = C
@@ -252,20 +257,12 @@ class ScatterSVC(SVMClassifierBase):
         self.max_iter = max_iter
 
     # ------------------------------------------------------------------ fitting
-    def _check_params(self, counts: np.ndarray) -> float | None:
-        if self.formulation not in FORMULATIONS:
-            raise ParameterError(f"formulation must be 'C' or 'nu', not {self.formulation!r}")
-        if not (np.isscalar(self.tol) and self.tol > 0):
-            raise ParameterError(f"tol must be a positive number, got {self.tol!r}")
+    def _check_mu(self, counts: np.ndarray) -> float | None:
+        """The ν-form's μ (None for the C-form), checked against the class sizes."""
         if self.formulation == "C":
-            if not (np.isscalar(self.C) and np.isfinite(self.C) and self.C > 0):
-                raise ParameterError(f"C must be a positive number, got {self.C!r}")
             return None
         K, n = counts.size, int(counts.sum())
-        mu = 2.0 / counts.min() if self.mu is None else self.mu
-        if not (np.isscalar(mu) and np.isfinite(mu) and mu > 0):
-            raise ParameterError(f"mu must be a positive number, got {self.mu!r}")
-        mu = float(mu)
+        mu = 2.0 / counts.min() if self.mu is None else float(self.mu)
         if self.bias and mu * counts.min() < 1 - 1e-12:
             raise ParameterError(
                 f"mu = {mu:g} is too small: with bias every class's weights sum to 1, so mu must be "
@@ -286,7 +283,7 @@ class ScatterSVC(SVMClassifierBase):
         X, yi = self._validate_fit(X, y)
         K = self.classes_.size
         counts = np.bincount(yi, minlength=K)
-        mu = self._check_params(counts)
+        mu = self._check_mu(counts)
         kern = self._kernel(X)
         # the SMO's callback returns None (never False): it only polls, a raise ends the solve
         opts = {}

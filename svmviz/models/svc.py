@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
+from svmviz.models.constraints import C, KERNEL, SMO, TRACE, Number
 from svmviz.registry import register_estimator
 from svmviz.solvers import QPProblem, kkt, solve_qp
 
@@ -56,6 +57,8 @@ class SMOIterate:
 
 class BinaryKernelSVM(SVMClassifierBase):
     """Prediction from support vectors, shared by the C- and ν-SVM."""
+
+    _parameter_constraints = {**SVMClassifierBase._parameter_constraints, **KERNEL}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -192,6 +195,8 @@ class BinarySVC(BinaryKernelSVM):
     history; trace_ : ``SMOTrace`` or None
     """
 
+    _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "C": C, **SMO, **TRACE}
+
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200, trace=False, max_trace=20000):
         self.C = C
@@ -209,8 +214,6 @@ class BinarySVC(BinaryKernelSVM):
     def fit(self, X, y, sample_C=None):
         t0 = time.perf_counter()
         X, yi = self._validate_binary(X, y)
-        if not (np.isscalar(self.C) and self.C > 0):
-            raise ParameterError(f"C must be a positive number, got {self.C!r}")
         y_pm = np.where(yi == 1, 1.0, -1.0)
         upper = self.C if sample_C is None else np.asarray(sample_C, dtype=np.float64)
         if np.any(np.asarray(upper) <= 0):
@@ -263,6 +266,9 @@ class BinaryNuSVC(BinaryKernelSVM):
     scale, ``mu_`` the bound μ
     """
 
+    _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "nu": Number(0, 1, lo_open=True), **SMO,
+                              **TRACE}
+
     def __init__(self, nu=0.5, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200, trace=False, max_trace=20000):
         self.nu = nu
@@ -281,8 +287,6 @@ class BinaryNuSVC(BinaryKernelSVM):
         t0 = time.perf_counter()
         X, yi = self._validate_binary(X, y)
         nu = self.nu
-        if not (np.isscalar(nu) and 0 < nu <= 1):
-            raise ParameterError(f"nu must be in (0, 1], got {nu!r}")
         y_pm = np.where(yi == 1, 1.0, -1.0)
         n = y_pm.size
         m_min = int(min(np.sum(y_pm > 0), np.sum(y_pm < 0)))

@@ -15,12 +15,13 @@ import numpy as np
 
 from svmviz.errors import ParameterError
 from svmviz.geometry.zero_solution import hard_class_zero
-from svmviz.models._svm_tree_build import (EXACT_MARGIN, TreeSettings, chain_arrays, chain_predict,
+from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, TreeSettings, chain_arrays, chain_predict,
                                            grow, prune, tree_predict)
 from svmviz.models._svm_tree_explain import explain_step
 from svmviz.models._svm_tree_records import BinaryTree
-from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, add_nonlinear
+from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
 from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf, Options
 from svmviz.registry import register_estimator
 
 # the plots read a tree through the same functions that predict with it
@@ -92,6 +93,13 @@ class SVMTreeClassifier(SVMClassifierBase):
         ``fit`` warns once (``ConvergenceWarning``) naming them; a non-finite objective or decision
         raises ``DataError`` (issue 16 item 7).
     """
+
+    _parameter_constraints = {
+        **SVMClassifierBase._parameter_constraints, "C_hard": C, "reduction": Number(1, 1e6, lo_open=True),
+        "w_tol": Number(0, 1, lo_open=True), "ck_rule": OneOf(*CK_RULES), "greedy_level": OneOf(0, 1),
+        "use_c_svm": Bool(), "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(),
+        "majority_stop": Bool(), "prune": Bool(), "nonlinear": Options(**NONLINEAR_SPEC), "solver": SOLVER,
+        "multi_class": OneOf("ovo"), "tol": TOL}
 
     def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
                  use_c_svm=True, use_h1_svm=True, sign_change=True, perpendicular=True,

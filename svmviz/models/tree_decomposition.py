@@ -39,6 +39,7 @@ from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
 from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
 from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.models.constraints import Grid, Int, NJobs, Number, NumberOrList, OneOf, Seed
 from svmviz.registry import register_estimator, register_record
 
 SVM_SOLVERS = ("smo", "libsvm", "cvxpy")
@@ -146,6 +147,16 @@ class TreeDecompositionSVC(SVMClassifierBase):
     and which (then ``fit`` warns once with a ``ConvergenceWarning`` naming the leaves)
     """
 
+    _parameter_constraints = {
+        **SVMClassifierBase._parameter_constraints, "sigma0": Int(2, 10**9), "growth": Number(1, 1e6, lo_open=True),
+        "top_k": Int(1, 10_000), "C_grid": Grid(), "gamma_grid": Grid(), "min_gain": Number(0, 1),
+        "multi_class": OneOf("ovo", "ovr"), "validation_fraction": Number(0, 1, lo_open=True, hi_open=True),
+        "svm_solver": OneOf(*SVM_SOLVERS), "n_jobs": NJobs(), "random_state": Seed(),
+        "purity_tol": NumberOrList(Number(0, 0.5, hi_open=True)), "max_stages": Int(1, 10**6, none=True)}
+    # Chang et al. 2009 §2.2 hold out a validation component: a class seen once cannot be in both parts
+    _min_class_samples = (2, "one to grow the tree on and one for the validation component "
+                             "that chooses σ, C and γ (Chang et al. 2009 §2.2)")
+
     def __init__(self, sigma0=1500, growth=4, top_k=5, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
                  min_gain=0.005, multi_class="ovo", validation_fraction=0.2, svm_solver="smo",
                  n_jobs=None, random_state=0, purity_tol=0.0, max_stages=None):
@@ -162,39 +173,6 @@ class TreeDecompositionSVC(SVMClassifierBase):
         self.random_state = random_state
         self.purity_tol = purity_tol
         self.max_stages = max_stages
-
-    # ------------------------------------------------------------------ checks
-    def _check_params(self):
-        if not (isinstance(self.sigma0, (int, np.integer)) and self.sigma0 >= 2):
-            raise ParameterError(f"sigma0 must be an integer of at least 2, got {self.sigma0!r}")
-        if not (np.isscalar(self.growth) and self.growth > 1):
-            raise ParameterError(f"growth must be a number above 1, got {self.growth!r}")
-        if not (isinstance(self.top_k, (int, np.integer)) and self.top_k >= 1):
-            raise ParameterError(f"top_k must be a positive integer, got {self.top_k!r}")
-        for name in ("C_grid", "gamma_grid"):
-            g = np.atleast_1d(np.asarray(getattr(self, name), dtype=np.float64))
-            if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
-                raise ParameterError(f"{name} must be a non-empty list of positive numbers")
-        if not (np.isscalar(self.min_gain) and self.min_gain >= 0):
-            raise ParameterError(f"min_gain must be a number ≥ 0, got {self.min_gain!r}")
-        if self.multi_class not in ("ovo", "ovr"):
-            raise ParameterError(f"multi_class must be 'ovo' or 'ovr', not {self.multi_class!r}")
-        if not (np.isscalar(self.validation_fraction) and 0 < self.validation_fraction < 1):
-            raise ParameterError("validation_fraction must be between 0 and 1, got "
-                                 f"{self.validation_fraction!r}")
-        tols = np.atleast_1d(np.asarray(self.purity_tol, dtype=object))
-        if tols.size == 0 or not all(isinstance(t, (int, float, np.integer, np.floating))
-                                     and not isinstance(t, bool) and 0 <= t < 0.5 for t in tols):
-            raise ParameterError("purity_tol must be a number in [0, 0.5) or a non-empty list of such "
-                                 f"numbers (0 = the seed's homogeneous leaves only), got {self.purity_tol!r}")
-        if self.max_stages is not None and not (isinstance(self.max_stages, (int, np.integer))
-                                                and not isinstance(self.max_stages, bool)
-                                                and self.max_stages >= 1):
-            raise ParameterError(f"max_stages must be None (the seed's search) or an integer ≥ 1, "
-                                 f"got {self.max_stages!r}")
-        if self.svm_solver not in SVM_SOLVERS:
-            raise ParameterError(f"svm_solver must be one of {', '.join(SVM_SOLVERS)}, "
-                                 f"not {self.svm_solver!r}")
 
     def _label_index(self, y) -> np.ndarray:
         y = np.asarray(y)
@@ -238,7 +216,6 @@ class TreeDecompositionSVC(SVMClassifierBase):
         exception propagates and no further leaf SVM is trained (issue 16 item 5).
         """
         t0 = time.perf_counter()
-        self._check_params()
         X, yi = self._validate_fit(X, y)
         Xt, yt, Xv, yv = self._split(X, yi, X_val, y_val)
         n, K = Xt.shape[0], self.classes_.size
