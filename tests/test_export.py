@@ -18,6 +18,7 @@ from svmviz.errors import ModelFormatError
 from svmviz.export import (ExportError, dumps_model, export_figure, figure_bytes, load_model, loads_model,
                            save_model)
 from svmviz.export.models import FORMAT, VERSION
+from svmviz.models import GuardVectorSVC, WeightedDAGSVC
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.data import plot_dataset
 
@@ -50,6 +51,22 @@ def test_json_round_trip_predicts_identically(fitted, tmp_path):
     assert again.support_vectors_.dtype == np.float64
     with open(path, "rb") as fh:  # a file object (an upload) works as well
         np.testing.assert_array_equal(load_model(fh).predict(grid), model.predict(grid))
+
+
+@pytest.mark.parametrize("make,param,old,new", [
+    (lambda: GuardVectorSVC(), "method", "seed", "yang_ahuja"),
+    (lambda: WeightedDAGSVC(n_clusters=2, kernel="linear", weight="gaussian_paper", random_state=0), "weight",
+     "seed", "gaussian_paper"),
+])
+def test_a_file_with_a_renamed_option_value_loads_with_the_new_name(fitted, make, param, old, new):
+    _, X, y = fitted
+    model = make().fit(X, y)
+    doc = json.loads(dumps_model(model))
+    assert doc["model"]["params"][param] == new
+    doc["model"]["params"][param] = old   # as written before the option was renamed
+    again = loads_model(json.dumps(doc))
+    assert getattr(again, param) == new
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
 
 
 def test_string_labels_survive(fitted):

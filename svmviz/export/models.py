@@ -27,6 +27,10 @@ MAX_MODEL_MB = 20
 #: points without an LP); every other float of an estimator's own state must be finite.
 NONFINITE_OK = {"GuardVectorSVC": {"planes_"}, "ScatterSVC": {"mu_"}}
 _PROBE_ROWS = 256
+#: option values renamed within format version 1, (class, parameter) → {old: new}: a file written
+#: before the rename loads with today's name (the estimators know only the new one)
+RENAMED_OPTIONS = {("GuardVectorSVC", "method"): {"seed": "yang_ahuja"},
+                   ("WeightedDAGSVC", "weight"): {"seed": "gaussian_paper"}}
 
 
 def dumps_model(model) -> str:
@@ -61,6 +65,7 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
     if not isinstance(model, dict) or model.get("__estimator__") != doc.get("estimator_class"):
         raise ModelFormatError("model file is inconsistent: 'estimator_class' does not match the model")
     try:
+        upgrade_document(model)
         est = decode_estimator(model)
     except ModelFormatError:
         raise
@@ -69,6 +74,23 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
         raise ModelFormatError(f"the model file is malformed: {exc}") from None
     check_loaded_model(est)
     return est
+
+
+def upgrade_document(node) -> None:
+    """Bring the estimators of a decoded JSON document (``node``, changed in place) to today's
+    parameter values (``RENAMED_OPTIONS``), so old model files load without fallbacks in the
+    estimators."""
+    if isinstance(node, list):
+        for v in node:
+            upgrade_document(v)
+    elif isinstance(node, dict):
+        name, params = node.get("__estimator__"), node.get("params")
+        if isinstance(name, str) and isinstance(params, dict):
+            for p, v in params.items():
+                if isinstance(v, str) and v in RENAMED_OPTIONS.get((name, p), {}):
+                    params[p] = RENAMED_OPTIONS[name, p][v]
+        for v in node.values():
+            upgrade_document(v)
 
 
 def _is_int(v) -> bool:

@@ -29,7 +29,7 @@ from svmviz.models.svc import BinarySVC
 from svmviz.registry import register_estimator
 
 #: how a cluster's Gaussian weighs a point (``WeightedDAGSVC.weight``)
-WEIGHTS = ("gaussian", "seed")
+WEIGHTS = ("gaussian", "gaussian_paper")
 
 # issue 16 item 7: every sub-solve's convergence, collected (converged_ False when any stopped early)
 _CONVERGENCE = ("converged_", "n_unconverged_", "unconverged_")
@@ -349,7 +349,7 @@ class WeightedDAGSVC(SVMClassifierBase):
     label l_M(x) (eq. 14), τ_i = Σ_{M: l_M = i} w_M (eq. 16–17), label argmax_i τ_i (eq. 15).
 
     ``weight="gaussian"``: the multivariate normal density (2π)^(−d/2) |Σ|^(−1/2) exp(−½ q);
-    ``weight="seed"``: the seed's eq. 12/13 literally, (2π)^(−1/2) |Σ|^(−1/2) exp(−q), with
+    ``weight="gaussian_paper"``: the seed's eq. 12/13 literally, (2π)^(−1/2) |Σ|^(−1/2) exp(−q), with
     q = (x − x̄)ᵀ Σ⁻¹ (x − x̄). Weights are computed as log-densities and normalised over the
     clusters (a common positive factor does not change argmax τ), so they stay finite and
     non-negative far from every cluster.
