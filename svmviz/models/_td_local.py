@@ -108,7 +108,7 @@ def _binary_fit(K, X: np.ndarray, yb: np.ndarray, C: float, gamma: float, solver
         return coef, float(m.intercept_[0]), np.abs(coef), (int(m.fit_status_) == 0, 0, 0.0, None)
     problem = (QPProblem.c_svm(yb, C, Q=K) if K is not None
                else QPProblem.c_svm(yb, C, kernel=Kernel("rbf", gamma), X=X))
-    opts = {"callback": lambda *_: poll()} if poll is not None and solver == "smo" else {}
+    opts = {"progress": lambda *_: poll()} if poll is not None and solver == "smo" else {}
     res = solve_qp(problem, backend=solver, tol=1e-3, alpha0=alpha0, **opts)
     return (res.alpha * yb, -float(res.rho[0]), res.alpha,
             (bool(res.converged), int(res.n_iter), float(res.max_violation), float(res.objective)))

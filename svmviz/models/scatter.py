@@ -171,9 +171,10 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
     docstring): Brent's bounded minimisation of the convex V(t), each slice a QP with disjoint
     groups solved by ``backend`` from the nearest solved slice. Returns (QPResult, t, n_solves).
 
-    ``progress()`` (optional, no arguments) is called after each slice's solve: when it raises
-    (Stop, a closed tab; issue 16 item 5) the search ends there and no further slice is solved.
-    ``options`` go to ``solve_qp`` (e.g. the SMO's ``callback``)."""
+    ``progress(done, total)`` (optional) is called after each slice's solve with the slices solved
+    (``total`` 0: the search decides when it ends): when it raises (Stop, a closed tab) the search
+    ends there and no further slice is solved. ``options`` go to ``solve_qp`` (e.g. the SMO's
+    ``progress``, called inside a slice's solve)."""
     from scipy.optimize import minimize_scalar
 
     yi = np.asarray(yi, dtype=np.int64)
@@ -191,7 +192,7 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
         prob = scatter_problem(X, yi, n_classes, kernel, "C", True, C=C, class_sum=t)
         solved[t] = solve_qp(prob, backend=backend, tol=tol, alpha0=alpha0, **options)
         if progress is not None:
-            progress()
+            progress(len(solved), 0)
         return solved[t].objective
 
     # V'(0+) = −K < 0, so the optimum is inside (0, t_max]; the bounded search never evaluates
@@ -276,7 +277,7 @@ class ScatterSVC(SVMClassifierBase):
         """Solve the dual (one QP, or the outer search over t for the C-form with bias).
 
         ``progress(done, total)`` (optional, issue 16 item 5): ``progress(0, 1)`` is called from
-        inside a long SMO solve (the solver's callback, every ``smo.CHUNK`` iterations) and after
+        inside a long SMO solve (the solver's ``progress``, every ``smo.CHUNK`` iterations) and after
         each slice of the outer search, ``progress(1, 1)`` at the end. When it raises (Stop, a
         closed tab) the exception ends the fit there, mid-solve."""
         t0 = time.perf_counter()
@@ -285,10 +286,11 @@ class ScatterSVC(SVMClassifierBase):
         counts = np.bincount(yi, minlength=K)
         mu = self._check_mu(counts)
         kern = self._kernel(X)
-        # the SMO's callback returns None (never False): it only polls, a raise ends the solve
+        # the SMO's progress only polls here (its iterations are not the fit's steps): a raise
+        # ends the solve
         opts = {}
         if progress is not None and self.solver == "smo":
-            opts["callback"] = lambda *_: progress(0, 1)
+            opts["progress"] = lambda *_: progress(0, 1)
         n_solves, t = 1, None
         if self.formulation == "C" and self.bias:
             if self.solver == "cvxpy":
@@ -297,7 +299,7 @@ class ScatterSVC(SVMClassifierBase):
             else:
                 res, t, n_solves = solve_c_bias(
                     X, yi, K, kern, float(self.C), backend=self.solver, tol=self.tol,
-                    max_iter=self.max_iter, progress=None if progress is None else (lambda: progress(0, 1)),
+                    max_iter=self.max_iter, progress=None if progress is None else (lambda *_: progress(0, 1)),
                     **opts)
                 alpha = res.alpha
             problem = scatter_problem(X, yi, K, kern, "C", True, C=float(self.C), class_sum=t)
