@@ -69,6 +69,19 @@ def test_a_file_with_a_renamed_option_value_loads_with_the_new_name(fitted, make
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
 
 
+def test_a_guard_model_saved_before_its_lps_were_checked_loads_complete(fitted):
+    _, X, y = fitted
+    model = GuardVectorSVC().fit(X, y)
+    doc = json.loads(dumps_model(model))
+    for attr in ("qp_converged_", "lp_failed_", "n_unconverged_", "unconverged_"):
+        del doc["model"]["fitted"][attr]
+    doc["model"]["fitted"]["converged_"] = False     # then the QP's own convergence
+    again = loads_model(json.dumps(doc))
+    assert again.qp_converged_ is False and again.lp_failed_.size == 0
+    assert again.unconverged_ == ["the QP on the guard vectors"] and again.n_unconverged_ == 1
+    assert again.convergence_message().startswith("The QP on the guard vectors did not converge")
+
+
 def test_string_labels_survive(fitted):
     _, X, y = fitted
     model = BinarySVC(kernel="linear", solver="cvxpy").fit(X, np.where(y > 0, "yes", "no"))

@@ -33,6 +33,20 @@ RENAMED_OPTIONS = {("GuardVectorSVC", "method"): {"seed": "yang_ahuja"},
                    ("WeightedDAGSVC", "weight"): {"seed": "gaussian_paper"}}
 
 
+def _guard_before_lp_checks(fitted: dict) -> None:
+    # written before the per-point LPs were checked: converged_ was the QP's alone
+    if "converged_" in fitted and "unconverged_" not in fitted:
+        qp_ok = fitted["converged_"] is True
+        fitted.setdefault("qp_converged_", qp_ok)
+        fitted.setdefault("lp_failed_", {"__ndarray__": {"dtype": "int", "shape": [0], "data": []}})
+        fitted["unconverged_"] = [] if qp_ok else ["the QP on the guard vectors"]
+        fitted["n_unconverged_"] = len(fitted["unconverged_"])
+
+
+#: class → a function bringing the (still encoded) fitted state of an older file to today's
+FITTED_UPGRADES = {"GuardVectorSVC": _guard_before_lp_checks}
+
+
 def dumps_model(model) -> str:
     doc = {"format": FORMAT, "version": VERSION, "svmviz_version": svmviz.__version__,
            "estimator_class": type(model).__name__, "model": encode_estimator(model)}
@@ -78,17 +92,19 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
 
 def upgrade_document(node) -> None:
     """Bring the estimators of a decoded JSON document (``node``, changed in place) to today's
-    parameter values (``RENAMED_OPTIONS``), so old model files load without fallbacks in the
-    estimators."""
+    parameter values (``RENAMED_OPTIONS``) and fitted state (``FITTED_UPGRADES``), so old model
+    files load without fallbacks in the estimators."""
     if isinstance(node, list):
         for v in node:
             upgrade_document(v)
     elif isinstance(node, dict):
-        name, params = node.get("__estimator__"), node.get("params")
+        name, params, fitted = node.get("__estimator__"), node.get("params"), node.get("fitted")
         if isinstance(name, str) and isinstance(params, dict):
             for p, v in params.items():
                 if isinstance(v, str) and v in RENAMED_OPTIONS.get((name, p), {}):
                     params[p] = RENAMED_OPTIONS[name, p][v]
+        if isinstance(name, str) and isinstance(fitted, dict) and name in FITTED_UPGRADES:
+            FITTED_UPGRADES[name](fitted)
         for v in node.values():
             upgrade_document(v)
 

@@ -16,7 +16,7 @@ from sklearn.svm import SVC
 
 from svmviz.models._svm_tree_build import chain_arrays, chain_predict
 from svmviz.models._svm_tree_records import BinaryTree, NonlinearReport
-from svmviz.models.base import inner_fits
+from svmviz.models.composite import inner_fits
 from svmviz.models.constraints import Gamma, Int, Number
 from svmviz.models.svc import BinarySVC
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import warnings
 
@@ -20,34 +19,6 @@ from svmviz.models.constraints import check_data_needs, check_params
 #: Largest |feature| accepted. Beyond it squared distances and kernel values overflow float64
 #: (|x| ≈ 1e154 squares to the largest double): the fit would "converge" to garbage (issue 16).
 MAX_ABS_FEATURE = 1e100
-
-
-@contextlib.contextmanager
-def inner_fits():
-    """Around the sub-fits of a composite model (a DAG's pairwise SVMs, a guard-vector QP, an SVM
-    tree's RBF node): their own ``ConvergenceWarning`` is not shown, because the composite model
-    collects every sub-fit's ``converged_`` and warns once, naming the sub-problems (issue 16,
-    item 7). Only svmviz's own convergence warnings are silenced; every other warning passes."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=ConvergenceWarning, module=r"svmviz\.")
-        yield
-
-
-def unconverged_detail(names, n_unconverged: int, n_total: int, what: str, limit: int = 4) -> str:
-    """"2 of 6 pairwise C-SVMs did not converge: pair a vs b; pair b vs c": the sub-problems of a
-    composite model that stopped before their tolerance, at most ``limit`` of them by name."""
-    if n_total == 1 and n_unconverged == 1 and len(names):
-        return f"{names[0]} did not converge"
-    shown = "; ".join(list(names)[:limit])
-    more = n_unconverged - min(len(names), limit)
-    if more > 0:
-        shown += f" and {more} more"
-    return f"{n_unconverged} of {n_total} {what} did not converge: {shown}"
-
-
-def not_converged_message(detail: str, advice: str) -> str:
-    """The sentence a page shows for an unconverged model: which sub-problems, what to change."""
-    return f"{detail[:1].upper()}{detail[1:]}. {advice[:1].upper()}{advice[1:]}. The model is not optimal."
 
 
 def _plain_xy(X, y) -> bool:

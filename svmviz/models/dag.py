@@ -22,8 +22,8 @@ from scipy.special import logsumexp
 
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import resolve_gamma
-from svmviz.models.base import (SVMClassifierBase, inner_fits, not_converged_message,
-                                unconverged_detail)
+from svmviz.models.base import SVMClassifierBase
+from svmviz.models.composite import CompositeMixin, inner_fits
 from svmviz.models.constraints import C, KERNEL, SMO, Int, Labels, Number, OneOf, Seed
 from svmviz.models.svc import BinarySVC
 from svmviz.registry import register_estimator
@@ -48,7 +48,7 @@ def _max_iter_advice(est) -> str:
     return f"loosen tol (now {est.tol:g}), normalize the features, or lower C"
 
 
-class _PairwiseSVMs(SVMClassifierBase):
+class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
     """Trains D_ij for every class pair i < j (seed 003 eq. 5) and evaluates them."""
 
     _parameter_constraints = {**SVMClassifierBase._parameter_constraints, "C": C, **KERNEL, **SMO}
@@ -66,9 +66,7 @@ class _PairwiseSVMs(SVMClassifierBase):
         self.cache_mb = cache_mb
 
     def _binary(self) -> BinarySVC:
-        return BinarySVC(C=self.C, kernel=self.kernel, gamma=self.gamma_, degree=self.degree,
-                         coef0=self.coef0, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
-                         cache_mb=self.cache_mb)
+        return self._sub_estimator(BinarySVC(), gamma=self.gamma_)
 
     def _fit_pairs(self, X, yi, gamma, progress=None):
         """One BinarySVC per pair (i, j), i < j, on the samples of classes i and j (labels i, j:
@@ -94,12 +92,7 @@ class _PairwiseSVMs(SVMClassifierBase):
         self.pairs_ = np.array(pairs, dtype=np.int64).reshape(-1, 2)
         self.estimators_ = models
         self.n_iter_ = np.array([m.n_iter_ for m in models], dtype=np.int64)  # per pair, as SVC
-        bad = self.unconverged_pairs()
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = bad
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=_max_iter_advice(self))
+        self._record_convergence(self.unconverged_pairs())
 
     def unconverged_pairs(self, labels=None) -> list:
         """"pair i vs j" for every pairwise SVM that stopped before its tolerance (``labels``:
@@ -108,16 +101,11 @@ class _PairwiseSVMs(SVMClassifierBase):
         return [f"pair {labels[i]} vs {labels[j]}" for (i, j), e in zip(self.pairs_, self.estimators_)
                 if not getattr(e, "converged_", True)]
 
-    def _unconverged_detail(self) -> str:
-        return unconverged_detail(self.unconverged_, self.n_unconverged_, len(self.estimators_),
-                                  "pairwise C-SVMs")
+    def _subproblems(self) -> tuple[int, str]:
+        return len(self.estimators_), "pairwise C-SVMs"
 
-    def convergence_message(self) -> str:
-        """Which pairwise SVMs stopped before their tolerance and what to change ('' when all
-        converged, or for a model saved before convergence was recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), _max_iter_advice(self))
+    def _convergence_advice(self) -> str:
+        return _max_iter_advice(self)
 
     def fit(self, X, y, progress=None):
         """Train every pairwise C-SVM; ``progress(done, total)`` (optional) is called after each
@@ -336,7 +324,7 @@ class ClusterClassWarning(UserWarning):
 
 
 @register_estimator(*_WDAG_FITTED)
-class WeightedDAGSVC(SVMClassifierBase):
+class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
     """Weighted DAG SVM (seed 003 §4, Fig. 4–5).
 
     Training (Fig. 5a): K-Means splits the training set into ``n_clusters`` clusters; each cluster
@@ -439,9 +427,7 @@ class WeightedDAGSVC(SVMClassifierBase):
                 const.append(int(present[0]))
                 continue
             sub_order = [int(k) for k in self.order_ if k in set(present.tolist())]
-            dag = DAGSVC(order=sub_order, C=self.C, kernel=self.kernel, gamma=self.gamma_,
-                         degree=self.degree, coef0=self.coef0, solver=self.solver, tol=self.tol,
-                         max_iter=self.max_iter, cache_mb=self.cache_mb)
+            dag = self._sub_estimator(DAGSVC(), order=sub_order, gamma=self.gamma_)
             step = None
             if progress is not None:
                 def step(d, t, base=done):
@@ -470,20 +456,13 @@ class WeightedDAGSVC(SVMClassifierBase):
             if model is not None:
                 names = self.classes_[model.classes_]   # the cluster DAG's labels are class indices
                 bad += [f"{p} in cluster {M + 1}" for p in model.unconverged_pairs(names)]
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = bad
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=self._convergence_advice())
+        self._record_convergence(bad)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    def _n_subproblems(self) -> int:
-        return 1 + sum(len(m.estimators_) for m in self.cluster_models_ if m is not None)
-
-    def _unconverged_detail(self) -> str:
-        return unconverged_detail(self.unconverged_, self.n_unconverged_, self._n_subproblems(),
-                                  "sub-problems (K-Means and the clusters' pairwise C-SVMs)")
+    def _subproblems(self) -> tuple[int, str]:
+        return (1 + sum(len(m.estimators_) for m in self.cluster_models_ if m is not None),
+                "sub-problems (K-Means and the clusters' pairwise C-SVMs)")
 
     def _convergence_advice(self) -> str:
         svm = any(not n.startswith("K-Means") for n in self.unconverged_)
@@ -491,13 +470,6 @@ class WeightedDAGSVC(SVMClassifierBase):
         if any(n.startswith("K-Means") for n in self.unconverged_):
             parts.append("for K-Means: use fewer clusters (n_clusters) or another random_state")
         return "; ".join(parts)
-
-    def convergence_message(self) -> str:
-        """Which sub-problems (K-Means, cluster M's pair i vs j) stopped before their tolerance and
-        what to change ('' when all converged or not recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     def missing_classes_message(self) -> str:
         """One sentence naming the clusters that lack classes (numbered from 1, as the plots do)

@@ -50,7 +50,7 @@ from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
-from svmviz.models.base import inner_fits, not_converged_message, unconverged_detail
+from svmviz.models.composite import CompositeMixin, inner_fits
 from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf
 from svmviz.models.svc import BinaryKernelSVM, BinarySVC
 from svmviz.registry import register_estimator, register_record
@@ -385,7 +385,7 @@ _FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orient
 
 
 @register_estimator(*_FITTED)
-class GuardVectorSVC(BinaryKernelSVM):
+class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     """Hard-margin SVM trained on the guard vectors found by one LP per point (seed 001).
 
     Parameters
@@ -499,7 +499,7 @@ class GuardVectorSVC(BinaryKernelSVM):
         self.guard_test_ = lps.backend
         # §3.2: the QP on the guard vectors only (τ_Δ with the linear kernel: explicit coordinates).
         Zg = tau_delta(X, self.delta) if lifted and kern.name == "linear" else Z[g]
-        svc = BinarySVC(C=self.C, kernel="linear", solver=self.solver, tol=self.tol)
+        svc = self._sub_estimator(BinarySVC(), kernel="linear")
         tq = time.perf_counter()
         with inner_fits():   # the warning below says it is the QP on the guard vectors
             svc.fit(Zg, y_pm[g])
@@ -514,43 +514,28 @@ class GuardVectorSVC(BinaryKernelSVM):
         # issue 16 item 7: the LPs and the QP, checked and collected; one warning names them
         self.qp_converged_ = bool(svc.converged_)
         self.lp_failed_ = lps.failed
-        self.unconverged_ = ([] if self.qp_converged_ else ["the QP on the guard vectors"]) + \
-            [f"the LP of point {i}" for i in lps.failed.tolist()]
-        self.n_unconverged_ = len(self.unconverged_)
-        self.converged_ = not self.unconverged_
         self._check_result(objective=svc.objective_, decisions=self.decision_function(X),
                            detail="the QP on the guard vectors")
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=self._convergence_advice())
+        self._record_convergence(([] if self.qp_converged_ else ["the QP on the guard vectors"])
+                                 + [f"the LP of point {i}" for i in lps.failed.tolist()])
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    def _unconverged_detail(self) -> str:
-        # a model saved before the LPs were checked: its converged_ was the QP's alone
-        names = getattr(self, "unconverged_", ["the QP on the guard vectors"])
-        n_total = 1 + (int(np.sum(self.tested_)) if self.n_lps_ else 0)
-        return unconverged_detail(names, len(names) if not hasattr(self, "n_unconverged_")
-                                  else self.n_unconverged_, n_total,
-                                  "sub-problems (the QP and the per-point LPs)")
+    def _subproblems(self) -> tuple[int, str]:
+        return (1 + (int(np.sum(self.tested_)) if self.n_lps_ else 0),
+                "sub-problems (the QP and the per-point LPs)")
 
     def _convergence_advice(self) -> str:
         parts = []
-        if not getattr(self, "qp_converged_", self.converged_):
+        if not self.qp_converged_:
             parts.append(f"for the QP: use solver='cvxpy' (a tiny margin makes the hard-margin QP "
                          f"ill-conditioned), loosen tol (now {self.tol:g}), normalize the features, "
                          "or use delta > 0 (a soft margin)")
-        if len(getattr(self, "lp_failed_", ())):
+        if len(self.lp_failed_):
             other = "single" if self.method == "yang_ahuja" else "yang_ahuja"
             parts.append(f"for the LPs: normalize the features or use method='{other}' (those points "
                          "were counted as not guard vectors)")
         return "; ".join(parts)
-
-    def convergence_message(self) -> str:
-        """Which sub-problems (the QP on the guard vectors, a point's LP) did not finish and what
-        to change ('' when all did)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     # Prediction (decision_function, predict, coef_, kernel_) is the binary SVM's: Σ y_i α_i
     # k(x_i, x) + b over the support vectors. A new point has no τ_Δ coordinate of its own, so

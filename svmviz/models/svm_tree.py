@@ -20,7 +20,8 @@ from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, TreeSettings,
 from svmviz.models._svm_tree_explain import explain_step
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
-from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.models.base import SVMClassifierBase
+from svmviz.models.composite import CompositeMixin
 from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf, Options
 from svmviz.registry import register_estimator
 
@@ -33,7 +34,7 @@ MAX_UNCONVERGED_NAMES = 20
 
 @register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_", "converged_",
                     "n_unconverged_", "unconverged_", "n_subproblems_")
-class SVMTreeClassifier(SVMClassifierBase):
+class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     """Decision tree (a chain) of linear SVM nodes, seed 000.
 
     Parameters
@@ -94,6 +95,7 @@ class SVMTreeClassifier(SVMClassifierBase):
         raises ``DataError`` (issue 16 item 7).
     """
 
+    _max_unconverged_names = MAX_UNCONVERGED_NAMES
     _parameter_constraints = {
         **SVMClassifierBase._parameter_constraints, "C_hard": C, "reduction": Number(1, 1e6, lo_open=True),
         "w_tol": Number(0, 1, lo_open=True), "ck_rule": OneOf(*CK_RULES), "greedy_level": OneOf(0, 1),
@@ -186,17 +188,12 @@ class SVMTreeClassifier(SVMClassifierBase):
                                    decisions=tree.svm.decision_function(X), detail=f"{where}the RBF node")
                 if not tree.svm.converged_:
                     bad.append(f"{where}the RBF node")
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = bad[:MAX_UNCONVERGED_NAMES]
         self.n_subproblems_ = n_solved
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=self._convergence_advice())
+        self._record_convergence(bad)
 
-    def _unconverged_detail(self) -> str:
+    def _subproblems(self) -> tuple[int, str]:
         rbf = any(t.svm is not None for t in self.trees_)
-        return unconverged_detail(self.unconverged_, self.n_unconverged_, self.n_subproblems_,
-                                  "QPs (node QPs and the RBF node)" if rbf else "node QPs")
+        return self.n_subproblems_, "QPs (node QPs and the RBF node)" if rbf else "node QPs"
 
     def _convergence_advice(self) -> str:
         parts = []
@@ -208,13 +205,6 @@ class SVMTreeClassifier(SVMClassifierBase):
             parts.append("for the RBF node: give it a smaller C (nonlinear={'C': ...}) or normalize "
                          "the features")
         return "; ".join(parts)
-
-    def convergence_message(self) -> str:
-        """Which QPs (tree, step, candidate and C_k, or the RBF node) stopped before their
-        tolerance and what to change ('' when all converged or not recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     def _fit_binary(self, X, y, index, classes, s: TreeSettings, nl, progress) -> BinaryTree:
         nodes, trace, final = grow(X, y, s, progress)

@@ -38,7 +38,8 @@ from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
 from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
-from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.models.base import SVMClassifierBase
+from svmviz.models.composite import CompositeMixin
 from svmviz.models.constraints import Grid, Int, NJobs, Number, NumberOrList, OneOf, Seed
 from svmviz.registry import register_estimator, register_record
 
@@ -108,7 +109,7 @@ _FITTED = ("classes_", "n_features_in_", "tree_", "sigma0_", "sigma_", "params_"
 
 
 @register_estimator(*_FITTED)
-class TreeDecompositionSVC(SVMClassifierBase):
+class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
     """Seed 002's TD classifier with its ceiling-size search.
 
     Parameters
@@ -291,31 +292,21 @@ class TreeDecompositionSVC(SVMClassifierBase):
         training decision values are a ``DataError``; leaves whose solver stopped before its
         tolerance give one ``ConvergenceWarning`` naming them and what to change."""
         with_svm = [lf for lf in self.leaves_ if lf.svm is not None]
-        bad = [lf for lf in with_svm if not lf.svm.converged]
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = [f"leaf node {lf.node} ({lf.size} samples, KKT violation "
-                             f"{lf.svm.max_violation:.3g} after {lf.svm.n_iter} iterations)" for lf in bad]
-        if not with_svm:
-            return
-        node_t = self.tree_.apply(Xt, self.sigma_)
-        decisions = np.concatenate([lf.svm.decision(Xt[node_t == lf.node]).ravel() for lf in with_svm])
-        objective = [lf.svm.objective for lf in with_svm if lf.svm.objective is not None]
-        self._check_result(converged=self.converged_, objective=objective or None, decisions=decisions,
-                           detail=self._unconverged_detail() if bad else "", advice=UNCONVERGED_ADVICE)
+        if with_svm:
+            node_t = self.tree_.apply(Xt, self.sigma_)
+            decisions = np.concatenate([lf.svm.decision(Xt[node_t == lf.node]).ravel() for lf in with_svm])
+            objective = [lf.svm.objective for lf in with_svm if lf.svm.objective is not None]
+            self._check_result(objective=objective or None, decisions=decisions)
+        self._record_convergence([f"leaf node {lf.node} ({lf.size} samples, KKT violation "
+                                  f"{lf.svm.max_violation:.3g} after {lf.svm.n_iter} iterations)"
+                                  for lf in with_svm if not lf.svm.converged])
 
-    def _unconverged_detail(self) -> str:
-        n_svm = sum(lf.svm is not None for lf in self.leaves_)
-        return (unconverged_detail(self.unconverged_, self.n_unconverged_, n_svm,
-                                   f"leaf SVMs at σ = {self.sigma_}, C = {self.params_['C']:g}, "
-                                   f"γ = {self.params_['gamma']:g}"))
+    def _subproblems(self) -> tuple[int, str]:
+        return (sum(lf.svm is not None for lf in self.leaves_),
+                f"leaf SVMs at σ = {self.sigma_}, C = {self.params_['C']:g}, γ = {self.params_['gamma']:g}")
 
-    def convergence_message(self) -> str:
-        """Which leaf SVMs of the model stopped before their tolerance and what to change ('' when
-        all converged, or for a model saved before convergence was recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), UNCONVERGED_ADVICE)
+    def _convergence_advice(self) -> str:
+        return UNCONVERGED_ADVICE
 
     def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report):
         """Train the TD classifiers of every θ in ``thetas`` on the tree at ceiling σ; return the
