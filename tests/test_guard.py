@@ -88,7 +88,7 @@ def test_seed_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
     assert pre.tested.sum() < len(X) and not np.any(base.guard & ~pre.tested)
 
 
-@pytest.mark.parametrize("yang_ahuja", range(12))
+@pytest.mark.parametrize("seed", range(12))
 def test_closed_form_equals_the_lp_on_random_sets(seed):
     """The 2-D interval test (issue 12) gives exactly the seed LP's guard set, orientations and
     statuses, on separable and on overlapping random sets, with and without the pre-filter."""
