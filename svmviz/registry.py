@@ -12,19 +12,28 @@ import dataclasses
 
 from svmviz.errors import ModelFormatError
 
-_ESTIMATORS: dict[str, tuple[type, tuple[str, ...]]] = {}
+_ESTIMATORS: dict[str, type] = {}
 _RECORDS: dict[str, type] = {}
 
 
-def register_estimator(*fitted: str):
-    """Class decorator: the class can be saved; ``fitted`` names its fitted attributes (those
-    missing on an instance, e.g. optional ones, are skipped)."""
+def register_estimator(cls):
+    """Class decorator: the class can be saved. Its fitted state is found by scikit-learn's
+    convention (``is_fitted_attribute``), so no list of attributes is kept by hand."""
+    _ESTIMATORS[cls.__name__] = cls
+    return cls
 
-    def deco(cls):
-        _ESTIMATORS[cls.__name__] = (cls, tuple(fitted))
-        return cls
 
-    return deco
+def is_fitted_attribute(cls: type, name: str) -> bool:
+    """Whether ``name`` is fitted state of an instance of ``cls``: a public name ending in "_"
+    (scikit-learn's convention) that is not something of the class itself (a property such as
+    ``coef_``, computed from the state)."""
+    return (isinstance(name, str) and name.isidentifier() and name.endswith("_")
+            and not name.startswith("_") and not hasattr(cls, name))
+
+
+def fitted_state(est) -> dict:
+    """The fitted attributes of ``est`` and their values (``is_fitted_attribute``)."""
+    return {k: v for k, v in vars(est).items() if is_fitted_attribute(type(est), k)}
 
 
 def register_record(cls):
@@ -37,13 +46,12 @@ def register_record(cls):
 
 def registered_estimators() -> dict[str, type]:
     """Every registered estimator class by name."""
-    return {k: v[0] for k, v in _ESTIMATORS.items()}
+    return dict(_ESTIMATORS)
 
 
 def is_registered_estimator(value) -> bool:
     """Whether ``value`` is an instance of a registered estimator class."""
-    entry = _ESTIMATORS.get(type(value).__name__)
-    return entry is not None and entry[0] is type(value)
+    return _ESTIMATORS.get(type(value).__name__) is type(value)
 
 
 def is_registered_record(value) -> bool:
@@ -51,8 +59,8 @@ def is_registered_record(value) -> bool:
     return _RECORDS.get(type(value).__name__) is type(value)
 
 
-def estimator_entry(name: str) -> tuple[type, tuple[str, ...]]:
-    """The class registered as ``name`` and its fitted attributes; ``ModelFormatError`` if none."""
+def estimator_class(name: str) -> type:
+    """The class registered as ``name``; ``ModelFormatError`` if none."""
     if not isinstance(name, str) or name not in _ESTIMATORS:
         raise ModelFormatError(f"the model file names an unknown estimator class {name!r}; "
                                f"known: {', '.join(sorted(_ESTIMATORS))}")
@@ -67,4 +75,4 @@ def record_class(name: str) -> type:
 
 
 __all__ = ["register_estimator", "register_record", "registered_estimators", "is_registered_estimator",
-           "is_registered_record", "estimator_entry", "record_class"]
+           "is_registered_record", "estimator_class", "record_class", "is_fitted_attribute", "fitted_state"]

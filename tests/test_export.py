@@ -82,6 +82,21 @@ def test_a_guard_model_saved_before_its_lps_were_checked_loads_complete(fitted):
     assert again.convergence_message().startswith("The QP on the guard vectors did not converge")
 
 
+def test_the_fitted_state_is_every_public_attribute_ending_in_an_underscore(fitted):
+    from svmviz.registry import fitted_state
+
+    model, X, y = fitted
+    model = BinarySVC(kernel="linear", solver="smo", trace=True).fit(X, y)
+    again = loads_model(dumps_model(model))
+    assert fitted_state(again).keys() == fitted_state(model).keys() == {
+        k for k in vars(model) if k.endswith("_") and not k.startswith("_")}
+    assert {"trace_", "trace_data_", "linear_coef_", "history_"} <= fitted_state(again).keys()
+    doc = json.loads(dumps_model(model))
+    doc["model"]["fitted"]["coef_"] = [[1.0, 2.0]]   # a property of the class, not state
+    with pytest.raises(ModelFormatError, match="no fitted attribute 'coef_'"):
+        loads_model(json.dumps(doc))
+
+
 def test_string_labels_survive(fitted):
     _, X, y = fitted
     model = BinarySVC(kernel="linear", solver="cvxpy").fit(X, np.where(y > 0, "yes", "no"))

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from svmviz.errors import ModelFormatError
-from svmviz.registry import estimator_entry, is_registered_estimator, is_registered_record, record_class
+from svmviz.registry import (estimator_class, fitted_state, is_fitted_attribute, is_registered_estimator,
+                             is_registered_record, record_class)
 
 _ARRAY_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "U": "str"}
 
@@ -66,9 +67,8 @@ def encode_estimator(est) -> dict:
     name = type(est).__name__
     if not is_registered_estimator(est):
         raise ModelFormatError(f"{name} is not a registered svmviz estimator and cannot be saved")
-    _, fitted = estimator_entry(name)
     params = est.get_params(deep=False)
-    state = {a: encode(getattr(est, a)) for a in fitted if hasattr(est, a)}
+    state = {a: encode(v) for a, v in fitted_state(est).items()}
     return {"__estimator__": name, "params": encode(params), "fitted": state}
 
 
@@ -174,7 +174,7 @@ def _decode_array(d):
 
 def decode_estimator(obj):
     name = _expect(obj, dict, "an estimator").get("__estimator__")
-    cls, fitted = estimator_entry(name)
+    cls = estimator_class(name)
     if set(obj) - {"__estimator__", "params", "fitted"}:
         raise ModelFormatError(f"estimator {name} has unexpected entries "
                                f"{sorted(set(obj) - {'__estimator__', 'params', 'fitted'})}")
@@ -184,7 +184,7 @@ def decode_estimator(obj):
     except TypeError as exc:
         raise ModelFormatError(f"parameters in the model file do not fit {name}: {exc}") from None
     for attr, v in _expect(obj.get("fitted", {}), dict, "the fitted state").items():
-        if attr not in fitted:
+        if not is_fitted_attribute(cls, attr):
             raise ModelFormatError(f"{name} has no fitted attribute {attr!r}")
         setattr(est, attr, decode(v))
     return est

@@ -26,15 +26,10 @@ from svmviz.models.base import SVMClassifierBase
 from svmviz.models.composite import CompositeMixin, inner_fits
 from svmviz.models.constraints import C, KERNEL, SMO, Int, Labels, Number, OneOf, Seed
 from svmviz.models.svc import BinarySVC
-from svmviz.registry import register_estimator
+from svmviz.registry import fitted_state, register_estimator
 
 #: how a cluster's Gaussian weighs a point (``WeightedDAGSVC.weight``)
 WEIGHTS = ("gaussian", "gaussian_paper")
-
-# issue 16 item 7: every sub-solve's convergence, collected (converged_ False when any stopped early)
-_CONVERGENCE = ("converged_", "n_unconverged_", "unconverged_")
-_PAIR_FITTED = ("classes_", "n_features_in_", "pairs_", "estimators_", "gamma_", "fit_time_", "n_iter_",
-                *_CONVERGENCE)
 
 
 def _max_iter_advice(est) -> str:
@@ -140,7 +135,7 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
         return D
 
 
-@register_estimator(*_PAIR_FITTED)
+@register_estimator
 class PairwiseVotingSVC(_PairwiseSVMs):
     """One-against-one C-SVMs with max-wins voting (seed 003 eq. 6–9).
 
@@ -197,12 +192,11 @@ class PairwiseVotingSVC(_PairwiseSVMs):
 
 
 def _copy_pairwise(src: _PairwiseSVMs, dst: _PairwiseSVMs) -> _PairwiseSVMs:
-    """``dst`` holding the fitted pairwise SVMs of ``src`` (shared, not copied)."""
-    for a in _PAIR_FITTED:
-        if hasattr(src, a):   # a model saved before convergence was recorded lacks converged_
-            setattr(dst, a, getattr(src, a))
-    if hasattr(src, "feature_names_in_"):
-        dst.feature_names_in_ = src.feature_names_in_
+    """``dst`` holding the fitted pairwise SVMs of ``src`` (shared, not copied); a DAG's class
+    list ``order_`` is the DAG's own."""
+    for a, v in fitted_state(src).items():
+        if a != "order_":
+            setattr(dst, a, v)
     return dst
 
 
@@ -225,7 +219,7 @@ def _order_indices(order, classes: np.ndarray) -> np.ndarray:
     return np.array(idx, dtype=np.int64)
 
 
-@register_estimator(*_PAIR_FITTED, "order_")
+@register_estimator
 class DAGSVC(_PairwiseSVMs):
     """Decision DAG over the pairwise C-SVMs (seed 003 §3, Fig. 2–3; Platt et al.'s DAGSVM).
 
@@ -313,17 +307,11 @@ class DAGSVC(_PairwiseSVMs):
         return self._walk(X)[1]
 
 
-_WDAG_FITTED = ("classes_", "n_features_in_", "cluster_centers_", "cluster_labels_", "means_",
-                "covariances_", "cluster_models_", "cluster_constant_", "cluster_classes_",
-                "cluster_missing_", "incomplete_clusters_", "gamma_", "order_", "fit_time_", "n_iter_",
-                *_CONVERGENCE)
-
-
 class ClusterClassWarning(UserWarning):
     """A WDAG cluster lacks some classes (seed 003 §5 asks every cluster to hold every class)."""
 
 
-@register_estimator(*_WDAG_FITTED)
+@register_estimator
 class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
     """Weighted DAG SVM (seed 003 §4, Fig. 4–5).
 

@@ -378,13 +378,7 @@ def kernel_map(K) -> np.ndarray:
     return V[:, keep] * np.sqrt(w[keep])
 
 
-_FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orientation_", "tested_",
-           "planes_", "n_lps_", "lp_time_", "qp_time_", "support_", "support_vectors_",
-           "dual_coef_", "intercept_", "alpha_", "hard_margin_", "converged_", "kernel_params_",
-           "fit_time_", "guard_test_", "qp_converged_", "lp_failed_", "n_unconverged_", "unconverged_")
-
-
-@register_estimator(*_FITTED)
+@register_estimator
 class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     """Hard-margin SVM trained on the guard vectors found by one LP per point (seed 001).
 

@@ -49,11 +49,6 @@ from svmviz.solvers import QPProblem, cvxpy_backend, kkt, solve_qp
 
 FORMULATIONS = ("C", "nu")
 
-_FITTED = ("classes_", "n_features_in_", "alpha_", "support_", "support_vectors_", "support_classes_",
-           "intercept_", "rho_", "objective_", "scatter_",
-           "class_sums_", "mu_", "n_iter_", "n_solves_", "converged_", "fit_time_", "kernel_params_",
-           "fit_X_")
-
 
 # ---------------------------------------------------------------------------------- the QPs
 def scatter_problem(X, yi, n_classes: int, kernel: Kernel, formulation: str = "C", bias: bool = False,
@@ -205,7 +200,7 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
 
 
 # ---------------------------------------------------------------------------------- estimator
-@register_estimator(*_FITTED)
+@register_estimator
 class ScatterSVC(SVMClassifierBase):
     """Scatter SVM (seed 004): a joint multi-class SVM over the prototypes m_c and their mean.
 

@@ -19,11 +19,6 @@ from svmviz.models.constraints import C, KERNEL, SMO, TRACE, Number
 from svmviz.registry import register_estimator
 from svmviz.solvers import QPProblem, kkt, solve_qp
 
-_SVC_FITTED = ("classes_", "n_features_in_", "support_", "support_vectors_", "dual_coef_",
-               "intercept_", "objective_", "n_iter_", "converged_", "fit_time_", "kernel_params_",
-               "alpha_", "history_", "max_violation_", "linear_coef_", "trace_", "trace_data_")
-
-
 @dataclass
 class SMOIterate:
     """The classifier after ``t`` SMO iterations of a traced fit (``iterate_at``).
@@ -172,7 +167,7 @@ class BinaryKernelSVM(SVMClassifierBase):
         return X, yi
 
 
-@register_estimator(*_SVC_FITTED)
+@register_estimator
 class BinarySVC(BinaryKernelSVM):
     """C-SVM for two classes: min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (LIBSVM's dual).
 
@@ -236,10 +231,7 @@ class BinarySVC(BinaryKernelSVM):
                           d["X"], self.kernel_)
 
 
-_NUSVC_FITTED = _SVC_FITTED + ("r_", "mu_")
-
-
-@register_estimator(*_NUSVC_FITTED)
+@register_estimator
 class BinaryNuSVC(BinaryKernelSVM):
     """ν-SVM for two classes through its reduced-convex-hull form (seed 000 §3.1, seed 004's
     binary part, DESIGN.md "Reduced convex hulls and ν-SVM"):

@@ -32,8 +32,7 @@ __all__ = ["SVMTreeClassifier", "chain_arrays", "chain_predict", "tree_predict"]
 MAX_UNCONVERGED_NAMES = 20
 
 
-@register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_", "converged_",
-                    "n_unconverged_", "unconverged_", "n_subproblems_")
+@register_estimator
 class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     """Decision tree (a chain) of linear SVM nodes, seed 000.
 

@@ -103,12 +103,7 @@ class TDLevel:
         return float(self.accuracy[self.best])
 
 
-_FITTED = ("classes_", "n_features_in_", "tree_", "sigma0_", "sigma_", "params_", "leaves_",
-           "levels_", "search_path_", "homogeneous_fraction_", "n_train_", "fit_time_", "purity_tol_",
-           "majority_fraction_", "converged_", "n_unconverged_", "unconverged_")
-
-
-@register_estimator(*_FITTED)
+@register_estimator
 class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
     """Seed 002's TD classifier with its ceiling-size search.
 
