@@ -289,8 +289,13 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         self._zero_cache = {}
         return self
 
+    @property
+    def training_data(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(X, y) bound by ``fit`` or ``bind_data``, or None (a loaded model before ``bind_data``)."""
+        return getattr(self, "_train_data", None)
+
     def _step_data(self, k, tree_index):
-        data = getattr(self, "_train_data", None)
+        data = self.training_data
         if data is None:
             raise ParameterError("this SVM tree has no training data bound: call bind_data(X_train, y_train) "
                      "(fit does it) before asking for step reports")
