@@ -152,7 +152,7 @@ def _decode_array(d):
     dtype = {"float": np.float64, "int": np.int64, "bool": np.bool_, "str": np.str_}.get(kind)
     if dtype is None:
         raise ModelFormatError(f"unknown array dtype {str(kind)[:40]!r} in the model file")
-    # a shape is a short list of whole numbers: [10**30] or [2.5] must not reach NumPy (issue 16)
+    # a shape is a short list of whole numbers: [10**30] or [2.5] must not reach NumPy
     if (not isinstance(shape, list) or len(shape) > _MAX_NDIM
             or not all(type(s) is int and s >= 0 for s in shape)):
         raise ModelFormatError(f"malformed {kind} array in the model file: its shape must be a list "

@@ -15,8 +15,8 @@ from sklearn.exceptions import ConvergenceWarning
 def inner_fits():
     """Around the sub-fits of a composite model (a DAG's pairwise SVMs, a guard-vector QP, an SVM
     tree's RBF node): their own ``ConvergenceWarning`` is not shown, because the composite model
-    collects every sub-fit's ``converged_`` and warns once, naming the sub-problems (issue 16,
-    item 7). Only svmviz's own convergence warnings are silenced; every other warning passes."""
+    collects every sub-fit's ``converged_`` and warns once, naming the sub-problems. Only
+    svmviz's own convergence warnings are silenced; every other warning passes."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConvergenceWarning, module=r"svmviz\.")
         yield
