@@ -166,15 +166,17 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
     docstring): Brent's bounded minimisation of the convex V(t), each slice a QP with disjoint
     groups solved by ``backend`` from the nearest solved slice. Returns (QPResult, t, n_solves).
 
-    ``progress(done, total)`` (optional) is called after each slice's solve with the slices solved
-    (``total`` 0: the search decides when it ends): when it raises (Stop, a closed tab) the search
-    ends there and no further slice is solved. ``options`` go to ``solve_qp`` (e.g. the SMO's
-    ``progress``, called inside a slice's solve)."""
+    ``progress(done, total)`` (optional) is called with the slices solved so far (``total`` 0: the
+    search decides when it ends) after each slice's solve and, with the SMO backend, inside a long
+    one: when it raises (Stop, a closed tab) the search ends there, mid-solve. ``options`` go to
+    ``solve_qp``."""
     from scipy.optimize import minimize_scalar
 
     yi = np.asarray(yi, dtype=np.int64)
     t_max = C * float(np.bincount(yi, minlength=n_classes).min())
     solved: dict[float, object] = {}
+    if progress is not None and backend == "smo":
+        options = {**options, "progress": lambda *_: progress(len(solved), 0)}
 
     def V(t: float) -> float:
         t = float(t)
@@ -294,8 +296,7 @@ class ScatterSVC(SVMClassifierBase):
             else:
                 res, t, n_solves = solve_c_bias(
                     X, yi, K, kern, float(self.C), backend=self.solver, tol=self.tol,
-                    max_iter=self.max_iter, progress=None if progress is None else (lambda *_: progress(0, 1)),
-                    **opts)
+                    max_iter=self.max_iter, progress=opts.get("progress"))
                 alpha = res.alpha
             problem = scatter_problem(X, yi, K, kern, "C", True, C=float(self.C), class_sum=t)
         else:
