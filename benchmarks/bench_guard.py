@@ -52,7 +52,7 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from svmviz.data.generators import hypercubes  # noqa: E402
-from svmviz.export import registry  # noqa: E402
+from svmviz import registry  # noqa: E402
 from svmviz.geometry import hulls_intersect  # noqa: E402
 from svmviz.models.guard import GuardVectorSVC  # noqa: E402
 from svmviz.models.svc import BinarySVC  # noqa: E402

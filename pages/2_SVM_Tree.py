@@ -134,7 +134,7 @@ in_pair = np.isin(train.y, tree.classes)
 # an imported tree can be drawn only on the samples it was trained on
 matches = bool(n_steps) and len(tree.trace[0].active) == int(in_pair.sum()) and \
     int(tree.trace[0].active.max()) < train.n_samples
-if imported is not None and matches and getattr(model, "_train_data", None) is None:
+if imported is not None and matches and model.training_data is None:
     model.bind_data(train.X, train.y)   # the import is this session's own object, not a cached fit
 
 plane = None

@@ -8,7 +8,7 @@ import streamlit as st
 from svmviz.data import Dataset
 from svmviz.data.generators import hypercubes
 from svmviz.errors import DataError
-from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, dual_view
+from svmviz.models.guard import MAX_TAU_DELTA, METHODS, GuardVectorSVC, dual_view
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors
 from svmviz_app import state
@@ -38,8 +38,8 @@ with st.sidebar:
     st.header("Guard vectors")
     src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
                        key=bind("guard.src", "current data set", options=SOURCES))
-    method = st.radio("Test per point", ["seed", "single"], key=bind("guard.method", "seed", options=["seed", "single"]),
-                      format_func=lambda s: {"seed": "paper §3.1: dual-space LP, two orientations",
+    method = st.radio("Test per point", METHODS, key=bind("guard.method", METHODS[0], options=METHODS),
+                      format_func=lambda s: {"yang_ahuja": "paper §3.1: dual-space LP, two orientations",
                                              "single": "one orientation-free LP"}[s])
     prefilter = st.checkbox("pre-filter: test only points on their class's hull boundary",
                             key=bind("guard.prefilter", True))

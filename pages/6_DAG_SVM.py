@@ -13,7 +13,7 @@ import streamlit as st
 from svmviz.data import split_and_normalize
 from svmviz.data.generators import bayes_accuracy, generate, mixture_components
 from svmviz.errors import ParameterError
-from svmviz.models.dag import ClusterClassWarning, DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
+from svmviz.models.dag import WEIGHTS, ClusterClassWarning, DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
 from svmviz.plots import dag as P
 from svmviz.plots.common import Plane
 from svmviz_app import state
@@ -34,9 +34,9 @@ CURRENT = "current data set"
 PRESETS = {"override: local triangles (WDAG can win)": ("local_triangles", {"n_per_class": 17, "std": 0.25}),
            "override: Data4 (WDAG cannot win)": ("interlaced", {"level": 4})}
 PRESET_SETTINGS = {
-    "override: local triangles (WDAG can win)": {"dag.kernel": "linear", "dag.wdag_n": 3, "dag.wdag_weight": "seed"},
+    "override: local triangles (WDAG can win)": {"dag.kernel": "linear", "dag.wdag_n": 3, "dag.wdag_weight": "gaussian_paper"},
     "override: Data4 (WDAG cannot win)": {"dag.kernel": "rbf", "dag.gamma_scale": True, "dag.wdag_n": 3,
-                                          "dag.wdag_weight": "seed"},
+                                          "dag.wdag_weight": "gaussian_paper"},
 }
 SOURCES = [CURRENT, *PRESETS]
 
@@ -252,9 +252,9 @@ with guard("cannot train the models"):
                     "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
         c1, c2, c3, c4 = st.columns(4)
         n_clusters = c1.slider("Clusters N", 1, 8, key=bind("dag.wdag_n", 3, bounds=(1, 8)))
-        weight = c2.radio("Weights", ["gaussian", "seed"], horizontal=True,
-                          key=bind("dag.wdag_weight", "gaussian", options=["gaussian", "seed"]),
-                          help="gaussian: the multivariate normal density; seed: eq. 12 as printed "
+        weight = c2.radio("Weights", WEIGHTS, horizontal=True,
+                          key=bind("dag.wdag_weight", WEIGHTS[0], options=WEIGHTS),
+                          help="gaussian: the multivariate normal density; gaussian_paper: eq. 12 as printed "
                                "(exp(−q) and 1/√(2π))")
         reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", key=bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
                               help="added to each covariance, times the mean feature variance")

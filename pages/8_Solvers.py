@@ -124,7 +124,7 @@ if model is not None:
             i, j = it.pair
             c2.metric("working pair (i, j)", f"({i}, {j})")
             before, after = tr.alpha_before[t - 1], tr.alpha_after[t - 1]
-            s = model._trace_scale()
+            s = model.trace_scale()
             st.markdown(f"**Iteration {t}**: samples **i = {i}** and **j = {j}** moved together, keeping "
                         f"the equality constraint: α_i {before[0] / s:.4g} → {after[0] / s:.4g}, "
                         f"α_j {before[1] / s:.4g} → {after[1] / s:.4g}.")

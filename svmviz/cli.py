@@ -119,10 +119,9 @@ def _params(pairs: list[str]) -> dict:
 
 
 def _estimators() -> dict[str, type]:
-    import svmviz.models  # noqa: F401  (every estimator registers itself on import)
-    from svmviz.export.registry import registered_estimators
+    import svmviz.models
 
-    return registered_estimators()
+    return dict(svmviz.models.ESTIMATORS)
 
 
 def _predict(model, X: np.ndarray, label: str) -> np.ndarray:

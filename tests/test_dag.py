@@ -200,7 +200,7 @@ def test_one_class_cluster_predicts_its_class():
     assert set(w.predict(X[:60])) <= {"a", "b"}
 
 
-@pytest.mark.parametrize("weight", ["gaussian", "seed"])
+@pytest.mark.parametrize("weight", ["gaussian", "gaussian_paper"])
 def test_weights_are_the_densities_normalised_and_safe_far_away(data3, weight):
     X, y = data3
     w = WeightedDAGSVC(n_clusters=3, weight=weight, random_state=0).fit(X, y)
@@ -262,7 +262,7 @@ def test_json_round_trip(data3):
     yl = np.array(["setosa", "versicolor", "virginica"])[y]
     G = _grid(X, 30)
     models = [PairwiseVotingSVC(C=10.0).fit(X, yl), DAGSVC(order=["virginica", "setosa", "versicolor"]).fit(X, yl),
-              WeightedDAGSVC(n_clusters=3, weight="seed", random_state=0).fit(X, yl)]
+              WeightedDAGSVC(n_clusters=3, weight="gaussian_paper", random_state=0).fit(X, yl)]
     # a WDAG holding a one-class cluster (no SVM) also survives the round trip
     rng = np.random.default_rng(0)
     Xs = np.vstack([X, rng.normal([30, 30], 0.3, (10, 2))])
@@ -368,7 +368,7 @@ def test_locally_separable_data_is_where_per_cluster_dags_win():
     tr = np.random.default_rng(0).random(ds.y.size) < 0.7
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every cluster holds every class: no diagnostic
-        w = WeightedDAGSVC(n_clusters=3, kernel="linear", weight="seed", random_state=0).fit(ds.X[tr], ds.y[tr])
+        w = WeightedDAGSVC(n_clusters=3, kernel="linear", weight="gaussian_paper", random_state=0).fit(ds.X[tr], ds.y[tr])
     assert w.incomplete_clusters_.size == 0 and all(m.size == 0 for m in w.cluster_missing_)
     dag = DAGSVC(kernel="linear").fit(ds.X[tr], ds.y[tr])
     # globally mixed: one linear DAG is near chance; locally separable: per-cluster ones are not

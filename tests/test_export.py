@@ -18,6 +18,7 @@ from svmviz.errors import ModelFormatError
 from svmviz.export import (ExportError, dumps_model, export_figure, figure_bytes, load_model, loads_model,
                            save_model)
 from svmviz.export.models import FORMAT, VERSION
+from svmviz.models import GuardVectorSVC, WeightedDAGSVC
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.data import plot_dataset
 
@@ -50,6 +51,50 @@ def test_json_round_trip_predicts_identically(fitted, tmp_path):
     assert again.support_vectors_.dtype == np.float64
     with open(path, "rb") as fh:  # a file object (an upload) works as well
         np.testing.assert_array_equal(load_model(fh).predict(grid), model.predict(grid))
+
+
+@pytest.mark.parametrize("make,param,old,new", [
+    (lambda: GuardVectorSVC(), "method", "seed", "yang_ahuja"),
+    (lambda: WeightedDAGSVC(n_clusters=2, kernel="linear", weight="gaussian_paper", random_state=0), "weight",
+     "seed", "gaussian_paper"),
+])
+def test_a_file_with_a_renamed_option_value_loads_with_the_new_name(fitted, make, param, old, new):
+    _, X, y = fitted
+    model = make().fit(X, y)
+    doc = json.loads(dumps_model(model))
+    assert doc["model"]["params"][param] == new
+    doc["model"]["params"][param] = old   # as written before the option was renamed
+    again = loads_model(json.dumps(doc))
+    assert getattr(again, param) == new
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+def test_a_guard_model_saved_before_its_lps_were_checked_loads_complete(fitted):
+    _, X, y = fitted
+    model = GuardVectorSVC().fit(X, y)
+    doc = json.loads(dumps_model(model))
+    for attr in ("qp_converged_", "lp_failed_", "n_unconverged_", "unconverged_"):
+        del doc["model"]["fitted"][attr]
+    doc["model"]["fitted"]["converged_"] = False     # then the QP's own convergence
+    again = loads_model(json.dumps(doc))
+    assert again.qp_converged_ is False and again.lp_failed_.size == 0
+    assert again.unconverged_ == ["the QP on the guard vectors"] and again.n_unconverged_ == 1
+    assert again.convergence_message().startswith("The QP on the guard vectors did not converge")
+
+
+def test_the_fitted_state_is_every_public_attribute_ending_in_an_underscore(fitted):
+    from svmviz.registry import fitted_state
+
+    model, X, y = fitted
+    model = BinarySVC(kernel="linear", solver="smo", trace=True).fit(X, y)
+    again = loads_model(dumps_model(model))
+    assert fitted_state(again).keys() == fitted_state(model).keys() == {
+        k for k in vars(model) if k.endswith("_") and not k.startswith("_")}
+    assert {"trace_", "trace_data_", "linear_coef_", "history_"} <= fitted_state(again).keys()
+    doc = json.loads(dumps_model(model))
+    doc["model"]["fitted"]["coef_"] = [[1.0, 2.0]]   # a property of the class, not state
+    with pytest.raises(ModelFormatError, match="no fitted attribute 'coef_'"):
+        loads_model(json.dumps(doc))
 
 
 def test_string_labels_survive(fitted):

@@ -67,12 +67,12 @@ def _guard_by_full_lps(X, y):
 @pytest.mark.parametrize("seed,n", [(5, 2), (6, 3)])
 def test_seed_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
     X, y = _separable(seed, 60, n)
-    base = guard_vector_lps(X, y, "seed", prefilter=False, backend="highs")
+    base = guard_vector_lps(X, y, "yang_ahuja", prefilter=False, backend="highs")
     assert base.n_lps >= len(X)  # at least one, up to two LPs per point
     assert len(base.rows) < len(X)  # only hull-vertex rows
     np.testing.assert_array_equal(base.guard, _guard_by_full_lps(X, y.astype(float)))
     backends = ["highs", "cvxpy"] + (["closed-form"] if n == 2 else [])
-    for method in ("seed", "single"):
+    for method in ("yang_ahuja", "single"):
         for backend in backends:
             if backend == "closed-form" and method == "single":
                 continue
@@ -84,7 +84,7 @@ def test_seed_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
                     w, b = r.planes[i, :-1], r.planes[i, -1]
                     assert abs(X[i] @ w + b) <= 1e-7 * max(1.0, np.abs(w).max())
                     assert np.all(y * (X @ w + b) >= -1e-7 * max(1.0, np.abs(w).max()))
-    pre = guard_vector_lps(X, y, "seed", prefilter=True)
+    pre = guard_vector_lps(X, y, "yang_ahuja", prefilter=True)
     assert pre.tested.sum() < len(X) and not np.any(base.guard & ~pre.tested)
 
 
@@ -102,8 +102,8 @@ def test_closed_form_equals_the_lp_on_random_sets(seed):
     if np.unique(y).size < 2:
         y[0] = -y[0]
     for pre in (False, True):
-        cf = guard_vector_lps(X, y, "seed", prefilter=pre, backend="closed-form")
-        lp = guard_vector_lps(X, y, "seed", prefilter=pre, backend="highs")
+        cf = guard_vector_lps(X, y, "yang_ahuja", prefilter=pre, backend="closed-form")
+        lp = guard_vector_lps(X, y, "yang_ahuja", prefilter=pre, backend="highs")
         np.testing.assert_array_equal(cf.guard, lp.guard)
         np.testing.assert_array_equal(cf.orientation, lp.orientation)
         np.testing.assert_array_equal(cf.status, lp.status)
@@ -182,7 +182,7 @@ def test_delta_makes_every_point_a_guard_vector_as_the_lp_says():
     X = rng.normal(size=(25, 2))
     y = np.where(X[:, 0] + rng.normal(size=25) > 0, 1, -1)
     Z = tau_delta(X, 0.7)
-    for method in ("seed", "single"):
+    for method in ("yang_ahuja", "single"):
         assert guard_vector_lps(Z, y, method, prefilter=False, backend="highs").guard.all()
     model = GuardVectorSVC(delta=0.7, tol=1e-10).fit(X, y)
     assert model.guard_vectors_.all() and model.n_lps_ == 0 and "Δ > 0" in model.guard_test_
@@ -243,7 +243,7 @@ def test_prefilter_keeps_points_on_a_hull_edge():
 def test_dual_view_agrees_with_the_lp():
     d = hypercubes(40, 2, seed=7)
     y = np.where(d.y > 0, 1, -1)
-    lps = guard_vector_lps(d.X, y, "seed", prefilter=False)
+    lps = guard_vector_lps(d.X, y, "yang_ahuja", prefilter=False)
     for i in range(len(y)):
         v = dual_view(d.X, y, i)
         assert v.is_guard == lps.guard[i]

@@ -1,6 +1,7 @@
-"""Issue 16, items 7, 8, 11: every estimator parameter is validated (one table,
-``svmviz.models._params``); bad values are ``ParameterError`` saying what to pass, never a
-TypeError/OverflowError or a silently wrong model; bad data and bad results are ``DataError``."""
+"""Every estimator parameter is validated against the constraints its class declares
+(``_parameter_constraints``, ``svmviz.models.constraints``); bad values are ``ParameterError``
+saying what to pass, never a TypeError/OverflowError or a silently wrong model; bad data and bad
+results are ``DataError``."""
 
 from __future__ import annotations
 
@@ -15,10 +16,8 @@ from sklearn.exceptions import ConvergenceWarning
 import svmviz.models as models
 from svmviz.errors import DataError, ParameterError, SvmvizError
 from svmviz.kernels import Kernel
-from svmviz.models._params import DATA_NEEDS, PARAMS
 
-ESTIMATORS = models.registered_estimators() if hasattr(models, "registered_estimators") else {
-    n: getattr(models, n) for n in models.__all__}
+ESTIMATORS = dict(models.ESTIMATORS)
 
 rng = np.random.default_rng(0)
 # two well separated blobs: every estimator (guard vectors need separable data) fits them
@@ -26,36 +25,59 @@ X2 = np.vstack([rng.normal(-3, 0.5, size=(12, 2)), rng.normal(3, 0.5, size=(12, 
 Y2 = np.repeat([0, 1], 12)
 
 
-def test_every_parameter_of_every_estimator_is_in_the_table():
-    left_to_estimator = {"TreeDecompositionSVC": {"purity_tol"}}   # a number or a list: checked there
+def _constraints(name: str) -> dict:
+    return ESTIMATORS[name]._parameter_constraints
+
+
+def test_every_parameter_of_every_estimator_has_a_constraint_on_its_class():
     for name, cls in ESTIMATORS.items():
         params = set(inspect.signature(cls.__init__).parameters) - {"self"}
-        missing = params - set(PARAMS[name]) - left_to_estimator.get(name, set())
-        assert not missing, f"{name}: parameters {sorted(missing)} have no entry in _params.PARAMS"
-        assert set(PARAMS[name]) <= params, f"{name}: the table names parameters it does not have"
+        declared = set(_constraints(name))
+        assert params == declared, (f"{name}: without a constraint {sorted(params - declared)}, "
+                                    f"constrained but not a parameter {sorted(declared - params)}")
 
 
 def test_every_default_satisfies_its_constraint():
     for name, cls in ESTIMATORS.items():
-        for p, rule in PARAMS[name].items():
+        for p, rule in _constraints(name).items():
             default = inspect.signature(cls.__init__).parameters[p].default
             assert rule.ok(default), f"{name}.{p} = {default!r} (the default) breaks its own constraint"
 
 
-def test_table_choices_agree_with_the_modules():
-    from svmviz.models import _svm_tree_build, guard, scatter, tree_decomposition
+def test_constraints_are_inherited_not_copied():
+    from svmviz.models.dag import DAGSVC, PairwiseVotingSVC
+    from svmviz.models.svc import BinaryKernelSVM, BinaryNuSVC, BinarySVC
 
-    assert PARAMS["GuardVectorSVC"]["method"].values == guard.METHODS
-    assert PARAMS["ScatterSVC"]["formulation"].values == scatter.FORMULATIONS
-    assert PARAMS["TreeDecompositionSVC"]["svm_solver"].values == tree_decomposition.SVM_SOLVERS
-    assert PARAMS["SVMTreeClassifier"]["ck_rule"].values == _svm_tree_build.CK_RULES
-    assert PARAMS["SVMTreeClassifier"]["fallback"].values == _svm_tree_build.FALLBACKS
-    try:
-        from svmviz.models._svm_tree_nonlinear import NONLINEAR_SPEC
-    except ImportError:
-        return
-    ours = PARAMS["SVMTreeClassifier"]["nonlinear"].spec
-    assert {k: c.describe() for k, c in ours.items()} == {k: c.describe() for k, c in NONLINEAR_SPEC.items()}
+    for p, rule in PairwiseVotingSVC._parameter_constraints.items():
+        assert DAGSVC._parameter_constraints[p] is rule
+    for cls in (BinarySVC, BinaryNuSVC, models.GuardVectorSVC):
+        for p, rule in BinaryKernelSVM._parameter_constraints.items():
+            assert cls._parameter_constraints[p] is rule
+    for p, rule in DAGSVC._parameter_constraints.items():
+        assert models.WeightedDAGSVC._parameter_constraints[p] is rule
+
+
+def test_options_are_the_module_constants_themselves():
+    from svmviz.models import _svm_tree_build, _svm_tree_nonlinear, dag, guard, scatter, tree_decomposition
+
+    spec = models.param_spec
+    assert spec(models.GuardVectorSVC, "method") == guard.METHODS
+    assert spec(models.ScatterSVC, "formulation") == scatter.FORMULATIONS
+    assert spec(models.TreeDecompositionSVC, "svm_solver") == tree_decomposition.SVM_SOLVERS
+    assert spec(models.SVMTreeClassifier, "ck_rule") == _svm_tree_build.CK_RULES
+    assert spec(models.SVMTreeClassifier, "fallback") == _svm_tree_build.FALLBACKS
+    assert spec(models.WeightedDAGSVC, "weight") == dag.WEIGHTS
+    assert models.SVMTreeClassifier._parameter_constraints["nonlinear"].spec == _svm_tree_nonlinear.NONLINEAR_SPEC
+
+
+def test_param_spec_gives_options_bounds_and_flags():
+    assert models.param_spec(models.SVMTreeClassifier, "C_hard") == (0, 1e12)
+    assert models.param_spec(models.BinaryNuSVC, "nu") == (0, 1)
+    assert models.param_spec(models.BinarySVC, "kernel") == _constraints("BinarySVC")["kernel"].values
+    assert models.param_spec(models.SVMTreeClassifier, "prune") is bool
+    assert not isinstance(models.param_spec(models.TreeDecompositionSVC, "C_grid"), (tuple, type))
+    with pytest.raises(KeyError):
+        models.param_spec(models.BinarySVC, "nu")
 
 
 # the cases of the audit (issue 16, items 7, 8, 11): (estimator, parameters, words of the message)
@@ -90,10 +112,10 @@ def test_no_hostile_value_escapes_as_a_foreign_exception(name):
     """Every hostile value for every parameter: either accepted (then the fit works or fails with
     an svmviz error) or a ``ParameterError`` — never TypeError, OverflowError, KeyError..."""
     cls = ESTIMATORS[name]
-    for p in PARAMS[name]:
+    for p, rule in _constraints(name).items():
         for v in HOSTILE:
             est = cls(**{p: v})
-            if PARAMS[name][p].ok(v):
+            if rule.ok(v):
                 continue   # a valid value: fitting it is the estimator tests' business
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -111,7 +133,7 @@ def test_mixed_labels_and_overflowing_features_are_data_errors():
 
 
 def test_tree_decomposition_on_two_samples_says_why():
-    assert "TreeDecompositionSVC" in DATA_NEEDS
+    assert models.TreeDecompositionSVC._min_class_samples[0] == 2
     with pytest.raises(DataError, match="at least 2 samples of every class"):
         ESTIMATORS["TreeDecompositionSVC"]().fit(X2[[0, 12]], [0, 1])
 

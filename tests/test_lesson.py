@@ -197,7 +197,7 @@ def test_non_finite_numbers_refused_everywhere(data, literal, where):
 
 def test_tampered_model_inside_a_lesson(data, model):
     doc = json.loads(dumps_lesson(data, {}, model[0]))
-    doc["model"]["model"]["fitted"]["not_an_attribute_"] = 1
+    doc["model"]["model"]["fitted"]["_private"] = 1   # not fitted state by the convention
     with pytest.raises(LessonFormatError, match="lesson's model: .*no fitted attribute"):
         loads_lesson(json.dumps(doc))
 

@@ -175,7 +175,7 @@ def test_guard_lp_without_an_answer_is_reported(cubes, monkeypatch):
     assert model.lp_status_[first] == guard_mod.LP_FAILED and not model.guard_vectors_[first]
     assert model.converged_ is False and model.qp_converged_ is True
     assert model.unconverged_ == [f"the LP of point {first}"]
-    assert len(got) == 1 and "use method='seed'" in str(got[0].message)
+    assert len(got) == 1 and "use method='yang_ahuja'" in str(got[0].message)
 
 
 def test_guard_converged_and_nan_refused(cubes, monkeypatch):

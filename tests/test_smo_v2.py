@@ -101,24 +101,39 @@ def test_cap_reports_or_raises_with_the_unconverged_result():
     assert full.converged and full.n_iter > 20 and full.max_violation <= 1e-3
 
 
-def test_callback_reports_progress_and_can_stop(monkeypatch):
+class _Stop(Exception):
+    pass
+
+
+def test_progress_reports_iterations_and_a_raise_stops_the_solve(monkeypatch):
     problem = _hard_problem()
     monkeypatch.setattr(smo, "CHUNK", 50)
     seen = []
 
-    def cb(n_iter, viol, obj):
-        seen.append((n_iter, viol, obj))
-        return len(seen) < 3
+    def progress(done, total):
+        seen.append((done, total))
+        if len(seen) == 3:
+            raise _Stop
 
-    with pytest.raises(ConvergenceError, match="callback") as info:
-        solve_qp(problem, tol=1e-6, callback=cb, on_cap="raise")
-    assert [s[0] for s in seen] == [50, 100, 150]
-    assert info.value.result.n_iter == 150
-    assert seen[0][2] > seen[2][2]          # the objective decreases
+    with pytest.raises(_Stop):
+        solve_qp(problem, tol=1e-6, progress=progress)
+    assert seen == [(50, 0), (100, 0), (150, 0)]      # total 0: uncapped
+    seen.clear()
+    solve_qp(problem, tol=1e-6, max_iter=120, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(50, 120), (100, 120)]
     # chunked runs follow the same iterates as one run
     ref = solve_qp(problem, tol=1e-6)
-    chunked = solve_qp(problem, tol=1e-6, callback=lambda *a: None)
+    chunked = solve_qp(problem, tol=1e-6, progress=lambda *a: None)
     np.testing.assert_array_equal(chunked.alpha, ref.alpha)
+
+
+@pytest.mark.parametrize("backend", ["smo", "cvxpy"])
+def test_a_backend_refuses_an_option_it_does_not_know(backend):
+    problem = _hard_problem()
+    with pytest.raises(TypeError, match="callback"):
+        solve_qp(problem, backend=backend, callback=lambda *a: None)
+    with pytest.raises(TypeError, match="cahce_mb"):
+        solve_qp(problem, backend=backend, cahce_mb=100)
 
 
 def test_bad_options_are_explained():

@@ -15,12 +15,11 @@ import pytest
 from apphelpers import page_test, problems
 from sklearn.exceptions import ConvergenceWarning
 
-import svmviz.solvers
 from svmviz.data import Dataset
 from svmviz.data.generators import interlaced
 from svmviz.errors import DataError
 from svmviz.export import dumps_model, loads_model
-from svmviz.models import TreeDecompositionSVC
+from svmviz.models import TreeDecompositionSVC, _td_local
 from svmviz.models.tree_decomposition import UNCONVERGED_ADVICE, global_svm_search
 
 SMALL = dict(C_grid=(1.0, 10.0), gamma_grid=(0.5, 2.0))
@@ -34,13 +33,13 @@ def _data(n_per_class=200, seed=0):
 
 def _capped(monkeypatch, max_iter=3):
     """Leaf SVMs solved by the real SMO, capped at ``max_iter`` iterations: they stop early."""
-    real = svmviz.solvers.solve_qp
+    real = _td_local.solve_qp
 
     def capped(problem, backend="smo", **kw):
         kw["max_iter"] = max_iter
         return real(problem, backend=backend, **kw)
 
-    monkeypatch.setattr(svmviz.solvers, "solve_qp", capped)
+    monkeypatch.setattr(_td_local, "solve_qp", capped)
 
 
 def _with_svm(m):
@@ -89,25 +88,25 @@ def test_unconverged_leaves_give_one_warning_naming_them(monkeypatch):
 
 
 def test_a_non_finite_leaf_solution_is_a_data_error(monkeypatch):
-    real = svmviz.solvers.solve_qp
+    real = _td_local.solve_qp
 
     def broken(problem, backend="smo", **kw):
         res = real(problem, backend=backend, **kw)
         return dataclasses.replace(res, alpha=np.full_like(res.alpha, np.nan))
 
-    monkeypatch.setattr(svmviz.solvers, "solve_qp", broken)
+    monkeypatch.setattr(_td_local, "solve_qp", broken)
     X, y = _data()
     with pytest.raises(DataError, match="non-finite decision values"):
         TreeDecompositionSVC(**SMALL).fit(X, y)
 
 
 def test_a_non_finite_objective_is_a_data_error(monkeypatch):
-    real = svmviz.solvers.solve_qp
+    real = _td_local.solve_qp
 
     def broken(problem, backend="smo", **kw):
         return dataclasses.replace(real(problem, backend=backend, **kw), objective=float("inf"))
 
-    monkeypatch.setattr(svmviz.solvers, "solve_qp", broken)
+    monkeypatch.setattr(_td_local, "solve_qp", broken)
     X, y = _data()
     with pytest.raises(DataError, match="non-finite objective"):
         TreeDecompositionSVC(**SMALL).fit(X, y)

@@ -21,7 +21,7 @@ from svmviz.data.dataset import Dataset, validate_xy
 from svmviz.data.loaders import MAX_CELLS, MAX_FILE_MB
 from svmviz.errors import DataError, ModelFormatError
 from svmviz.export import models
-from svmviz.export.registry import decode, encode
+from svmviz.export.codec import decode, encode
 
 FORMAT = "svmviz-lesson"
 VERSION = 1

@@ -12,8 +12,11 @@ from numbers import Integral, Real
 import numpy as np
 
 import svmviz
-from svmviz.errors import ModelFormatError
-from svmviz.export.registry import decode_estimator, encode_estimator
+import svmviz.models  # noqa: F401  (the estimators register themselves on import)
+from svmviz.data.loaders import read_capped
+from svmviz.errors import ModelFormatError, ParameterError
+from svmviz.export.codec import decode_estimator, encode_estimator
+from svmviz.models.constraints import check_params
 
 FORMAT = "svmviz-model"
 VERSION = 1
@@ -24,15 +27,30 @@ MAX_MODEL_MB = 20
 #: points without an LP); every other float of an estimator's own state must be finite.
 NONFINITE_OK = {"GuardVectorSVC": {"planes_"}, "ScatterSVC": {"mu_"}}
 _PROBE_ROWS = 256
+#: option values renamed within format version 1, (class, parameter) → {old: new}: a file written
+#: before the rename loads with today's name (the estimators know only the new one)
+RENAMED_OPTIONS = {("GuardVectorSVC", "method"): {"seed": "yang_ahuja"},
+                   ("WeightedDAGSVC", "weight"): {"seed": "gaussian_paper"}}
+#: parameters added within format version 1, (class, parameter) → the value that reproduces how a
+#: file written before them was built (not today's default)
+ADDED_PARAMS = {("SVMTreeClassifier", "fallback"): "all_stuck"}
 
 
-def _import_models():
-    # the estimators register themselves when their modules are imported
-    import svmviz.models  # noqa: F401
+def _guard_before_lp_checks(fitted: dict) -> None:
+    # written before the per-point LPs were checked: converged_ was the QP's alone
+    if "converged_" in fitted and "unconverged_" not in fitted:
+        qp_ok = fitted["converged_"] is True
+        fitted.setdefault("qp_converged_", qp_ok)
+        fitted.setdefault("lp_failed_", {"__ndarray__": {"dtype": "int", "shape": [0], "data": []}})
+        fitted["unconverged_"] = [] if qp_ok else ["the QP on the guard vectors"]
+        fitted["n_unconverged_"] = len(fitted["unconverged_"])
+
+
+#: class → a function bringing the (still encoded) fitted state of an older file to today's
+FITTED_UPGRADES = {"GuardVectorSVC": _guard_before_lp_checks}
 
 
 def dumps_model(model) -> str:
-    _import_models()
     doc = {"format": FORMAT, "version": VERSION, "svmviz_version": svmviz.__version__,
            "estimator_class": type(model).__name__, "model": encode_estimator(model)}
     return json.dumps(doc, allow_nan=False)
@@ -42,10 +60,9 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
     """The estimator in a model document; every problem is a ``ModelFormatError``.
 
     Beyond the structure the values are checked (issue 16): the parameters against the
-    estimators' table (``svmviz.models._params``), the estimator's own floats finite, and the
-    model must predict a probe (points from its own state) with finite decisions and known labels;
-    a document of more than ``max_mb`` MB is refused unread."""
-    _import_models()
+    estimator class's constraints (``svmviz.models.constraints``), the estimator's own floats
+    finite, and the model must predict a probe (points from its own state) with finite decisions
+    and known labels; a document of more than ``max_mb`` MB is refused unread."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise ModelFormatError(f"a model document is text or bytes, not a {type(text).__name__}")
     if len(text) > max_mb * 2**20:
@@ -65,6 +82,7 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
     if not isinstance(model, dict) or model.get("__estimator__") != doc.get("estimator_class"):
         raise ModelFormatError("model file is inconsistent: 'estimator_class' does not match the model")
     try:
+        upgrade_document(model)
         est = decode_estimator(model)
     except ModelFormatError:
         raise
@@ -73,6 +91,28 @@ def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
         raise ModelFormatError(f"the model file is malformed: {exc}") from None
     check_loaded_model(est)
     return est
+
+
+def upgrade_document(node) -> None:
+    """Bring the estimators of a decoded JSON document (``node``, changed in place) to today's
+    parameter values (``RENAMED_OPTIONS``, ``ADDED_PARAMS``) and fitted state (``FITTED_UPGRADES``), so old model
+    files load without fallbacks in the estimators."""
+    if isinstance(node, list):
+        for v in node:
+            upgrade_document(v)
+    elif isinstance(node, dict):
+        name, params, fitted = node.get("__estimator__"), node.get("params"), node.get("fitted")
+        if isinstance(name, str) and isinstance(params, dict):
+            for p, v in params.items():
+                if isinstance(v, str) and v in RENAMED_OPTIONS.get((name, p), {}):
+                    params[p] = RENAMED_OPTIONS[name, p][v]
+            for (cls_name, p), v in ADDED_PARAMS.items():
+                if cls_name == name:
+                    params.setdefault(p, v)
+        if isinstance(name, str) and isinstance(fitted, dict) and name in FITTED_UPGRADES:
+            FITTED_UPGRADES[name](fitted)
+        for v in node.values():
+            upgrade_document(v)
 
 
 def _is_int(v) -> bool:
@@ -124,13 +164,9 @@ def _nonfinite_record_array(value) -> str | None:
 
 
 def _check_state(est, where: str) -> None:
-    from svmviz.errors import ParameterError
-    from svmviz.models._params import check_params
-
     name = type(est).__name__
     try:
-        check = getattr(est, "_check_params_table", None)
-        check() if check is not None else check_params(est)
+        check_params(est)
     except ParameterError as exc:
         raise ModelFormatError(f"{where}: {exc}") from None
     allowed = NONFINITE_OK.get(name, set())
@@ -213,8 +249,6 @@ def load_model(source, max_mb: float = MAX_MODEL_MB):
     """Read a model from a path or a binary/text file object; validates, never runs code, and
     reads at most ``max_mb`` MB (a device such as /dev/zero is refused before reading)."""
     if isinstance(source, (str, os.PathLike)):
-        from svmviz.data.loaders import read_capped
-
         return loads_model(read_capped(source, max_mb, ModelFormatError, "a model file (.json)"), max_mb)
     limit = int(max_mb * 2**20)
     if not callable(getattr(source, "read", None)):

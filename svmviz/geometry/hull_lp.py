@@ -16,7 +16,8 @@ import numpy as np
 from scipy import sparse
 
 from svmviz.errors import ParameterError, ProblemTooLargeError
-from svmviz.export.registry import register_record
+from svmviz.registry import register_record
+from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
 from svmviz.solvers.lp import LPResult, solve_lp
 
 _HIGHS_STATUS = {0: "optimal", 2: "infeasible", 3: "unbounded"}
@@ -27,7 +28,6 @@ def _solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None),
     """``solve_lp`` for sparse constraint matrices: SciPy's HiGHS (``method``) gets them unchanged;
     the cvxpy reference (small problems, for tests) gets dense copies, as ``solve_lp`` expects."""
     if backend != "highs":
-        from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
         if len(c) > DEFAULT_MAX_N:
             raise ProblemTooLargeError(f"the {backend} reference LP is limited to {DEFAULT_MAX_N} "
                                        f"variables and this one has {len(c)}; use backend='highs'")

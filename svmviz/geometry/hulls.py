@@ -16,8 +16,9 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from svmviz.errors import ParameterError
-from svmviz.export.registry import register_record
 from svmviz.kernels import Kernel
+from svmviz.registry import register_record
+from svmviz.solvers import QPProblem, solve_qp
 
 
 def _points(X, name="X") -> np.ndarray:
@@ -318,8 +319,6 @@ def nearest_points(Xa, Xb, mu, kernel=None, solver: str = "smo", tol: float = 1e
     one equality group per class (seed 000 Fig. 3.2; the ν-SVM dual divided by νm/2).
 
     ``kernel``: None/"linear" or a ``Kernel``; ``solver``: "smo" or "cvxpy"."""
-    from svmviz.solvers import QPProblem, solve_qp
-
     Xa, Xb = _points(Xa, "Xa"), _points(Xb, "Xb")
     if Xa.shape[1] != Xb.shape[1]:
         raise ParameterError(f"Xa has {Xa.shape[1]} features and Xb {Xb.shape[1]}")
@@ -378,8 +377,6 @@ class NearestToPoint:
 def nearest_point_to(p, X, mu: float = 1.0, solver: str = "smo", tol: float = 1e-8) -> NearestToPoint:
     """min ‖Σ λ_i x_i − p‖², Σλ = 1, 0 ≤ λ ≤ μ (the H1-SVM geometry of seed 000 §3.1.2 with
     p the non-hard centroid: w ∝ p* − s̄, zero exactly when s̄ ∈ conv(X_hard))."""
-    from svmviz.solvers import QPProblem, solve_qp
-
     X = _points(X)
     p = np.asarray(p, dtype=np.float64)
     if p.shape != (X.shape[1],):

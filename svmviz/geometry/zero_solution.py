@@ -17,8 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmviz.errors import ParameterError
-from svmviz.export.registry import register_record
 from svmviz.geometry.hull_lp import ContainmentResult, HullIntersection, hulls_intersect, min_mu_containing
+from svmviz.kernels import Kernel
+from svmviz.registry import register_record
+from svmviz.solvers import QPProblem, solve_qp
 
 
 @register_record
@@ -221,9 +223,6 @@ class WNormSweep:
 def c_svm_w(X, y, D_pos: float, D_neg: float, solver: str = "smo", tol: float = 1e-6) -> np.ndarray:
     """w = Σ α_i y_i x_i of the linear C-SVM with α ≤ D_pos on class +1 and ≤ D_neg on −1
     (seed 000 Problem 2.4), solved by a real QP backend."""
-    from svmviz.kernels import Kernel
-    from svmviz.solvers import QPProblem, solve_qp
-
     X, y = np.asarray(X, dtype=np.float64), np.where(np.asarray(y) > 0, 1.0, -1.0)
     upper = np.where(y > 0, float(D_pos), float(D_neg))
     res = solve_qp(QPProblem.c_svm(y, upper, kernel=Kernel("linear"), X=X), backend=solver, tol=tol)

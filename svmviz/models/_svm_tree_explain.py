@@ -38,7 +38,7 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
     step = tree.trace[k]
     name = _names(tree)
     y_act = None
-    data = getattr(model, "_train_data", None)
+    data = model.training_data
     if data is not None:
         y_act = np.where(data[1][step.active] == tree.classes[1], 1, -1)
     parts = []
@@ -116,8 +116,8 @@ def _zero_sentences(model, k, tree_index, qp, name) -> list:
     """One sentence per hard class whose candidates returned w = 0 at the first C_k: why, and
     what the C_k rule did (with what the other rule would have done)."""
     report = None
-    if getattr(model, "_train_data", None) is not None:
-        report = {r.hard_class: r for r in model._report(k, tree_index)}
+    if model.training_data is not None:
+        report = {r.hard_class: r for r in model.zero_solution_report(k, tree_index)}
     out = []
     for hc in (-1, 1):
         group = [c for c in qp if c.hard_class == hc and c.tries]

@@ -14,10 +14,10 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
-from svmviz.models._params import Gamma, Int, Number
 from svmviz.models._svm_tree_build import chain_arrays, chain_predict
 from svmviz.models._svm_tree_records import BinaryTree, NonlinearReport
-from svmviz.models.base import inner_fits
+from svmviz.models.composite import inner_fits
+from svmviz.models.constraints import Gamma, Int, Number
 from svmviz.models.svc import BinarySVC
 
 NONLINEAR_DEFAULTS = {"k": 5, "C": None, "gamma": None, "cv": 5}

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from svmviz.export.registry import register_record
+from svmviz.registry import register_record
 
 # Fig. 4.1 of seed 000 names the four QP candidates a–d in this order.
 FIG41_LABELS = {("c-svm", -1): "a", ("c-svm", 1): "b", ("h1-svm", -1): "c", ("h1-svm", 1): "d"}

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from svmviz.export.registry import register_record
 from svmviz.kernels import Kernel
+from svmviz.registry import register_record
+from svmviz.solvers import QPProblem, solve_qp
 
 DENSE_MAX = 3000  # leaves up to this size share one precomputed Gram matrix across C and pairs
 
@@ -105,11 +106,9 @@ def _binary_fit(K, X: np.ndarray, yb: np.ndarray, C: float, gamma: float, solver
         coef[m.support_] = m.dual_coef_[0]
         # fit_status_ 0: LIBSVM reached its tolerance (it has no iteration cap here)
         return coef, float(m.intercept_[0]), np.abs(coef), (int(m.fit_status_) == 0, 0, 0.0, None)
-    from svmviz.solvers import QPProblem, solve_qp
-
     problem = (QPProblem.c_svm(yb, C, Q=K) if K is not None
                else QPProblem.c_svm(yb, C, kernel=Kernel("rbf", gamma), X=X))
-    opts = {"callback": lambda *_: poll()} if poll is not None and solver == "smo" else {}
+    opts = {"progress": lambda *_: poll()} if poll is not None and solver == "smo" else {}
     res = solve_qp(problem, backend=solver, tol=1e-3, alpha0=alpha0, **opts)
     return (res.alpha * yb, -float(res.rho[0]), res.alpha,
             (bool(res.converged), int(res.n_iter), float(res.max_violation), float(res.objective)))

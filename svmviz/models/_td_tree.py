@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import xlogy
 
-from svmviz.export.registry import register_record
+from svmviz.registry import register_record
 
 # A split gains information when IR > this (IR is in nats; exact ties of entropy give ~1e-16).
 _IR_EPS = 1e-12

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import warnings
 
@@ -13,42 +12,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmviz.data.dataset import check_labels
-from svmviz.errors import DataError, ParameterError
+from svmviz.errors import DataError
 from svmviz.kernels import Kernel
-from svmviz.models._params import check_data_needs, check_params
-from svmviz.solvers import BACKENDS
+from svmviz.models.constraints import check_data_needs, check_params
 
 #: Largest |feature| accepted. Beyond it squared distances and kernel values overflow float64
 #: (|x| ≈ 1e154 squares to the largest double): the fit would "converge" to garbage (issue 16).
 MAX_ABS_FEATURE = 1e100
-
-
-@contextlib.contextmanager
-def inner_fits():
-    """Around the sub-fits of a composite model (a DAG's pairwise SVMs, a guard-vector QP, an SVM
-    tree's RBF node): their own ``ConvergenceWarning`` is not shown, because the composite model
-    collects every sub-fit's ``converged_`` and warns once, naming the sub-problems (issue 16,
-    item 7). Only svmviz's own convergence warnings are silenced; every other warning passes."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=ConvergenceWarning, module=r"svmviz\.")
-        yield
-
-
-def unconverged_detail(names, n_unconverged: int, n_total: int, what: str, limit: int = 4) -> str:
-    """"2 of 6 pairwise C-SVMs did not converge: pair a vs b; pair b vs c": the sub-problems of a
-    composite model that stopped before their tolerance, at most ``limit`` of them by name."""
-    if n_total == 1 and n_unconverged == 1 and len(names):
-        return f"{names[0]} did not converge"
-    shown = "; ".join(list(names)[:limit])
-    more = n_unconverged - min(len(names), limit)
-    if more > 0:
-        shown += f" and {more} more"
-    return f"{n_unconverged} of {n_total} {what} did not converge: {shown}"
-
-
-def not_converged_message(detail: str, advice: str) -> str:
-    """The sentence a page shows for an unconverged model: which sub-problems, what to change."""
-    return f"{detail[:1].upper()}{detail[1:]}. {advice[:1].upper()}{advice[1:]}. The model is not optimal."
 
 
 def _plain_xy(X, y) -> bool:
@@ -73,10 +43,16 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
     """Shared plumbing: ``_validate_fit`` / ``_validate_predict``, ``_kernel`` and ``_check_result``.
 
     Subclasses hold the scikit-learn parameters ``kernel, C, gamma, degree, coef0, solver`` (those
-    that apply) as plain attributes set in ``__init__``; their constraints live in the table of
-    ``svmviz.models._params`` and are checked as every ``fit`` begins (``_check_params_table``,
-    wrapped around each subclass's ``fit`` by ``__init_subclass__``).
+    that apply) as plain attributes set in ``__init__`` and declare their constraints in
+    ``_parameter_constraints`` (``svmviz.models.constraints``), extending their base class's; they
+    are checked as every ``fit`` begins (wrapped around each subclass's ``fit`` by
+    ``__init_subclass__``).
     """
+
+    #: parameter → constraint (``svmviz.models.constraints``); each subclass extends its base's
+    _parameter_constraints: dict = {}
+    #: (samples needed of every class, why), or None: two classes are enough
+    _min_class_samples: tuple[int, str] | None = None
 
     def __init_subclass__(cls, **kwargs):
         # Every ``fit`` checks the parameter table before its own code runs (as scikit-learn's
@@ -87,7 +63,7 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
         if fit is not None and not getattr(fit, "_checks_params", False):
             @functools.wraps(fit)
             def fit_checked(self, *args, **kw):
-                self._check_params_table()
+                check_params(self)
                 return fit(self, *args, **kw)
 
             fit_checked._checks_params = True
@@ -103,12 +79,8 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
             cls._param_names_cache = names
         return list(names)
 
-    def _check_params_table(self) -> None:
-        """Every parameter against ``svmviz.models._params.PARAMS`` (``ParameterError``)."""
-        check_params(self)
-
     def _validate_fit(self, X, y, min_classes: int = 2, max_classes: int | None = None):
-        # (the parameter table was checked as ``fit`` began: ``__init_subclass__``)
+        # (the parameter constraints were checked as ``fit`` began: ``__init_subclass__``)
         if _plain_xy(X, y):   # what validate_data does to an estimator for such X
             self.n_features_in_ = X.shape[1]
             self.__dict__.pop("feature_names_in_", None)
@@ -130,8 +102,6 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
         if max_classes is not None and classes.size > max_classes:
             raise DataError(f"{type(self).__name__} handles {max_classes} classes, but y has "
                             f"{classes.size}; use a multi-class method (DAG SVM, Scatter SVM) instead")
-        if getattr(self, "solver", "smo") not in BACKENDS:
-            raise ParameterError(f"solver must be one of {', '.join(BACKENDS)}, not {self.solver!r}")
         check_data_needs(self, counts, classes)
         self.classes_ = classes
         return X, y_idx

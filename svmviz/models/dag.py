@@ -21,16 +21,15 @@ import numpy as np
 from scipy.special import logsumexp
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator
 from svmviz.kernels import resolve_gamma
-from svmviz.models.base import (SVMClassifierBase, inner_fits, not_converged_message,
-                                unconverged_detail)
+from svmviz.models.base import SVMClassifierBase
+from svmviz.models.composite import CompositeMixin, inner_fits
+from svmviz.models.constraints import C, KERNEL, SMO, Int, Labels, Number, OneOf, Seed
 from svmviz.models.svc import BinarySVC
+from svmviz.registry import fitted_state, register_estimator
 
-# issue 16 item 7: every sub-solve's convergence, collected (converged_ False when any stopped early)
-_CONVERGENCE = ("converged_", "n_unconverged_", "unconverged_")
-_PAIR_FITTED = ("classes_", "n_features_in_", "pairs_", "estimators_", "gamma_", "fit_time_", "n_iter_",
-                *_CONVERGENCE)
+#: how a cluster's Gaussian weighs a point (``WeightedDAGSVC.weight``)
+WEIGHTS = ("gaussian", "gaussian_paper")
 
 
 def _max_iter_advice(est) -> str:
@@ -44,8 +43,10 @@ def _max_iter_advice(est) -> str:
     return f"loosen tol (now {est.tol:g}), normalize the features, or lower C"
 
 
-class _PairwiseSVMs(SVMClassifierBase):
+class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
     """Trains D_ij for every class pair i < j (seed 003 eq. 5) and evaluates them."""
+
+    _parameter_constraints = {**SVMClassifierBase._parameter_constraints, "C": C, **KERNEL, **SMO}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200):
@@ -60,9 +61,7 @@ class _PairwiseSVMs(SVMClassifierBase):
         self.cache_mb = cache_mb
 
     def _binary(self) -> BinarySVC:
-        return BinarySVC(C=self.C, kernel=self.kernel, gamma=self.gamma_, degree=self.degree,
-                         coef0=self.coef0, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
-                         cache_mb=self.cache_mb)
+        return self._sub_estimator(BinarySVC(), gamma=self.gamma_)
 
     def _fit_pairs(self, X, yi, gamma, progress=None):
         """One BinarySVC per pair (i, j), i < j, on the samples of classes i and j (labels i, j:
@@ -88,12 +87,7 @@ class _PairwiseSVMs(SVMClassifierBase):
         self.pairs_ = np.array(pairs, dtype=np.int64).reshape(-1, 2)
         self.estimators_ = models
         self.n_iter_ = np.array([m.n_iter_ for m in models], dtype=np.int64)  # per pair, as SVC
-        bad = self.unconverged_pairs()
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = bad
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=_max_iter_advice(self))
+        self._record_convergence(self.unconverged_pairs())
 
     def unconverged_pairs(self, labels=None) -> list:
         """"pair i vs j" for every pairwise SVM that stopped before its tolerance (``labels``:
@@ -102,16 +96,11 @@ class _PairwiseSVMs(SVMClassifierBase):
         return [f"pair {labels[i]} vs {labels[j]}" for (i, j), e in zip(self.pairs_, self.estimators_)
                 if not getattr(e, "converged_", True)]
 
-    def _unconverged_detail(self) -> str:
-        return unconverged_detail(self.unconverged_, self.n_unconverged_, len(self.estimators_),
-                                  "pairwise C-SVMs")
+    def _subproblems(self) -> tuple[int, str]:
+        return len(self.estimators_), "pairwise C-SVMs"
 
-    def convergence_message(self) -> str:
-        """Which pairwise SVMs stopped before their tolerance and what to change ('' when all
-        converged, or for a model saved before convergence was recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), _max_iter_advice(self))
+    def _convergence_advice(self) -> str:
+        return _max_iter_advice(self)
 
     def fit(self, X, y, progress=None):
         """Train every pairwise C-SVM; ``progress(done, total)`` (optional) is called after each
@@ -146,7 +135,7 @@ class _PairwiseSVMs(SVMClassifierBase):
         return D
 
 
-@register_estimator(*_PAIR_FITTED)
+@register_estimator
 class PairwiseVotingSVC(_PairwiseSVMs):
     """One-against-one C-SVMs with max-wins voting (seed 003 eq. 6–9).
 
@@ -203,12 +192,11 @@ class PairwiseVotingSVC(_PairwiseSVMs):
 
 
 def _copy_pairwise(src: _PairwiseSVMs, dst: _PairwiseSVMs) -> _PairwiseSVMs:
-    """``dst`` holding the fitted pairwise SVMs of ``src`` (shared, not copied)."""
-    for a in _PAIR_FITTED:
-        if hasattr(src, a):   # a model saved before convergence was recorded lacks converged_
-            setattr(dst, a, getattr(src, a))
-    if hasattr(src, "feature_names_in_"):
-        dst.feature_names_in_ = src.feature_names_in_
+    """``dst`` holding the fitted pairwise SVMs of ``src`` (shared, not copied); a DAG's class
+    list ``order_`` is the DAG's own."""
+    for a, v in fitted_state(src).items():
+        if a != "order_":
+            setattr(dst, a, v)
     return dst
 
 
@@ -231,7 +219,7 @@ def _order_indices(order, classes: np.ndarray) -> np.ndarray:
     return np.array(idx, dtype=np.int64)
 
 
-@register_estimator(*_PAIR_FITTED, "order_")
+@register_estimator
 class DAGSVC(_PairwiseSVMs):
     """Decision DAG over the pairwise C-SVMs (seed 003 §3, Fig. 2–3; Platt et al.'s DAGSVM).
 
@@ -245,6 +233,8 @@ class DAGSVC(_PairwiseSVMs):
     ``PairwiseVotingSVC``. Attributes: those of ``PairwiseVotingSVC`` and ``order_`` (class
     indices).
     """
+
+    _parameter_constraints = {**_PairwiseSVMs._parameter_constraints, "order": Labels()}
 
     def __init__(self, order=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  solver="smo", tol=1e-3, max_iter=None, cache_mb=200):
@@ -317,18 +307,12 @@ class DAGSVC(_PairwiseSVMs):
         return self._walk(X)[1]
 
 
-_WDAG_FITTED = ("classes_", "n_features_in_", "cluster_centers_", "cluster_labels_", "means_",
-                "covariances_", "cluster_models_", "cluster_constant_", "cluster_classes_",
-                "cluster_missing_", "incomplete_clusters_", "gamma_", "order_", "fit_time_", "n_iter_",
-                *_CONVERGENCE)
-
-
 class ClusterClassWarning(UserWarning):
     """A WDAG cluster lacks some classes (seed 003 §5 asks every cluster to hold every class)."""
 
 
-@register_estimator(*_WDAG_FITTED)
-class WeightedDAGSVC(SVMClassifierBase):
+@register_estimator
+class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
     """Weighted DAG SVM (seed 003 §4, Fig. 4–5).
 
     Training (Fig. 5a): K-Means splits the training set into ``n_clusters`` clusters; each cluster
@@ -341,7 +325,7 @@ class WeightedDAGSVC(SVMClassifierBase):
     label l_M(x) (eq. 14), τ_i = Σ_{M: l_M = i} w_M (eq. 16–17), label argmax_i τ_i (eq. 15).
 
     ``weight="gaussian"``: the multivariate normal density (2π)^(−d/2) |Σ|^(−1/2) exp(−½ q);
-    ``weight="seed"``: the seed's eq. 12/13 literally, (2π)^(−1/2) |Σ|^(−1/2) exp(−q), with
+    ``weight="gaussian_paper"``: the seed's eq. 12/13 literally, (2π)^(−1/2) |Σ|^(−1/2) exp(−q), with
     q = (x − x̄)ᵀ Σ⁻¹ (x − x̄). Weights are computed as log-densities and normalised over the
     clusters (a common positive factor does not change argmax τ), so they stay finite and
     non-negative far from every cluster.
@@ -356,6 +340,10 @@ class WeightedDAGSVC(SVMClassifierBase):
     missing class indices per cluster, ``incomplete_clusters_`` the clusters missing any, and
     ``fit`` warns (``ClusterClassWarning``) when there are some.
     """
+
+    _parameter_constraints = {**DAGSVC._parameter_constraints, "n_clusters": Int(1, 10_000),
+                              "covariance_reg": Number(0, 1e6, lo_open=True), "weight": OneOf(*WEIGHTS),
+                              "random_state": Seed()}
 
     def __init__(self, n_clusters=3, covariance_reg=1e-3, weight="gaussian", random_state=None,
                  order=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
@@ -375,16 +363,6 @@ class WeightedDAGSVC(SVMClassifierBase):
         self.max_iter = max_iter
         self.cache_mb = cache_mb
 
-    def _check_params(self, n: int):
-        if not (isinstance(self.n_clusters, (int, np.integer)) and self.n_clusters >= 1):
-            raise ParameterError(f"n_clusters must be a positive integer, got {self.n_clusters!r}")
-        if self.n_clusters > n:
-            raise ParameterError(f"n_clusters={self.n_clusters} is more than the {n} training samples")
-        if self.weight not in ("gaussian", "seed"):
-            raise ParameterError(f"weight must be 'gaussian' or 'seed', not {self.weight!r}")
-        if not (np.isscalar(self.covariance_reg) and self.covariance_reg > 0):
-            raise ParameterError(f"covariance_reg must be a positive number, got {self.covariance_reg!r}")
-
     def fit(self, X, y, progress=None):
         """K-Means, the Gaussians and a DAG per cluster (Fig. 5a). ``progress(done, total)``
         (optional, issue 16 item 5) is called after K-Means and after each pairwise SVM of each
@@ -395,7 +373,8 @@ class WeightedDAGSVC(SVMClassifierBase):
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         n, d = X.shape
-        self._check_params(n)
+        if self.n_clusters > n:
+            raise ParameterError(f"n_clusters={self.n_clusters} is more than the {n} training samples")
         n_distinct = np.unique(X, axis=0).shape[0]
         if n_distinct < self.n_clusters:
             raise DataError(f"only {n_distinct} distinct points for n_clusters={self.n_clusters}: "
@@ -436,9 +415,7 @@ class WeightedDAGSVC(SVMClassifierBase):
                 const.append(int(present[0]))
                 continue
             sub_order = [int(k) for k in self.order_ if k in set(present.tolist())]
-            dag = DAGSVC(order=sub_order, C=self.C, kernel=self.kernel, gamma=self.gamma_,
-                         degree=self.degree, coef0=self.coef0, solver=self.solver, tol=self.tol,
-                         max_iter=self.max_iter, cache_mb=self.cache_mb)
+            dag = self._sub_estimator(DAGSVC(), order=sub_order, gamma=self.gamma_)
             step = None
             if progress is not None:
                 def step(d, t, base=done):
@@ -467,20 +444,13 @@ class WeightedDAGSVC(SVMClassifierBase):
             if model is not None:
                 names = self.classes_[model.classes_]   # the cluster DAG's labels are class indices
                 bad += [f"{p} in cluster {M + 1}" for p in model.unconverged_pairs(names)]
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = bad
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=self._convergence_advice())
+        self._record_convergence(bad)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    def _n_subproblems(self) -> int:
-        return 1 + sum(len(m.estimators_) for m in self.cluster_models_ if m is not None)
-
-    def _unconverged_detail(self) -> str:
-        return unconverged_detail(self.unconverged_, self.n_unconverged_, self._n_subproblems(),
-                                  "sub-problems (K-Means and the clusters' pairwise C-SVMs)")
+    def _subproblems(self) -> tuple[int, str]:
+        return (1 + sum(len(m.estimators_) for m in self.cluster_models_ if m is not None),
+                "sub-problems (K-Means and the clusters' pairwise C-SVMs)")
 
     def _convergence_advice(self) -> str:
         svm = any(not n.startswith("K-Means") for n in self.unconverged_)
@@ -488,13 +458,6 @@ class WeightedDAGSVC(SVMClassifierBase):
         if any(n.startswith("K-Means") for n in self.unconverged_):
             parts.append("for K-Means: use fewer clusters (n_clusters) or another random_state")
         return "; ".join(parts)
-
-    def convergence_message(self) -> str:
-        """Which sub-problems (K-Means, cluster M's pair i vs j) stopped before their tolerance and
-        what to change ('' when all converged or not recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     def missing_classes_message(self) -> str:
         """One sentence naming the clusters that lack classes (numbered from 1, as the plots do)

@@ -5,7 +5,7 @@ A point p_i is a *guard vector* when some hyperplane through it has every other 
 label's side (ties allowed). Every support vector of the hard-margin SVM is one (seed 001 §1), so
 the SVM on the guard vectors is the SVM on all points (§3.2).
 
-- ``method="seed"``: the dual-space LP of §3.1. The dual of p = (p_1..p_n) is the hyperplane
+- ``method="yang_ahuja"``: the dual-space LP of §3.1. The dual of p = (p_1..p_n) is the hyperplane
   x_n = p_1 x_1 + … + p_{n−1} x_{n−1} − p_n; a dual point x is the primal hyperplane
   w = (x_1..x_{n−1}, −1), b = −x_n (last coordinate fixed at −1). Constraints: p_i's dual with
   "=", the duals of its own class with "≥" and of the other class with "≤"; if infeasible, every
@@ -23,7 +23,7 @@ Faster than the seed's procedure, same guard vectors (issue 12):
 
 - Rows: "every point on its side" is an affine condition, so it holds for all points of a class
   exactly when it holds for the vertices of that class's convex hull; each LP keeps only those rows.
-- 2-D, ``method="seed"``: along p_i's dual line every other point bounds the slope x_1 from one
+- 2-D, ``method="yang_ahuja"``: along p_i's dual line every other point bounds the slope x_1 from one
   side, so the LP is feasible exactly when the largest lower bound ≤ the smallest upper bound
   (the interval test drawn by ``dual_view``, seed Fig. 2–3) — evaluated for all points at once.
 - Otherwise one HiGHS model per orientation is built once and only p_i's equality row changes
@@ -47,15 +47,16 @@ from scipy import sparse
 from sklearn.utils.multiclass import type_of_target
 
 from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
-from svmviz.export.registry import register_estimator, register_record
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
-from svmviz.models.base import inner_fits, not_converged_message, unconverged_detail
-from svmviz.models.svc import BinarySVC, _BinaryKernelSVM
+from svmviz.models.composite import CompositeMixin, inner_fits
+from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf
+from svmviz.models.svc import BinaryKernelSVM, BinarySVC
+from svmviz.registry import register_estimator, register_record
 from svmviz.solvers.lp import solve_lp
 
-METHODS = ("seed", "single")
+METHODS = ("yang_ahuja", "single")
 BACKENDS = ("auto", "closed-form", "highs", "cvxpy")
 
 # Largest training sets for the two paths that hold an m×m matrix (float64: 72 MB and 32 MB, plus
@@ -226,12 +227,12 @@ def class_hulls(Z, y, prefilter: bool = True) -> tuple[np.ndarray, np.ndarray]:
     return tested, np.flatnonzero(is_row)
 
 
-def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend: str = "auto",
+def guard_vector_lps(Z, y, method: str = "yang_ahuja", prefilter: bool = True, backend: str = "auto",
                      progress=None, hulls=None) -> GuardLPs:
     """Find the guard vectors of seed 001 §3.1 among the rows of Z with labels y (±1).
 
-    ``backend``: "auto" (the closed form for 2-D data with ``method="seed"``, else "highs"),
-    "closed-form" (2-D, seed method only), "highs" (reused HiGHS models) or "cvxpy" (one generic
+    ``backend``: "auto" (the closed form for 2-D data with ``method="yang_ahuja"``, else "highs"),
+    "closed-form" (2-D, ``method="yang_ahuja"`` only), "highs" (reused HiGHS models) or "cvxpy" (one generic
     LP per point and orientation, the reference). All give the same guard vectors.
     ``progress(done, total)`` is called after each tested point (or block of points) for a
     progress bar; it may raise to stop the loop. ``hulls``: ``class_hulls(Z, y, prefilter)`` when
@@ -244,10 +245,10 @@ def guard_vector_lps(Z, y, method: str = "seed", prefilter: bool = True, backend
         raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     m, n = Z.shape
     if backend == "auto":
-        backend = "closed-form" if n == 2 and method == "seed" else "highs"
-    if backend == "closed-form" and (n != 2 or method != "seed"):
+        backend = "closed-form" if n == 2 and method == "yang_ahuja" else "highs"
+    if backend == "closed-form" and (n != 2 or method != "yang_ahuja"):
         raise ParameterError("the closed-form test is the seed's LP in 2-D: use it with 2 features "
-                             "and method='seed', or backend='highs'")
+                             "and method='yang_ahuja', or backend='highs'")
     tested, rows = class_hulls(Z, y, prefilter) if hulls is None else hulls
     guard = np.zeros(m, dtype=bool)
     status = np.full(m, SKIPPED, dtype=object)
@@ -296,7 +297,7 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
     m, n = Z.shape
     n_lps = 0
     if backend == "highs":
-        if method == "seed":
+        if method == "yang_ahuja":
             # Row j: y_j (p_j1 x_1 + … − x_n) vs y_j p_jn, "≥" when σ y_i = +1 and "≤" when −1.
             A = y[rows, None] * np.column_stack([Z[rows, :n - 1], -np.ones(len(rows))])
             rhs = y[rows] * Z[rows, n - 1]
@@ -310,7 +311,7 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
                                fixed_eq=(y @ A_all, 1.0))
     for done, i in enumerate(todo, 1):
         failed = False   # an LP of this point ended without an answer (issue 16 item 7)
-        if method == "seed":
+        if method == "yang_ahuja":
             for sigma, label in ((1, GUARD_A), (-1, GUARD_B)):
                 n_lps += 1
                 if backend == "highs":
@@ -377,14 +378,8 @@ def kernel_map(K) -> np.ndarray:
     return V[:, keep] * np.sqrt(w[keep])
 
 
-_FITTED = ("classes_", "n_features_in_", "guard_vectors_", "lp_status_", "orientation_", "tested_",
-           "planes_", "n_lps_", "lp_time_", "qp_time_", "support_", "support_vectors_",
-           "dual_coef_", "intercept_", "alpha_", "hard_margin_", "converged_", "kernel_params_",
-           "fit_time_", "guard_test_", "qp_converged_", "lp_failed_", "n_unconverged_", "unconverged_")
-
-
-@register_estimator(*_FITTED)
-class GuardVectorSVC(_BinaryKernelSVM):
+@register_estimator
+class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     """Hard-margin SVM trained on the guard vectors found by one LP per point (seed 001).
 
     Parameters
@@ -392,7 +387,7 @@ class GuardVectorSVC(_BinaryKernelSVM):
     kernel, gamma, degree, coef0 : as ``sklearn.svm.SVC`` (default linear, as in the seed). For a
         non-linear kernel the LPs run on the empirical kernel map (coordinates with Z Zᵀ = K).
     C : float, box bound of the final QP; large (1e6) for the hard margin of the seed
-    method : "seed" (two dual-space LPs per point, §3.1) or "single" (one orientation-free LP)
+    method : "yang_ahuja" (two dual-space LPs per point, §3.1) or "single" (one orientation-free LP)
     prefilter : test only points on the boundary of their own class's hull (same result)
     delta : Δ ≥ 0 of the projection τ_Δ (§3.3), i.e. Δ² added to the kernel diagonal
     solver : "smo" or "cvxpy" for the QP on the guard vectors; tol : its KKT tolerance
@@ -420,7 +415,10 @@ class GuardVectorSVC(_BinaryKernelSVM):
     matrix); above them ``fit`` raises ``ProblemTooLargeError``.
     """
 
-    def __init__(self, kernel="linear", C=1e6, method="seed", prefilter=True, delta=0.0,
+    _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "C": C, "method": OneOf(*METHODS),
+                              "prefilter": Bool(), "delta": Number(0, 1e6), "solver": SOLVER, "tol": TOL}
+
+    def __init__(self, kernel="linear", C=1e6, method="yang_ahuja", prefilter=True, delta=0.0,
                  solver="smo", gamma="scale", degree=3, coef0=0.0, tol=1e-3):
         self.kernel = kernel
         self.C = C
@@ -495,7 +493,7 @@ class GuardVectorSVC(_BinaryKernelSVM):
         self.guard_test_ = lps.backend
         # §3.2: the QP on the guard vectors only (τ_Δ with the linear kernel: explicit coordinates).
         Zg = tau_delta(X, self.delta) if lifted and kern.name == "linear" else Z[g]
-        svc = BinarySVC(C=self.C, kernel="linear", solver=self.solver, tol=self.tol)
+        svc = self._sub_estimator(BinarySVC(), kernel="linear")
         tq = time.perf_counter()
         with inner_fits():   # the warning below says it is the QP on the guard vectors
             svc.fit(Zg, y_pm[g])
@@ -510,43 +508,28 @@ class GuardVectorSVC(_BinaryKernelSVM):
         # issue 16 item 7: the LPs and the QP, checked and collected; one warning names them
         self.qp_converged_ = bool(svc.converged_)
         self.lp_failed_ = lps.failed
-        self.unconverged_ = ([] if self.qp_converged_ else ["the QP on the guard vectors"]) + \
-            [f"the LP of point {i}" for i in lps.failed.tolist()]
-        self.n_unconverged_ = len(self.unconverged_)
-        self.converged_ = not self.unconverged_
         self._check_result(objective=svc.objective_, decisions=self.decision_function(X),
                            detail="the QP on the guard vectors")
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=self._convergence_advice())
+        self._record_convergence(([] if self.qp_converged_ else ["the QP on the guard vectors"])
+                                 + [f"the LP of point {i}" for i in lps.failed.tolist()])
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    def _unconverged_detail(self) -> str:
-        # a model saved before the LPs were checked: its converged_ was the QP's alone
-        names = getattr(self, "unconverged_", ["the QP on the guard vectors"])
-        n_total = 1 + (int(np.sum(self.tested_)) if self.n_lps_ else 0)
-        return unconverged_detail(names, len(names) if not hasattr(self, "n_unconverged_")
-                                  else self.n_unconverged_, n_total,
-                                  "sub-problems (the QP and the per-point LPs)")
+    def _subproblems(self) -> tuple[int, str]:
+        return (1 + (int(np.sum(self.tested_)) if self.n_lps_ else 0),
+                "sub-problems (the QP and the per-point LPs)")
 
     def _convergence_advice(self) -> str:
         parts = []
-        if not getattr(self, "qp_converged_", self.converged_):
+        if not self.qp_converged_:
             parts.append(f"for the QP: use solver='cvxpy' (a tiny margin makes the hard-margin QP "
                          f"ill-conditioned), loosen tol (now {self.tol:g}), normalize the features, "
                          "or use delta > 0 (a soft margin)")
-        if len(getattr(self, "lp_failed_", ())):
-            other = "single" if self.method == "seed" else "seed"
+        if len(self.lp_failed_):
+            other = "single" if self.method == "yang_ahuja" else "yang_ahuja"
             parts.append(f"for the LPs: normalize the features or use method='{other}' (those points "
                          "were counted as not guard vectors)")
         return "; ".join(parts)
-
-    def convergence_message(self) -> str:
-        """Which sub-problems (the QP on the guard vectors, a point's LP) did not finish and what
-        to change ('' when all did)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     # Prediction (decision_function, predict, coef_, kernel_) is the binary SVM's: Σ y_i α_i
     # k(x_i, x) + b over the support vectors. A new point has no τ_Δ coordinate of its own, so

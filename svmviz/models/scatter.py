@@ -40,19 +40,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator, register_record
+from svmviz.errors import DataError, ParameterError, ProblemTooLargeError, SvmvizError
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
-from svmviz.solvers import QPProblem, solve_qp
-from svmviz.solvers import kkt
+from svmviz.models.constraints import C, KERNEL, MAX_ITER, SOLVER, TOL, Bool, Number, OneOf
+from svmviz.registry import register_estimator, register_record
+from svmviz.solvers import QPProblem, cvxpy_backend, kkt, solve_qp
 
 FORMULATIONS = ("C", "nu")
-
-_FITTED = ("classes_", "n_features_in_", "alpha_", "support_", "support_vectors_", "support_classes_",
-           "intercept_", "rho_", "objective_", "scatter_",
-           "class_sums_", "mu_", "n_iter_", "n_solves_", "converged_", "fit_time_", "kernel_params_",
-           "fit_X_")
 
 
 # ---------------------------------------------------------------------------------- the QPs
@@ -85,9 +80,6 @@ def reference_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, max_n: int
     """The C-form with bias (eq. 15 with equal class sums) solved directly by cvxpy (Clarabel):
     min ½αᵀK̃α − 1ᵀα, 0 ≤ α ≤ C, Σ_{I_c} α = Σ_{I_0} α for c = 1 … K−1. Returns (α, t)."""
     import cvxpy as cp
-
-    from svmviz.errors import ProblemTooLargeError, SvmvizError
-    from svmviz.solvers import cvxpy_backend
 
     yi = np.asarray(yi, dtype=np.int64)
     n = yi.shape[0]
@@ -174,14 +166,17 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
     docstring): Brent's bounded minimisation of the convex V(t), each slice a QP with disjoint
     groups solved by ``backend`` from the nearest solved slice. Returns (QPResult, t, n_solves).
 
-    ``progress()`` (optional, no arguments) is called after each slice's solve: when it raises
-    (Stop, a closed tab; issue 16 item 5) the search ends there and no further slice is solved.
-    ``options`` go to ``solve_qp`` (e.g. the SMO's ``callback``)."""
+    ``progress(done, total)`` (optional) is called with the slices solved so far (``total`` 0: the
+    search decides when it ends) after each slice's solve and, with the SMO backend, inside a long
+    one: when it raises (Stop, a closed tab) the search ends there, mid-solve. ``options`` go to
+    ``solve_qp``."""
     from scipy.optimize import minimize_scalar
 
     yi = np.asarray(yi, dtype=np.int64)
     t_max = C * float(np.bincount(yi, minlength=n_classes).min())
     solved: dict[float, object] = {}
+    if progress is not None and backend == "smo":
+        options = {**options, "progress": lambda *_: progress(len(solved), 0)}
 
     def V(t: float) -> float:
         t = float(t)
@@ -194,7 +189,7 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
         prob = scatter_problem(X, yi, n_classes, kernel, "C", True, C=C, class_sum=t)
         solved[t] = solve_qp(prob, backend=backend, tol=tol, alpha0=alpha0, **options)
         if progress is not None:
-            progress()
+            progress(len(solved), 0)
         return solved[t].objective
 
     # V'(0+) = −K < 0, so the optimum is inside (0, t_max]; the bounded search never evaluates
@@ -207,7 +202,7 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
 
 
 # ---------------------------------------------------------------------------------- estimator
-@register_estimator(*_FITTED)
+@register_estimator
 class ScatterSVC(SVMClassifierBase):
     """Scatter SVM (seed 004): a joint multi-class SVM over the prototypes m_c and their mean.
 
@@ -241,6 +236,10 @@ class ScatterSVC(SVMClassifierBase):
     difference f₁ − f₀ (positive = ``classes_[1]``); ``class_scores`` always gives (n, K).
     """
 
+    _parameter_constraints = {**SVMClassifierBase._parameter_constraints, "C": C,
+                              "formulation": OneOf(*FORMULATIONS), "mu": Number(0, 1e12, lo_open=True, none=True),
+                              "bias": Bool(), **KERNEL, "solver": SOLVER, "tol": TOL, "max_iter": MAX_ITER}
+
     def __init__(self, C=1.0, formulation="C", mu=None, bias=False, kernel="rbf", gamma="scale",
                  degree=3, coef0=0.0, solver="smo", tol=1e-3, max_iter=None):
         self.C = C
@@ -256,20 +255,12 @@ class ScatterSVC(SVMClassifierBase):
         self.max_iter = max_iter
 
     # ------------------------------------------------------------------ fitting
-    def _check_params(self, counts: np.ndarray) -> float | None:
-        if self.formulation not in FORMULATIONS:
-            raise ParameterError(f"formulation must be 'C' or 'nu', not {self.formulation!r}")
-        if not (np.isscalar(self.tol) and self.tol > 0):
-            raise ParameterError(f"tol must be a positive number, got {self.tol!r}")
+    def _check_mu(self, counts: np.ndarray) -> float | None:
+        """The ν-form's μ (None for the C-form), checked against the class sizes."""
         if self.formulation == "C":
-            if not (np.isscalar(self.C) and np.isfinite(self.C) and self.C > 0):
-                raise ParameterError(f"C must be a positive number, got {self.C!r}")
             return None
         K, n = counts.size, int(counts.sum())
-        mu = 2.0 / counts.min() if self.mu is None else self.mu
-        if not (np.isscalar(mu) and np.isfinite(mu) and mu > 0):
-            raise ParameterError(f"mu must be a positive number, got {self.mu!r}")
-        mu = float(mu)
+        mu = 2.0 / counts.min() if self.mu is None else float(self.mu)
         if self.bias and mu * counts.min() < 1 - 1e-12:
             raise ParameterError(
                 f"mu = {mu:g} is too small: with bias every class's weights sum to 1, so mu must be "
@@ -283,19 +274,20 @@ class ScatterSVC(SVMClassifierBase):
         """Solve the dual (one QP, or the outer search over t for the C-form with bias).
 
         ``progress(done, total)`` (optional, issue 16 item 5): ``progress(0, 1)`` is called from
-        inside a long SMO solve (the solver's callback, every ``smo.CHUNK`` iterations) and after
+        inside a long SMO solve (the solver's ``progress``, every ``smo.CHUNK`` iterations) and after
         each slice of the outer search, ``progress(1, 1)`` at the end. When it raises (Stop, a
         closed tab) the exception ends the fit there, mid-solve."""
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         K = self.classes_.size
         counts = np.bincount(yi, minlength=K)
-        mu = self._check_params(counts)
+        mu = self._check_mu(counts)
         kern = self._kernel(X)
-        # the SMO's callback returns None (never False): it only polls, a raise ends the solve
+        # the SMO's progress only polls here (its iterations are not the fit's steps): a raise
+        # ends the solve
         opts = {}
         if progress is not None and self.solver == "smo":
-            opts["callback"] = lambda *_: progress(0, 1)
+            opts["progress"] = lambda *_: progress(0, 1)
         n_solves, t = 1, None
         if self.formulation == "C" and self.bias:
             if self.solver == "cvxpy":
@@ -304,8 +296,7 @@ class ScatterSVC(SVMClassifierBase):
             else:
                 res, t, n_solves = solve_c_bias(
                     X, yi, K, kern, float(self.C), backend=self.solver, tol=self.tol,
-                    max_iter=self.max_iter, progress=None if progress is None else (lambda: progress(0, 1)),
-                    **opts)
+                    max_iter=self.max_iter, progress=opts.get("progress"))
                 alpha = res.alpha
             problem = scatter_problem(X, yi, K, kern, "C", True, C=float(self.C), class_sum=t)
         else:

@@ -13,15 +13,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator
 from svmviz.kernels import Kernel
 from svmviz.models.base import SVMClassifierBase
+from svmviz.models.constraints import C, KERNEL, SMO, TRACE, Number
+from svmviz.registry import register_estimator
 from svmviz.solvers import QPProblem, kkt, solve_qp
-
-_SVC_FITTED = ("classes_", "n_features_in_", "support_", "support_vectors_", "dual_coef_",
-               "intercept_", "objective_", "n_iter_", "converged_", "fit_time_", "kernel_params_",
-               "alpha_", "history_", "max_violation_", "linear_coef_", "trace_", "trace_data_")
-
 
 @dataclass
 class SMOIterate:
@@ -54,8 +50,10 @@ class SMOIterate:
         return self.kernel.gram(np.asarray(X, dtype=np.float64), self.X[nz]) @ self.coef[nz] + self.intercept
 
 
-class _BinaryKernelSVM(SVMClassifierBase):
+class BinaryKernelSVM(SVMClassifierBase):
     """Prediction from support vectors, shared by the C- and ν-SVM."""
+
+    _parameter_constraints = {**SVMClassifierBase._parameter_constraints, **KERNEL}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -155,7 +153,7 @@ class _BinaryKernelSVM(SVMClassifierBase):
         tr = getattr(self, "trace_", None)
         if tr is None:
             raise ParameterError(f"{type(self).__name__} was fitted without trace=True")
-        s = self._trace_scale()
+        s = self.trace_scale()
         return {"iteration": np.arange(len(tr) + 1),
                 "max_violation": np.r_[tr.max_violation / s, self.iterate_at(len(tr)).max_violation],
                 "objective": np.r_[tr.objective0, tr.objective] / s**2}
@@ -169,8 +167,8 @@ class _BinaryKernelSVM(SVMClassifierBase):
         return X, yi
 
 
-@register_estimator(*_SVC_FITTED)
-class BinarySVC(_BinaryKernelSVM):
+@register_estimator
+class BinarySVC(BinaryKernelSVM):
     """C-SVM for two classes: min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (LIBSVM's dual).
 
     Parameters
@@ -192,6 +190,8 @@ class BinarySVC(_BinaryKernelSVM):
     history; trace_ : ``SMOTrace`` or None
     """
 
+    _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "C": C, **SMO, **TRACE}
+
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200, trace=False, max_trace=20000):
         self.C = C
@@ -209,8 +209,6 @@ class BinarySVC(_BinaryKernelSVM):
     def fit(self, X, y, sample_C=None):
         t0 = time.perf_counter()
         X, yi = self._validate_binary(X, y)
-        if not (np.isscalar(self.C) and self.C > 0):
-            raise ParameterError(f"C must be a positive number, got {self.C!r}")
         y_pm = np.where(yi == 1, 1.0, -1.0)
         upper = self.C if sample_C is None else np.asarray(sample_C, dtype=np.float64)
         if np.any(np.asarray(upper) <= 0):
@@ -220,7 +218,8 @@ class BinarySVC(_BinaryKernelSVM):
         self._store(X, y_pm, res.alpha, -float(res.rho[0]), res, kern, t0, upper=upper)
         return self
 
-    def _trace_scale(self) -> float:
+    def trace_scale(self) -> float:
+        """The factor from the trace's α to the dual variables the page shows (1: they are α)."""
         return 1.0
 
     def _trace_problem(self, X, y_pm, upper, kern):
@@ -232,11 +231,8 @@ class BinarySVC(_BinaryKernelSVM):
                           d["X"], self.kernel_)
 
 
-_NUSVC_FITTED = _SVC_FITTED + ("r_", "mu_")
-
-
-@register_estimator(*_NUSVC_FITTED)
-class BinaryNuSVC(_BinaryKernelSVM):
+@register_estimator
+class BinaryNuSVC(BinaryKernelSVM):
     """ν-SVM for two classes through its reduced-convex-hull form (seed 000 §3.1, seed 004's
     binary part, DESIGN.md "Reduced convex hulls and ν-SVM"):
 
@@ -262,6 +258,9 @@ class BinaryNuSVC(_BinaryKernelSVM):
     scale, ``mu_`` the bound μ
     """
 
+    _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "nu": Number(0, 1, lo_open=True), **SMO,
+                              **TRACE}
+
     def __init__(self, nu=0.5, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
                  tol=1e-3, max_iter=None, cache_mb=200, trace=False, max_trace=20000):
         self.nu = nu
@@ -280,8 +279,6 @@ class BinaryNuSVC(_BinaryKernelSVM):
         t0 = time.perf_counter()
         X, yi = self._validate_binary(X, y)
         nu = self.nu
-        if not (np.isscalar(nu) and 0 < nu <= 1):
-            raise ParameterError(f"nu must be in (0, 1], got {nu!r}")
         y_pm = np.where(yi == 1, 1.0, -1.0)
         n = y_pm.size
         m_min = int(min(np.sum(y_pm > 0), np.sum(y_pm < 0)))
@@ -318,7 +315,8 @@ class BinaryNuSVC(_BinaryKernelSVM):
                     upper=1.0)
         return self
 
-    def _trace_scale(self) -> float:
+    def trace_scale(self) -> float:
+        """The factor from the trace's α to the dual variables the page shows (LIBSVM's α = scale · λ)."""
         return self.nu * self.trace_data_["y"].size / 2   # LIBSVM's α = scale · λ
 
     def _trace_problem(self, X, y_pm, upper, kern):
@@ -351,5 +349,5 @@ def libsvm_dual_objective(svc, X) -> float:
     ``BinarySVC.objective_``."""
     coef = np.asarray(svc.dual_coef_)[0]
     sv = np.asarray(X, dtype=np.float64)[svc.support_]
-    kern = Kernel(svc.kernel, float(svc._gamma), int(svc.degree), float(svc.coef0))
+    kern = Kernel.from_params(svc.kernel, svc.gamma, int(svc.degree), float(svc.coef0), X=X)
     return float(0.5 * coef @ kern.gram(sv) @ coef - np.sum(np.abs(coef)))

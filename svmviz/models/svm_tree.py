@@ -14,21 +14,26 @@ from itertools import combinations
 import numpy as np
 
 from svmviz.errors import ParameterError
-from svmviz.export.registry import register_estimator
-from svmviz.models._svm_tree_build import (EXACT_MARGIN, TreeSettings, chain_arrays, chain_predict,
+from svmviz.geometry.zero_solution import hard_class_zero
+from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TreeSettings, chain_arrays, chain_predict,
                                            grow, prune, tree_predict)
+from svmviz.models._svm_tree_explain import explain_step
 from svmviz.models._svm_tree_records import BinaryTree
-from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, add_nonlinear
-from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
+from svmviz.models.base import SVMClassifierBase
+from svmviz.models.composite import CompositeMixin
+from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf, Options
+from svmviz.registry import register_estimator
+
+# the plots read a tree through the same functions that predict with it
+__all__ = ["SVMTreeClassifier", "chain_arrays", "chain_predict", "tree_predict"]
 
 #: Names of unconverged sub-problems kept in ``unconverged_`` (``n_unconverged_`` counts all).
 MAX_UNCONVERGED_NAMES = 20
 
 
-@register_estimator("classes_", "n_features_in_", "trees_", "pairs_", "fit_time_", "converged_",
-                    "n_unconverged_", "unconverged_", "n_subproblems_",
-                    absent_params={"fallback": "all_stuck"})
-class SVMTreeClassifier(SVMClassifierBase):
+@register_estimator
+class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     """Decision tree (a chain) of linear SVM nodes, seed 000.
 
     Parameters
@@ -95,6 +100,14 @@ class SVMTreeClassifier(SVMClassifierBase):
         ``fit`` warns once (``ConvergenceWarning``) naming them; a non-finite objective or decision
         raises ``DataError`` (issue 16 item 7).
     """
+
+    _max_unconverged_names = MAX_UNCONVERGED_NAMES
+    _parameter_constraints = {
+        **SVMClassifierBase._parameter_constraints, "C_hard": C, "reduction": Number(1, 1e6, lo_open=True),
+        "w_tol": Number(0, 1, lo_open=True), "ck_rule": OneOf(*CK_RULES), "greedy_level": OneOf(0, 1),
+        "use_c_svm": Bool(), "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(),
+        "fallback": OneOf(*FALLBACKS), "majority_stop": Bool(), "prune": Bool(), "nonlinear": Options(**NONLINEAR_SPEC), "solver": SOLVER,
+        "multi_class": OneOf("ovo"), "tol": TOL}
 
     def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
                  use_c_svm=True, use_h1_svm=True, sign_change=True, perpendicular=True,
@@ -184,17 +197,12 @@ class SVMTreeClassifier(SVMClassifierBase):
                                    decisions=tree.svm.decision_function(X), detail=f"{where}the RBF node")
                 if not tree.svm.converged_:
                     bad.append(f"{where}the RBF node")
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = bad[:MAX_UNCONVERGED_NAMES]
         self.n_subproblems_ = n_solved
-        self._check_result(converged=self.converged_, detail=self._unconverged_detail(),
-                           advice=self._convergence_advice())
+        self._record_convergence(bad)
 
-    def _unconverged_detail(self) -> str:
+    def _subproblems(self) -> tuple[int, str]:
         rbf = any(t.svm is not None for t in self.trees_)
-        return unconverged_detail(self.unconverged_, self.n_unconverged_, self.n_subproblems_,
-                                  "QPs (node QPs and the RBF node)" if rbf else "node QPs")
+        return self.n_subproblems_, "QPs (node QPs and the RBF node)" if rbf else "node QPs"
 
     def _convergence_advice(self) -> str:
         parts = []
@@ -206,13 +214,6 @@ class SVMTreeClassifier(SVMClassifierBase):
             parts.append("for the RBF node: give it a smaller C (nonlinear={'C': ...}) or normalize "
                          "the features")
         return "; ".join(parts)
-
-    def convergence_message(self) -> str:
-        """Which QPs (tree, step, candidate and C_k, or the RBF node) stopped before their
-        tolerance and what to change ('' when all converged or not recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), self._convergence_advice())
 
     def _fit_binary(self, X, y, index, classes, s: TreeSettings, nl, progress) -> BinaryTree:
         nodes, trace, final = grow(X, y, s, progress)
@@ -283,8 +284,6 @@ class SVMTreeClassifier(SVMClassifierBase):
         return self._report(k, tree_index)
 
     def _report(self, k, tree_index):
-        from svmviz.geometry.zero_solution import hard_class_zero
-
         key = (tree_index, k)
         cache = self.__dict__.setdefault("_zero_cache", {})
         if key not in cache:
@@ -300,24 +299,25 @@ class SVMTreeClassifier(SVMClassifierBase):
         self._zero_cache = {}
         return self
 
-    def _step_data(self, k, tree_index):
-        from svmviz.errors import ParameterError as PE
+    @property
+    def training_data(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(X, y) bound by ``fit`` or ``bind_data``, or None (a loaded model before ``bind_data``)."""
+        return getattr(self, "_train_data", None)
 
-        data = getattr(self, "_train_data", None)
+    def _step_data(self, k, tree_index):
+        data = self.training_data
         if data is None:
-            raise PE("this SVM tree has no training data bound: call bind_data(X_train, y_train) "
+            raise ParameterError("this SVM tree has no training data bound: call bind_data(X_train, y_train) "
                      "(fit does it) before asking for step reports")
         tree = self.trees_[tree_index]
         if not 0 <= k < len(tree.trace):
-            raise PE(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
+            raise ParameterError(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
         X, y = data
         act = tree.trace[k].active
         return X[act], np.where(y[act] == tree.classes[1], 1, -1)
 
     def explain_step(self, k: int, tree_index: int = 0) -> str:
         """Step k in plain words, from the trace and the zero-solution report."""
-        from svmviz.models._svm_tree_explain import explain_step
-
         return explain_step(self, k, tree_index)
 
     # ------------------------------------------------------------------ views of the first tree

@@ -35,10 +35,13 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.export.registry import register_estimator, register_record
+from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
 from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
-from svmviz.models.base import SVMClassifierBase, not_converged_message, unconverged_detail
+from svmviz.models.base import SVMClassifierBase
+from svmviz.models.composite import CompositeMixin
+from svmviz.models.constraints import Grid, Int, NJobs, Number, NumberOrList, OneOf, Seed
+from svmviz.registry import register_estimator, register_record
 
 SVM_SOLVERS = ("smo", "libsvm", "cvxpy")
 # Seed 002 §3: Φ = {10^a: a = −1…5} and Ψ = {10^b: b = −4…4}.
@@ -100,13 +103,8 @@ class TDLevel:
         return float(self.accuracy[self.best])
 
 
-_FITTED = ("classes_", "n_features_in_", "tree_", "sigma0_", "sigma_", "params_", "leaves_",
-           "levels_", "search_path_", "homogeneous_fraction_", "n_train_", "fit_time_", "purity_tol_",
-           "majority_fraction_", "converged_", "n_unconverged_", "unconverged_")
-
-
-@register_estimator(*_FITTED)
-class TreeDecompositionSVC(SVMClassifierBase):
+@register_estimator
+class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
     """Seed 002's TD classifier with its ceiling-size search.
 
     Parameters
@@ -145,6 +143,16 @@ class TreeDecompositionSVC(SVMClassifierBase):
     and which (then ``fit`` warns once with a ``ConvergenceWarning`` naming the leaves)
     """
 
+    _parameter_constraints = {
+        **SVMClassifierBase._parameter_constraints, "sigma0": Int(2, 10**9), "growth": Number(1, 1e6, lo_open=True),
+        "top_k": Int(1, 10_000), "C_grid": Grid(), "gamma_grid": Grid(), "min_gain": Number(0, 1),
+        "multi_class": OneOf("ovo", "ovr"), "validation_fraction": Number(0, 1, lo_open=True, hi_open=True),
+        "svm_solver": OneOf(*SVM_SOLVERS), "n_jobs": NJobs(), "random_state": Seed(),
+        "purity_tol": NumberOrList(Number(0, 0.5, hi_open=True)), "max_stages": Int(1, 10**6, none=True)}
+    # Chang et al. 2009 §2.2 hold out a validation component: a class seen once cannot be in both parts
+    _min_class_samples = (2, "one to grow the tree on and one for the validation component "
+                             "that chooses σ, C and γ (Chang et al. 2009 §2.2)")
+
     def __init__(self, sigma0=1500, growth=4, top_k=5, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
                  min_gain=0.005, multi_class="ovo", validation_fraction=0.2, svm_solver="smo",
                  n_jobs=None, random_state=0, purity_tol=0.0, max_stages=None):
@@ -161,39 +169,6 @@ class TreeDecompositionSVC(SVMClassifierBase):
         self.random_state = random_state
         self.purity_tol = purity_tol
         self.max_stages = max_stages
-
-    # ------------------------------------------------------------------ checks
-    def _check_params(self):
-        if not (isinstance(self.sigma0, (int, np.integer)) and self.sigma0 >= 2):
-            raise ParameterError(f"sigma0 must be an integer of at least 2, got {self.sigma0!r}")
-        if not (np.isscalar(self.growth) and self.growth > 1):
-            raise ParameterError(f"growth must be a number above 1, got {self.growth!r}")
-        if not (isinstance(self.top_k, (int, np.integer)) and self.top_k >= 1):
-            raise ParameterError(f"top_k must be a positive integer, got {self.top_k!r}")
-        for name in ("C_grid", "gamma_grid"):
-            g = np.atleast_1d(np.asarray(getattr(self, name), dtype=np.float64))
-            if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
-                raise ParameterError(f"{name} must be a non-empty list of positive numbers")
-        if not (np.isscalar(self.min_gain) and self.min_gain >= 0):
-            raise ParameterError(f"min_gain must be a number ≥ 0, got {self.min_gain!r}")
-        if self.multi_class not in ("ovo", "ovr"):
-            raise ParameterError(f"multi_class must be 'ovo' or 'ovr', not {self.multi_class!r}")
-        if not (np.isscalar(self.validation_fraction) and 0 < self.validation_fraction < 1):
-            raise ParameterError("validation_fraction must be between 0 and 1, got "
-                                 f"{self.validation_fraction!r}")
-        tols = np.atleast_1d(np.asarray(self.purity_tol, dtype=object))
-        if tols.size == 0 or not all(isinstance(t, (int, float, np.integer, np.floating))
-                                     and not isinstance(t, bool) and 0 <= t < 0.5 for t in tols):
-            raise ParameterError("purity_tol must be a number in [0, 0.5) or a non-empty list of such "
-                                 f"numbers (0 = the seed's homogeneous leaves only), got {self.purity_tol!r}")
-        if self.max_stages is not None and not (isinstance(self.max_stages, (int, np.integer))
-                                                and not isinstance(self.max_stages, bool)
-                                                and self.max_stages >= 1):
-            raise ParameterError(f"max_stages must be None (the seed's search) or an integer ≥ 1, "
-                                 f"got {self.max_stages!r}")
-        if self.svm_solver not in SVM_SOLVERS:
-            raise ParameterError(f"svm_solver must be one of {', '.join(SVM_SOLVERS)}, "
-                                 f"not {self.svm_solver!r}")
 
     def _label_index(self, y) -> np.ndarray:
         y = np.asarray(y)
@@ -237,7 +212,6 @@ class TreeDecompositionSVC(SVMClassifierBase):
         exception propagates and no further leaf SVM is trained (issue 16 item 5).
         """
         t0 = time.perf_counter()
-        self._check_params()
         X, yi = self._validate_fit(X, y)
         Xt, yt, Xv, yv = self._split(X, yi, X_val, y_val)
         n, K = Xt.shape[0], self.classes_.size
@@ -313,31 +287,21 @@ class TreeDecompositionSVC(SVMClassifierBase):
         training decision values are a ``DataError``; leaves whose solver stopped before its
         tolerance give one ``ConvergenceWarning`` naming them and what to change."""
         with_svm = [lf for lf in self.leaves_ if lf.svm is not None]
-        bad = [lf for lf in with_svm if not lf.svm.converged]
-        self.converged_ = not bad
-        self.n_unconverged_ = len(bad)
-        self.unconverged_ = [f"leaf node {lf.node} ({lf.size} samples, KKT violation "
-                             f"{lf.svm.max_violation:.3g} after {lf.svm.n_iter} iterations)" for lf in bad]
-        if not with_svm:
-            return
-        node_t = self.tree_.apply(Xt, self.sigma_)
-        decisions = np.concatenate([lf.svm.decision(Xt[node_t == lf.node]).ravel() for lf in with_svm])
-        objective = [lf.svm.objective for lf in with_svm if lf.svm.objective is not None]
-        self._check_result(converged=self.converged_, objective=objective or None, decisions=decisions,
-                           detail=self._unconverged_detail() if bad else "", advice=UNCONVERGED_ADVICE)
+        if with_svm:
+            node_t = self.tree_.apply(Xt, self.sigma_)
+            decisions = np.concatenate([lf.svm.decision(Xt[node_t == lf.node]).ravel() for lf in with_svm])
+            objective = [lf.svm.objective for lf in with_svm if lf.svm.objective is not None]
+            self._check_result(objective=objective or None, decisions=decisions)
+        self._record_convergence([f"leaf node {lf.node} ({lf.size} samples, KKT violation "
+                                  f"{lf.svm.max_violation:.3g} after {lf.svm.n_iter} iterations)"
+                                  for lf in with_svm if not lf.svm.converged])
 
-    def _unconverged_detail(self) -> str:
-        n_svm = sum(lf.svm is not None for lf in self.leaves_)
-        return (unconverged_detail(self.unconverged_, self.n_unconverged_, n_svm,
-                                   f"leaf SVMs at σ = {self.sigma_}, C = {self.params_['C']:g}, "
-                                   f"γ = {self.params_['gamma']:g}"))
+    def _subproblems(self) -> tuple[int, str]:
+        return (sum(lf.svm is not None for lf in self.leaves_),
+                f"leaf SVMs at σ = {self.sigma_}, C = {self.params_['C']:g}, γ = {self.params_['gamma']:g}")
 
-    def convergence_message(self) -> str:
-        """Which leaf SVMs of the model stopped before their tolerance and what to change ('' when
-        all converged, or for a model saved before convergence was recorded)."""
-        if getattr(self, "converged_", True):
-            return ""
-        return not_converged_message(self._unconverged_detail(), UNCONVERGED_ADVICE)
+    def _convergence_advice(self) -> str:
+        return UNCONVERGED_ADVICE
 
     def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report):
         """Train the TD classifiers of every θ in ``thetas`` on the tree at ceiling σ; return the
@@ -598,8 +562,6 @@ def validation_split(y, fraction: float = 0.2, random_state=0) -> tuple[np.ndarr
 
 def _margin_terms(svm: TDLocalSVM, X: np.ndarray, y: np.ndarray) -> list[dict]:
     """β² and the margin slacks of every binary machine of ``svm`` on (X, y) (ρ = 1: RBF)."""
-    from svmviz.kernels import Kernel
-
     Ksv = Kernel("rbf", svm.gamma).gram(svm.support_vectors)
     D = svm.decision(X) if X.shape[0] else np.zeros((0, svm.machines.shape[0]))
     out = []

@@ -23,6 +23,19 @@ GRID_RESOLUTION = 200
 MAX_GRID_RESOLUTION = 400
 
 
+def padded_box(X, pad=0.08):
+    """The bounding box of the rows of ``X`` widened by ``pad`` of its span on each side."""
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return lo - pad * span, hi + pad * span
+
+
+def legend_below(fig: go.Figure, y: float = -0.12, **margin) -> go.Figure:
+    """The legend under the plot: above it, many traces collide with the title in narrow columns."""
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=y, x=0), margin=margin or dict(b=90))
+    return fig
+
+
 def class_color(k: int, n_classes: int) -> str:
     if n_classes == 2:
         return (NEG_COLOR, POS_COLOR)[k]

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import PALETTE, Plane, add_class_scatter, base_layout, class_color, grid
+from svmviz.plots.common import PALETTE, Plane, add_class_scatter, base_layout, class_color, grid, legend_below
 
 UNCLASSIFIABLE = "rgba(120, 120, 120, 0.55)"
 PAIR_COLORS = ["#222222", "#6a3d9a", "#b15928", "#33a02c", "#e31a1c", "#1f78b4", "#ff7f00", "#fb9a99"]
@@ -72,11 +72,6 @@ def _zero_line(view: _View, values: np.ndarray, name: str, color: str, dash="sol
                       showlegend=showlegend, hoverinfo="skip")
 
 
-def _legend_below(fig: go.Figure) -> go.Figure:
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0), margin=dict(b=90))
-    return fig
-
-
 def _pair_name(names, i, j):
     return f"D_{names[i]},{names[j]} = 0"
 
@@ -92,7 +87,7 @@ def plot_pairwise_boundaries(model, X, y, class_names=None, plane: Plane | None 
         fig.add_trace(_zero_line(view, D[:, i, j], _pair_name(names, i, j), PAIR_COLORS[p % len(PAIR_COLORS)],
                                  PAIR_DASHES[p % len(PAIR_DASHES)]))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
-    return _legend_below(base_layout(fig, title or f"Pairwise boundaries D_ij = 0 ({len(model.pairs_)} SVMs)",
+    return legend_below(base_layout(fig, title or f"Pairwise boundaries D_ij = 0 ({len(model.pairs_)} SVMs)",
                                      *view.labels, equal=plane is None))
 
 
@@ -146,7 +141,7 @@ def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = Non
                                  PAIR_DASHES[p % len(PAIR_DASHES)], width=1.2))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
     share = 100 * tied.mean()
-    return _legend_below(base_layout(fig, f"Pairwise voting: unclassifiable (grey) on {share:.1f} % of the view",
+    return legend_below(base_layout(fig, f"Pairwise voting: unclassifiable (grey) on {share:.1f} % of the view",
                                      *view.labels, equal=plane is None))
 
 
@@ -163,7 +158,7 @@ def plot_dag_regions(model, X, y, class_names=None, plane: Plane | None = None,
         fig.add_trace(_zero_line(view, tied, "voting's unclassifiable region", "#555", dash="dot", level=0.5))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
     order = " → ".join(names[k] for k in model.order_)
-    return _legend_below(base_layout(fig, title or f"DAG regions for the list [{order}]", *view.labels,
+    return legend_below(base_layout(fig, title or f"DAG regions for the list [{order}]", *view.labels,
                                      equal=plane is None))
 
 
@@ -315,7 +310,7 @@ def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None
     title = f"K-Means clusters (N = {len(model.means_)}) and their Gaussians (1σ, 2σ)"
     if model.incomplete_clusters_.size:
         title += f" — {model.incomplete_clusters_.size} cluster(s) lack a class"
-    return _legend_below(base_layout(fig, title,
+    return legend_below(base_layout(fig, title,
                                      *view.labels, equal=plane is None))
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, SYMBOLS, base_layout
-from svmviz.plots.hulls import _box, _legend_below, add_line
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, padded_box
+from svmviz.plots.hulls import add_line, hull_legend
 
 
 def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
@@ -36,7 +36,7 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
     fig.add_trace(go.Scatter(x=X[sv, 0], y=X[sv, 1], mode="markers", name=f"support vectors ({len(sv)})",
                              customdata=sv, hovertemplate="support vector %{customdata}<extra></extra>",
                              marker=dict(symbol="x-thin-open", size=12, color="#111", line=dict(width=2))))
-    lo, hi = _box(X)
+    lo, hi = padded_box(X)
     if model.kernel_params_["name"] == "linear" and X.shape[1] == 2:
         w, b = model.coef_[0], float(model.intercept_[0])
         add_line(fig, w, b, lo, hi, "SVM hyperplane (guard vectors only)", "#111", "dashdot", 2.5)
@@ -53,7 +53,7 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
                      "#2ca02c", "dash", 2)
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
-    return _legend_below(base_layout(fig, f"Guard vectors (circled) ⊇ support vectors (×): {g.sum()} "
+    return hull_legend(base_layout(fig, f"Guard vectors (circled) ⊇ support vectors (×): {g.sum()} "
                                           f"guard, {len(sv)} support", labels[0], labels[1]))
 
 

@@ -6,16 +6,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, add_class_scatter, base_layout
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, add_class_scatter, base_layout, legend_below, padded_box
 
 FILL = {1: "rgba(230, 184, 0, 0.22)", -1: "rgba(0, 166, 200, 0.20)"}
 LINE = {1: POS_COLOR, -1: NEG_COLOR}
-
-
-def _box(X, pad=0.08):
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    return lo - pad * span, hi + pad * span
 
 
 def line_in_box(w, b, lo, hi):
@@ -79,7 +73,7 @@ def plot_hulls(X, y, hulls: dict, reduced: dict, mu: float, nearest=None, nusvc=
         nm = names[(c + 1) // 2] if names else str(c)
         add_polygon(fig, hulls[c], f"conv({nm})", LINE[c], dash="dash", width=1.2)
         add_polygon(fig, reduced[c], f"RCH({nm}, μ)", LINE[c], fill=FILL[c], width=2.2)
-    lo, hi = _box(X)
+    lo, hi = padded_box(X)
     if nearest is not None and nearest.w is not None:
         pa, pb = nearest.point_a, nearest.point_b
         fig.add_trace(go.Scatter(x=[pa[0], pb[0]], y=[pa[1], pb[1]], mode="lines+markers",
@@ -95,15 +89,13 @@ def plot_hulls(X, y, hulls: dict, reduced: dict, mu: float, nearest=None, nusvc=
         add_line(fig, nusvc[0], nusvc[1], lo, hi, "scikit-learn NuSVC", "#111", "dash", 2)
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
-    return _legend_below(base_layout(fig, title or f"Convex hulls and reduced convex hulls, μ = {mu:.4g}",
+    return hull_legend(base_layout(fig, title or f"Convex hulls and reduced convex hulls, μ = {mu:.4g}",
                                      labels[0], labels[1], height=620))
 
 
-def _legend_below(fig):
-    """Many traces: the legend goes under the plot so it never covers the title."""
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.1, x=0),
-                      margin=dict(l=40, r=20, t=50, b=40))
-    return fig
+def hull_legend(fig):
+    """The legend under a hull plot, with the tight margins these square plots use."""
+    return legend_below(fig, y=-0.1, l=40, r=20, t=50, b=40)
 
 
 def plot_zero_solution(X, y, hard_class: int, reduced_hard, centroid, w=None, h1_point=None,
@@ -136,7 +128,7 @@ def plot_zero_solution(X, y, hard_class: int, reduced_hard, centroid, w=None, h1
                                arrowcolor="#111", text="")
             fig.add_annotation(x=tip[0], y=tip[1], text=f"w (‖w‖ = {nw:.3g})", showarrow=False,
                                yshift=14, font=dict(size=12))
-    return _legend_below(base_layout(fig, title, labels[0], labels[1]))
+    return hull_legend(base_layout(fig, title, labels[0], labels[1]))
 
 
 def plot_w_norm(sweep, D_current=None) -> go.Figure:

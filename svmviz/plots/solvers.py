@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid
+from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid, legend_below
 
 # one line style per solver, so coinciding boundaries stay distinguishable
 _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot", 2.5),
@@ -45,14 +45,7 @@ def plot_boundaries(models: dict, X: np.ndarray, y, names=None, plane=None,
                                  name=f"{label}: f(x) = 0", showlegend=True, hoverinfo="skip"))
     xl, yl = (plane.labels if plane is not None else ("x1", "x2"))
     base_layout(fig, "Decision boundaries f(x) = 0 of each solver", xl, yl)
-    return _legend_below(fig)
-
-
-def _legend_below(fig: go.Figure) -> go.Figure:
-    """Legends under the plot: above it they collide with the title in narrow columns."""
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.15, x=0),
-                      margin=dict(b=110))
-    return fig
+    return legend_below(fig, y=-0.15, b=110)
 
 
 def plot_alpha_comparison(alpha_a: np.ndarray, alpha_b: np.ndarray, label_a: str = "SMO",
@@ -78,7 +71,7 @@ def plot_alpha_comparison(alpha_a: np.ndarray, alpha_b: np.ndarray, label_a: str
     pad = 0.05 * hi
     fig.update_xaxes(range=[-pad, hi + pad])
     fig.update_yaxes(range=[-pad, hi + pad])
-    return _legend_below(fig)
+    return legend_below(fig, y=-0.15, b=110)
 
 
 def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
@@ -101,7 +94,7 @@ def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
                 height=460)
     fig.update_yaxes(type="log", dtick=1, exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
-    return _legend_below(fig)
+    return legend_below(fig, y=-0.15, b=110)
 
 
 # ---------------------------------------------------------------------------- SMO stepper
@@ -153,7 +146,7 @@ def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
     base_layout(fig, f"After {it.t} SMO iterations", xl, yl)
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
-    return _legend_below(fig)
+    return legend_below(fig, y=-0.15, b=110)
 
 
 def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -> go.Figure:
@@ -174,7 +167,7 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
                   annotation_text="upper bound")
     base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=320)
     fig.update_layout(barmode="overlay", bargap=0.1)
-    return _legend_below(fig)
+    return legend_below(fig, y=-0.15, b=110)
 
 
 def plot_trace_curves(iterations, violation, objective, t: int, tol: float | None = None,
@@ -201,4 +194,4 @@ def plot_trace_curves(iterations, violation, objective, t: int, tol: float | Non
                 "max KKT violation m(α) − M(α)", equal=False, height=360)
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
-    return _legend_below(fig)
+    return legend_below(fig, y=-0.15, b=110)

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from svmviz.models._svm_tree_build import chain_arrays, chain_predict, tree_predict
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid
+from svmviz.models.svm_tree import chain_arrays, chain_predict, tree_predict
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid, padded_box
 
 REGION_SCALE = [[0.0, "rgba(0, 229, 255, 0.30)"], [0.5, "rgba(255, 255, 255, 0)"],
                 [1.0, "rgba(255, 235, 59, 0.45)"]]
@@ -54,12 +54,6 @@ def _clip_line(a, c, lo, hi):
     pts = np.array(pts)
     far = np.argmax(np.linalg.norm(pts - pts[0], axis=1))
     return pts[0], pts[far]
-
-
-def _box(P2, pad=0.08):
-    lo, hi = P2.min(axis=0), P2.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    return lo - pad * span, hi + pad * span
 
 
 def _regions(fig, tree, nodes, plane, P2, resolution):
@@ -110,7 +104,7 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     in_pair = np.isin(y, tree.classes)
     plane = _plane(X[in_pair], plane)
     P2 = plane.to2d(X)
-    lo, hi = _box(P2[in_pair])
+    lo, hi = padded_box(P2[in_pair])
     fig = go.Figure()
     _regions(fig, tree, tree.nodes[:k], plane, P2[in_pair], resolution)
     out = np.setdiff1d(np.flatnonzero(in_pair), step.active)
@@ -261,7 +255,7 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     in_pair = np.isin(y, tree.classes)
     plane = _plane(X[in_pair], plane)
     P2 = plane.to2d(X)
-    lo, hi = _box(P2[in_pair])
+    lo, hi = padded_box(P2[in_pair])
     xs, ys, G = grid(P2[in_pair], resolution)
     Xg = plane.lift(G)
     if pruned:

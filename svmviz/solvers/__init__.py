@@ -22,8 +22,9 @@ def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_it
     None runs SMO to convergence (as LIBSVM); a number caps it: the result then says
     ``converged=False`` with its final ``max_violation``, or with ``on_cap="raise"`` a
     ``svmviz.errors.ConvergenceError`` carries it (``err.result``). Backend options pass through
-    (smo: ``cache_mb``, ``shrinking``, ``dense_mb``, ``trace``, ``max_trace``, ``callback``,
-    ``on_cap``; cvxpy: ``max_n``, ``solver``).
+    (smo: ``cache_mb``, ``shrinking``, ``dense_mb``, ``trace``, ``max_trace``, ``progress``,
+    ``on_cap``; cvxpy: ``max_n``, ``solver``); a backend refuses an option it does not know
+    (``TypeError``), so a misspelt or misplaced option never passes silently.
     """
     if alpha0 is not None:
         alpha0 = np.asarray(alpha0, dtype=np.float64)

@@ -50,7 +50,7 @@ def _pinned(problem) -> np.ndarray:
 
 
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, max_n: int | None = None,
-          solver: str = "CLARABEL", **_ignored) -> QPResult:
+          solver: str = "CLARABEL") -> QPResult:
     import cvxpy as cp
 
     max_n = DEFAULT_MAX_N if max_n is None else max_n

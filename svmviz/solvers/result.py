@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from svmviz.export.registry import register_record
+from svmviz.registry import register_record
 
 
 @dataclass

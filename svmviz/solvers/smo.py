@@ -23,10 +23,11 @@ bounds 0. Here, for the general problem of ``problem.py``:
 
 Convergence (issue 15). As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
 finitely many iterations for any tol > 0 (Fan, Chen & Lin 2005, Theorem 3 / Chen, Fan & Lin
-2006), and the old default cap (max(10⁷, 100 n)) returned wrong answers. ``callback(n_iter,
-max_violation, objective)`` is called every ``CHUNK`` iterations (a progress bar, a time limit:
-returning False stops the solve). A stop at an explicit ``max_iter`` or by the callback returns
-the result with ``converged=False`` and its final KKT violation (the caller asked for the stop;
+2006), and the old default cap (max(10⁷, 100 n)) returned wrong answers. ``progress(done,
+total)``, svmviz's one progress protocol, is called every ``CHUNK`` iterations with the iterations
+done and ``max_iter`` (0 when uncapped: the total is not known); when it raises, the exception ends
+the solve there (a Stop button, a time limit). A stop at an explicit ``max_iter`` returns the
+result with ``converged=False`` and its final KKT violation (the caller asked for the stop;
 estimators warn), or, with ``on_cap="raise"``, raises ``ConvergenceError`` whose ``result`` is
 that unconverged ``QPResult``.
 """
@@ -46,7 +47,7 @@ DEFAULT_DENSE_MB = 2.0   # n ≤ 512: beyond that cached columns were faster
 DEFAULT_CACHE_MB = 200.0
 DEFAULT_MAX_TRACE = 20_000
 HISTORY_POINTS = 2048
-CHUNK = 1 << 20          # iterations between two calls of the callback
+CHUNK = 1 << 20          # iterations between two calls of ``progress``
 NO_CAP = np.iinfo(np.int64).max
 
 _EMPTY2 = np.empty((0, 0))
@@ -98,16 +99,16 @@ def _start(problem, alpha0):
 
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: float | None = None,
           dense_mb: float | None = None, shrinking: bool = True, trace: bool = False,
-          max_trace: int = DEFAULT_MAX_TRACE, callback=None, on_cap: str = "return",
-          shrink_every: int | None = None, _internals: dict | None = None,
-          **_ignored) -> QPResult:
+          max_trace: int = DEFAULT_MAX_TRACE, progress=None, on_cap: str = "return",
+          shrink_every: int | None = None, _internals: dict | None = None) -> QPResult:
     """Solve ``problem`` by SMO; see the module docstring.
 
     ``max_iter``: None (default) runs to convergence; a number caps the iterations (then
     ``converged`` is False, or ``ConvergenceError`` with ``on_cap="raise"``). ``trace``: record the first ``max_trace`` iterations in
-    ``result.trace`` (``SMOTrace``). ``callback(n_iter, max_violation, objective)``: called every
-    ``CHUNK`` iterations, False stops the solve. ``shrink_every``: iterations between shrinking
-    steps (LIBSVM's min(n, 1000)).
+    ``result.trace`` (``SMOTrace``). ``progress(done, total)``: called every ``CHUNK`` iterations
+    (``total`` = ``max_iter``, 0 when uncapped); raising in it ends the solve. ``shrink_every``:
+    iterations between shrinking steps (LIBSVM's min(n, 1000)). An unknown option is a
+    ``TypeError``.
     """
     t0 = time.perf_counter()
     n = problem.n
@@ -180,10 +181,9 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     T = int(max_trace) if trace else 0
     tr = (np.empty((T, 2), dtype=np.int64), np.empty((T, 4)), np.empty((T, 2)),
           np.empty((T, 2), dtype=np.int64))
-    stopped = False
     while True:
         it = int(ist[core.S_IT])
-        stop_it = min(cap, it + CHUNK) if callback is not None else cap
+        stop_it = min(cap, it + CHUNK) if progress is not None else cap
         status = core.run(farr, grp, st, ordr, src, pool, slot_of, owner, slen, prv, nxt,
                           Gmax1, Gmax2, imax, buf, float(tol), stop_it, bool(shrinking),
                           shrink_every, one_group, ist, fst, *hist, *tr)
@@ -191,9 +191,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
             continue
         if status != core.RUNNING or ist[core.S_IT] >= cap:
             break
-        if callback(int(ist[core.S_IT]), float(fst[core.F_VIOL]), float(fst[core.F_OBJ])) is False:
-            stopped = True
-            break
+        progress(int(ist[core.S_IT]), 0 if max_iter is None else cap)
     if status == core.UNBOUNDED:
         raise SvmvizError("the objective is unbounded below: some variable has U = inf and no "
                           "curvature (Q_ii = 0) along a descent direction")
@@ -233,9 +231,8 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         trace=rec,
     )
     if not converged and on_cap == "raise":
-        why = "the callback stopped it" if stopped else f"max_iter = {cap} was reached"
         raise ConvergenceError(
-            f"SMO did not converge: {why} with maximal KKT violation {viol:.3g} > tol = {tol:g} "
+            f"SMO did not converge: max_iter = {cap} was reached with maximal KKT violation {viol:.3g} > tol = {tol:g} "
             f"(objective {objective:.6g}). Leave max_iter=None to run to convergence, loosen "
             "tol, or lower C (large C makes SMO take many more iterations)", result=res)
     return res

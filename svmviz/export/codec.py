@@ -1,7 +1,8 @@
-"""A registry of the classes a saved model may contain, and the JSON encoding of their state.
+"""The JSON encoding of a model's state: numbers, strings, arrays, containers, and the
+estimators and records of ``svmviz.registry``.
 
-Loading never runs code: a document names a class, and only classes registered here (by the
-estimators themselves, at import) can be rebuilt; everything else is plain JSON data.
+Loading never runs code: a document names a class, and only registered classes (the estimators
+register themselves at import) can be rebuilt; everything else is plain JSON data.
 """
 
 from __future__ import annotations
@@ -12,38 +13,10 @@ import math
 import numpy as np
 
 from svmviz.errors import ModelFormatError
+from svmviz.registry import (estimator_class, fitted_state, is_fitted_attribute, is_registered_estimator,
+                             is_registered_record, record_class)
 
-_ESTIMATORS: dict[str, tuple[type, tuple[str, ...]]] = {}
-#: class name → {parameter: value a document without that parameter was built with}
-_ABSENT: dict[str, dict] = {}
-_RECORDS: dict[str, type] = {}
 _ARRAY_KINDS = {"f": "float", "i": "int", "u": "int", "b": "bool", "U": "str"}
-
-
-def register_estimator(*fitted: str, absent_params: dict | None = None):
-    """Class decorator: the class can be saved; ``fitted`` names its fitted attributes (those
-    missing on an instance, e.g. optional ones, are skipped). ``absent_params``: for a parameter
-    added after models were saved, the value that reproduces how those models were built (a file
-    without the parameter loads with it, not with a newer default)."""
-
-    def deco(cls):
-        _ESTIMATORS[cls.__name__] = (cls, tuple(fitted))
-        _ABSENT[cls.__name__] = dict(absent_params or {})
-        return cls
-
-    return deco
-
-
-def register_record(cls):
-    """Class decorator for a dataclass used inside fitted state (trace steps, nodes, leaves)."""
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__} must be a dataclass to be registered as a record")
-    _RECORDS[cls.__name__] = cls
-    return cls
-
-
-def registered_estimators() -> dict[str, type]:
-    return {k: v[0] for k, v in _ESTIMATORS.items()}
 
 
 def encode(value):
@@ -81,9 +54,9 @@ def encode(value):
             return {k: encode(v) for k, v in value.items()}
         return {"__dict__": [[encode(k), encode(v)] for k, v in value.items()]}
     name = type(value).__name__
-    if name in _ESTIMATORS and _ESTIMATORS[name][0] is type(value):
+    if is_registered_estimator(value):
         return encode_estimator(value)
-    if name in _RECORDS and _RECORDS[name] is type(value):
+    if is_registered_record(value):
         return {"__record__": name,
                 "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
     raise ModelFormatError(f"cannot save a value of type {type(value).__qualname__}; "
@@ -92,11 +65,10 @@ def encode(value):
 
 def encode_estimator(est) -> dict:
     name = type(est).__name__
-    if name not in _ESTIMATORS:
+    if not is_registered_estimator(est):
         raise ModelFormatError(f"{name} is not a registered svmviz estimator and cannot be saved")
-    _, fitted = _ESTIMATORS[name]
     params = est.get_params(deep=False)
-    state = {a: encode(getattr(est, a)) for a in fitted if hasattr(est, a)}
+    state = {a: encode(v) for a, v in fitted_state(est).items()}
     return {"__estimator__": name, "params": encode(params), "fitted": state}
 
 
@@ -147,11 +119,9 @@ def _expect(value, kind: type, what: str):
 
 def _decode_record(obj):
     name = obj["__record__"]
-    if not isinstance(name, str) or name not in _RECORDS:
-        raise ModelFormatError(f"unknown record type {name!r} in the model file")
+    cls = record_class(name)
     if set(obj) - {"__record__", "fields"}:
         raise ModelFormatError(f"record {name} has unexpected entries {sorted(set(obj) - {'__record__', 'fields'})}")
-    cls = _RECORDS[name]
     names = {f.name for f in dataclasses.fields(cls)}
     fields = _expect(obj.get("fields", {}), dict, f"the fields of record {name}")
     if set(fields) - names:
@@ -182,7 +152,7 @@ def _decode_array(d):
     dtype = {"float": np.float64, "int": np.int64, "bool": np.bool_, "str": np.str_}.get(kind)
     if dtype is None:
         raise ModelFormatError(f"unknown array dtype {str(kind)[:40]!r} in the model file")
-    # a shape is a short list of whole numbers: [10**30] or [2.5] must not reach NumPy (issue 16)
+    # a shape is a short list of whole numbers: [10**30] or [2.5] must not reach NumPy
     if (not isinstance(shape, list) or len(shape) > _MAX_NDIM
             or not all(type(s) is int and s >= 0 for s in shape)):
         raise ModelFormatError(f"malformed {kind} array in the model file: its shape must be a list "
@@ -204,21 +174,17 @@ def _decode_array(d):
 
 def decode_estimator(obj):
     name = _expect(obj, dict, "an estimator").get("__estimator__")
-    if not isinstance(name, str) or name not in _ESTIMATORS:
-        raise ModelFormatError(f"the model file names an unknown estimator class {name!r}; "
-                               f"known: {', '.join(sorted(_ESTIMATORS))}")
+    cls = estimator_class(name)
     if set(obj) - {"__estimator__", "params", "fitted"}:
         raise ModelFormatError(f"estimator {name} has unexpected entries "
                                f"{sorted(set(obj) - {'__estimator__', 'params', 'fitted'})}")
-    cls, fitted = _ESTIMATORS[name]
     params = _expect(decode(_expect(obj.get("params", {}), dict, "the parameters")), dict, "the parameters")
-    params = {**_ABSENT.get(name, {}), **params}
     try:
         est = cls(**params)
     except TypeError as exc:
         raise ModelFormatError(f"parameters in the model file do not fit {name}: {exc}") from None
     for attr, v in _expect(obj.get("fitted", {}), dict, "the fitted state").items():
-        if attr not in fitted:
+        if not is_fitted_attribute(cls, attr):
             raise ModelFormatError(f"{name} has no fitted attribute {attr!r}")
         setattr(est, attr, decode(v))
     return est

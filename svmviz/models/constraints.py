@@ -1,19 +1,13 @@
-"""The parameter constraints of every svmviz estimator, in one table (issue 16, items 7, 8, 11).
+"""Parameter constraints for the svmviz estimators, in the manner of scikit-learn's
+``_parameter_constraints``: each estimator class declares ``_parameter_constraints`` (a dict
+parameter → constraint), extending its base class's, and ``check_params`` reads it from the
+class as every ``fit`` begins. A NaN tolerance, a string for a number or a bool, a fractional
+degree or an unbounded iteration count is refused with a ``ParameterError`` saying what to pass
+instead; it never reaches NumPy or Numba as a ``TypeError``/``OverflowError`` or a silently wrong
+model. Checks that depend on the data (``n_clusters`` ≤ n, ``mu`` ≥ 1/smallest class, ``order``
+naming the classes...) stay in the estimators.
 
-``SVMClassifierBase._validate_fit`` checks ``get_params()`` against ``PARAMS[class name]`` before
-any work, so a NaN tolerance, a string for a number or a bool, a fractional degree or an
-unbounded iteration count is refused with a ``ParameterError`` saying what to pass instead; it
-never reaches NumPy or Numba as a ``TypeError``/``OverflowError`` or a silently wrong model.
-Checks that depend on the data (``n_clusters`` ≤ n, ``mu`` ≥ 1/smallest class, ``order`` naming
-the classes...) stay in the estimators. ``DATA_NEEDS`` states what an estimator needs of the
-training data beyond two classes.
-
-The choice lists repeat module constants (``guard.METHODS``, ``scatter.FORMULATIONS``,
-``tree_decomposition.SVM_SOLVERS``, ``_svm_tree_build.CK_RULES``, ``_svm_tree_build.FALLBACKS``,
-``_svm_tree_nonlinear.NONLINEAR_SPEC``)
-because those modules import this one through ``base``;
-``tests/test_hostile_params.py`` checks that they agree and that every ``__init__`` parameter of
-every registered estimator has an entry.
+``param_spec(cls, name)`` gives the app a parameter's options or bounds from the same place.
 """
 
 from __future__ import annotations
@@ -166,54 +160,35 @@ class NJobs:
         return "None or a whole number other than 0 (-1: every core)"
 
 
+class NumberOrList:
+    """A number satisfying ``item``, or a non-empty list of such numbers (a search over them)."""
+
+    def __init__(self, item: Number):
+        self.item = item
+
+    def ok(self, v) -> bool:
+        if isinstance(v, (list, tuple, np.ndarray)) and not isinstance(v, (str, bytes)):
+            values = list(np.ravel(v)) if isinstance(v, np.ndarray) else list(v)
+            return bool(values) and len(values) <= 1000 and all(self.item.ok(x) for x in values)
+        return self.item.ok(v)
+
+    def describe(self) -> str:
+        return f"{self.item.describe()}, or a non-empty list of such numbers"
+
+
 # Bounds beyond which a value is a mistake rather than a choice: C above 1e12 overflows the dual
 # objective long before it changes the margin; a KKT tolerance of 1 or more stops SMO before its
 # first step (LIBSVM's initial violation is 2); more than 1e9 SMO iterations never finish.
-_C = Number(0, 1e12, lo_open=True)
-_TOL = Number(0, 1, lo_open=True, hi_open=True)
-_KERNEL = {"kernel": OneOf(*KERNELS), "gamma": Gamma(), "degree": Int(1, 20), "coef0": Number(-1e6, 1e6)}
-_SMO = {"solver": OneOf(*BACKENDS), "tol": _TOL, "max_iter": Int(1, 10**9, none=True),
-        "cache_mb": Number(0, 16384, lo_open=True)}
-_PAIRWISE = {"C": _C, **_KERNEL, **_SMO}
-_TRACE = {"trace": Bool(), "max_trace": Int(1, 10**8)}   # SMO iterations recorded for replay
-
-#: estimator class name → {parameter: constraint}
-PARAMS: dict[str, dict] = {
-    "BinarySVC": {**_PAIRWISE, **_TRACE},
-    "BinaryNuSVC": {"nu": Number(0, 1, lo_open=True), **_KERNEL, **_SMO, **_TRACE},
-    "PairwiseVotingSVC": _PAIRWISE,
-    "DAGSVC": {"order": Labels(), **_PAIRWISE},
-    "WeightedDAGSVC": {"n_clusters": Int(1, 10_000), "covariance_reg": Number(0, 1e6, lo_open=True),
-                       "weight": OneOf("gaussian", "seed"), "random_state": Seed(), "order": Labels(),
-                       **_PAIRWISE},
-    "GuardVectorSVC": {"C": _C, "method": OneOf("seed", "single"), "prefilter": Bool(),
-                       "delta": Number(0, 1e6), **_KERNEL, "solver": OneOf(*BACKENDS), "tol": _TOL},
-    "ScatterSVC": {"C": _C, "formulation": OneOf("C", "nu"), "mu": Number(0, 1e12, lo_open=True, none=True),
-                   "bias": Bool(), **_KERNEL, "solver": OneOf(*BACKENDS), "tol": _TOL,
-                   "max_iter": _SMO["max_iter"]},
-    "SVMTreeClassifier": {
-        "C_hard": _C, "reduction": Number(1, 1e6, lo_open=True), "w_tol": Number(0, 1, lo_open=True),
-        "ck_rule": OneOf("exact", "paper"), "greedy_level": OneOf(0, 1), "use_c_svm": Bool(),
-        "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(),
-        "fallback": OneOf("per_candidate", "all_stuck"), "majority_stop": Bool(),
-        "prune": Bool(),
-        "nonlinear": Options(k=Int(1, 10**9), C=Number(0, 1e12, lo_open=True, none=True), gamma=Gamma(),
-                             cv=Int(2, 100)),
-        "solver": OneOf(*BACKENDS), "multi_class": OneOf("ovo"), "tol": _TOL},
-    "TreeDecompositionSVC": {
-        "sigma0": Int(2, 10**9), "growth": Number(1, 1e6, lo_open=True), "top_k": Int(1, 10_000),
-        "C_grid": Grid(), "gamma_grid": Grid(), "min_gain": Number(0, 1),
-        "multi_class": OneOf("ovo", "ovr"), "validation_fraction": Number(0, 1, lo_open=True, hi_open=True),
-        "svm_solver": OneOf("smo", "libsvm", "cvxpy"), "n_jobs": NJobs(), "random_state": Seed(),
-        "max_stages": Int(1, 10**6, none=True)},
-}
-
-#: estimator class name → (samples needed of every class, why)
-DATA_NEEDS: dict[str, tuple[int, str]] = {
-    # seed 002 §2.2 holds out a validation component: a class seen once cannot be in both parts
-    "TreeDecompositionSVC": (2, "one to grow the tree on and one for the validation component "
-                                "that chooses σ, C and γ (seed 002 §2.2)"),
-}
+C = Number(0, 1e12, lo_open=True)
+TOL = Number(0, 1, lo_open=True, hi_open=True)
+MAX_ITER = Int(1, 10**9, none=True)
+SOLVER = OneOf(*BACKENDS)
+#: the kernel parameters (``svmviz.kernels.Kernel.from_params``)
+KERNEL = {"kernel": OneOf(*KERNELS), "gamma": Gamma(), "degree": Int(1, 20), "coef0": Number(-1e6, 1e6)}
+#: the SMO solve of one QP
+SMO = {"solver": SOLVER, "tol": TOL, "max_iter": MAX_ITER, "cache_mb": Number(0, 16384, lo_open=True)}
+#: SMO iterations recorded for replay
+TRACE = {"trace": Bool(), "max_trace": Int(1, 10**8)}
 
 
 def _default(est, name):
@@ -221,10 +196,10 @@ def _default(est, name):
     return None if p is None else p.default
 
 
-def check_params(est, table: dict | None = None) -> None:
-    """Raise ``ParameterError`` for the first parameter of ``est`` outside its constraint
-    (``table``: default ``PARAMS[class name]``; an estimator may pass an extended copy)."""
-    table = PARAMS.get(type(est).__name__, {}) if table is None else table
+def check_params(est) -> None:
+    """Raise ``ParameterError`` for the first parameter of ``est`` outside its class's
+    ``_parameter_constraints``."""
+    table = type(est)._parameter_constraints
     for name, value in est.get_params(deep=False).items():
         rule = table.get(name)
         if rule is None or rule.ok(value):
@@ -234,8 +209,9 @@ def check_params(est, table: dict | None = None) -> None:
 
 
 def check_data_needs(est, counts: np.ndarray, classes: np.ndarray) -> None:
-    """Raise ``DataError`` when a class has fewer samples than ``DATA_NEEDS`` asks for."""
-    need = DATA_NEEDS.get(type(est).__name__)
+    """Raise ``DataError`` when a class has fewer samples than the class's ``_min_class_samples``
+    (samples needed of every class, why) asks for."""
+    need = type(est)._min_class_samples
     if need is None:
         return
     k, why = need
@@ -244,3 +220,22 @@ def check_data_needs(est, counts: np.ndarray, classes: np.ndarray) -> None:
         c = small[0]
         raise DataError(f"{type(est).__name__} needs at least {k} samples of every class ({why}); "
                         f"class {classes[c]!s} has {counts[c]}: add samples or use another method")
+
+
+def param_spec(cls, name: str):
+    """What ``cls`` accepts for parameter ``name``, for building a widget: a tuple of the options
+    (``OneOf``), ``(lo, hi)`` for a number (an end is None when unbounded), ``bool`` for a flag,
+    else the constraint object itself. ``KeyError`` for a parameter the class does not have."""
+    rule = cls._parameter_constraints[name]
+    if isinstance(rule, OneOf):
+        return tuple(rule.values)
+    if isinstance(rule, Number):
+        return (rule.lo, rule.hi)
+    if isinstance(rule, Bool):
+        return bool
+    return rule
+
+
+__all__ = ["Number", "Int", "Bool", "OneOf", "Gamma", "Seed", "Grid", "Labels", "Options", "NJobs",
+           "NumberOrList", "C", "TOL", "MAX_ITER", "SOLVER", "KERNEL", "SMO", "TRACE", "check_params",
+           "check_data_needs", "param_spec"]
