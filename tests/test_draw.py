@@ -194,3 +194,31 @@ def test_the_split_class_sketch_needs_two_clusters():
         warnings.simplefilter("ignore")
         three = WeightedDAGSVC(C=10, kernel="linear", n_clusters=3).fit(ds.X, ds.y)
     assert "Use fewer clusters" in three.missing_classes_message()   # what the DAG page says
+
+
+def test_class_names_show_as_typed_in_the_dag_and_scatter_pictures():
+    from svmviz.models.dag import PairwiseVotingSVC
+    from svmviz.models.scatter import ScatterSVC
+    from svmviz.plots.dag import plot_voting_regions
+    from svmviz.plots.data import plot_dataset
+    from svmviz.plots.scatter import plot_prototypes
+
+    ds = drawn_dataset(P4, NAMES4)
+    assert "&lt;b&gt;bold&lt;/b&gt;" in {t.name for t in plot_dataset(ds).data}
+    vote = PairwiseVotingSVC(C=10, kernel="linear").fit(ds.X, ds.y)
+    shown = {t.name for t in plot_voting_regions(vote, ds.X, ds.y, ds.class_names).data}
+    assert "&lt;b&gt;bold&lt;/b&gt;" in shown and "<b>bold</b>" not in shown
+    scatter = ScatterSVC(kernel="linear").fit(ds.X, ds.y)
+    hover = " ".join(str(t.hovertemplate) for t in plot_prototypes(scatter, ds.X, ds.y, ds.class_names).data)
+    assert "&lt;b&gt;bold&lt;/b&gt;" in hover and "<b>bold</b>" not in hover
+
+
+def test_drawn_data_from_a_lesson_file_loads_back_onto_the_canvas():
+    ds = loads_lesson(dumps_lesson(drawn_dataset(P4, NAMES4), {})).dataset
+    at = page_test("pages/1_Data.py", dataset=ds, spec="lesson:test", **{"data.source": "Draw"})
+    at.run()
+    _find(at.main, "draw_from_current").click().run()
+    assert problems(at) == []
+    np.testing.assert_array_equal(at.session_state[POINTS], P4)
+    assert at.session_state[NAMES] == NAMES4
+    assert at.session_state["_svmviz_dataset"].class_names == NAMES4

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -21,6 +23,12 @@ MAX_DRAWN_POINTS = 50_000
 SAMPLE_SEED = 0
 GRID_RESOLUTION = 200
 MAX_GRID_RESOLUTION = 400
+
+
+def plot_text(value) -> str:
+    """``str(value)`` for Plotly text (legends, titles, hover): Plotly reads ``<b>``, ``<a href>``
+    and entities as markup, so a user's class or data set name is escaped to show as typed."""
+    return html.escape(" ".join(str(value).splitlines()), quote=False)
 
 
 def class_color(k: int, n_classes: int) -> str:

@@ -9,22 +9,14 @@ domain, so the visible range is exactly the grid's range whatever the width of t
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import SYMBOLS, class_color
+from svmviz.plots.common import SYMBOLS, class_color, plot_text
 
 GRID = 61                   # click targets per axis
 CANVAS_RANGE = (-1.0, 1.0)  # the plane an empty drawing shows
 PAD = 0.05                  # margin around the range, in units of its width
-
-
-def plot_text(value) -> str:
-    """``str(value)`` for Plotly text (legends, hover): Plotly reads ``<b>``, ``<a href>`` and
-    entities in text as markup, so a user's class name is escaped to show as typed."""
-    return html.escape(" ".join(str(value).splitlines()), quote=False)
 
 
 def canvas_range(points: np.ndarray) -> tuple[float, float]:
