@@ -277,7 +277,7 @@ def draw_panel() -> None:
     """The drawing: palette, canvas, tables, presets and the CSV download (a fragment)."""
     st.caption("Pick a class (its button, or its number key: 1–9, 0 for the tenth), then click on the "
                "canvas to add points of it; in “select / move” click a point, then where it should go; in "
-               "“remove” click a point. The tables below hold the same points and the class names. As "
+               "“remove” click a point. The tables below the canvas hold the same points and the class names. As "
                "soon as every drawn class has two points the drawing is the data of every page.")
     _panel()
 
@@ -341,7 +341,8 @@ def _panel() -> None:
                       help="edit the current data (two features, at most "
                            f"{MAX_POINTS} points) on the canvas")
 
-    t1, t2 = st.columns([2, 1])
+    # folded: two table editors remounted at every click cost the browser about as much as the canvas
+    t1, t2 = st.expander("Edit the points and the class names as tables").columns([2, 1])
     table = pd.DataFrame({"x1": P[:, 0], "x2": P[:, 1], "class": [names[k - 1] for k in labels]})
     table_key = f"draw_table_{version}"
     t1.data_editor(table, num_rows="dynamic", key=table_key, hide_index=False,
