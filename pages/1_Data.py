@@ -74,6 +74,11 @@ c3.number_input("Split seed", min_value=0, step=1, key=bind("split.seed", 0, bou
 c4.checkbox("Stratified", key=bind("split.strat", True))
 
 # --- what the data looks like ---------------------------------------------------------------------
+if source == "Draw":
+    # the drawing panel shows the drawn data and its summary itself: it reruns on its own at each
+    # click, where a plot here would show the data of the last full run
+    share_controls("data")
+    st.stop()
 ds = data_sidebar()
 share_controls("data")
 st.subheader(ds.name)

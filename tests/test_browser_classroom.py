@@ -13,25 +13,27 @@ pytestmark = pytest.mark.browser
 
 def _click_canvas(page, fx: float, fy: float, expect: str) -> None:
     """Click at a fraction (fx, fy) of the drawing canvas's plot area (0, 0 = top left) and wait
-    for the canvas legend to show ``expect`` (e.g. "class +1 (2)")."""
+    for the canvas legend to show ``expect`` (e.g. "2 (2)": class 2 has two points)."""
     page.wait_for_selector(".js-plotly-plot .nsewdrag", state="visible", timeout=60000)
+    page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
     box = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
     page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
-    page.wait_for_function("t => document.body.innerText.includes(t)", arg=expect, timeout=60000)
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('.js-plotly-plot .legendtext')].some(e => e.textContent === t)",
+        arg=expect, timeout=60000)
     wait_for_app(page)
 
 
 def test_drawn_points_become_the_data_of_the_solvers_page(streamlit_url, page, artifacts_dir):
     page.goto(f"{streamlit_url}/Data?data.source=Draw")
     wait_for_app(page)
-    for k, (fx, fy) in enumerate([(0.2, 0.2), (0.25, 0.32), (0.32, 0.22)]):   # class −1, upper left
-        _click_canvas(page, fx, fy, f"class -1 ({k + 1})")
-    page.get_by_text("add class +1", exact=True).click()
+    for k, (fx, fy) in enumerate([(0.2, 0.2), (0.25, 0.32), (0.32, 0.22)]):   # class 1, upper left
+        _click_canvas(page, fx, fy, f"1 ({k + 1})")
+    page.keyboard.press("2")   # the number key picks class 2
+    page.wait_for_selector('button[kind="primary"]:has-text("2 (0)")', timeout=60000)
     wait_for_app(page)
-    for k, (fx, fy) in enumerate([(0.7, 0.7), (0.76, 0.82), (0.82, 0.72)]):   # class +1, lower right
-        _click_canvas(page, fx, fy, f"class +1 ({k + 1})")
-    metrics = page.locator('[data-testid="stMetricValue"]').all_text_contents()
-    assert metrics[:2] == ["3", "3"]
+    for k, (fx, fy) in enumerate([(0.7, 0.7), (0.76, 0.82), (0.82, 0.72)]):   # class 2, lower right
+        _click_canvas(page, fx, fy, f"2 ({k + 1})")
     page.screenshot(path=str(artifacts_dir / "draw_canvas.png"), full_page=True)
     assert "drawn data" in page.locator('[data-testid="stSidebar"]').inner_text()
     # to another page in the same session (the sidebar's link): drawn data is session data
@@ -40,12 +42,26 @@ def test_drawn_points_become_the_data_of_the_solvers_page(streamlit_url, page, a
     page.wait_for_selector(".js-plotly-plot", timeout=180000)
     text = page.locator('[data-testid="stSidebar"]').inner_text()
     page.screenshot(path=str(artifacts_dir / "draw_solvers.png"), full_page=True)
-    assert "drawn data" in text and "6 samples" in text and "/Solvers" in page.url
+    # all six points train: drawn data is not split 70/30 behind the instructor's back
+    assert "drawn data" in text and "6 samples" in text and "all samples for training" in text
+    assert "/Solvers" in page.url
     # the decision boundary is drawn: a contour trace exists in the first plot
     n_contours = page.evaluate(
         "() => { const p = document.querySelector('.js-plotly-plot'); "
         "return p && p.data ? p.data.filter(t => t.type === 'contour').length : 0; }")
     assert n_contours >= 1
+    assert not page.locator('[data-testid="stException"]').count()
+
+
+def test_a_click_outside_the_unit_square_adds_a_point_there(streamlit_url, page):
+    page.goto(f"{streamlit_url}/Data?data.source=Draw")
+    wait_for_app(page)
+    _click_canvas(page, 0.02, 0.02, "1 (1)")   # the top left corner of the visible canvas
+    x, y, lo = page.evaluate(   # the plotted (decoded) coordinates of the new point
+        "() => { const p = document.querySelector('.js-plotly-plot'); "
+        "const t = p._fullData.find(t => t.name === '1 (1)'); return [t.x[0], t.y[0], p._fullLayout.xaxis.range[0]]; }")
+    assert x < -1 and y > 1
+    assert lo < x   # the canvas grew to keep the new point inside, with room to click further out
     assert not page.locator('[data-testid="stException"]').count()
 
 

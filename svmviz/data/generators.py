@@ -182,6 +182,39 @@ def bayes_accuracy(centres: np.ndarray, std: float, n_samples: int = 200_000, se
     return acc, float(np.sqrt(acc * (1 - acc) / n_samples))
 
 
+def unclassifiable_triangle(n_per_class: int = 8, seed: int = 0) -> Dataset:
+    """A drawing sketch (labels 1–3, inside [-1, 1]²): three classes, each a thin bar pointing
+    inwards at 45°, around the centre. Their pairwise linear C-SVMs cross in three different
+    points, so max-wins voting leaves a triangle between them where every class gets one vote —
+    the unclassifiable region of Sabzekar et al.'s Fig. 1 (§3), which the decision DAG removes."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for k in range(3):
+        a = np.pi / 2 + 2 * np.pi * k / 3
+        start = 0.8 * np.array([np.cos(a), np.sin(a)])
+        b = a + np.pi + np.pi / 4   # inwards, turned by 45° the same way for every class
+        s = rng.uniform(0, 0.8, n_per_class)
+        X.append(start + s[:, None] * np.array([np.cos(b), np.sin(b)]) + rng.normal(0, 0.04, (n_per_class, 2)))
+        y.append(np.full(n_per_class, k + 1))
+    return Dataset(np.vstack(X), np.concatenate(y), ["x1", "x2"], [], "unclassifiable triangle",
+                   f"generated: unclassifiable_triangle(n_per_class={n_per_class}, seed={seed})")
+
+
+def split_class(n_per_cluster: int = 6, seed: int = 0) -> Dataset:
+    """A drawing sketch (labels 1–3, inside [-1, 1]²): two groups, left and right, each holding
+    the three classes on a small triangle in a different arrangement, so class 1 lies in two
+    clusters with the other classes between them. One pairwise linear SVM per pair cannot follow
+    that; Sabzekar et al.'s weighted DAG with two K-Means clusters (§4) gives each group its own
+    DAG (every cluster holds every class, as §5 requires)."""
+    rng = np.random.default_rng(seed)
+    centres = _local_centres(2, 0.5, 0.6)
+    X = np.vstack([rng.normal(centres[c, M], 0.07, size=(n_per_cluster, 2))
+                   for c in range(3) for M in range(2)])
+    y = np.repeat(np.arange(1, 4), 2 * n_per_cluster)
+    return Dataset(X, y, ["x1", "x2"], [], "split class",
+                   f"generated: split_class(n_per_cluster={n_per_cluster}, seed={seed})")
+
+
 def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
     """Seed 004 Fig. 16–20: five dimensions, three classes; only dimensions 1 and 2 discriminate
     (class centres on a triangle there), dimensions 3–5 are the same noise for every class."""
@@ -197,14 +230,14 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
 #: The generators by name, for the Data page and the CLI (parameters: their keyword defaults).
 GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
                                       gaussians_on_circle, hypercubes, interlaced, local_triangles,
-                                      sensitivity_5d)}
+                                      sensitivity_5d, unclassifiable_triangle, split_class)}
 #: The largest value of any single count parameter (points, classes, dimensions).
 MAX_GENERATED = 20_000
 #: The largest data set ``generate`` makes, in cells (points × features): 2,000,000 float64 cells
 #: are 16 MB; a product of counts (classes × points per class, points × dimensions) is refused
 #: above it before anything is allocated (issue 16).
 MAX_GENERATED_CELLS = 2_000_000
-COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters"}
+COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters", "n_per_cluster"}
 
 #: generator -> (number of points, number of features) from its bound arguments.
 _SIZE = {
@@ -217,6 +250,15 @@ _SIZE = {
     "interlaced": lambda a: (3 * a["n_per_class"], 2),
     "local_triangles": lambda a: (3 * a["n_clusters"] * a["n_per_class"], 2),
     "sensitivity_5d": lambda a: (3 * a["n_per_class"], 5),
+    "unclassifiable_triangle": lambda a: (3 * a["n_per_class"], 2),
+    "split_class": lambda a: (6 * a["n_per_cluster"], 2),
+}
+
+#: Starting sketches of the Data page's drawing, which an instructor loads and edits:
+#: title -> (generator, its parameters).
+DRAW_PRESETS = {
+    "three classes around an unclassifiable triangle": ("unclassifiable_triangle", {}),
+    "a class in two clusters": ("split_class", {}),
 }
 
 

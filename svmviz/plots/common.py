@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -34,6 +36,12 @@ def legend_below(fig: go.Figure, y: float = -0.12, **margin) -> go.Figure:
     """The legend under the plot: above it, many traces collide with the title in narrow columns."""
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=y, x=0), margin=margin or dict(b=90))
     return fig
+
+
+def plot_text(value) -> str:
+    """``str(value)`` for Plotly text (legends, titles, hover): Plotly reads ``<b>``, ``<a href>``
+    and entities as markup, so a user's class or data set name is escaped to show as typed."""
+    return html.escape(" ".join(str(value).splitlines()), quote=False)
 
 
 def class_color(k: int, n_classes: int) -> str:

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 from svmviz.plots.common import (SYMBOLS, Plane, add_class_scatter, base_layout, class_color, note_sample,
-                                 point_trace, sample_index)
+                                 plot_text, point_trace, sample_index)
 
 
 def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
@@ -37,7 +37,7 @@ def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
         return np.column_stack([X[:, 0], np.zeros(len(X))]) if plane is None else plane.to2d(X)
 
     classes = ds.classes
-    add_class_scatter(fig, to2d(ds.X), ds.y, classes=classes, names=ds.class_names)
+    add_class_scatter(fig, to2d(ds.X), ds.y, classes=classes, names=[plot_text(n) for n in ds.class_names])
     if test is not None:
         T, ty = to2d(test.X), np.asarray(test.y)
         idx = sample_index(len(ty))
@@ -48,7 +48,7 @@ def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
             m = ty == c
             if m.any():
                 fig.add_trace(point_trace(
-                    len(ty), x=T[m, 0], y=T[m, 1], mode="markers", name=f"{ds.class_names[k]} (test)",
+                    len(ty), x=T[m, 0], y=T[m, 1], mode="markers", name=f"{plot_text(ds.class_names[k])} (test)",
                     marker=dict(color=class_color(k, len(classes)), size=8,
                                 symbol=SYMBOLS[k % len(SYMBOLS)] + "-open", line=dict(width=1.5))))
     view = "" if d <= 2 else (" — PCA plane" if method == "pca" else f" — features {labels[0]}, {labels[1]}")
