@@ -12,6 +12,7 @@ from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_
 from svmviz_app import state
 from svmviz_app.cache import cached_fit
 from svmviz_app.controls import plane_controls
+from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, advance_if_playing, bounded, data_sidebar, figure_downloads, guard,
@@ -134,13 +135,14 @@ if n_steps == 0:
 k = step_controls("tree.step", n_steps, "Step")
 step = tree.trace[k]
 st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
-with guard("cannot explain this step"):
+lesson_plot = st.container() if lesson else None   # a projector shows the plot first, the explanation folded
+with st.expander("Explanation of this step") if lesson else st.container(), guard("cannot explain this step"):
     st.info(plain(model.explain_step(k, tree_index)))
 
 if lesson or not matches:
     if matches:
-        with guard("cannot draw this step"):
-            st.plotly_chart(step_figure(model, train.X, train.y, k, tree_index, plane), key="tree_fig")
+        with lesson_plot or st.container(), guard("cannot draw this step"):
+            projector_chart(step_figure(model, train.X, train.y, k, tree_index, plane), key="tree_fig")
     else:
         st.plotly_chart(chain_figure(model, tree_index), key="tree_chain_only")
     advance_if_playing("tree.step", n_steps)
