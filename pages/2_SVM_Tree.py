@@ -144,7 +144,7 @@ if lesson or not matches:
         with lesson_plot or st.container(), guard("cannot draw this step"):
             projector_chart(step_figure(model, train.X, train.y, k, tree_index, plane), key="tree_fig")
     else:
-        st.plotly_chart(chain_figure(model, tree_index), key="tree_chain_only")
+        st.plotly_chart(chain_figure(model, tree_index, current=k), key="tree_chain_only")
     advance_if_playing("tree.step", n_steps)
     st.stop()
 
@@ -217,7 +217,7 @@ with tab_final:
         f1, f2 = st.columns(2)
         f1.plotly_chart(final_figure(model, train.X, train.y, False, tree_index, plane), key="tree_before")
         f2.plotly_chart(final_figure(model, train.X, train.y, True, tree_index, plane), key="tree_after")
-        st.plotly_chart(chain_figure(model, tree_index), key="tree_chain")
+        st.plotly_chart(chain_figure(model, tree_index, current=k), key="tree_chain")
     if tree.nonlinear is not None:
         nl = tree.nonlinear
         st.markdown(f"**Non-linear node (§3.3):** an RBF SVM (C = {nl.C:g}, γ = {nl.gamma:.3g}, {nl.n_support} "

@@ -23,6 +23,20 @@ GRID_RESOLUTION = 200
 MAX_GRID_RESOLUTION = 400
 
 
+def class_label(c, sign: int) -> str:
+    """The legend name of class ``c`` shown as the ``sign`` (±1) side of a binary problem: one
+    label per class, written with the minus sign (U+2212) — "class −1" when the class is −1/+1
+    (or 0/1 shown as −1/+1), else "setosa (as −1)"."""
+    side = "−1" if sign < 0 else "+1"
+    try:
+        value = float(c)
+    except (TypeError, ValueError):
+        return f"{c} (as {side})"
+    if value == sign:
+        return f"class {side}"
+    return f"class {str(c).replace('-', '−')} (as {side})"
+
+
 def class_color(k: int, n_classes: int) -> str:
     if n_classes == 2:
         return (NEG_COLOR, POS_COLOR)[k]
@@ -127,13 +141,18 @@ class Plane:
         return out
 
 
+# Font sizes (px) read from the back of a lecture room on a projector: Plotly's defaults (12 px,
+# 17 px titles) shrink to ~9 px there once a figure is scaled to a page column.
+FONT_SIZE, TITLE_SIZE, SUBTITLE_SIZE, LEGEND_SIZE, AXIS_TITLE_SIZE = 15, 21, 16, 14, 16
+
+
 def base_layout(fig: go.Figure, title: str = "", xlabel: str = "x1", ylabel: str = "x2",
                 equal: bool = True, height: int = 560) -> go.Figure:
-    fig.update_layout(title=title, template="plotly_white", height=height,
-                      margin=dict(l=40, r=20, t=50, b=40),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
-    fig.update_xaxes(title=xlabel)
-    fig.update_yaxes(title=ylabel)
+    fig.update_layout(title=dict(text=title, font=dict(size=TITLE_SIZE)), template="plotly_white",
+                      height=height, font=dict(size=FONT_SIZE), margin=dict(l=50, r=20, t=60, b=50),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=LEGEND_SIZE)))
+    fig.update_xaxes(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)))
+    fig.update_yaxes(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)))
     if equal:
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     return fig

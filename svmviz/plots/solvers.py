@@ -49,9 +49,11 @@ def plot_boundaries(models: dict, X: np.ndarray, y, names=None, plane=None,
 
 
 def _legend_below(fig: go.Figure) -> go.Figure:
-    """Legends under the plot: above it they collide with the title in narrow columns."""
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.15, x=0),
-                      margin=dict(b=110))
+    """Legends under the plot: above it they collide with the title in narrow columns. Anchored
+    to the bottom of the whole figure (not a fraction of the axes' height, which put it over the
+    x-axis title on short figures)."""
+    fig.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, x=0),
+                      margin=dict(b=120))
     return fig
 
 
@@ -156,6 +158,9 @@ def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
     return _legend_below(fig)
 
 
+BAR_WIDTH = 0.8
+
+
 def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -> go.Figure:
     """α_i per sample (bars coloured by class), the upper bound, the working pair outlined."""
     alpha = np.asarray(alpha)
@@ -165,15 +170,18 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
     for k, c in enumerate(classes):
         idx = np.flatnonzero(y == c)
         label = names[k] if names is not None else str(c)
-        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}",
+        # width in sample units: Plotly sizes a trace's bars by the gap between its own samples,
+        # so two far-apart samples of a class got bars many samples wide, hiding the others
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}", width=BAR_WIDTH,
                              marker_color=class_color(k, len(classes))))
     if pair is not None:
         idx = [k for k in pair if k >= 0]
-        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e"))
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e", width=BAR_WIDTH))
     fig.add_hline(y=float(upper), line=dict(color="#d62728", dash="dot"),
                   annotation_text="upper bound")
-    base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=320)
+    base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=400)
     fig.update_layout(barmode="overlay", bargap=0.1)
+    fig.update_xaxes(range=[-0.6, len(alpha) - 0.4])
     return _legend_below(fig)
 
 
