@@ -21,7 +21,7 @@ from svmviz_app.widgets import (Progress, advance_if_playing, bounded, data_side
 MAX_SAMPLES = 1500  # each step solves a few dense QPs on the samples still in play: a fit within seconds
 
 DEPARTURES = """
-Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007), and why:
+Where this implementation departs from the paper (Zapién Arreola, Fehr and Burkhardt 2007), and why:
 
 - **H1-SVM in bounded form.** Problem 1 is solved with α ≤ C_k on the hard class (eq. 3.4's C_i), so the
   zero-solution loop of §4.3.2 applies to it too; eq. 4.3 has no upper bound. w is then the vector from the
@@ -39,7 +39,7 @@ Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007),
 - **Ties in the threshold** (§4.2.2): projections equal up to rounding count as equal.
 - **The non-linear node** (§3.3) sits before the first kept node that decides fewer than k training samples
   (slivers are where the linear chain errs); its γ and C are chosen by cross-validation scored on the samples
-  that reach it; it is trained on the whole training set, as the seed insists.
+  that reach it; it is trained on the whole training set, as the paper insists.
 """
 
 st.title("SVM decision tree")
@@ -71,7 +71,7 @@ with st.sidebar:
     perpendicular = c2.checkbox("perpendicular", key=bind("tree.perp", True))
     prune = c1.checkbox("pruning", key=bind("tree.prune", True))
     majority = c2.checkbox("majority stop", key=bind("tree.majority", False),
-                           help="opt-in, not in the seed: stop at the first stuck step")
+                           help="opt-in, not in the paper: stop at the first stuck step")
     solver = st.selectbox("QP solver", ["smo", "cvxpy"], key=bind("tree.solver", "smo", options=["smo", "cvxpy"]))
     use_nl = st.checkbox("non-linear node (§3.3)", key=bind("tree.nl", False))
     nl_k = st.number_input("RBF node before the first node deciding fewer than k samples", min_value=1,

@@ -31,7 +31,7 @@ st.caption("Yang and Ahuja, *A Geometric Approach to Train Support Vector Machin
 ds = data_sidebar()
 SOURCES = ["current data set", "cubes50", "cubes200"]
 SOURCE_LABELS = {"current data set": "the Data page's training part",
-                 "cubes50": "override: seed Fig. 4, 50 points from [0,40]² / [60,100]²",
+                 "cubes50": "override: Fig. 4 of Yang and Ahuja (2000), 50 points from [0,40]² / [60,100]²",
                  "cubes200": "override: hypercubes, 200 points"}
 with st.sidebar:
     st.header("Guard vectors")
@@ -185,7 +185,7 @@ st.dataframe(table, hide_index=True, height=260)
 standard_views(model, train2, test2, key="guard")
 
 # ------------------------------------------------------------------ Table 1 experiment
-st.header("Table 1 of the seed, small")
+st.header("Table 1 of Yang and Ahuja (2000), small")
 st.caption("Hypercubes [0,40]ⁿ against [60,100]ⁿ. The paper's time advantage came from its dense MATLAB QP, "
            "whose time grew about as m⁴; LIBSVM-style decomposition solvers (ours) solve these small "
            "hard-margin problems in milliseconds. Our 2-D counts g are 2–3× the paper's, which we cannot "

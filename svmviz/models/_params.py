@@ -210,7 +210,7 @@ PARAMS: dict[str, dict] = {
 DATA_NEEDS: dict[str, tuple[int, str]] = {
     # seed 002 §2.2 holds out a validation component: a class seen once cannot be in both parts
     "TreeDecompositionSVC": (2, "one to grow the tree on and one for the validation component "
-                                "that chooses σ, C and γ (seed 002 §2.2)"),
+                                "that chooses σ, C and γ (Chang, Guo, Lin and Lu 2009, §2.2)"),
 }
 
 

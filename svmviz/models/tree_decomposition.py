@@ -185,11 +185,11 @@ class TreeDecompositionSVC(SVMClassifierBase):
         if tols.size == 0 or not all(isinstance(t, (int, float, np.integer, np.floating))
                                      and not isinstance(t, bool) and 0 <= t < 0.5 for t in tols):
             raise ParameterError("purity_tol must be a number in [0, 0.5) or a non-empty list of such "
-                                 f"numbers (0 = the seed's homogeneous leaves only), got {self.purity_tol!r}")
+                                 f"numbers (0 = homogeneous leaves only, as Chang et al. 2009), got {self.purity_tol!r}")
         if self.max_stages is not None and not (isinstance(self.max_stages, (int, np.integer))
                                                 and not isinstance(self.max_stages, bool)
                                                 and self.max_stages >= 1):
-            raise ParameterError(f"max_stages must be None (the seed's search) or an integer ≥ 1, "
+            raise ParameterError(f"max_stages must be None (the search of Chang et al. 2009) or an integer ≥ 1, "
                                  f"got {self.max_stages!r}")
         if self.svm_solver not in SVM_SOLVERS:
             raise ParameterError(f"svm_solver must be one of {', '.join(SVM_SOLVERS)}, "
