@@ -40,6 +40,6 @@ def projector_chart(fig, key: str) -> None:
     height the projector style leaves it (the rest of the screen)."""
     if state.lesson_mode():
         fig.update_layout(height=None, autosize=True)
-        st.plotly_chart(fig, key=key, height="stretch")
+        st.plotly_chart(fig, key=key, height="stretch", theme=None)   # the figure's own font sizes
     else:
         st.plotly_chart(fig, key=key)

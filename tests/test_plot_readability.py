@@ -37,6 +37,7 @@ def test_base_layout_fonts_readable_on_a_projector():
     lay = fig.layout
     assert lay.font.size >= 14 and lay.title.font.size >= 20 and lay.legend.font.size >= 14
     assert lay.xaxis.title.font.size >= 14 and lay.yaxis.title.font.size >= 14
+    assert lay.xaxis.tickfont.size >= 13 and lay.yaxis.tickfont.size >= 13
 
 
 def test_class_labels_one_per_class_with_one_minus_sign():

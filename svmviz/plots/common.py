@@ -151,8 +151,9 @@ def base_layout(fig: go.Figure, title: str = "", xlabel: str = "x1", ylabel: str
     fig.update_layout(title=dict(text=title, font=dict(size=TITLE_SIZE)), template="plotly_white",
                       height=height, font=dict(size=FONT_SIZE), margin=dict(l=50, r=20, t=60, b=50),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=LEGEND_SIZE)))
-    fig.update_xaxes(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)))
-    fig.update_yaxes(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)))
+    # tick labels set explicitly: Streamlit's chart theme replaces the layout font's size there
+    fig.update_xaxes(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
+    fig.update_yaxes(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
     if equal:
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     return fig
