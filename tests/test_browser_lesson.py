@@ -63,6 +63,7 @@ def _view(page) -> dict:
 
 def test_lesson_file_restores_the_view_in_another_browser(streamlit_url, browser, artifacts_dir):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    ctx.set_default_timeout(120000)   # a shared, loaded machine: clicks wait for the page's rerun
     page = ctx.new_page()
     page.goto(f"{streamlit_url}/Data")
     wait_for_app(page)
@@ -110,6 +111,7 @@ def test_lesson_file_restores_the_view_in_another_browser(streamlit_url, browser
     assert doc["state"]["tree.g1"] == 1 and doc["state"]["tree.C_hard"] == 100 and doc["state"]["tree.step"] == 2
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(120000)
     page = ctx.new_page()
     try:
         page.goto(f"{streamlit_url}/Data")
