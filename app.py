@@ -7,14 +7,11 @@ import streamlit as st
 
 from svmviz_app import state
 from svmviz_app.navigation import PAGES, page_exists
+from svmviz_app.projector import projector_style
 
 st.set_page_config(page_title="svmviz", layout="wide")
 state.start_run()
-if state.lesson_mode():
-    # lesson mode (?lesson=1): what an instructor projects — no sidebar, larger step buttons
-    st.markdown("<style>[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] "
-                "{display: none;} .stButton button {font-size: 1.3rem; padding: 0.6rem 1.6rem;}</style>",
-                unsafe_allow_html=True)
+projector_style()   # lesson mode (?lesson=1): the view an instructor projects
 home = st.Page("home.py", title="Home", icon=":material/home:", default=True)
 pages = [home] + [st.Page(f"pages/{fname}", title=fname[2:-3].replace("_", " "), url_path=fname[2:-3])
                   for fname, _, _ in PAGES if page_exists(fname)]

@@ -19,7 +19,9 @@ st.write("Explore five support-vector-machine methods step by step. Every pictur
 st.subheader("Pages")
 for fname, title, line in PAGES:
     if page_exists(fname):
-        st.page_link(f"pages/{fname}", label=f"**{title}** — {line}")
+        # the link holds the title only: a page link is one line, cut off where it is too long
+        st.page_link(f"pages/{fname}", label=f"**{title}**")
+        st.caption(line)
     else:
         st.caption(f"{title} — {line} (not available in this version)")
 

@@ -12,6 +12,7 @@ from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_
 from svmviz_app import state
 from svmviz_app.cache import cached_fit
 from svmviz_app.controls import plane_controls
+from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, advance_if_playing, bounded, data_sidebar, figure_downloads, guard,
@@ -20,7 +21,7 @@ from svmviz_app.widgets import (Progress, advance_if_playing, bounded, data_side
 MAX_SAMPLES = 1500  # each step solves a few dense QPs on the samples still in play: a fit within seconds
 
 DEPARTURES = """
-Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007), and why:
+Where this implementation departs from the paper (Zapién Arreola, Fehr and Burkhardt 2007), and why:
 
 - **H1-SVM in bounded form.** Problem 1 is solved with α ≤ C_k on the hard class (eq. 3.4's C_i), so the
   zero-solution loop of §4.3.2 applies to it too; eq. 4.3 has no upper bound. w is then the vector from the
@@ -45,7 +46,7 @@ Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007),
 - **Ties in the threshold** (§4.2.2): projections equal up to rounding count as equal.
 - **The non-linear node** (§3.3) sits before the first kept node that decides fewer than k training samples
   (slivers are where the linear chain errs); its γ and C are chosen by cross-validation scored on the samples
-  that reach it; it is trained on the whole training set, as the seed insists.
+  that reach it; it is trained on the whole training set, as the paper insists.
 """
 
 st.title("SVM decision tree")
@@ -77,7 +78,7 @@ with st.sidebar:
     perpendicular = c2.checkbox("perpendicular", key=bind("tree.perp", True))
     prune = c1.checkbox("pruning", key=bind("tree.prune", True))
     majority = c2.checkbox("majority stop", key=bind("tree.majority", False),
-                           help="opt-in, not in the seed: stop at the first stuck step")
+                           help="opt-in, not in the paper: stop at the first stuck step")
     fallback = st.radio("fallbacks (−w, ⊥)", ["per_candidate", "all_stuck"], horizontal=True,
                         key=bind("tree.fallback", "per_candidate", options=["per_candidate", "all_stuck"]),
                         format_func={"per_candidate": "per candidate", "all_stuck": "only when all stuck"}.get,
@@ -147,15 +148,16 @@ if n_steps == 0:
 k = step_controls("tree.step", n_steps, "Step")
 step = tree.trace[k]
 st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
-with guard("cannot explain this step"):
+lesson_plot = st.container() if lesson else None   # a projector shows the plot first, the explanation folded
+with st.expander("Explanation of this step") if lesson else st.container(), guard("cannot explain this step"):
     st.info(plain(model.explain_step(k, tree_index)))
 
 if lesson or not matches:
     if matches:
-        with guard("cannot draw this step"):
-            st.plotly_chart(step_figure(model, train.X, train.y, k, tree_index, plane), key="tree_fig")
+        with lesson_plot or st.container(), guard("cannot draw this step"):
+            projector_chart(step_figure(model, train.X, train.y, k, tree_index, plane), key="tree_fig")
     else:
-        st.plotly_chart(chain_figure(model, tree_index), key="tree_chain_only")
+        st.plotly_chart(chain_figure(model, tree_index, current=k), key="tree_chain_only")
     advance_if_playing("tree.step", n_steps)
     st.stop()
 
@@ -228,7 +230,7 @@ with tab_final:
         f1, f2 = st.columns(2)
         f1.plotly_chart(final_figure(model, train.X, train.y, False, tree_index, plane), key="tree_before")
         f2.plotly_chart(final_figure(model, train.X, train.y, True, tree_index, plane), key="tree_after")
-        st.plotly_chart(chain_figure(model, tree_index), key="tree_chain")
+        st.plotly_chart(chain_figure(model, tree_index, current=k), key="tree_chain")
     if tree.nonlinear is not None:
         nl = tree.nonlinear
         st.markdown(f"**Non-linear node (§3.3):** an RBF SVM (C = {nl.C:g}, γ = {nl.gamma:.3g}, {nl.n_support} "

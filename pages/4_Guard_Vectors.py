@@ -10,7 +10,7 @@ from svmviz.data.generators import hypercubes
 from svmviz.errors import DataError
 from svmviz.models.guard import MAX_TAU_DELTA, METHODS, GuardVectorSVC, dual_view
 from svmviz.models.svc import BinarySVC
-from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors
+from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors, plot_overlapping_hulls
 from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.cache import cached_call, cached_fit
@@ -32,7 +32,7 @@ st.caption("Yang and Ahuja, *A Geometric Approach to Train Support Vector Machin
 ds = data_sidebar()
 SOURCES = ["current data set", "cubes50", "cubes200"]
 SOURCE_LABELS = {"current data set": "the Data page's training part",
-                 "cubes50": "override: seed Fig. 4, 50 points from [0,40]² / [60,100]²",
+                 "cubes50": "override: Fig. 4 of Yang and Ahuja (2000), 50 points from [0,40]² / [60,100]²",
                  "cubes200": "override: hypercubes, 200 points"}
 with st.sidebar:
     st.header("Guard vectors")
@@ -101,8 +101,13 @@ with guard("cannot fit the guard-vector SVM"):
         except DataError as exc:
             if "not linearly separable" not in str(exc):
                 raise
-            st.info(f"{exc} The button below sets Δ = 1.")
-            st.button("Use Δ = 1 (τ_Δ)", on_click=state.set_value, args=("guard.delta", 1.0), key="guard_use_delta")
+            st.info(f"{exc} Below: the two classes' convex hulls, which overlap. To see guard vectors, open "
+                    "the separable example of Yang and Ahuja (2000, Fig. 4), or set Δ = 1 (τ_Δ) here.")
+            b1, b2 = st.columns(2)
+            b1.button("Show the separable example (Fig. 4)", on_click=state.set_value, args=("guard.src", "cubes50"),
+                      key="guard_use_cubes", type="primary")
+            b2.button("Use Δ = 1 (τ_Δ)", on_click=state.set_value, args=("guard.delta", 1.0), key="guard_use_delta")
+            st.plotly_chart(plot_overlapping_hulls(X, yv, names, fnames), key="guard_overlap")
         bar.done()
 share_controls("guard", model)
 if model is None:

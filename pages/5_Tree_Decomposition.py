@@ -19,10 +19,10 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 # (O(n²) per θ) and draws every leaf: 20,000 training samples keep both interactive.
 MAX_SAMPLES = 20_000
 GRIDS = {"small 3 × 3 (C 1…100, γ 0.1…10)": ((1.0, 10.0, 100.0), (0.1, 1.0, 10.0)),
-         "seed 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)": (C_GRID, GAMMA_GRID)}
-PURITY = {"0 (the seed: only homogeneous leaves)": 0.0, "0.02": 0.02, "0.05": 0.05, "0.1": 0.1,
+         "Chang et al. (2009) 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)": (C_GRID, GAMMA_GRID)}
+PURITY = {"0 (Chang et al. 2009: only homogeneous leaves)": 0.0, "0.02": 0.02, "0.05": 0.05, "0.1": 0.1,
           "chosen on validation from 0.02, 0.05, 0.1": (0.02, 0.05, 0.1)}
-STAGES = {"search (the seed)": None, "1 (σ₀ only)": 1, "2": 2, "3": 3}
+STAGES = {"search (Chang et al. 2009)": None, "1 (σ₀ only)": 1, "2": 2, "3": 3}
 MIN_GAINS = [0.0, 0.0025, 0.005, 0.01, 0.02]
 GLOBAL_SOLVER = {"smo": "svmviz's SMO", "libsvm": "scikit-learn's SVC (LIBSVM, the paper's baseline)"}
 
@@ -62,8 +62,8 @@ with st.sidebar:
                       key=bind("td.solver", "smo", options=["smo", "libsvm"]))
     val_fraction = st.slider("validation share of the training part", 0.1, 0.5, step=0.05,
                              key=bind("td.val_fraction", 0.2, bounds=(0.1, 0.5)),
-                             help="The seed trains on 4 parts and validates on 1 (0.2).")
-    st.subheader("Extensions (not in the seed)")
+                             help="Chang, Guo, Lin and Lu (2009) train on 4 parts and validate on 1 (0.2).")
+    st.subheader("Extensions (not in Chang et al. 2009)")
     purity_name = st.selectbox("purity_tol ε", list(PURITY),
                                key=bind("td.purity", list(PURITY)[0], options=list(PURITY)),
                                help="Leaves whose minority share is ≤ ε take their majority label and "

@@ -254,8 +254,9 @@ with guard("cannot train the models"):
         n_clusters = c1.slider("Clusters N", 1, 8, key=bind("dag.wdag_n", 3, bounds=(1, 8)))
         weight = c2.radio("Weights", WEIGHTS, horizontal=True,
                           key=bind("dag.wdag_weight", WEIGHTS[0], options=WEIGHTS),
-                          help="gaussian: the multivariate normal density; gaussian_paper: eq. 12 as printed "
-                               "(exp(−q) and 1/√(2π))")
+                          format_func={"gaussian": "Gaussian density", "gaussian_paper": "eq. 12 as printed"}.get,
+                          help="Gaussian density: the multivariate normal density; eq. 12 as printed in "
+                               "Sabzekar et al.: exp(−q) and 1/√(2π)")
         reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", key=bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
                               help="added to each covariance, times the mean feature variance")
         seed = c4.number_input("K-Means random_state", 0, 10_000, key=bind("dag.wdag_seed", 0, bounds=(0, 10_000)))

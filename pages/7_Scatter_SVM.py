@@ -36,8 +36,8 @@ st.caption("Jenssen, Kloft, Zien, Sonnenburg and Müller, *A scatter-based proto
 current = data_sidebar()
 SOURCES = ["current data set", "checkerboard", "circle"]
 SOURCE_LABELS = {"current data set": "the Data page's training part",
-                 "checkerboard": "override: checkerboard (9 classes, seed Table 1)",
-                 "circle": "override: Gaussians on a circle (6 classes, seed Table 1)"}
+                 "checkerboard": "override: checkerboard (9 classes, Table 1 of Jenssen et al. 2012)",
+                 "circle": "override: Gaussians on a circle (6 classes, Table 1 of Jenssen et al. 2012)"}
 FORMS = ["C", "nu"]
 
 # ---------------------------------------------------------------- data and parameters (sidebar)

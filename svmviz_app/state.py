@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import urlencode
@@ -199,6 +200,10 @@ def _init(key: str, default: Any) -> None:
             ss[key] = _decode(raw, default)
         except ValueError:
             _note(f"The link's value {raw!r} for {key} could not be used; the default is shown.")
+        if key == "split.norm" and ss[key] not in NORMALIZATIONS:
+            ss[key] = default   # the link then loses it: finish_run writes non-default values only
+            _note(f"The link's normalization {raw!r} is not one of {', '.join(NORMALIZATIONS)}; "
+                  f"{default!r} is used.")
 
 
 def _encode(v: Any) -> str:
@@ -280,9 +285,12 @@ def dataset_from_spec(spec: str) -> Dataset:
             except ValueError:
                 raise DataError(f"generator parameter {k}={raw!r} is not a valid value") from None
         return generate(name, **params)
-    kind = spec.split(":", 1)[0]
-    raise DataError(f"this link was made with {kind} data, which a link cannot carry: load the "
-                    "lesson file of that view on the Data page")
+    kind, sep, digest = spec.partition(":")
+    if sep and re.fullmatch(r"[0-9a-f]{16}", digest):   # upload:, lesson:, drawn: content digests
+        raise DataError(f"this link was made with {kind} data, which a link cannot carry: load the "
+                        "lesson file of that view on the Data page")
+    raise DataError(f"there is no data set named {spec!r}: the built-in ones are {', '.join(BUILTINS)}, "
+                    "and generated ones are named gen:<generator>;<parameter>=<value>")
 
 
 def current_dataset() -> Dataset:

@@ -179,14 +179,19 @@ def share_controls(key: str, model=None) -> None:
         st.code(state.link(), language=None, wrap_lines=True)
         if not (state.current_spec() in state.BUILTINS or state.current_spec().startswith("gen:")):
             st.caption("This data set was uploaded or drawn: the link alone cannot bring it back.")
-        st.download_button("Download lesson file", lambda: _lesson_text(model), f"{_slug(key)}_lesson.json",
-                           "application/json", key=f"{key}_lesson", on_click="ignore")
+        # Streamlit calls a deferred download callable outside this session's script run, where
+        # the session state cannot be read: the data set and the state are taken now, in the run
+        # that draws the button, and only the JSON is written on the click.
+        dataset, values = state.current_dataset(), state.snapshot()
+        st.download_button("Download lesson file", lambda: _lesson_text(dataset, values, model),
+                           f"{_slug(key)}_lesson.json", "application/json", key=f"{key}_lesson",
+                           on_click="ignore")
 
 
-def _lesson_text(model) -> str:
+def _lesson_text(dataset: Dataset, values: dict, model) -> str:
     from svmviz.export.lesson import dumps_lesson
 
-    return dumps_lesson(state.current_dataset(), state.snapshot(), None if model is None else dumps_model(model))
+    return dumps_lesson(dataset, values, None if model is None else dumps_model(model))
 
 
 def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:

@@ -27,7 +27,7 @@ from conftest import start_streamlit, stop_streamlit, wait_for_app
 
 pytestmark = pytest.mark.browser
 
-SEED_GRID = "seed 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)"
+PAPER_GRID = "Chang et al. (2009) 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)"
 DATA = "gen:interlaced;level=4;n_per_class=6000;seed=0"   # 18,000 points, 3 overlapping classes
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -90,7 +90,7 @@ def assert_goes_quiet(proc, log, what: str) -> None:
 
 def test_closing_the_tab_stops_the_running_fit(own_server, browser, artifacts_dir):
     proc, url, log = own_server
-    query = urllib.parse.urlencode({"data": DATA, "td.grid": SEED_GRID, "td.compare": "0"})
+    query = urllib.parse.urlencode({"data": DATA, "td.grid": PAPER_GRID, "td.compare": "0"})
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     page.goto(f"{url}/Tree_Decomposition?{query}")
@@ -148,7 +148,7 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     assert _metric(page, "converged") == "yes"
     assert "small 3" in _grid_shown(page)
 
-    _pick_grid(page, "seed 7")                     # new controls: a fit of minutes starts
+    _pick_grid(page, "Chang et al. (2009) 7")                     # new controls: a fit of minutes starts
     wait_for_running_fit(page)
     status = page.locator('[data-testid="stStatusWidget"]')
     status.get_by_role("button", name=re.compile("Stop")).click()
@@ -157,7 +157,7 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     page.wait_for_timeout(1000)
     page.screenshot(path=str(artifacts_dir / "td_after_stop.png"), full_page=True)
     # a consistent page: the new controls, the stopped bar, and nothing of the fit shown before
-    assert "seed 7" in _grid_shown(page)
+    assert "Chang et al. (2009) 7" in _grid_shown(page)
     assert page.locator('[data-testid="stMetric"]').count() == 0
     assert page.locator(".js-plotly-plot").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0

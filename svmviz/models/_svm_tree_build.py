@@ -466,7 +466,7 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
         if best < 0 or cands[best].left_out == 0:
             final = 1 if np.sum(ya == 1) >= np.sum(ya == -1) else -1
             if s.majority_stop:
-                why = ("majority stop (opt-in, majority_stop=True; not in the seed): no QP candidate "
+                why = ("majority stop (opt-in, majority_stop=True; not in the paper): no QP candidate "
                        "leaves out a sample, so the perpendiculars and sign changes are not tried")
             else:
                 why = (f"stuck: none of the {len(cands)} candidates ({'; '.join(stages)}) leaves out "

@@ -468,7 +468,8 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
                  + ("es " if self.cluster_missing_[M].size > 1 else " ")
                  + ", ".join(str(self.classes_[k]) for k in self.cluster_missing_[M])
                  for M in self.incomplete_clusters_]
-        return ("; ".join(parts) + ". Seed 003 §5 requires every cluster to contain every class: "
+        return ("; ".join(parts) + ". The improved DAG SVM of Sabzekar, GhasemiGol, Naghibzadeh and "
+                "Sadoghi Yazdi (§5) requires every cluster to contain every class: "
                 "a cluster can never vote for a class it lacks. Use fewer clusters (n_clusters) or "
                 "data where every class spreads over every cluster.")
 

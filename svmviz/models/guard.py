@@ -74,7 +74,7 @@ LP_FAILED = "unresolved: the LP ended without an answer (counted as not a guard 
 SKIPPED = "skipped: inside its own class's convex hull"
 
 # How the guard vectors were found (``guard_test_``).
-TEST_CLOSED = "closed form: 2-D slope-interval test (seed 001 Fig. 2–3), hull-vertex rows"
+TEST_CLOSED = "closed form: 2-D slope-interval test (Yang and Ahuja 2000, Fig. 2–3), hull-vertex rows"
 TEST_HIGHS = "HiGHS LPs: one model per orientation reused across points, hull-vertex rows"
 TEST_CVXPY = "cvxpy reference LPs, hull-vertex rows"
 TEST_LIFTED = "none needed: Δ > 0 makes every point a guard vector"
@@ -247,7 +247,7 @@ def guard_vector_lps(Z, y, method: str = "yang_ahuja", prefilter: bool = True, b
     if backend == "auto":
         backend = "closed-form" if n == 2 and method == "yang_ahuja" else "highs"
     if backend == "closed-form" and (n != 2 or method != "yang_ahuja"):
-        raise ParameterError("the closed-form test is the seed's LP in 2-D: use it with 2 features "
+        raise ParameterError("the closed-form test is the LP of Yang and Ahuja (2000) in 2-D: use it with 2 features "
                              "and method='yang_ahuja', or backend='highs'")
     tested, rows = class_hulls(Z, y, prefilter) if hulls is None else hulls
     guard = np.zeros(m, dtype=bool)
@@ -476,8 +476,8 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
                     "the two classes are not linearly separable"
                     + (" in the kernel's feature space" if kern.name != "linear" else "")
                     + ": their convex hulls meet, so no hyperplane separates them with a positive "
-                    "margin and the hard-margin SVM of seed 001 does not exist (no point can be a guard "
-                    "vector of a separating hyperplane). Use delta > 0 (the seed's projection τ_Δ, "
+                    "margin and the hard-margin SVM of Yang and Ahuja (2000) does not exist (no point can be a guard "
+                    "vector of a separating hyperplane). Use delta > 0 (their projection τ_Δ, "
                     "§3.3), a non-linear kernel, or a soft-margin SVC.")
             lps = guard_vector_lps(Z, y_pm, self.method, self.prefilter, progress=progress, hulls=hulls)
         g = np.flatnonzero(lps.guard)

@@ -32,9 +32,17 @@ def padded_box(X, pad=0.08):
     return lo - pad * span, hi + pad * span
 
 
-def legend_below(fig: go.Figure, y: float = -0.12, **margin) -> go.Figure:
-    """The legend under the plot: above it, many traces collide with the title in narrow columns."""
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=y, x=0), margin=margin or dict(b=90))
+def legend_below(fig: go.Figure, y: float | None = None, **margin) -> go.Figure:
+    """The legend under the plot: above it, many traces collide with the title in narrow columns.
+    Without ``y`` it is anchored to the bottom of the whole figure, under the x-axis title (a
+    fraction of the axes' height put it over that title on short figures)."""
+    if y is None:
+        legend = dict(orientation="h", yref="container", yanchor="bottom", y=0.01, x=0)
+        margin = margin or dict(b=120)
+    else:
+        legend = dict(orientation="h", yanchor="top", y=y, x=0)
+        margin = margin or dict(b=90)
+    fig.update_layout(legend=legend, margin=margin)
     return fig
 
 
@@ -42,6 +50,20 @@ def plot_text(value) -> str:
     """``str(value)`` for Plotly text (legends, titles, hover): Plotly reads ``<b>``, ``<a href>``
     and entities as markup, so a user's class or data set name is escaped to show as typed."""
     return html.escape(" ".join(str(value).splitlines()), quote=False)
+
+
+def class_label(c, sign: int) -> str:
+    """The legend name of class ``c`` shown as the ``sign`` (±1) side of a binary problem: one
+    label per class, written with the minus sign (U+2212) — "class −1" when the class is −1/+1
+    (or 0/1 shown as −1/+1), else "setosa (as −1)"."""
+    side = "−1" if sign < 0 else "+1"
+    try:
+        value = float(c)
+    except (TypeError, ValueError):
+        return f"{c} (as {side})"
+    if value == sign:
+        return f"class {side}"
+    return f"class {str(c).replace('-', '−')} (as {side})"
 
 
 def class_color(k: int, n_classes: int) -> str:
@@ -148,13 +170,19 @@ class Plane:
         return out
 
 
+# Font sizes (px) read from the back of a lecture room on a projector: Plotly's defaults (12 px,
+# 17 px titles) shrink to ~9 px there once a figure is scaled to a page column.
+FONT_SIZE, TITLE_SIZE, SUBTITLE_SIZE, LEGEND_SIZE, AXIS_TITLE_SIZE = 15, 21, 16, 14, 16
+
+
 def base_layout(fig: go.Figure, title: str = "", xlabel: str = "x1", ylabel: str = "x2",
                 equal: bool = True, height: int = 560) -> go.Figure:
-    fig.update_layout(title=title, template="plotly_white", height=height,
-                      margin=dict(l=40, r=20, t=50, b=40),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
-    fig.update_xaxes(title=xlabel)
-    fig.update_yaxes(title=ylabel)
+    fig.update_layout(title=dict(text=title, font=dict(size=TITLE_SIZE)), template="plotly_white",
+                      height=height, font=dict(size=FONT_SIZE), margin=dict(l=50, r=20, t=60, b=50),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=LEGEND_SIZE)))
+    # tick labels set explicitly: Streamlit's chart theme replaces the layout font's size there
+    fig.update_xaxes(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
+    fig.update_yaxes(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
     if equal:
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     return fig

@@ -367,7 +367,7 @@ def plot_weight_maps(model, X, y, class_names=None, plane: Plane | None = None,
         m2 = view.to2d(model.means_[M][None])[0]
         fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers", marker=dict(symbol="x", size=12, color="white"),
                                  showlegend=False, name=f"mean {M + 1}"), row=r, col=c)
-    kind = "normal density" if model.weight == "gaussian" else "seed's eq. 12"
+    kind = "normal density" if model.weight == "gaussian" else "eq. 12 as printed in Sabzekar et al."
     fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=60, b=30),
                       title=f"Membership weights w_M(x) ({kind}, normalised so Σ_M w_M = 1)")
     return fig

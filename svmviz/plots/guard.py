@@ -131,3 +131,18 @@ def plot_guard_timing(rows) -> go.Figure:
     fig.update_yaxes(type="log")
     return base_layout(fig, "Time: guard-vector method against one QP on all points",
                        "m (points)", "seconds (log)", equal=False, height=360)
+
+
+def plot_overlapping_hulls(X, y, names=None, labels=("x1", "x2")) -> go.Figure:
+    """Why a data set has no guard vectors: the convex hulls of the two classes (y = ±1) meet, so
+    no hyperplane separates them and the hard-margin SVM that guard vectors serve does not exist
+    (Yang and Ahuja 2000, §1). The overlap, where points of both classes mix, is what to look at."""
+    from svmviz.geometry import convex_hull
+    from svmviz.plots.hulls import plot_hulls
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.where(np.asarray(y) > 0, 1, -1)
+    hulls = {c: X[y == c][convex_hull(X[y == c]).vertices] for c in (-1, 1)}
+    empty = {c: np.empty((0, 2)) for c in (-1, 1)}
+    return plot_hulls(X, y, hulls, empty, 1.0, names=names, labels=labels,
+                      title="The convex hulls of the two classes overlap: no hyperplane separates them")

@@ -45,7 +45,7 @@ def plot_boundaries(models: dict, X: np.ndarray, y, names=None, plane=None,
                                  name=f"{label}: f(x) = 0", showlegend=True, hoverinfo="skip"))
     xl, yl = (plane.labels if plane is not None else ("x1", "x2"))
     base_layout(fig, "Decision boundaries f(x) = 0 of each solver", xl, yl)
-    return legend_below(fig, y=-0.15, b=110)
+    return legend_below(fig)
 
 
 def plot_alpha_comparison(alpha_a: np.ndarray, alpha_b: np.ndarray, label_a: str = "SMO",
@@ -71,7 +71,7 @@ def plot_alpha_comparison(alpha_a: np.ndarray, alpha_b: np.ndarray, label_a: str
     pad = 0.05 * hi
     fig.update_xaxes(range=[-pad, hi + pad])
     fig.update_yaxes(range=[-pad, hi + pad])
-    return legend_below(fig, y=-0.15, b=110)
+    return legend_below(fig)
 
 
 def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
@@ -94,7 +94,7 @@ def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
                 height=460)
     fig.update_yaxes(type="log", dtick=1, exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
-    return legend_below(fig, y=-0.15, b=110)
+    return legend_below(fig)
 
 
 # ---------------------------------------------------------------------------- SMO stepper
@@ -146,7 +146,10 @@ def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
     base_layout(fig, f"After {it.t} SMO iterations", xl, yl)
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
-    return legend_below(fig, y=-0.15, b=110)
+    return legend_below(fig)
+
+
+BAR_WIDTH = 0.8
 
 
 def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -> go.Figure:
@@ -158,16 +161,19 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
     for k, c in enumerate(classes):
         idx = np.flatnonzero(y == c)
         label = names[k] if names is not None else str(c)
-        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}",
+        # width in sample units: Plotly sizes a trace's bars by the gap between its own samples,
+        # so two far-apart samples of a class got bars many samples wide, hiding the others
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}", width=BAR_WIDTH,
                              marker_color=class_color(k, len(classes))))
     if pair is not None:
         idx = [k for k in pair if k >= 0]
-        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e"))
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e", width=BAR_WIDTH))
     fig.add_hline(y=float(upper), line=dict(color="#d62728", dash="dot"),
                   annotation_text="upper bound")
-    base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=320)
+    base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=400)
     fig.update_layout(barmode="overlay", bargap=0.1)
-    return legend_below(fig, y=-0.15, b=110)
+    fig.update_xaxes(range=[-0.6, len(alpha) - 0.4])
+    return legend_below(fig)
 
 
 def plot_trace_curves(iterations, violation, objective, t: int, tol: float | None = None,
@@ -194,4 +200,4 @@ def plot_trace_curves(iterations, violation, objective, t: int, tol: float | Non
                 "max KKT violation m(α) − M(α)", equal=False, height=360)
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
-    return legend_below(fig, y=-0.15, b=110)
+    return legend_below(fig)

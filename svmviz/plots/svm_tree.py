@@ -8,15 +8,21 @@ here except the optional geometry overlays (reduced hull polygon, nearest point)
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from svmviz.models.svm_tree import chain_arrays, chain_predict, tree_predict
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid, padded_box
+from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
+                                 add_class_scatter, base_layout, class_label, grid, padded_box)
 
-REGION_SCALE = [[0.0, "rgba(0, 229, 255, 0.30)"], [0.5, "rgba(255, 255, 255, 0)"],
-                [1.0, "rgba(255, 235, 59, 0.45)"]]
+NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
+REGION_SCALE = [[0.0, NEG_REGION_FILL], [0.5, "rgba(255, 255, 255, 0)"], [1.0, POS_REGION_FILL]]
+#: Above this many candidate lines (greedy level 1 has up to 12) only the chosen one is drawn; the
+#: others are a click on their legend entry away, so the picture shows the decision, not a fan.
+MAX_SHOWN_CANDIDATES = 4
 CAND_COLORS = {"a": "#d62728", "b": "#9467bd", "c": "#2ca02c", "d": "#ff7f0e"}
 
 
@@ -57,7 +63,8 @@ def _clip_line(a, c, lo, hi):
 
 
 def _regions(fig, tree, nodes, plane, P2, resolution):
-    """Heatmap of the regions the given nodes label (0 where none does)."""
+    """Heatmap of the regions the given nodes label (0 where none does), with a legend entry for
+    each class's region that shows."""
     xs, ys, G = grid(P2, resolution)
     Xg = plane.lift(G)
     W, t, hc = chain_arrays(nodes, Xg.shape[1])
@@ -65,13 +72,30 @@ def _regions(fig, tree, nodes, plane, P2, resolution):
     fig.add_trace(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
                              zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip",
                              name="regions labelled"))
+    for sign, fill in ((-1, NEG_REGION_FILL), (1, POS_REGION_FILL)):
+        if np.any(label == sign):   # a legend-only marker: a heatmap has no legend entry of its own
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip",
+                                     name=f"decided {class_label(tree.classes[(sign + 1) // 2], sign)} by earlier nodes",
+                                     marker=dict(symbol="square", size=16, color=fill,
+                                                 line=dict(width=1, color="#999"))))
+
+
+def _signed(v: int) -> str:
+    """+1 / −1 with the minus sign the class labels use (never a hyphen next to a minus)."""
+    return f"{int(v):+d}".replace("-", "−")
+
+
+def _minus(text: str) -> str:
+    """``text`` with every negative number written with the minus sign (U+2212)."""
+    return re.sub(r"(?<![\w.])-(?=\d)", "−", text)
 
 
 def _cand_color(label: str) -> str:
     return CAND_COLORS.get(label.strip("−").split("⊥")[0], "#555")
 
 
-def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, showlegend=True):
+def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, showlegend=True,
+              visible=True, opacity=1.0):
     a, c = _line_in_plane(w, t, plane)
     seg = _clip_line(a, c, lo, hi)
     if seg is None:
@@ -79,7 +103,7 @@ def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, sho
     (x1, y1), (x2, y2) = seg
     fig.add_trace(go.Scatter(x=[x1, x2], y=[y1, y2], mode="lines", name=name,
                              line=dict(color=color, width=width, dash=dash), showlegend=showlegend,
-                             hoverinfo="name"))
+                             hoverinfo="name", visible=visible, opacity=opacity))
     if text:
         f = 0.15 + 0.7 * (sum(map(ord, text)) % 7) / 7  # spread labels of lines that coincide
         fig.add_annotation(x=x1 + f * (x2 - x1), y=y1 + f * (y2 - y1), text=f"<b>{text}</b>",
@@ -113,12 +137,12 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
                                  marker=dict(color="#bbb", size=5), opacity=0.6))
     act = step.active
     add_class_scatter(fig, P2[act], np.asarray(y)[act], classes=tree.classes,
-                      names=[f"{c} (−1)" for c in tree.classes[:1]] + [f"{c} (+1)" for c in tree.classes[1:]])
+                      names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
     chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
     if chosen is not None:
         hard = act[_pm(tree, np.asarray(y)[act]) == chosen.hard_class]
         fig.add_trace(go.Scatter(x=P2[hard, 0], y=P2[hard, 1], mode="markers",
-                                 name=f"hard class {chosen.hard_class:+d}",
+                                 name=f"hard class {_signed(chosen.hard_class)}",
                                  marker=dict(symbol="circle-open", size=11, color="#333", line=dict(width=1))))
     if step.removed.size:
         r = step.removed
@@ -126,14 +150,18 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
                                  name=f"removed by this step ({len(r)})",
                                  marker=dict(symbol="circle-open", size=14, color="#e00000",
                                              line=dict(width=2.5))))
-    for i, c in enumerate(step.candidates):
-        if c.zero_solution:
-            continue
+    drawn = [i for i, c in enumerate(step.candidates) if not c.zero_solution]
+    few = len(drawn) <= MAX_SHOWN_CANDIDATES
+    for i in drawn:
+        c = step.candidates[i]
         is_chosen = i == step.chosen
+        name = f"{c.label}: {c.solver}, hard {_signed(c.hard_class)}, leaves out {c.left_out}"
         res = _add_line(fig, c.w, c.threshold, plane, lo, hi,
-                        f"{c.label}: {c.solver}, hard {c.hard_class:+d}, leaves out {c.left_out}",
+                        name if is_chosen or few else f"{name} (click to show)",
                         _cand_color(c.label), 5 if is_chosen else 1.5,
-                        "solid" if is_chosen else ("dot" if c.perpendicular else "dash"), c.label)
+                        "solid" if is_chosen else ("dot" if c.perpendicular else "dash"),
+                        c.label if is_chosen or few else None,
+                        visible=True if is_chosen or few else "legendonly", opacity=1.0 if is_chosen else 0.55)
         if is_chosen and res is not None:
             (x1, y1), (x2, y2) = res[0]
             a = res[1]
@@ -145,14 +173,16 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     if overlays:
         _geometry(fig, tree, step, X, y, plane, overlays, geometry_label, geometry_solver)
     total = len(tree.trace)
-    title = f"Step {k + 1} of {total}<br><sup>{_wrap(step.note, 110)}</sup>"
-    base_layout(fig, title=title, xlabel=plane.labels[0], ylabel=plane.labels[1], height=height)
+    base_layout(fig, title=f"Step {k + 1} of {total}", xlabel=plane.labels[0], ylabel=plane.labels[1],
+                height=height)
     fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
     fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
     # legend to the right of the axes: never over the plot or an axis title
-    fig.update_layout(title=dict(font=dict(size=15)), margin=dict(t=90, r=10, b=50),
+    fig.update_layout(title=dict(font=dict(size=TITLE_SIZE),
+                                 subtitle=dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))),
+                      margin=dict(t=100, r=10, b=50),
                       legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
-                                  font=dict(size=11)))
+                                  font=dict(size=LEGEND_SIZE)))
     return fig
 
 
@@ -188,7 +218,7 @@ def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
         if len(rch.vertices):
             V = np.vstack([rch.vertices, rch.vertices[:1]])
             fig.add_trace(go.Scatter(x=V[:, 0], y=V[:, 1], mode="lines", fill="toself",
-                                     name=f"RCH(hard {c.hard_class:+d}, μ = {mu:.3g}) of {c.label}",
+                                     name=f"RCH(hard {_signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}",
                                      line=dict(color="#444", width=1.5),
                                      fillcolor="rgba(80,80,80,0.12)"))
     if "centroid" in overlays:
@@ -219,7 +249,7 @@ def candidates_frame(step) -> pd.DataFrame:
     rows = []
     for i, c in enumerate(step.candidates):
         rows.append({"chosen": "✔" if i == step.chosen else "", "line": c.label,
-                     "solver": c.solver, "hard class": f"{c.hard_class:+d}",
+                     "solver": c.solver, "hard class": f"{_signed(c.hard_class)}",
                      "C_k tries": _tries_text(c) or "—",
                      "zero solution": c.zero_solution, "sign changed": c.sign_changed,
                      "perpendicular": c.perpendicular, "left out": c.left_out})
@@ -237,7 +267,7 @@ def zero_solution_frame(model, k: int, tree_index: int = 0) -> pd.DataFrame:
         r = report[c.hard_class]
         for t in c.tries:
             predicted = r.zero_at(t.C_k) if c.solver == "c-svm" else t.C_k >= r.D_star * (1 - 1e-9)
-            rows.append({"line": c.label, "solver": c.solver, "hard class": f"{c.hard_class:+d}",
+            rows.append({"line": c.label, "solver": c.solver, "hard class": f"{_signed(c.hard_class)}",
                          "C_k": t.C_k, "how": t.how, "‖w‖ (relative)": t.w_norm,
                          "w = 0": t.zero_solution, "exact: w = 0": bool(predicted),
                          "D_k* (w = 0 above)": r.D_star,
@@ -282,9 +312,11 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     return fig
 
 
-def chain_figure(model, tree_index: int = 0) -> go.Figure:
+def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.Figure:
     """The tree as a chain: node i labels its non-hard side (a leaf to the side) and passes the
     rest down; pruned nodes greyed out; the last box is the remaining class (or the RBF node).
+    ``current`` (0-based step) is marked: the node that step adds, or the last box after the
+    last node.
     Built as lists of shapes and annotations set in one ``update_layout`` (adding them one call
     at a time is quadratic in Plotly)."""
     tree = model.trees_[tree_index]
@@ -315,7 +347,7 @@ def chain_figure(model, tree_index: int = 0) -> go.Figure:
         flags = [nd.solver] + (["−w"] if nd.sign_changed and not nd.perpendicular else []) + \
             (["⊥"] if nd.perpendicular else [])
         notes += [dict(x=-0.6, y=ypos, showarrow=False,
-                       text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {nd.hard_class:+d}, "
+                       text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {_signed(nd.hard_class)}, "
                             f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
                        font=dict(size=13, color="#888" if grey else "#000")),
                   dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
@@ -323,17 +355,28 @@ def chain_figure(model, tree_index: int = 0) -> go.Figure:
     yend = -n
     if tree.svm is not None and nl_depth == len(tree.kept()):
         last = f"RBF SVM ({tree.nonlinear.n_support} SVs)"
-        fill = "#f4cccc"
+        fill, edge = "#f4cccc", "#c00"
     else:
         last = f"rest → {cls[tree.final_class]}"
-        fill = POS_COLOR if tree.final_class > 0 else NEG_COLOR
+        # a pale fill under black text (the saturated class colour made grey text unreadable),
+        # the class colour on the border
+        fill, edge = (POS_REGION_FILL, POS_COLOR) if tree.final_class > 0 else (NEG_REGION_FILL, NEG_COLOR)
     shapes.append(dict(type="rect", x0=-2.3, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
-                       line=dict(color="#333")))
-    notes.append(dict(x=-0.6, y=yend, text=f"<b>{last}</b>", showarrow=False, font=dict(size=14)))
+                       line=dict(color=edge, width=3)))
+    notes.append(dict(x=-0.6, y=yend, text=f"<b>{last}</b>", showarrow=False,
+                      font=dict(size=15, color="#000")))
+    if current is not None:
+        at = -min(max(int(current), 0), n)
+        shapes.append(dict(type="rect", x0=-2.4, x1=2.8, y0=at - 0.45, y1=at + 0.45, fillcolor="rgba(0,0,0,0)",
+                           line=dict(color="#e00000", width=3)))
+        notes.append(dict(x=-2.45, y=at, xanchor="right", showarrow=False, text=f"<b>step {int(current) + 1} ▶</b>",
+                          font=dict(size=15, color="#e00000")))
     fig = go.Figure()
+    nodes_text = "1 node" if n == 1 else f"{n} nodes"
     fig.update_layout(shapes=shapes, annotations=notes, template="plotly_white",
-                      height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=40, b=10),
-                      title=f"The chain: {n} nodes, {len(tree.kept())} kept after pruning",
+                      height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=50, b=10),
+                      title=dict(text=f"The chain: {nodes_text}, {len(tree.kept())} kept after pruning",
+                                 font=dict(size=TITLE_SIZE)),
                       xaxis=dict(visible=False, range=[-3.6, 2.9]),
                       yaxis=dict(visible=False, range=[yend - 0.8, 0.9]))
     return fig

@@ -1,0 +1,45 @@
+"""The projector view of lesson mode (``?lesson=1``): what a class sees on a 1280×720 or
+1920×1080 screen. No Streamlit chrome (sidebar, header with its toolbar, Deploy button and main
+menu; ``client.toolbarMode = "viewer"`` in ``.streamlit/config.toml`` already hides the developer
+items everywhere), the page title and captions hidden, the step line large, and the plot sized
+to what is left of the screen so that it shows without scrolling, under the step controls and
+the step number. Keyboard stepping (Home, ←, →, End) belongs to the step buttons and stays.
+
+Only stable ``data-testid`` selectors are used."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from svmviz_app import state
+
+#: Height of everything above the plot in lesson mode (padding, the step buttons, the slider,
+#: the step line) and of the folded explanation under it, in CSS pixels.
+_ABOVE_PLOT_PX = 215
+
+_CSS = f"""<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
+[data-testid="stToolbar"], [data-testid="stDecoration"] {{display: none;}}
+[data-testid="stMainBlockContainer"] {{padding: 0.6rem 1.5rem 0.5rem 1.5rem; max-width: 100%;}}
+[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]:has(h1, [data-testid="stCaptionContainer"], style)
+  {{display: none;}}
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p {{font-size: 1.35rem;}}
+.stButton button {{font-size: 1.2rem; padding: 0.35rem 1.2rem;}}
+[data-testid="stPlotlyChart"] {{height: calc(100vh - {_ABOVE_PLOT_PX}px) !important; min-height: 320px;}}
+</style>"""
+
+
+def projector_style() -> None:
+    """In lesson mode, the projector styling for the page about to run (nothing otherwise)."""
+    if state.lesson_mode():
+        st.markdown(_CSS, unsafe_allow_html=True)
+
+
+def projector_chart(fig, key: str) -> None:
+    """``st.plotly_chart`` of ``fig``; in lesson mode the figure's own height gives way to the
+    height the projector style leaves it (the rest of the screen)."""
+    if state.lesson_mode():
+        fig.update_layout(height=None, autosize=True)
+        st.plotly_chart(fig, key=key, height="stretch", theme=None)   # the figure's own font sizes
+    else:
+        st.plotly_chart(fig, key=key)

@@ -1,0 +1,49 @@
+"""Lesson mode as a projector shows it, in headless Chromium at 1280×720 and 1920×1080: the whole
+plot on the first screen under the step number, the explanation folded, no Streamlit chrome, and
+the arrow keys still stepping. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def _step_line(page):
+    return page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="samples in play").first
+
+
+@pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
+def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, width, height):
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{streamlit_url}/SVM_Tree?lesson=1")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120000)
+        wait_for_app(page, 120000)
+        plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+        step = _step_line(page).bounding_box()
+        page.screenshot(path=str(artifacts_dir / f"projector_{width}x{height}.png"))
+        assert _step_line(page).inner_text().startswith("Step 1 of ")
+        # the step number above the plot, the whole plot on the first screen, and most of it
+        assert step["y"] + step["height"] <= plot["y"]
+        assert plot["y"] + plot["height"] <= height
+        assert plot["height"] >= 0.6 * height
+        # no chrome: no sidebar, no header (toolbar, Deploy button, main menu)
+        for testid in ("stSidebar", "stHeader", "stToolbar", "stMainMenu"):
+            loc = page.locator(f'[data-testid="{testid}"]')
+            assert loc.count() == 0 or not loc.first.is_visible(), testid
+        assert page.get_by_text("Deploy", exact=True).count() == 0
+        # the full explanation is folded under the plot
+        expander = page.locator('[data-testid="stExpander"]').filter(has_text="Explanation of this step")
+        assert expander.count() == 1 and expander.bounding_box()["y"] >= plot["y"] + plot["height"]
+        assert not expander.locator('[data-testid="stAlert"]').first.is_visible()
+        # keyboard stepping
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
+            ".some(e => e.innerText.startsWith('Step 2 of '))", timeout=60000)
+    finally:
+        ctx.close()

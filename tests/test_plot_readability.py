@@ -1,0 +1,99 @@
+"""Pictures read from the back of a lecture room: font sizes, one legend label per class with one
+minus sign, the shaded regions in the legend, one highlighted candidate line when there are many,
+a readable chain diagram with the current step marked, α bars one sample wide and legends clear
+of the axis titles."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from svmviz.models import SVMTreeClassifier
+from svmviz.plots.common import base_layout, class_label
+from svmviz.plots.solvers import plot_alpha_bars, plot_convergence
+from svmviz.plots.svm_tree import chain_figure, step_figure
+
+
+def _ring(n: int = 30, seed: int = 7):
+    """Class −1 on a ring around a blob of class +1: a chain of several nodes."""
+    rng = np.random.default_rng(seed)
+    angle, radius = rng.uniform(0, 2 * np.pi, n), rng.uniform(1.0, 1.5, n)
+    X = np.vstack([np.c_[radius * np.cos(angle), radius * np.sin(angle)], rng.normal(0, 0.35, (n, 2))])
+    return X, np.repeat([-1, 1], n)
+
+
+@pytest.fixture(scope="module")
+def greedy_tree():
+    X, y = _ring()
+    return SVMTreeClassifier(greedy_level=1, C_hard=100.0).fit(X, y), X, y
+
+
+def test_base_layout_fonts_readable_on_a_projector():
+    import plotly.graph_objects as go
+
+    fig = base_layout(go.Figure(), "title", "x", "y")
+    lay = fig.layout
+    assert lay.font.size >= 14 and lay.title.font.size >= 20 and lay.legend.font.size >= 14
+    assert lay.xaxis.title.font.size >= 14 and lay.yaxis.title.font.size >= 14
+    assert lay.xaxis.tickfont.size >= 13 and lay.yaxis.tickfont.size >= 13
+
+
+def test_class_labels_one_per_class_with_one_minus_sign():
+    assert class_label(-1, -1) == "class −1" and class_label(1, 1) == "class +1"
+    assert class_label("setosa", -1) == "setosa (as −1)"
+    assert class_label(0, -1) == "class 0 (as −1)"
+
+
+def test_step_figure_legend_regions_and_one_highlighted_candidate(greedy_tree):
+    model, X, y = greedy_tree
+    k = 1
+    fig = step_figure(model, X, y, k)
+    names = [t.name for t in fig.data if t.name]
+    assert "class −1" in names and "class +1" in names
+    # negative numbers with the minus sign everywhere (never "-1" next to "−1")
+    texts = names + [fig.layout.title.subtitle.text]
+    assert not any(re.search(r"(?<![\w.])-\d", t) for t in texts), texts
+    # the regions decided by the first node have a legend entry
+    assert any(n.startswith("decided ") for n in names)
+    assert fig.layout.title.font.size >= 20 and fig.layout.legend.font.size >= 14
+    assert fig.layout.title.subtitle.text and fig.layout.title.subtitle.font.size >= 14
+    step = model.trees_[0].trace[k]
+    lines = [t for t in fig.data if getattr(t, "mode", None) == "lines" and ": " in (t.name or "")]
+    assert sum(not c.zero_solution for c in step.candidates) > 4   # greedy level 1: many candidates
+    shown = [t for t in lines if t.visible in (None, True)]
+    assert len(shown) == 1 and shown[0].line.width == 5   # the chosen one only; the others on demand
+    assert all(t.visible == "legendonly" for t in lines if t is not shown[0])
+    # the label annotations name the chosen line only
+    labels = {a.text for a in fig.layout.annotations if a.text and a.text.startswith("<b>")}
+    assert labels == {f"<b>{step.candidates[step.chosen].label}</b>"}
+
+
+def test_chain_figure_readable_with_the_current_step_marked(greedy_tree):
+    model, _, _ = greedy_tree
+    n = len(model.trees_[0].nodes)
+    fig = chain_figure(model, current=1)
+    assert f"{n} nodes" in fig.layout.title.text
+    assert any("step 2" in (a.text or "") for a in fig.layout.annotations)
+    last = fig.layout.annotations[-1] if "step" not in fig.layout.annotations[-1].text else fig.layout.annotations[-2]
+    assert "rest →" in last.text and last.font.color == "#000"
+    # the last box's fill is a pale tint (alpha < 1) under the black text, not the saturated colour
+    fill = [s.fillcolor for s in fig.layout.shapes if s.type == "rect"][-2]
+    assert fill.startswith("rgba(")
+    X = np.array([[-2.0, 0.0], [-1.5, 0.2], [-1.8, -0.3], [2.0, 0.0], [1.5, 0.1], [1.7, -0.2]])
+    one = SVMTreeClassifier().fit(X, np.array([-1, -1, -1, 1, 1, 1]))
+    assert len(one.trees_[0].nodes) == 1
+    assert "The chain: 1 node," in chain_figure(one).layout.title.text
+
+
+def test_alpha_bars_one_sample_wide_and_legends_below_the_axis_titles():
+    alpha = np.array([0.0, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.2])
+    y = np.array([-1, 1, 1, 1, 1, 1, 1, -1])       # class −1 at samples 0 and 7 only
+    fig = plot_alpha_bars(alpha, y, 1.0, pair=(1, 7))
+    for bar in fig.data:
+        assert bar.width is not None and np.all(np.asarray(bar.width) <= 1.0), bar.name
+    for f in (fig, plot_convergence({"iteration": [0, 1], "max_violation": [1.0, 0.1], "objective": [0, -1]})):
+        # the legend sits at the bottom of the figure, under the x-axis title, not at a fraction
+        # of the axes' height that lands on it
+        assert f.layout.legend.yref == "container" and f.layout.legend.yanchor == "bottom"
