@@ -32,16 +32,22 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
                         f"got {feature_range!r}")
     if method == "none":
         return X_train.copy(), None if X_test is None else X_test.copy()
+    # statistics of x / s with s the power of two at or just below each training feature's largest
+    # |value|: dividing by a power of two is exact, so the result is the same bit for bit, but a
+    # range or a variance of values near ±1e308 no longer overflows to inf (which divided the
+    # whole feature to 0, silently)
+    s = np.ldexp(1.0, np.frexp(np.abs(X_train).max(axis=0))[1] - 1)
+    Xs = X_train / s
     if method == "minmax":
-        lo, hi = X_train.min(axis=0), X_train.max(axis=0)
-        span = np.where(hi > lo, hi - lo, 1.0)
+        lo, hi = Xs.min(axis=0), Xs.max(axis=0)
+        span = np.where(hi > lo, hi - lo, 1.0 / s)  # a constant feature: divided by 1
         a, b = feature_range
         start = np.where(hi > lo, a, (a + b) / 2)  # a constant feature sits in the middle
-        f = lambda Z: start + (Z - lo) / span * (b - a)  # noqa: E731
+        f = lambda Z: start + (Z / s - lo) / span * (b - a)  # noqa: E731
     elif method == "stddev":
-        mu, sd = X_train.mean(axis=0), X_train.std(axis=0)
-        sd = np.where(sd > 0, sd, 1.0)
-        f = lambda Z: (Z - mu) / sd  # noqa: E731
+        mu, sd = Xs.mean(axis=0), Xs.std(axis=0)
+        sd = np.where(sd > 0, sd, 1.0 / s)
+        f = lambda Z: (Z / s - mu) / sd  # noqa: E731
     else:
         raise DataError(f"normalization must be one of {', '.join(METHODS)}, not {method!r}")
     return f(X_train), None if X_test is None else f(X_test)
