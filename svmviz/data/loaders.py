@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from svmviz import limits
 from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 
@@ -265,12 +266,12 @@ def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str
     lines = [ln.rstrip(b"\r").decode("utf-8") for ln in data.split(b"\n", 2)[:2]]
     first = _split_line(lines[0], delim)
     second = _split_line(lines[1], delim) if len(lines) > 1 and lines[1].strip() else None
+    ncol = len(first)
+    # MAX_CELLS before any cell is read as a number: rows × fields of the first row
+    _check_cells(data.count(b"\n") + 1, ncol, name)
     has_header = any(f.lower() in LABEL_NAMES for f in first) or (
         any(not _is_number(f) for f in first)
         and (second is None or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))))
-    ncol = len(first)
-    # MAX_CELLS before the whole file is parsed: rows × fields of the first row
-    _check_cells(data.count(b"\n") + 1, ncol, name)
     if has_header:
         header, offset = first, 2
         if second is None:
@@ -368,4 +369,5 @@ def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
         X, y, feats = _parse_csv(body, fname)
     else:
         X, y, feats = _parse_libsvm(body, fname)
+    limits.check_classes(np.unique(y).size, fname)
     return Dataset(X, y, feats, [], name or Path(fname).stem, src)

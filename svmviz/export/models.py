@@ -12,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 
 import svmviz
+from svmviz import limits
 from svmviz.errors import ModelFormatError
 from svmviz.export.registry import decode_estimator, encode_estimator
 
@@ -172,9 +173,36 @@ def _probe(est, n_features: int) -> np.ndarray:
     return P[np.all(np.isfinite(P), axis=1)]
 
 
+def _stored_rows(value, n_features: int, depth: int = 0) -> int:
+    """Rows of every (n, d) float array held by ``value`` (support vectors, stored training points,
+    nested estimators' too): what evaluating the model costs per point."""
+    if depth > 12:
+        return 0
+    if isinstance(value, np.ndarray):
+        return value.shape[0] if value.ndim == 2 and value.shape[1] == n_features else 0
+    if isinstance(value, (list, tuple)):
+        return sum(_stored_rows(v, n_features, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return sum(_stored_rows(v, n_features, depth + 1) for v in value.values())
+    if hasattr(value, "__dict__") or dataclasses.is_dataclass(value):
+        return sum(_stored_rows(v, n_features, depth + 1) for v in vars(value).values())
+    return 0
+
+
+def check_model_size(est) -> None:
+    """``ProblemTooLargeError`` when a model holds more features, classes or stored training
+    points (support vectors) than one request may work with (``svmviz.limits``): counted on the
+    decoded arrays, before the model computes anything."""
+    where = f"the {type(est).__name__} in the model file"
+    limits.check_features(int(est.n_features_in_), where)
+    limits.check_classes(int(np.asarray(est.classes_).size), where)
+    limits.check_support_vectors(_stored_rows(vars(est), int(est.n_features_in_)), where)
+
+
 def check_loaded_model(est) -> None:
     """``ModelFormatError`` unless ``est`` (decoded from a document) is a working model: valid
-    parameters, finite fitted values, and it predicts known labels with finite decisions."""
+    parameters, finite fitted values, and it predicts known labels with finite decisions; a model
+    larger than the bounds of ``svmviz.limits`` is a ``ProblemTooLargeError``."""
     where = f"the {type(est).__name__} in the model file is invalid"
     n = getattr(est, "n_features_in_", None)
     if not (_is_int(n) and 1 <= n <= 20_000_000):
@@ -183,6 +211,7 @@ def check_loaded_model(est) -> None:
     if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
             and np.unique(classes).size == classes.size):
         raise ModelFormatError(f"{where}: classes_ must be a list of at least two distinct labels")
+    check_model_size(est)
     _check_state(est, where)
     P = _probe(est, n)
     try:

@@ -63,8 +63,12 @@ def add_class_scatter(fig: go.Figure, X2: np.ndarray, y, classes=None, names=Non
     if idx is not None:
         note_sample(fig, len(idx), len(y))
         X2, y = np.asarray(X2)[idx], y[idx]
+    # the points of each class from one sort (a mask per class costs n × K)
+    order = np.argsort(y, kind="stable")
+    ys = y[order]
+    lo, hi = np.searchsorted(ys, classes, "left"), np.searchsorted(ys, classes, "right")
     for k, c in enumerate(classes):
-        m = y == c
+        m = order[lo[k]:hi[k]]
         fig.add_trace(point_trace(
             len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=str(names[k] if names else c),
             marker=dict(color=class_color(k, len(classes)), symbol=SYMBOLS[k % len(SYMBOLS)], size=size,
