@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -21,6 +23,22 @@ MAX_DRAWN_POINTS = 50_000
 SAMPLE_SEED = 0
 GRID_RESOLUTION = 200
 MAX_GRID_RESOLUTION = 400
+
+
+class PlotText(str):
+    """A user string already made safe for Plotly by ``user_text`` (so it is never escaped twice)."""
+
+
+def user_text(value) -> PlotText:
+    """A user-controlled string (a class, feature or data set name, a file name, a CSV header or
+    cell) as Plotly text that shows exactly as typed. Plotly renders a subset of HTML in every text
+    it draws (legend entries, titles, axis titles, hover labels, annotations): ``<a href>`` would
+    be a live link, ``<b>``/``<br>`` would apply, and the exported HTML embeds the same strings.
+    ``&``, ``<`` and ``>`` become entities, which Plotly draws as the characters; line breaks
+    become spaces. Every plot passes user strings through here once, where they enter a figure."""
+    if isinstance(value, PlotText):
+        return value
+    return PlotText(html.escape(" ".join(str(value).splitlines()), quote=False))
 
 
 def class_color(k: int, n_classes: int) -> str:
@@ -70,7 +88,7 @@ def add_class_scatter(fig: go.Figure, X2: np.ndarray, y, classes=None, names=Non
     for k, c in enumerate(classes):
         m = order[lo[k]:hi[k]]
         fig.add_trace(point_trace(
-            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=str(names[k] if names else c),
+            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=user_text(names[k] if names else c),
             marker=dict(color=class_color(k, len(classes)), symbol=SYMBOLS[k % len(SYMBOLS)], size=size,
                         line=dict(width=0.5, color="#333")),
             opacity=opacity, showlegend=showlegend, **kw))
@@ -101,7 +119,7 @@ class Plane:
         X = np.asarray(X, dtype=np.float64)
         self.d = X.shape[1]
         self.mean = X.mean(axis=0)
-        names = feature_names or [f"x{j + 1}" for j in range(self.d)]
+        names = [user_text(f) for f in (feature_names or [f"x{j + 1}" for j in range(self.d)])]
         if self.d == 1:
             raise ValueError("a plane needs at least two features")
         if method == "pca" and self.d > 2:

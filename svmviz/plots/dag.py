@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import PALETTE, Plane, add_class_scatter, base_layout, class_color, grid
+from svmviz.plots.common import PALETTE, Plane, add_class_scatter, base_layout, class_color, grid, user_text
 
 UNCLASSIFIABLE = "rgba(120, 120, 120, 0.55)"
 PAIR_COLORS = ["#222222", "#6a3d9a", "#b15928", "#33a02c", "#e31a1c", "#1f78b4", "#ff7f00", "#fb9a99"]
@@ -43,7 +43,7 @@ class _View:
 
 
 def _names(model, class_names):
-    return list(class_names) if class_names else [str(c) for c in model.classes_]
+    return [user_text(c) for c in (class_names if class_names else model.classes_)]
 
 
 def _region_trace(view: _View, Z: np.ndarray, n_classes: int, names, with_unclassifiable=False,

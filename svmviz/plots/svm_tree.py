@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from svmviz.models._svm_tree_build import chain_arrays, chain_predict, tree_predict
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid, user_text
 
 REGION_SCALE = [[0.0, "rgba(0, 229, 255, 0.30)"], [0.5, "rgba(255, 255, 255, 0)"],
                 [1.0, "rgba(255, 235, 59, 0.45)"]]
@@ -119,7 +119,8 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
                                  marker=dict(color="#bbb", size=5), opacity=0.6))
     act = step.active
     add_class_scatter(fig, P2[act], np.asarray(y)[act], classes=tree.classes,
-                      names=[f"{c} (−1)" for c in tree.classes[:1]] + [f"{c} (+1)" for c in tree.classes[1:]])
+                      names=[user_text(f"{c} (−1)") for c in tree.classes[:1]]
+                      + [user_text(f"{c} (+1)") for c in tree.classes[1:]])
     chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
     if chosen is not None:
         hard = act[_pm(tree, np.asarray(y)[act]) == chosen.hard_class]
@@ -296,7 +297,7 @@ def chain_figure(model, tree_index: int = 0) -> go.Figure:
     tree = model.trees_[tree_index]
     nodes = tree.nodes
     n = len(nodes)
-    cls = {1: str(tree.classes[1]), -1: str(tree.classes[0])}
+    cls = {1: user_text(tree.classes[1]), -1: user_text(tree.classes[0])}
     shapes, notes = [], []
     nl_depth = tree.nonlinear.depth if tree.svm is not None else None
     kept_i = 0
