@@ -231,6 +231,26 @@ def check_loaded_model(est) -> None:
         raise ModelFormatError(f"{where}: its decision values are not finite")
 
 
+def check_model_matches(est, n_features: int, classes) -> None:
+    """``ModelFormatError`` unless ``est`` was fitted on ``n_features`` features and only on
+    classes of the data it is to be shown with (``classes``; a page may use some of them, e.g.
+    two for a binary model): a model of other data cannot be drawn over this one (its decision
+    would fail on the features, or vote for classes the data does not have)."""
+    n_model = getattr(est, "n_features_in_", None)
+    if n_model != n_features:
+        raise ModelFormatError(f"the model was fitted on {n_model} features; the current data has "
+                               f"{n_features}: load matching data first")
+    mine = np.unique(np.asarray(est.classes_)).tolist()
+    theirs = np.unique(np.asarray(classes)).tolist()
+    foreign = [c for c in mine if c not in theirs]
+    if foreign:
+        def shown(values):
+            return ", ".join(str(v) for v in values[:10]) + (", …" if len(values) > 10 else "")
+        raise ModelFormatError(f"the model was fitted on {len(mine)} classes ({shown(mine)}), "
+                               f"{len(foreign)} of which ({shown(foreign)}) the current data does not "
+                               f"have (its classes: {shown(theirs)}): load matching data first")
+
+
 def save_model(model, path) -> None:
     """Write ``model`` to ``path`` as a versioned JSON document."""
     text = dumps_model(model)
