@@ -280,6 +280,10 @@ def test_split_errors_and_small_test_parts():
         train_test_split(ds, 0.1)  # stratified: fewer test samples than classes
     with pytest.raises(DataError, match="training part"):
         train_test_split(ds, 0.75, stratify=False)
+    for seed in (-1, 2**40, 1.5, True):
+        with pytest.raises(DataError, match="the split seed must be a whole number from 0 to 4294967295"):
+            train_test_split(ds, 0.25, seed=seed)
+    assert train_test_split(ds, 0.25, seed=np.int64(2**32 - 1))[1].n_samples == 2
 
 
 def test_split_and_normalize_uses_training_statistics():

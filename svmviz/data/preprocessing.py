@@ -3,7 +3,7 @@ stratified, seeded splits."""
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -63,6 +63,9 @@ def train_test_split(ds: Dataset, test_size: float = 0.3, seed: int = 0, stratif
 
     if not isinstance(test_size, Real) or not 0 < test_size < 1:
         raise DataError(f"the test fraction must be a number between 0 and 1, got {test_size!r}")
+    # scikit-learn's generator takes seeds 0 … 2**32 − 1; say so rather than pass on its message
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed < 2**32:
+        raise DataError(f"the split seed must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
     idx = np.arange(ds.n_samples)
     try:
         tr, te = _split(idx, test_size=test_size, random_state=seed,
