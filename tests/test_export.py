@@ -285,3 +285,19 @@ def test_the_data_page_refuses_a_lesson_with_a_bad_setting_and_keeps_the_data(st
     assert not problems(at)
     assert any(words in e.value for e in at.error), [e.value for e in at.error]
     assert at.session_state["_svmviz_dataset"] is ds
+
+
+def test_a_three_class_model_on_two_class_data_is_refused_on_its_page():
+    from apphelpers import page_test, problems
+    from svmviz.data.generators import checkerboard
+    from svmviz.models import DAGSVC
+
+    three = checkerboard(3, 15)
+    model = DAGSVC(kernel="linear").fit(three.X, three.y)
+    ds = load_builtin("fourclass_like")
+    at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="fourclass_like").run()
+    at.file_uploader(key="dag_upload").set_value(("three.json", dumps_model(model).encode(),
+                                                  "application/json")).run()
+    assert not problems(at)
+    assert any("cannot use three.json" in e.value and "does not have" in e.value for e in at.error)
+    assert not any("imported model" in c.value for c in at.caption)
