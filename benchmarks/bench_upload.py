@@ -6,7 +6,8 @@ A CSV of about ``--mb`` MB (a header, ``--features`` float columns with 17 signi
 integer label column; seeded) is written to a temporary folder. Each parser runs ``--reps`` (≥ 3)
 times in a fresh Python process (so one run's memory is not another's), the best process CPU time
 and wall time are kept, and the peak resident set size of the process (``ru_maxrss``, which
-includes the interpreter and the imports of each side) is reported. The peer is
+includes the interpreter and the imports of each side) is reported. pandas is imported before the
+clock starts on both sides (a Streamlit server has it loaded already). The peer is
 ``pandas.read_csv(path)`` with its defaults: the floor for a file read into a table. Ours also
 decodes and checks the text, names a bad cell by row and column, and builds a ``Dataset``.
 """
