@@ -70,7 +70,7 @@ def test_pairwise_machines_are_bounded_before_the_first_pair_is_trained():
     for est in (DAGSVC(), PairwiseVotingSVC()):
         with pytest.raises(ProblemTooLargeError) as err:
             est.fit(ds.X, ds.y, progress=started)
-        assert "4,950" in str(err.value) and "use at most 50 classes" in str(err.value)
+        assert "4,950" in str(err.value) and "use at most 20 classes" in str(err.value)
     with pytest.raises(ProblemTooLargeError, match="one-vs-one"):
         SVMTreeClassifier().fit(ds.X, ds.y)
 
