@@ -110,13 +110,16 @@ with guard("cannot draw the data"):
     if test is not None:
         st.caption("Filled markers: training part; open markers: test part.")
 
+    labels = ds.classes.tolist()
+    whole, in_train = ds.class_counts(), train.class_counts()  # once each, not once per class
     counts = pd.DataFrame({
         "class": [str(c) for c in ds.class_names],
-        "label": [str(c) for c in ds.classes],
-        "samples": [ds.class_counts()[c] for c in ds.classes.tolist()],
-        "train": [train.class_counts().get(c, 0) for c in ds.classes.tolist()],
+        "label": [str(c) for c in labels],
+        "samples": [whole[c] for c in labels],
+        "train": [in_train.get(c, 0) for c in labels],
     })
     if test is not None:
-        counts["test"] = [test.class_counts().get(c, 0) for c in ds.classes.tolist()]
+        in_test = test.class_counts()
+        counts["test"] = [in_test.get(c, 0) for c in labels]
     st.dataframe(counts, hide_index=True)
     figure_downloads(fig, f"data_{ds.name}", key="data_fig")

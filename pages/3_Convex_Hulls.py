@@ -10,6 +10,7 @@ from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_t
                              reduced_convex_hull, reduced_hulls_intersect, w_norm_sweep,
                              zero_solution_report)
 from svmviz.geometry.zero_solution import c_svm_w
+from svmviz.plots.common import user_text
 from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
@@ -214,7 +215,7 @@ with guard("zero-solution report"):
     with cz2:
         figz = plot_zero_solution(X2, y, hard, rch_h, case.centroid_other, w=w, h1_point=h1.point,
                                   names=names, labels=labels,
-                                  title=f"Hard class {names[(hard + 1) // 2]}: RCH for μ = {mu_z:.4g}")
+                                  title=f"Hard class {user_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
         st.plotly_chart(figz, key="zero_fig")
         if h1.distance < 1e-7:
             st.caption("H1-SVM view: the centroid lies inside conv(hard class), so p\\* = s and the "

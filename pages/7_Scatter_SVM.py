@@ -11,6 +11,7 @@ from svmviz.data.generators import gaussians_on_circle, sensitivity_5d
 from svmviz.errors import ParameterError
 from svmviz.models import ScatterSVC
 from svmviz.models.scatter import choose_gamma
+from svmviz.plots.common import user_text
 from svmviz.plots.scatter import (plot_gamma_maps, plot_prototypes, plot_sensitivity_bars,
                                   plot_sensitivity_images)
 from svmviz_app import state
@@ -250,7 +251,7 @@ with tab_sens:
                 raise ParameterError("the model of the first tab could not be fitted")
             S = model.sensitivity_map(train.X)
             figs = plot_sensitivity_bars(S, train.feature_names, train.class_names,
-                                         title=f"Sensitivity on {train.name} (the first tab's γ)")
+                                         title=f"Sensitivity on {user_text(train.name)} (the first tab's γ)")
             st.plotly_chart(figs, key="scatter_fig_sens")
             if not state.lesson_mode():
                 figure_downloads(figs, f"scatter_sensitivity_{train.name}", key="scatter_dl_sens")

@@ -13,6 +13,15 @@ import numpy as np
 from svmviz.errors import DataError, ParameterError
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
+#: Kernel values computed at once when a model is evaluated on many points (32 MB of float64,
+#: plus NumPy's temporaries of the same size): rows of points against every support vector.
+KERNEL_BLOCK_VALUES = 4_000_000
+
+
+def block_rows(n_columns: int) -> int:
+    """Rows per block so that a block of K(X, Z) with ``n_columns`` columns stays within
+    ``KERNEL_BLOCK_VALUES``, however many support vectors a model holds."""
+    return max(1, KERNEL_BLOCK_VALUES // max(int(n_columns), 1))
 
 
 def resolve_gamma(gamma, X: np.ndarray) -> float:

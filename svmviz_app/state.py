@@ -82,8 +82,11 @@ def start_run() -> None:
         dataset, spec, values = pending
         ss[_DATASET], ss[_SPEC] = dataset, spec
         for k, v in values.items():
-            ss[k] = v
-            ss[_REGISTRY].setdefault(k, v)
+            if k in ss[_REGISTRY]:
+                ss[k] = v   # checked against its setting when the lesson was read
+            else:  # a page not opened yet: checked like a link value when that page binds it
+                ss[_URL][k] = _encode(v)
+                ss.pop(k, None)
     for k in ss[_REGISTRY]:
         if k in ss:
             ss[k] = ss[k]   # a widget not drawn in this run would otherwise be forgotten
@@ -157,6 +160,14 @@ def set_value(key: str, v: Any) -> None:
 def step_by(key: str, delta: int, n_steps: int) -> None:
     """Callback for step buttons: move the step ``key`` by ``delta`` within [0, n_steps)."""
     st.session_state[key] = int(min(max(int(value(key, 0)) + delta, 0), max(n_steps - 1, 0)))
+
+
+def lesson_schema() -> dict[str, Any]:
+    """What a lesson file may set now: every setting bound in this session, with its default's
+    type (the pages check options and bounds again when they bind it)."""
+    from svmviz.export.lesson import Setting
+
+    return {k: Setting(d) for k, d in st.session_state.get(_REGISTRY, {}).items()}
 
 
 def snapshot() -> dict[str, Any]:

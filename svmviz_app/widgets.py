@@ -12,7 +12,7 @@ import streamlit as st
 
 from svmviz.data import Dataset, load_dataset
 from svmviz.data import plain_text as plain  # user strings in st.markdown: shown as typed, never a link/image
-from svmviz.export import dumps_model, figure_bytes, image_export_available, loads_model
+from svmviz.export import check_model_matches, dumps_model, figure_bytes, image_export_available, loads_model
 from svmviz_app import state
 
 _UPLOAD_SEEN = "_svmviz_upload_seen"
@@ -58,7 +58,7 @@ def dataset_from_upload(uploaded) -> bool | None:
     Returns True when it was loaded, False when refused (the message stays while the file is in
     the uploader and the previous data stays current), None when there is no new file.
     """
-    from svmviz.export.lesson import loads_lesson, sniff_document
+    from svmviz.export.lesson import loads_lesson, sniff_document, validate_state
 
     if uploaded is None:
         return None
@@ -77,7 +77,10 @@ def dataset_from_upload(uploaded) -> bool | None:
             raise ValueError("this is a svmviz model file, not data: load it on its method page "
                              "(“Load a model” in the sidebar)")
         if kind == "lesson":
-            lesson = loads_lesson(head)
+            loaded = loads_lesson(head)
+            # settings of pages not opened yet follow the link's path (checked when bound)
+            values, _ = validate_state(loaded.state, state.lesson_schema(), unknown=lambda k, v: (v, None))
+            lesson = loaded
         else:
             state.set_dataset(load_dataset(uploaded))
     except ValueError as exc:
@@ -85,7 +88,7 @@ def dataset_from_upload(uploaded) -> bool | None:
         st.error(error)
     st.session_state[_UPLOAD_SEEN] = (ident, error)
     if lesson is not None:
-        state.restore(lesson.dataset, lesson.state)
+        state.restore(lesson.dataset, values)
         if lesson.model is not None:
             st.session_state["_svmviz_lesson_model"] = lesson.model
         st.rerun()
@@ -126,6 +129,11 @@ def model_download(model, basename: str, key: str) -> None:
                            "application/json", key=f"{key}_model", on_click="ignore")
 
 
+def _check_matches(model, n_features: int | None) -> None:
+    ds = state.current_dataset()
+    check_model_matches(model, ds.n_features if n_features is None else n_features, ds.classes)
+
+
 def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features: int | None = None):
     """A sidebar uploader for a model JSON of ``estimator_types`` (from the app, the CLI or
     ``save_model``). Returns the imported model while one is loaded, else None. A wrong estimator
@@ -138,6 +146,7 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
         with guard("the lesson file's model cannot be used"):
             m = loads_model(lesson_model)
             if isinstance(m, types):
+                _check_matches(m, n_features)
                 st.session_state[slot] = (m, "the lesson file")
             else:
                 st.session_state["_svmviz_lesson_model"] = lesson_model  # for its own page
@@ -153,9 +162,7 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                     if not isinstance(m, types):
                         raise ValueError(f"it holds a {type(m).__name__}; this page shows "
                                          f"{' / '.join(t.__name__ for t in types)} models")
-                    if n_features is not None and getattr(m, "n_features_in_", n_features) != n_features:
-                        raise ValueError(f"it was fitted on {m.n_features_in_} features; the current "
-                                         f"data has {n_features} (load matching data on the Data page)")
+                    _check_matches(m, n_features)
                     st.session_state[slot] = (m, up.name)
                 except ValueError as exc:
                     error = f"cannot use {up.name}: {exc}"

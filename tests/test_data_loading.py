@@ -51,6 +51,22 @@ BAD_INPUTS = [
     ("LIBSVM inf value", b"1 1:1e999\n-1 1:1\n1 1:2\n-1 1:3\n", "i.libsvm", ["line 1", "infinite"]),
     ("LIBSVM huge index", b"1 1:1 1500000000:2\n-1 1:1\n1 1:2\n-1 1:3\n", "h.libsvm", ["features"]),
     ("LIBSVM one class", b"1 1:1\n1 1:2\n", "o.libsvm", ["only one class"]),
+    # LIBSVM labels follow the rules of a CSV label column
+    ("LIBSVM fractional labels", b"0.5 1:1\n1.5 1:2\n0.5 1:3\n1.5 1:4\n", "f.libsvm",
+     ["line 1", "0.5", "not a class label", "whole numbers"]),
+    ("LIBSVM labels beyond 2**53", b"1152921504606846976 1:1\n1152921504606846977 1:2\n"
+     b"1152921504606846976 1:3\n1152921504606846977 1:4\n", "big.libsvm", ["line 1", "2**53"]),
+    ("CSV labels beyond 2**53", b"x1,label\n1,1152921504606846976\n2,1152921504606846977\n"
+     b"3,1152921504606846976\n4,1152921504606846977\n", "big.csv", ["row 2", "'label'", "2**53"]),
+    ("CSV fractional labels", b"x1,label\n1,0.5\n2,1.5\n3,0.5\n4,1.5\n", "frac.csv",
+     ["row 2", "'0.5'", "not a class label"]),
+    ("boolean feature", b"x1,x2,label\n1,True,0\n2,False,1\n3,True,0\n4,False,1\n", "b.csv",
+     ["row 2", "'x2'", "'True'", "not a number"]),
+    ("row after a comment", b"x1,x2,label\n1,2,0\n# a note\n\n3,abc,1\n1,1,0\n2,2,1\n", "c.csv",
+     ["row 3", "'x2'", "'abc'"]),
+    ("too many fields", b"x1,x2,label\n1,2,0\n3,4,1,9\n1,1,0\n2,2,1\n", "w.csv",
+     ["row 3", "4 fields", "header has 3"]),
+    ("header wider than rows", b"x1,x2,x3,label\n1,2,0\n3,4,1\n", "hw.csv", ["row 2", "3 fields", "4"]),
 ]
 
 
@@ -124,6 +140,15 @@ def test_libsvm_via_sklearn_and_format_inference(tmp_path):
     assert load_dataset(upload(text, "t.svm")).n_samples == 4
     with pytest.raises(DataError, match="LIBSVM"):
         load_dataset(upload(GOOD_CSV), fmt="libsvm")
+
+
+def test_quoted_cells_spaces_crlf_and_comments_read_as_before():
+    text = ('# made by hand\r\n"width", "height" ,class\r\n 1.5 , 2,"cat"\r\n\r\n3,4e0, dog \r\n'
+            '  # a note\r\n5,6,cat\r\n7,8,dog')
+    ds = load_dataset(upload(text, "pets.csv"))
+    assert ds.feature_names == ["width", "height"]
+    np.testing.assert_array_equal(ds.X, [[1.5, 2], [3, 4], [5, 6], [7, 8]])
+    assert ds.class_counts() == {"cat": 2, "dog": 2}
 
 
 def test_upload_object_read_twice_gives_the_same_data():
@@ -210,6 +235,22 @@ def test_minmax_and_stddev_fit_on_train_only():
         normalize(Xtr, Xte, "zscore")
 
 
+@pytest.mark.parametrize("method", ["stddev", "minmax"])
+def test_features_near_the_float_limit_are_not_flattened(method):
+    X = np.array([[1e308, 1.0], [-1e308, 2.0], [0.0, 3.0], [5e307, 4.0]])
+    a, b = normalize(X, X[:2], method)
+    assert np.isfinite(a).all()
+    assert np.unique(a[:, 0]).size == 4  # four different values stay four different values
+    order = np.argsort(X[:, 0])
+    assert (np.diff(a[order, 0]) > 0).all()
+    np.testing.assert_allclose(b, a[:2])
+    if method == "stddev":
+        np.testing.assert_allclose(a[:, 0].mean(), 0, atol=1e-12)
+        np.testing.assert_allclose(a[:, 0].std(), 1)
+    else:
+        np.testing.assert_allclose([a[:, 0].min(), a[:, 0].max()], [-1, 1])
+
+
 def test_stratified_split_is_seeded_and_keeps_class_shares():
     ds = load_builtin("wine")
     tr1, te1 = train_test_split(ds, 0.3, seed=4)
@@ -239,6 +280,10 @@ def test_split_errors_and_small_test_parts():
         train_test_split(ds, 0.1)  # stratified: fewer test samples than classes
     with pytest.raises(DataError, match="training part"):
         train_test_split(ds, 0.75, stratify=False)
+    for seed in (-1, 2**40, 1.5, True):
+        with pytest.raises(DataError, match="the split seed must be a whole number from 0 to 4294967295"):
+            train_test_split(ds, 0.25, seed=seed)
+    assert train_test_split(ds, 0.25, seed=np.int64(2**32 - 1))[1].n_samples == 2
 
 
 def test_split_and_normalize_uses_training_statistics():

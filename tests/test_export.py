@@ -244,3 +244,105 @@ def test_html_export_of_an_animation_does_not_autoplay():
     off = figure_bytes(fig, "html").decode()
     assert "Plotly.animate(" in on           # Plotly's default plays the frames on load
     assert "Plotly.animate(" not in off
+
+
+# --- an imported model against the current data; lesson state against the app's settings -------
+
+def test_a_model_must_match_the_datas_features_and_classes():
+    from svmviz.data.generators import checkerboard
+    from svmviz.export import check_model_matches
+    from svmviz.models import PairwiseVotingSVC
+
+    three = checkerboard(3, 12)
+    model = loads_model(dumps_model(PairwiseVotingSVC(kernel="linear").fit(three.X, three.y)))
+    check_model_matches(model, 2, three.classes)
+    check_model_matches(model, 2, [0, 1, 2, 3])  # a page may show some of the data's classes
+    with pytest.raises(ModelFormatError, match="fitted on 2 features; the current data has 5"):
+        check_model_matches(model, 5, three.classes)
+    with pytest.raises(ModelFormatError, match=r"3 classes \(0, 1, 2\), 1 of which \(2\) the current data does not have"):
+        check_model_matches(model, 2, [0, 1])
+    with pytest.raises(ModelFormatError, match="does not have"):
+        check_model_matches(model, 2, ["0", "1", "2"])  # names are not the numbers
+
+
+def test_a_lesson_whose_model_does_not_fit_its_data_is_refused():
+    from svmviz.data.generators import checkerboard, hypercubes
+    from svmviz.export.lesson import LessonFormatError, dumps_lesson, loads_lesson
+
+    three = checkerboard(3, 12)
+    model = BinarySVC(kernel="linear").fit(three.X[three.y < 2], three.y[three.y < 2])
+    assert loads_lesson(dumps_lesson(three, {}, model)).model is not None
+    wide = hypercubes(40, 3)
+    with pytest.raises(LessonFormatError, match="does not fit its data set.*2 features.*has 3"):
+        loads_lesson(dumps_lesson(wide, {}, model))
+    other = checkerboard(2, 12)
+    other.y[:] = np.where(other.y == 0, 5, 6)
+    other = type(other)(other.X, other.y)
+    with pytest.raises(LessonFormatError, match="does not fit its data set.*does not have"):
+        loads_lesson(dumps_lesson(other, {}, model))
+
+
+def test_lesson_state_is_checked_against_the_settings():
+    from svmviz.export.lesson import LessonFormatError, Setting, validate_state
+
+    schema = {"split.test": Setting(0.3, bounds=(0.05, 0.9)), "split.seed": Setting(0),
+              "split.norm": Setting("none", options=("none", "minmax", "stddev")),
+              "split.strat": Setting(True)}
+    values, notes = validate_state({"split.test": 2, "split.seed": 7, "split.norm": "minmax"}, schema)
+    assert values == {"split.test": 0.9, "split.seed": 7, "split.norm": "minmax"}
+    assert notes == ["split.test = 2.0 is outside [0.05, 0.9]: 0.9 is used"]
+    refused = [
+        ({"split.test": "x"}, "split.test must be a finite number, not 'x'"),
+        ({"split.seed": 1.5}, "split.seed must be a whole number"),
+        ({"split.seed": True}, "split.seed must be a whole number"),
+        ({"split.strat": 1}, "split.strat must be true or false"),
+        ({"split.norm": "zscore"}, "split.norm must be one of 'none', 'minmax', 'stddev'"),
+        ({"_svmviz_dataset": 1}, "internal to the app"),
+        ({"_svmviz_pending": "x"}, "internal to the app"),
+        ({"data_upload": "x"}, "internal to the app"),
+        ({"tree.C_hard": 3.0}, "not a setting of this app"),
+        ({"split.test": [1, 2]}, "values must be a string"),
+    ]
+    for state, words in refused:
+        with pytest.raises(LessonFormatError) as err:
+            validate_state(state, schema)
+        assert words in str(err.value), (state, str(err.value))
+    # settings of pages not opened yet may be handed on (the app checks them when they are bound)
+    later = validate_state({"tree.C_hard": 3.0}, schema, unknown=lambda k, v: (v, None))
+    assert later == ({"tree.C_hard": 3.0}, [])
+
+
+@pytest.mark.parametrize("state,words", [
+    ({"split.test": "x"}, "split.test must be a finite number"),
+    ({"split.strat": "yes"}, "split.strat must be true or false"),
+    ({"_svmviz_dataset": 1}, "internal to the app"),
+    ({"data_upload": "x"}, "internal to the app"),
+])
+def test_the_data_page_refuses_a_lesson_with_a_bad_setting_and_keeps_the_data(state, words):
+    from apphelpers import page_test, problems
+    from svmviz.export.lesson import dumps_lesson
+
+    ds = load_builtin("hypercubes")
+    at = page_test("pages/1_Data.py", dataset=ds, spec="hypercubes").run()
+    text = dumps_lesson(load_builtin("mexican_hat"), state)
+    at.radio(key="data.source").set_value("Upload a file").run()
+    at.file_uploader(key="data_upload").set_value(("lesson.json", text.encode(), "application/json")).run()
+    assert not problems(at)
+    assert any(words in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["_svmviz_dataset"] is ds
+
+
+def test_a_three_class_model_on_two_class_data_is_refused_on_its_page():
+    from apphelpers import page_test, problems
+    from svmviz.data.generators import checkerboard
+    from svmviz.models import DAGSVC
+
+    three = checkerboard(3, 15)
+    model = DAGSVC(kernel="linear").fit(three.X, three.y)
+    ds = load_builtin("fourclass_like")
+    at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="fourclass_like").run()
+    at.file_uploader(key="dag_upload").set_value(("three.json", dumps_model(model).encode(),
+                                                  "application/json")).run()
+    assert not problems(at)
+    assert any("cannot use three.json" in e.value and "does not have" in e.value for e in at.error)
+    assert not any("imported model" in c.value for c in at.caption)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from svmviz import limits
 from svmviz.data.dataset import Dataset
 
 
@@ -289,6 +290,10 @@ def generate(name: str, **params) -> Dataset:
         raise DataError(f"{name} with {counts} would make {n_points:,} points × {n_features} features "
                         f"= {n_points * n_features:,} values, more than the {MAX_GENERATED_CELLS:,} "
                         f"allowed; lower the counts so that points × features ≤ {MAX_GENERATED_CELLS:,}")
+    if "n_classes" in params:
+        limits.check_classes(params["n_classes"], f"{name} with n_classes={params['n_classes']}")
+    if "n_dims" in params:
+        limits.check_features(params["n_dims"], f"{name} with n_dims={params['n_dims']}")
     try:
         return GENERATORS[name](**params)
     except DataError:

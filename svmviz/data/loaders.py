@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from svmviz import limits
 from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 
@@ -95,30 +96,51 @@ def _read_bytes(source, max_mb) -> tuple[bytes, str, str]:
     return data, name, f"upload: {name}"
 
 
-def _decode(data: bytes, name: str) -> str:
+def _utf8(data: bytes, name: str) -> bytes:
+    """``data`` as UTF-8 bytes without a byte-order mark, or the message saying why it is not text
+    (Latin-1 text, which decodes any byte, is re-encoded)."""
     if not data.strip():
         raise DataError(f"{name} is empty")
     if b"\x00" in data:
         raise DataError(f"{name} contains NUL bytes: it is a binary file (or UTF-16 text), "
                         "expected CSV or LIBSVM text (UTF-8)")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     try:
-        return data.decode("utf-8-sig")
+        data.decode("utf-8")
+        return data
     except UnicodeDecodeError:
         text = data.decode("latin-1")  # decodes every byte; then check it reads as text
     printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
     if printable < 0.95 * len(text):
         raise DataError(f"{name} does not look like a text file: expected CSV or LIBSVM text")
-    return text
+    return text.encode("utf-8")
 
 
-def _data_lines(text: str) -> list[str]:
-    return [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+# blank lines and comment lines ("#" first on the line), dropped before parsing so that row
+# numbers in messages count data rows, as a reader of the file counts them; the search for one
+# is a scan for line breaks in C, the rewrite happens only when there is one
+_SKIPPED_AHEAD = re.compile(rb"\n[ \t\r\f\v]*(?:#|\n)")  # a literal start: a memchr scan
+_SKIPPED_FIRST = re.compile(rb"[ \t\r\f\v]*(?:#|\n)")
+_SKIPPED_LINE = re.compile(rb"^[ \t\r\f\v]*(?:#[^\n]*)?(?:\n|\Z)", re.MULTILINE)
 
 
-def _infer_format(lines: list[str], name: str) -> str:
+def _data_bytes(data: bytes) -> bytes:
+    """``data`` without blank and comment lines, ending in one line break."""
+    data = data.rstrip() + b"\n"
+    if _SKIPPED_FIRST.match(data) is None and _SKIPPED_AHEAD.search(data) is None:
+        return data
+    return _SKIPPED_LINE.sub(b"", data)
+
+
+def _first_line(data: bytes) -> str:
+    return data.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8")
+
+
+def _infer_format(first: str, name: str) -> str:
     if Path(name).suffix.lower() in LIBSVM_EXTENSIONS:
         return "libsvm"
-    return "libsvm" if lines and _LIBSVM_LINE.match(lines[0].strip()) else "csv"
+    return "libsvm" if first and _LIBSVM_LINE.match(first.strip()) else "csv"
 
 
 def _number(s: str) -> float | None:
@@ -132,24 +154,22 @@ def _is_number(s: str) -> bool:
     return _number(s) is not None
 
 
-def _split_rows(lines: list[str], name: str) -> list[list[str]]:
-    sample = "\n".join(lines[:20])[:_SNIFF_CHARS]
+def _delimiter(data: bytes) -> str | None:
+    """The column separator (``,`` ``;`` or tab), or None for whitespace-separated columns."""
+    head = data[:_SNIFF_CHARS].decode("utf-8", "ignore")
+    sample = "\n".join(head.split("\n")[:20])
     if not any(d in sample for d in ",;\t"):
-        rows = [ln.split() for ln in lines]  # whitespace-separated columns
-        _check_cells(len(rows), len(rows[0]), name)
-        return rows
+        return None
     try:
-        delim = csv.Sniffer().sniff(sample, delimiters=",;\t").delimiter
+        return csv.Sniffer().sniff(sample, delimiters=",;\t").delimiter
     except csv.Error:
-        delim = next(d for d in ",;\t" if d in sample)
-    # MAX_CELLS before the whole file is parsed (issue 16): rows × fields of the first row
-    _check_cells(len(lines), len(next(csv.reader(lines[:1], delimiter=delim), [])), name)
-    try:
-        # the lines joined again, so a quoted field keeps its line breaks ("a\nb" stays two lines)
-        return [[f.strip() for f in r]
-                for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=delim) if r]
-    except csv.Error as exc:
-        raise DataError(f"{name} is not valid CSV: {exc}") from None
+        return next(d for d in ",;\t" if d in sample)
+
+
+def _split_line(line: str, delim: str | None) -> list[str]:
+    if delim is None:
+        return line.split()
+    return [f.strip() for f in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
 
 
 def _check_cells(n_rows: int, n_fields: int, name: str) -> None:
@@ -158,69 +178,133 @@ def _check_cells(n_rows: int, n_fields: int, name: str) -> None:
                         f"with tables of at most {MAX_CELLS:,} values: use a sample or fewer columns")
 
 
-def _parse_labels(col: list[str], column: str, named: bool, offset: int) -> np.ndarray:
-    values = [_number(v) for v in col]
-    if any(v is None for v in values):
-        return np.array(col)  # class names
-    f = np.array(values)
-    bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) > 2**53)
+def _ragged_row(text: str, delim: str | None, ncol: int, has_header: bool, name: str) -> None:
+    """Raise the message naming the first row whose field count differs from the first row's
+    (the slow reader, run only once the fast one has found something wrong)."""
+    if delim is None:
+        rows = (ln.split() for ln in text.splitlines())
+    else:
+        rows = (r for r in csv.reader(io.StringIO(text), delimiter=delim, skipinitialspace=True) if r)
+    try:
+        for k, r in enumerate(rows):
+            if k == 0 and has_header:
+                continue
+            if len(r) != ncol:
+                raise DataError(f"row {k + 1} has {len(r)} fields "
+                                f"but the {'header' if has_header else 'first row'} has {ncol}: "
+                                "every row needs the same number of columns")
+    except csv.Error as exc:
+        raise DataError(f"{name} is not valid CSV: {exc}") from None
+
+
+def _read_table(data: bytes, delim: str | None, has_header: bool):
+    """The body of the CSV as a pandas DataFrame of strings and numbers (pandas' C reader), or
+    the exception it raised."""
+    import pandas as pd
+
+    try:
+        return pd.read_csv(io.BytesIO(data), encoding="utf-8", sep=r"\s+" if delim is None else delim, header=None,
+                           skiprows=1 if has_header else 0, engine="c", na_filter=False,
+                           skipinitialspace=True, skip_blank_lines=True, true_values=[],
+                           false_values=[], low_memory=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        return exc
+
+
+def _parse_labels(col: np.ndarray, column: str, named: bool, offset: int) -> np.ndarray:
+    """Class labels: names (any text) or whole numbers smaller than 2**53 in size, so two labels
+    never become one class when stored as floating-point numbers."""
+    hint = ("" if named else f" No column is named {'/'.join(LABEL_NAMES)}, so the last column "
+            "is taken as the label: name the label column in a header line.")
+    if col.dtype.kind in "iu":
+        f = None
+        bad = np.abs(col.astype(np.float64)) >= 2**53
+    else:
+        try:
+            f = np.asarray(col, dtype=np.float64) if col.dtype.kind != "f" else col
+        except (TypeError, ValueError):
+            return np.array([str(v) for v in col])  # class names
+        bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) >= 2**53)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        hint = ("" if named else f" No column is named {'/'.join(LABEL_NAMES)}, so the last column "
-                "is taken as the label: name the label column in a header line.")
-        raise DataError(f"row {k + offset}, column '{column}': {col[k]!r} is not a class label "
-                        f"(labels are whole numbers or names).{hint}")
-    return f.astype(np.int64)
+        raise DataError(f"row {k + offset}, column '{column}': {str(col[k])!r} is not a class label "
+                        f"(labels are whole numbers smaller than 2**53 in size, or names).{hint}")
+    return (col if f is None else f).astype(np.int64)
 
 
-def _parse_csv(lines: list[str], name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    rows = _split_rows(lines, name)
-    first = rows[0]
-    second = rows[1] if len(rows) > 1 else None
+def _feature_column(values: np.ndarray, header: str, offset: int) -> np.ndarray:
+    """One feature column as float64, or the message naming its first bad cell."""
+    if values.dtype.kind in "iuf":
+        x = values.astype(np.float64)
+        suspects = np.flatnonzero(~np.isfinite(x))
+        cells = None
+    elif values.dtype.kind == "b":  # pandas reads True/False as booleans: not numbers here
+        cells, x, suspects = values.astype(str).astype(object), None, range(len(values))
+    else:
+        cells = values.astype(object)
+        try:  # NumPy converts a whole column in C; cell by cell only to name the first bad one
+            x = np.asarray(cells, dtype=np.float64)
+            suspects = np.flatnonzero(~np.isfinite(x))
+        except (TypeError, ValueError):
+            x, suspects = None, range(len(cells))
+    for k in suspects:
+        v = x[k] if cells is None else str(cells[k]).strip()
+        num = v if cells is None else _number(v)
+        if num is None:
+            what = "is empty (a missing value)" if v == "" else f"holds {v!r}, which is not a number"
+            raise DataError(f"row {k + offset}, column '{header}' {what}: every feature must be numeric")
+        if not np.isfinite(num):
+            raise DataError(f"row {k + offset}, column '{header}' is {v}: NaN and infinite "
+                            "values are not allowed")
+    return x
+
+
+def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """CSV read by pandas (C engine); the header and separator are decided on the first lines,
+    and every bad cell is named by row and column."""
+    delim = _delimiter(data)
+    lines = [ln.rstrip(b"\r").decode("utf-8") for ln in data.split(b"\n", 2)[:2]]
+    first = _split_line(lines[0], delim)
+    second = _split_line(lines[1], delim) if len(lines) > 1 and lines[1].strip() else None
+    ncol = len(first)
+    # MAX_CELLS before any cell is read as a number: rows × fields of the first row
+    _check_cells(data.count(b"\n") + 1, ncol, name)
     has_header = any(f.lower() in LABEL_NAMES for f in first) or (
         any(not _is_number(f) for f in first)
         and (second is None or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))))
     if has_header:
-        header, body, offset = first, rows[1:], 2
+        header, offset = first, 2
+        if second is None:
+            raise DataError(f"{name} has a header but no data rows")
     else:
-        header, body, offset = [f"x{j + 1}" for j in range(len(first) - 1)] + ["label"], rows, 1
-    ncol = len(header)
-    if not body:
-        raise DataError(f"{name} has a header but no data rows")
+        header, offset = [f"x{j + 1}" for j in range(ncol - 1)] + ["label"], 1
     if ncol < 2:
         raise DataError(f"{name} has a single column: expected feature columns and a label column "
                         f"(named one of {', '.join(LABEL_NAMES)}, or the last column)")
-    for k, r in enumerate(body):
-        if len(r) != ncol:
-            raise DataError(f"row {k + offset} has {len(r)} fields but the "
-                            f"{'header' if has_header else 'first row'} has {ncol}: every row needs "
-                            "the same number of columns")
+    table = _read_table(data, delim, has_header)
+    if isinstance(table, Exception):
+        _ragged_row(data.decode("utf-8"), delim, ncol, has_header, name)
+        raise DataError(f"{name} is not valid CSV: {str(table).strip()}")
+    if table.shape[1] != ncol or any(table[c].dtype.kind not in "iufb" and (table[c] == "").any()
+                                     for c in table.columns):
+        _ragged_row(data.decode("utf-8"), delim, ncol, has_header, name)  # a short row reads as empty cells
+    if table.shape[0] == 0:
+        raise DataError(f"{name} has a header but no data rows")
     hl = [h.lower() for h in header]
     named = next((hl.index(n) for n in LABEL_NAMES if n in hl), None) if has_header else None
     label_col = ncol - 1 if named is None else named
     feat_cols = [j for j in range(ncol) if j != label_col]
-    X = np.empty((len(body), len(feat_cols)))
+    X = np.empty((table.shape[0], len(feat_cols)))
     for jj, j in enumerate(feat_cols):
-        column = [r[j] for r in body]
-        try:  # NumPy converts a whole column in C (a per-cell loop took ~90 s at MAX_CELLS)
-            X[:, jj] = np.array(column, dtype=np.float64)
-            suspects = np.flatnonzero(~np.isfinite(X[:, jj]))
-        except ValueError:
-            suspects = range(len(column))  # cell by cell, to name the first bad one
-        for k in suspects:
-            v = column[k]
-            x = _number(v)
-            if x is None:
-                what = "is empty (a missing value)" if v == "" else f"holds {v!r}, which is not a number"
-                raise DataError(f"row {k + offset}, column '{header[j]}' {what}: every feature must be numeric")
-            if not np.isfinite(x):
-                raise DataError(f"row {k + offset}, column '{header[j]}' is {v}: NaN and infinite "
-                                "values are not allowed")
-            X[k, jj] = x
-    labels = [r[label_col] for r in body]
-    empty = [k for k, v in enumerate(labels) if v == ""]
-    if empty:
-        raise DataError(f"row {empty[0] + offset} has no label in column '{header[label_col]}'")
+        X[:, jj] = _feature_column(table[j].to_numpy(), header[j], offset)
+    labels = table[label_col].to_numpy()
+    if labels.dtype.kind not in "iufb":
+        labels = table[label_col].astype(str).str.strip().to_numpy(dtype=object)
+        empty = np.flatnonzero(labels == "")
+        if empty.size:
+            raise DataError(f"row {int(empty[0]) + offset} has no label in column '{header[label_col]}'")
+    elif labels.dtype.kind == "b":
+        labels = np.array([str(v) for v in labels], dtype=object)
     y = _parse_labels(labels, header[label_col], named is not None, offset)
     return X, y, [header[j] for j in feat_cols]
 
@@ -244,11 +328,14 @@ def _parse_libsvm(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise DataError(f"line {i + 1}, feature {j + 1} is {X[i, j]}: NaN and infinite values are not allowed")
-    if not np.all(np.isfinite(y)):
-        raise DataError(f"line {int(np.flatnonzero(~np.isfinite(y))[0]) + 1}: the label is not a number")
-    if np.all(y == np.round(y)) and np.all(np.abs(y) <= 2**53):
-        y = y.astype(np.int64)
-    return X, y, [f"x{j + 1}" for j in range(d)]
+    # the rules of a CSV label column: whole numbers that a float64 holds exactly (LIBSVM's own
+    # reader has already read 2**60 + 1 as 2**60, so larger labels are refused, not merged)
+    bad = ~np.isfinite(y) | (y != np.round(y)) | (np.abs(y) >= 2**53)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise DataError(f"line {k + 1}: the label {y[k]:.17g} is not a class label (LIBSVM labels "
+                        "here are whole numbers smaller than 2**53 in size)")
+    return X, y.astype(np.int64), [f"x{j + 1}" for j in range(d)]
 
 
 def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
@@ -273,13 +360,14 @@ def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
     if fmt not in (None, "csv", "libsvm"):
         raise DataError(f"unknown format {fmt!r}: use 'csv', 'libsvm' or None")
     data, fname, src = _read_bytes(source, MAX_FILE_MB if max_mb is None else max_mb)
-    text = _decode(data, fname)
-    lines = _data_lines(text)
-    if not lines:
+    body = _data_bytes(_utf8(data, fname))
+    del data
+    if not body.strip():
         raise DataError(f"{fname} has no data rows (only blank or comment lines)")
-    fmt = fmt or _infer_format(lines, fname)
+    fmt = fmt or _infer_format(_first_line(body), fname)
     if fmt == "csv":
-        X, y, feats = _parse_csv(lines, fname)
+        X, y, feats = _parse_csv(body, fname)
     else:
-        X, y, feats = _parse_libsvm(text.encode("utf-8"), fname)
+        X, y, feats = _parse_libsvm(body, fname)
+    limits.check_classes(np.unique(y).size, fname)
     return Dataset(X, y, feats, [], name or Path(fname).stem, src)

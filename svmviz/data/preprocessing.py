@@ -3,7 +3,7 @@ stratified, seeded splits."""
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -32,16 +32,22 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
                         f"got {feature_range!r}")
     if method == "none":
         return X_train.copy(), None if X_test is None else X_test.copy()
+    # statistics of x / s with s the power of two at or just below each training feature's largest
+    # |value|: dividing by a power of two is exact, so the result is the same bit for bit, but a
+    # range or a variance of values near ±1e308 no longer overflows to inf (which divided the
+    # whole feature to 0, silently)
+    s = np.ldexp(1.0, np.frexp(np.abs(X_train).max(axis=0))[1] - 1)
+    Xs = X_train / s
     if method == "minmax":
-        lo, hi = X_train.min(axis=0), X_train.max(axis=0)
-        span = np.where(hi > lo, hi - lo, 1.0)
+        lo, hi = Xs.min(axis=0), Xs.max(axis=0)
+        span = np.where(hi > lo, hi - lo, 1.0 / s)  # a constant feature: divided by 1
         a, b = feature_range
         start = np.where(hi > lo, a, (a + b) / 2)  # a constant feature sits in the middle
-        f = lambda Z: start + (Z - lo) / span * (b - a)  # noqa: E731
+        f = lambda Z: start + (Z / s - lo) / span * (b - a)  # noqa: E731
     elif method == "stddev":
-        mu, sd = X_train.mean(axis=0), X_train.std(axis=0)
-        sd = np.where(sd > 0, sd, 1.0)
-        f = lambda Z: (Z - mu) / sd  # noqa: E731
+        mu, sd = Xs.mean(axis=0), Xs.std(axis=0)
+        sd = np.where(sd > 0, sd, 1.0 / s)
+        f = lambda Z: (Z / s - mu) / sd  # noqa: E731
     else:
         raise DataError(f"normalization must be one of {', '.join(METHODS)}, not {method!r}")
     return f(X_train), None if X_test is None else f(X_test)
@@ -57,6 +63,9 @@ def train_test_split(ds: Dataset, test_size: float = 0.3, seed: int = 0, stratif
 
     if not isinstance(test_size, Real) or not 0 < test_size < 1:
         raise DataError(f"the test fraction must be a number between 0 and 1, got {test_size!r}")
+    # scikit-learn's generator takes seeds 0 … 2**32 − 1; say so rather than pass on its message
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed < 2**32:
+        raise DataError(f"the split seed must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
     idx = np.arange(ds.n_samples)
     try:
         tr, te = _split(idx, test_size=test_size, random_state=seed,

@@ -98,9 +98,80 @@ def check_state(state) -> dict:
     return out
 
 
-def _check_model(text: str | bytes) -> None:
+# --- the state a lesson may set: a schema of the app's settings ---------------------------------
+
+#: A setting's name: "page.name" (the app binds every setting so); anything else (the app's own
+#: "_svmviz_..." keys, a widget's key such as an uploader's) is not the lesson's to set.
+_SETTING_NAME = re.compile(r"^[a-z][a-z0-9_]*\.[A-Za-z0-9_.]+$")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one setting's value is checked, as a link's value is: of the default's type (an
+    integer is accepted for a number), one of ``options`` when given, clamped into ``bounds``.
+    Called as ``setting(key, value)`` it returns ``(value, note)``, ``note`` saying what was
+    clamped (else None), or raises ``ValueError`` saying what the value must be."""
+
+    default: object
+    options: tuple | None = None
+    bounds: tuple | None = None
+
+    def __call__(self, key: str, value):
+        d = self.default
+        if isinstance(d, bool):
+            ok, kind = isinstance(value, bool), "true or false"
+        elif isinstance(d, (int, np.integer)):
+            ok, kind = isinstance(value, (int, np.integer)) and not isinstance(value, bool), "a whole number"
+        elif isinstance(d, (float, np.floating)):
+            ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+                and math.isfinite(float(value))
+            kind = "a finite number"
+            value = float(value) if ok else value
+        elif isinstance(d, str):
+            ok, kind = isinstance(value, str), "text"
+        else:
+            ok, kind = isinstance(value, (str, int, float, bool)), "a plain value"
+        if not ok:
+            raise ValueError(f"{key} must be {kind}, not {str(value)[:40]!r}")
+        if self.options is not None and value not in self.options:
+            shown = ", ".join(repr(o) for o in list(self.options)[:8])
+            raise ValueError(f"{key} must be one of {shown}, not {str(value)[:40]!r}")
+        if self.bounds is not None and not isinstance(value, (bool, str)):
+            lo, hi = self.bounds
+            if not lo <= value <= hi:
+                clamped = type(d)(min(max(value, lo), hi))
+                return clamped, f"{key} = {value!r} is outside [{lo}, {hi}]: {clamped!r} is used"
+        return value, None
+
+
+def validate_state(state: dict, schema, unknown=None) -> tuple[dict, list[str]]:
+    """The lesson's ``state`` checked against ``schema`` (setting name → validator called as
+    ``validator(key, value)`` returning ``(value, note)``, e.g. a ``Setting``): returns the values
+    to apply and the notes of what was clamped. A key of the app's own (not of the form
+    ``page.name``: ``_svmviz_…``, a widget's key) is refused; a key the schema does not hold is
+    given to ``unknown`` (same call; None refuses it). A value its validator refuses is a
+    ``LessonFormatError`` naming the key: nothing of the lesson is applied then."""
+    state = check_state(state)
+    out, notes = {}, []
+    for key, value in state.items():
+        if not _SETTING_NAME.match(key):
+            raise LessonFormatError(f"the lesson sets {key[:40]!r}, which is internal to the app, "
+                                    "not a setting a lesson may change")
+        check = schema.get(key, unknown)
+        if check is None:
+            raise LessonFormatError(f"the lesson sets {key!r}, which is not a setting of this app")
+        try:
+            out[key], note = check(key, value)
+        except ValueError as exc:
+            raise LessonFormatError(f"the lesson's setting {exc}") from None
+        if note:
+            notes.append(note)
+    return out, notes
+
+
+def _check_model(text: str | bytes):
     try:
-        models.loads_model(text)  # the same checks as a model file read on its own
+        return models.loads_model(text)  # the same checks as a model file read on its own
     except ModelFormatError as exc:
         raise LessonFormatError(f"the lesson's model: {exc}") from None
 
@@ -220,7 +291,11 @@ def loads_lesson(text: str | bytes) -> Lesson:
         if not isinstance(doc["model"], dict):
             raise LessonFormatError("the lesson's 'model' must be a model document or null")
         model = json.dumps(doc["model"])
-        _check_model(model)
+        est = _check_model(model)
+        try:  # the model is shown with the lesson's data: it must be a model of those data
+            models.check_model_matches(est, dataset.n_features, dataset.classes)
+        except ModelFormatError as exc:
+            raise LessonFormatError(f"the lesson's model does not fit its data set: {exc}") from None
     return Lesson(dataset, state, model)
 
 

@@ -12,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 
 import svmviz
+from svmviz import limits
 import svmviz.models  # noqa: F401  (the estimators register themselves on import)
 from svmviz.data.loaders import read_capped
 from svmviz.errors import ModelFormatError, ParameterError
@@ -208,9 +209,36 @@ def _probe(est, n_features: int) -> np.ndarray:
     return P[np.all(np.isfinite(P), axis=1)]
 
 
+def _stored_rows(value, n_features: int, depth: int = 0) -> int:
+    """Rows of every (n, d) float array held by ``value`` (support vectors, stored training points,
+    nested estimators' too): what evaluating the model costs per point."""
+    if depth > 12:
+        return 0
+    if isinstance(value, np.ndarray):
+        return value.shape[0] if value.ndim == 2 and value.shape[1] == n_features else 0
+    if isinstance(value, (list, tuple)):
+        return sum(_stored_rows(v, n_features, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return sum(_stored_rows(v, n_features, depth + 1) for v in value.values())
+    if hasattr(value, "__dict__") or dataclasses.is_dataclass(value):
+        return sum(_stored_rows(v, n_features, depth + 1) for v in vars(value).values())
+    return 0
+
+
+def check_model_size(est) -> None:
+    """``ProblemTooLargeError`` when a model holds more features, classes or stored training
+    points (support vectors) than one request may work with (``svmviz.limits``): counted on the
+    decoded arrays, before the model computes anything."""
+    where = f"the {type(est).__name__} in the model file"
+    limits.check_features(int(est.n_features_in_), where)
+    limits.check_classes(int(np.asarray(est.classes_).size), where)
+    limits.check_support_vectors(_stored_rows(vars(est), int(est.n_features_in_)), where)
+
+
 def check_loaded_model(est) -> None:
     """``ModelFormatError`` unless ``est`` (decoded from a document) is a working model: valid
-    parameters, finite fitted values, and it predicts known labels with finite decisions."""
+    parameters, finite fitted values, and it predicts known labels with finite decisions; a model
+    larger than the bounds of ``svmviz.limits`` is a ``ProblemTooLargeError``."""
     where = f"the {type(est).__name__} in the model file is invalid"
     n = getattr(est, "n_features_in_", None)
     if not (_is_int(n) and 1 <= n <= 20_000_000):
@@ -219,6 +247,7 @@ def check_loaded_model(est) -> None:
     if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
             and np.unique(classes).size == classes.size):
         raise ModelFormatError(f"{where}: classes_ must be a list of at least two distinct labels")
+    check_model_size(est)
     _check_state(est, where)
     P = _probe(est, n)
     try:
@@ -236,6 +265,26 @@ def check_loaded_model(est) -> None:
         raise ModelFormatError(f"{where}: its predictions are not labels of classes_")
     if dec is not None and (dec.shape[0] != P.shape[0] or not np.all(np.isfinite(dec))):
         raise ModelFormatError(f"{where}: its decision values are not finite")
+
+
+def check_model_matches(est, n_features: int, classes) -> None:
+    """``ModelFormatError`` unless ``est`` was fitted on ``n_features`` features and only on
+    classes of the data it is to be shown with (``classes``; a page may use some of them, e.g.
+    two for a binary model): a model of other data cannot be drawn over this one (its decision
+    would fail on the features, or vote for classes the data does not have)."""
+    n_model = getattr(est, "n_features_in_", None)
+    if n_model != n_features:
+        raise ModelFormatError(f"the model was fitted on {n_model} features; the current data has "
+                               f"{n_features}: load matching data first")
+    mine = np.unique(np.asarray(est.classes_)).tolist()
+    theirs = np.unique(np.asarray(classes)).tolist()
+    foreign = [c for c in mine if c not in theirs]
+    if foreign:
+        def shown(values):
+            return ", ".join(str(v) for v in values[:10]) + (", …" if len(values) > 10 else "")
+        raise ModelFormatError(f"the model was fitted on {len(mine)} classes ({shown(mine)}), "
+                               f"{len(foreign)} of which ({shown(foreign)}) the current data does not "
+                               f"have (its classes: {shown(theirs)}): load matching data first")
 
 
 def save_model(model, path) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from svmviz.kernels import Kernel
+from svmviz.kernels import Kernel, block_rows
 from svmviz.registry import register_record
 from svmviz.solvers import QPProblem, solve_qp
 
@@ -58,8 +58,9 @@ class TDLocalSVM:
         """(n, m) decision values of the machines (in row blocks: K(X, SV) can be large)."""
         kern = Kernel("rbf", self.gamma)
         out = np.empty((X.shape[0], self.machines.shape[0]))
-        for s in range(0, X.shape[0], 4096):
-            out[s:s + 4096] = kern.gram(X[s:s + 4096], self.support_vectors) @ self.dual_coef.T
+        step = block_rows(self.support_vectors.shape[0])
+        for s in range(0, X.shape[0], step):
+            out[s:s + step] = kern.gram(X[s:s + step], self.support_vectors) @ self.dual_coef.T
         return out + self.intercept[None, :]
 
     def scores(self, X: np.ndarray, n_classes: int) -> np.ndarray:

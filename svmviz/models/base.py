@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from svmviz import limits
 from svmviz.data.dataset import check_labels
 from svmviz.errors import DataError
 from svmviz.kernels import Kernel
@@ -95,7 +96,9 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
             except ValueError as exc:  # scikit-learn's message (its checks match it), as our type
                 raise DataError(str(exc)) from None
         _check_magnitude(X, "X")
+        limits.check_features(X.shape[1], "the training data")
         classes, y_idx, counts = np.unique(y, return_inverse=True, return_counts=True)
+        limits.check_classes(classes.size, "the training data")
         if classes.size < min_classes:
             raise DataError(f"only one class ({classes[0]!s}) is present: {type(self).__name__} "
                             "needs at least two classes")

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
+from svmviz import limits
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import resolve_gamma
 from svmviz.models.base import SVMClassifierBase
@@ -70,6 +71,7 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
         the exception ends the fit there and no further pair is trained."""
         self.gamma_ = float(gamma)
         K = self.classes_.size
+        limits.check_pairwise(K, type(self).__name__)
         total = K * (K - 1) // 2
         pairs, models = [], []
         for i in range(K):
@@ -124,10 +126,21 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
         dec = est.decision_function(X)  # positive = the larger index of the pair
         return -dec if i < j else dec
 
+    def pair_decisions(self, X) -> np.ndarray:
+        """``D_ij(x_n)`` for every pair (i, j) of ``pairs_``, shape (n, P): the values of eq. 5
+        without the K × K matrix (half of it is the other half negated)."""
+        X = self._validate_predict(X)
+        limits.check_grid(X.shape[0], len(self.pairs_), "the pairwise decisions")
+        out = np.empty((X.shape[0], len(self.pairs_)))
+        for p, (i, j) in enumerate(self.pairs_):
+            out[:, p] = self._d(X, i, j)
+        return out
+
     def pairwise_decision(self, X) -> np.ndarray:
         """The antisymmetric matrix of eq. 5 for every sample: ``D[n, i, j] = D_ij(x_n)``."""
         X = self._validate_predict(X)
         K = self.classes_.size
+        limits.check_grid(X.shape[0], K * K, "the pairwise decision matrix")
         D = np.zeros((X.shape[0], K, K))
         for i, j in self.pairs_:
             d = self._d(X, i, j)
@@ -160,11 +173,14 @@ class PairwiseVotingSVC(_PairwiseSVMs):
 
     def votes(self, X) -> np.ndarray:
         """D_i(x) of eq. 7, shape (n, K)."""
-        D = self.pairwise_decision(X)
-        K = D.shape[1]
-        S = np.where(D >= 0, 1.0, -1.0)  # eq. 8: sign(0) = +1
-        S[:, np.arange(K), np.arange(K)] = 0.0
-        return S.sum(axis=2)
+        X = self._validate_predict(X)
+        limits.check_grid(X.shape[0], self.classes_.size, "the votes")
+        V = np.zeros((X.shape[0], self.classes_.size))
+        for i, j in self.pairs_:  # pair by pair: no (n, K, K) array
+            d = self._d(X, i, j)
+            V[:, i] += np.where(d >= 0, 1.0, -1.0)  # eq. 8: sign(0) = +1, for D_ij and D_ji alike
+            V[:, j] += np.where(d <= 0, 1.0, -1.0)
+        return V
 
     def decision_function(self, X) -> np.ndarray:
         """The votes D_i(x) (n, K); for two classes the binary decision (positive = classes_[1])."""
@@ -184,10 +200,15 @@ class PairwiseVotingSVC(_PairwiseSVMs):
 
     def regions(self, X) -> np.ndarray:
         """Index i where x ∈ R_i (D_ij(x) > 0 for every j ≠ i, eq. 6), else −1."""
-        D = self.pairwise_decision(X)
-        K = D.shape[1]
-        pos = (D > 0) | np.eye(K, dtype=bool)[None]
-        inside = pos.all(axis=2)
+        X = self._validate_predict(X)
+        K = self.classes_.size
+        limits.check_grid(X.shape[0], K, "the regions")
+        wins = np.zeros((X.shape[0], K), dtype=np.int64)  # strict wins D_ij > 0, pair by pair
+        for i, j in self.pairs_:
+            d = self._d(X, i, j)
+            wins[:, i] += d > 0
+            wins[:, j] += d < 0
+        inside = wins == K - 1
         return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
 
 
@@ -372,6 +393,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
 
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
+        limits.check_pairwise(self.classes_.size, type(self).__name__)  # before K-Means
         n, d = X.shape
         if self.n_clusters > n:
             raise ParameterError(f"n_clusters={self.n_clusters} is more than the {n} training samples")

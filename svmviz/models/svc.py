@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from svmviz import limits
 from svmviz.errors import DataError, ParameterError
-from svmviz.kernels import Kernel
+from svmviz.kernels import Kernel, block_rows
 from svmviz.models.base import SVMClassifierBase
 from svmviz.models.constraints import C, KERNEL, SMO, TRACE, Number
 from svmviz.registry import register_estimator
@@ -47,7 +48,10 @@ class SMOIterate:
         nz = np.flatnonzero(self.coef)
         if nz.size == 0:
             return np.full(np.asarray(X).shape[0], self.intercept)
-        return self.kernel.gram(np.asarray(X, dtype=np.float64), self.X[nz]) @ self.coef[nz] + self.intercept
+        X, Z, coef = np.asarray(X, dtype=np.float64), self.X[nz], self.coef[nz]
+        step = block_rows(nz.size)
+        return np.concatenate([self.kernel.gram(X[s:s + step], Z) @ coef
+                               for s in range(0, X.shape[0], step)] or [np.empty(0)]) + self.intercept
 
 
 class BinaryKernelSVM(SVMClassifierBase):
@@ -119,9 +123,10 @@ class BinaryKernelSVM(SVMClassifierBase):
         if self.support_vectors_.shape[0] == 0:
             return np.full(X.shape[0], self.intercept_[0])
         out = np.empty(X.shape[0])
-        for s in range(0, X.shape[0], 4096):
-            K = self.kernel_.gram(X[s:s + 4096], self.support_vectors_)
-            out[s:s + 4096] = K @ self.dual_coef_[0] + self.intercept_[0]
+        step = block_rows(self.support_vectors_.shape[0])
+        for s in range(0, X.shape[0], step):
+            K = self.kernel_.gram(X[s:s + step], self.support_vectors_)
+            out[s:s + step] = K @ self.dual_coef_[0] + self.intercept_[0]
         return out
 
     def predict(self, X) -> np.ndarray:
@@ -160,6 +165,7 @@ class BinaryKernelSVM(SVMClassifierBase):
 
     def _validate_binary(self, X, y):
         X, yi = self._validate_fit(X, y)
+        limits.check_solver_size(X.shape[0], f"{type(self).__name__} (one quadratic program)")
         if self.classes_.size != 2:
             raise DataError(f"Only binary classification is supported. {type(self).__name__} "
                             f"handles 2 classes, but y has {self.classes_.size}; use a multi-class "

@@ -13,6 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
+from svmviz import limits
 from svmviz.errors import ParameterError
 from svmviz.geometry.zero_solution import hard_class_zero
 from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TreeSettings, chain_arrays, chain_predict,
@@ -153,6 +154,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         nl = None if self.nonlinear is None else {**NONLINEAR_DEFAULTS, **self.nonlinear}
         self._zero_cache = {}
         K = len(self.classes_)
+        limits.check_pairwise(K, "the SVM tree's one-vs-one")
         pairs = [(0, 1)] if K == 2 else list(combinations(range(K), 2))
         sizes = [int(np.sum((yi == a) | (yi == b))) for a, b in pairs]
         trees = []
@@ -288,6 +290,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         cache = self.__dict__.setdefault("_zero_cache", {})
         if key not in cache:
             X, y = self._step_data(k, tree_index)
+            limits.check_tree_lp_work(X.shape[0], X.shape[1], "the zero-solution report of this step")
             cache[key] = [hard_class_zero(X, y, hc, float(self.C_hard), float(self.reduction),
                                           EXACT_MARGIN) for hc in (-1, 1)]
         return cache[key]

@@ -25,6 +25,22 @@ GRID_RESOLUTION = 200
 MAX_GRID_RESOLUTION = 400
 
 
+class PlotText(str):
+    """A user string already made safe for Plotly by ``user_text`` (so it is never escaped twice)."""
+
+
+def user_text(value) -> PlotText:
+    """A user-controlled string (a class, feature or data set name, a file name, a CSV header or
+    cell) as Plotly text that shows exactly as typed. Plotly renders a subset of HTML in every text
+    it draws (legend entries, titles, axis titles, hover labels, annotations): ``<a href>`` would
+    be a live link, ``<b>``/``<br>`` would apply, and the exported HTML embeds the same strings.
+    ``&``, ``<`` and ``>`` become entities, which Plotly draws as the characters; line breaks
+    become spaces. Every plot passes user strings through here once, where they enter a figure."""
+    if isinstance(value, PlotText):
+        return value
+    return PlotText(html.escape(" ".join(str(value).splitlines()), quote=False))
+
+
 def padded_box(X, pad=0.08):
     """The bounding box of the rows of ``X`` widened by ``pad`` of its span on each side."""
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -46,12 +62,6 @@ def legend_below(fig: go.Figure, y: float | None = None, **margin) -> go.Figure:
     return fig
 
 
-def plot_text(value) -> str:
-    """``str(value)`` for Plotly text (legends, titles, hover): Plotly reads ``<b>``, ``<a href>``
-    and entities as markup, so a user's class or data set name is escaped to show as typed."""
-    return html.escape(" ".join(str(value).splitlines()), quote=False)
-
-
 def class_label(c, sign: int) -> str:
     """The legend name of class ``c`` shown as the ``sign`` (±1) side of a binary problem: one
     label per class, written with the minus sign (U+2212) — "class −1" when the class is −1/+1
@@ -60,10 +70,10 @@ def class_label(c, sign: int) -> str:
     try:
         value = float(c)
     except (TypeError, ValueError):
-        return f"{c} (as {side})"
+        return f"{user_text(c)} (as {side})"
     if value == sign:
         return f"class {side}"
-    return f"class {str(c).replace('-', '−')} (as {side})"
+    return f"class {user_text(str(c).replace('-', '−'))} (as {side})"
 
 
 def class_color(k: int, n_classes: int) -> str:
@@ -106,10 +116,14 @@ def add_class_scatter(fig: go.Figure, X2: np.ndarray, y, classes=None, names=Non
     if idx is not None:
         note_sample(fig, len(idx), len(y))
         X2, y = np.asarray(X2)[idx], y[idx]
+    # the points of each class from one sort (a mask per class costs n × K)
+    order = np.argsort(y, kind="stable")
+    ys = y[order]
+    lo, hi = np.searchsorted(ys, classes, "left"), np.searchsorted(ys, classes, "right")
     for k, c in enumerate(classes):
-        m = y == c
+        m = order[lo[k]:hi[k]]
         fig.add_trace(point_trace(
-            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=str(names[k] if names else c),
+            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=user_text(names[k] if names else c),
             marker=dict(color=class_color(k, len(classes)), symbol=SYMBOLS[k % len(SYMBOLS)], size=size,
                         line=dict(width=0.5, color="#333")),
             opacity=opacity, showlegend=showlegend, **kw))
@@ -140,7 +154,7 @@ class Plane:
         X = np.asarray(X, dtype=np.float64)
         self.d = X.shape[1]
         self.mean = X.mean(axis=0)
-        names = feature_names or [f"x{j + 1}" for j in range(self.d)]
+        names = [user_text(f) for f in (feature_names or [f"x{j + 1}" for j in range(self.d)])]
         if self.d == 1:
             raise ValueError("a plane needs at least two features")
         if method == "pca" and self.d > 2:

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, grid, legend_below,
-                                 plot_text)
+                                 user_text)
 
 UNCLASSIFIABLE = "rgba(120, 120, 120, 0.55)"
 PAIR_COLORS = ["#222222", "#6a3d9a", "#b15928", "#33a02c", "#e31a1c", "#1f78b4", "#ff7f00", "#fb9a99"]
@@ -44,7 +44,7 @@ class _View:
 
 
 def _names(model, class_names):
-    return [plot_text(n) for n in (class_names if class_names else model.classes_)]
+    return [user_text(n) for n in (class_names if class_names else model.classes_)]
 
 
 def _region_trace(view: _View, Z: np.ndarray, n_classes: int, names, with_unclassifiable=False,
@@ -82,10 +82,10 @@ def plot_pairwise_boundaries(model, X, y, class_names=None, plane: Plane | None 
     """Every pairwise boundary D_ij(x) = 0 (seed 003 eq. 5) over the data."""
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
-    D = model.pairwise_decision(view.points)
+    D = model.pair_decisions(view.points)
     fig = go.Figure()
     for p, (i, j) in enumerate(model.pairs_):
-        fig.add_trace(_zero_line(view, D[:, i, j], _pair_name(names, i, j), PAIR_COLORS[p % len(PAIR_COLORS)],
+        fig.add_trace(_zero_line(view, D[:, p], _pair_name(names, i, j), PAIR_COLORS[p % len(PAIR_COLORS)],
                                  PAIR_DASHES[p % len(PAIR_DASHES)]))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
     return legend_below(base_layout(fig, title or f"Pairwise boundaries D_ij = 0 ({len(model.pairs_)} SVMs)",
@@ -105,10 +105,10 @@ def plot_pairwise_grid(model, X, y, class_names=None, plane: Plane | None = None
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{names[i]} vs {names[j]}" for i, j in pairs],
                         horizontal_spacing=0.05, vertical_spacing=0.08)
     K = model.classes_.size
-    D = model.pairwise_decision(view.points)
+    D = model.pair_decisions(view.points)  # pairs_ order: the first columns are these pairs
     for p, (i, j) in enumerate(pairs):
         r, c = p // cols + 1, p % cols + 1
-        d = D[:, i, j]
+        d = D[:, p]
         side = np.where(d > 0, i, j)
         fig.add_trace(_region_trace(view, side, K, names), row=r, col=c)
         fig.add_trace(_zero_line(view, d, "D_ij = 0", "#222", showlegend=False), row=r, col=c)
@@ -136,9 +136,9 @@ def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = Non
     tied = (V == V.max(axis=1, keepdims=True)).sum(axis=1) > 1
     Z = np.where(tied, -1, Z)
     fig = go.Figure(_region_trace(view, Z, model.classes_.size, names, with_unclassifiable=True))
-    D = model.pairwise_decision(view.points)
+    D = model.pair_decisions(view.points)
     for p, (i, j) in enumerate(model.pairs_):
-        fig.add_trace(_zero_line(view, D[:, i, j], _pair_name(names, i, j), "#444",
+        fig.add_trace(_zero_line(view, D[:, p], _pair_name(names, i, j), "#444",
                                  PAIR_DASHES[p % len(PAIR_DASHES)], width=1.2))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
     share = 100 * tied.mean()

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 from svmviz.plots.common import (SYMBOLS, Plane, add_class_scatter, base_layout, class_color, note_sample,
-                                 plot_text, point_trace, sample_index)
+                                 user_text, point_trace, sample_index)
 
 
 def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
@@ -26,18 +26,19 @@ def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
     fig = go.Figure()
     if d == 1:
         plane = None
-        labels = [ds.feature_names[0], ""]
+        labels = [user_text(ds.feature_names[0]), ""]
     else:
         plane = Plane(ds.X, features, method, ds.feature_names)
         # a data scatter projects the points, so a feature axis is just that feature
         i, j = features if d > 2 else (0, 1)
-        labels = plane.labels if plane.method == "pca" else [ds.feature_names[i], ds.feature_names[j]]
+        labels = plane.labels if plane.method == "pca" else [user_text(ds.feature_names[i]),
+                                                              user_text(ds.feature_names[j])]
 
     def to2d(X):
         return np.column_stack([X[:, 0], np.zeros(len(X))]) if plane is None else plane.to2d(X)
 
     classes = ds.classes
-    add_class_scatter(fig, to2d(ds.X), ds.y, classes=classes, names=[plot_text(n) for n in ds.class_names])
+    add_class_scatter(fig, to2d(ds.X), ds.y, classes=classes, names=[user_text(n) for n in ds.class_names])
     if test is not None:
         T, ty = to2d(test.X), np.asarray(test.y)
         idx = sample_index(len(ty))
@@ -48,11 +49,11 @@ def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
             m = ty == c
             if m.any():
                 fig.add_trace(point_trace(
-                    len(ty), x=T[m, 0], y=T[m, 1], mode="markers", name=f"{plot_text(ds.class_names[k])} (test)",
+                    len(ty), x=T[m, 0], y=T[m, 1], mode="markers", name=f"{user_text(ds.class_names[k])} (test)",
                     marker=dict(color=class_color(k, len(classes)), size=8,
                                 symbol=SYMBOLS[k % len(SYMBOLS)] + "-open", line=dict(width=1.5))))
     view = "" if d <= 2 else (" — PCA plane" if method == "pca" else f" — features {labels[0]}, {labels[1]}")
     counts = (f"{ds.n_samples} samples" if test is None else
               f"{ds.n_samples} training + {test.n_samples} test samples")
-    return base_layout(fig, f"{title or ds.name}: {counts}, {d} features{view}", labels[0], labels[1],
+    return base_layout(fig, f"{user_text(title or ds.name)}: {counts}, {d} features{view}", labels[0], labels[1],
                        equal=d == 2)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import SYMBOLS, class_color, plot_text
+from svmviz.plots.common import SYMBOLS, class_color, user_text
 
 GRID = 61                   # click targets per axis
 CANVAS_RANGE = (-1.0, 1.0)  # the plane an empty drawing shows
@@ -59,7 +59,7 @@ def drawing_canvas(points: np.ndarray, labels: np.ndarray, names: list[str], sel
         rows = np.flatnonzero(labels == k)
         if not rows.size:
             continue
-        name = plot_text(names[k - 1])
+        name = user_text(names[k - 1])
         traces.append(dict(
             type="scatter", x=P[rows, 0], y=P[rows, 1], mode="markers", customdata=rows,
             name=f"{name} ({rows.size})", unselected=dict(marker=dict(opacity=1)),

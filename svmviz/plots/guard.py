@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, padded_box
+from svmviz.plots.common import NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, padded_box, user_text
 from svmviz.plots.hulls import add_line, hull_legend
 
 
@@ -23,7 +23,7 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
     for k, c in enumerate((-1, 1)):
         m = y_pm == c
         fig.add_trace(go.Scatter(
-            x=X[m, 0], y=X[m, 1], mode="markers", name=str(names[k] if names else model.classes_[k]),
+            x=X[m, 0], y=X[m, 1], mode="markers", name=user_text(names[k] if names else model.classes_[k]),
             customdata=idx[m], hovertemplate="point %{customdata}<extra></extra>",
             marker=dict(color=NEG_COLOR if c < 0 else POS_COLOR, symbol=SYMBOLS[k], size=8,
                         line=dict(width=0.5, color="#333"))))
@@ -54,7 +54,8 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
     return hull_legend(base_layout(fig, f"Guard vectors (circled) ⊇ support vectors (×): {g.sum()} "
-                                          f"guard, {len(sv)} support", labels[0], labels[1]))
+                                          f"guard, {len(sv)} support", user_text(labels[0]),
+                                   user_text(labels[1])))
 
 
 def plot_dual_view(view, X, y) -> go.Figure:

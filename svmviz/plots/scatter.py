@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from svmviz.errors import DataError
-from svmviz.plots.common import Plane, add_class_scatter, base_layout, class_color, grid, plot_text
+from svmviz.plots.common import Plane, add_class_scatter, base_layout, class_color, grid, user_text
 
 MEAN_COLOR = "#111111"
 
@@ -46,7 +46,7 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
         raise DataError("the prototype view needs at least two features")
     plane = plane or Plane(X, (0, 1), "features", feature_names)
     K = model.classes_.size
-    names = [plot_text(n) for n in (class_names if class_names is not None else model.classes_)]
+    names = [user_text(n) for n in (class_names if class_names is not None else model.classes_)]
     X2 = plane.to2d(X)
     xs, ys, P = grid(X2, resolution)
     scores = model.class_scores(plane.lift(P))
@@ -117,8 +117,8 @@ def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = 
     (the last row of ``ScatterSVC.sensitivity_map``)."""
     S = np.asarray(S, dtype=np.float64)
     K, d = S.shape[0] - 1, S.shape[1]
-    feats = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
-    names = [plot_text(n) for n in (class_names if class_names is not None else range(K))]
+    feats = [user_text(f) for f in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    names = [user_text(n) for n in (class_names if class_names is not None else range(K))]
     fig = go.Figure()
     for k in range(K):
         fig.add_trace(go.Bar(x=feats, y=S[k], name=f"class {names[k]}", marker_color=class_color(k, K)))
@@ -136,7 +136,7 @@ def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.F
     if int(np.prod(shape)) != S.shape[1]:
         raise DataError(f"an image of shape {tuple(shape)} needs {int(np.prod(shape))} features, "
                         f"the map has {S.shape[1]}")
-    names = [plot_text(n) for n in (class_names if class_names is not None else range(K))]
+    names = [user_text(n) for n in (class_names if class_names is not None else range(K))]
     titles = [f"class {n}" for n in names] + ["mean over classes"]
     fig = make_subplots(rows=1, cols=K + 1, subplot_titles=titles, horizontal_spacing=0.07)
     for k in range(K + 1):
@@ -161,7 +161,7 @@ def plot_gamma_maps(choice, feature_names=None, title: str = "") -> go.Figure:
     legend gives each γ's validation accuracy and marks the chosen one."""
     maps = np.asarray(choice.maps, dtype=np.float64)[:, -1, :]
     d = maps.shape[1]
-    feats = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    feats = [user_text(f) for f in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
     fig = go.Figure()
     for k, (g, acc) in enumerate(zip(choice.gammas, choice.accuracy)):
         top = maps[k].max()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid, legend_below
+from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid, legend_below, user_text
 
 # one line style per solver, so coinciding boundaries stay distinguishable
 _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot", 2.5),
@@ -160,7 +160,7 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
     fig = go.Figure()
     for k, c in enumerate(classes):
         idx = np.flatnonzero(y == c)
-        label = names[k] if names is not None else str(c)
+        label = user_text(names[k] if names is not None else c)
         # width in sample units: Plotly sizes a trace's bars by the gap between its own samples,
         # so two far-apart samples of a class got bars many samples wide, hiding the others
         fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}", width=BAR_WIDTH,

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.metrics import auc, confusion_matrix, roc_curve
 
-from svmviz.plots.common import add_class_scatter, base_layout, grid
+from svmviz.plots.common import add_class_scatter, base_layout, grid, user_text
 
 RESOLUTION = 160  # fixed grid: the cost of a contour plot does not grow with the data
 
@@ -64,7 +64,7 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
 def confusion_figure(y_true, y_pred, classes, names=None, title: str = "Confusion matrix (test split)") -> go.Figure:
     """Counts of true class (rows) against predicted class (columns)."""
     cm = confusion_matrix(y_true, y_pred, labels=list(classes))
-    labels = [str(n) for n in (names if names is not None else classes)]
+    labels = [user_text(n) for n in (names if names is not None else classes)]
     fig = go.Figure(go.Heatmap(z=cm, x=labels, y=labels, colorscale="Blues", showscale=False,
                                text=cm, texttemplate="%{text}", hovertemplate="true %{y}, predicted %{x}: %{z}<extra></extra>"))
     fig.update_layout(title=title, template="plotly_white", height=380, margin=dict(l=60, r=20, t=50, b=60))

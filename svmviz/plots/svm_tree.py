@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from svmviz.models.svm_tree import chain_arrays, chain_predict, tree_predict
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
-                                 add_class_scatter, base_layout, class_label, grid, padded_box)
+                                 add_class_scatter, base_layout, class_label, grid, padded_box, user_text)
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
 REGION_SCALE = [[0.0, NEG_REGION_FILL], [0.5, "rgba(255, 255, 255, 0)"], [1.0, POS_REGION_FILL]]
@@ -322,7 +322,7 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     tree = model.trees_[tree_index]
     nodes = tree.nodes
     n = len(nodes)
-    cls = {1: str(tree.classes[1]), -1: str(tree.classes[0])}
+    cls = {1: user_text(tree.classes[1]), -1: user_text(tree.classes[0])}
     shapes, notes = [], []
     nl_depth = tree.nonlinear.depth if tree.svm is not None else None
     kept_i = 0
