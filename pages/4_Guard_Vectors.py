@@ -36,14 +36,14 @@ SOURCE_LABELS = {"current data set": "the Data page's training part",
 with st.sidebar:
     st.header("Guard vectors")
     src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
-                       key=bind("guard.src", "current data set", options=SOURCES))
-    method = st.radio("Test per point", ["seed", "single"], key=bind("guard.method", "seed", options=["seed", "single"]),
+                       **bind("guard.src", "current data set", options=SOURCES))
+    method = st.radio("Test per point", ["seed", "single"], **bind("guard.method", "seed", options=["seed", "single"]),
                       format_func=lambda s: {"seed": "paper §3.1: dual-space LP, two orientations",
                                              "single": "one orientation-free LP"}[s])
     prefilter = st.checkbox("pre-filter: test only points on their class's hull boundary",
-                            key=bind("guard.prefilter", True))
+                            **bind("guard.prefilter", True))
     delta = st.number_input("Δ of the projection τ_Δ (§3.3; 0 = none)", min_value=0.0, max_value=1e6, step=0.5,
-                            key=bind("guard.delta", 0.0, bounds=(0.0, 1e6)))
+                            **bind("guard.delta", 0.0, bounds=(0.0, 1e6)))
 
 train = test = None
 with guard("cannot prepare the data"):
@@ -144,7 +144,7 @@ if model.delta > 0:
 left, right = st.columns([1, 1])
 with left:
     sel = st.selectbox("point to examine (or click one in the chart)", points,
-                       key=bind("guard.point", first_guard, options=points),
+                       **bind("guard.point", first_guard, options=points),
                        format_func=lambda i: f"{i}: class {names[(y_pm[i] + 1) // 2]}"
                                              + (" — guard vector" if g[i] else ""))
     with guard("cannot draw the guard vectors"):
@@ -192,8 +192,8 @@ st.caption("Hypercubes [0,40]ⁿ against [60,100]ⁿ. The paper's time advantage
            "explain (our guard sets agree with an independent closed form and with an LP over all points). "
            "The full table: benchmarks/bench_guard.py.")
 e1, e2 = st.columns(2)
-n_max = e1.selectbox("dimensions n up to", [2, 3, 5], key=bind("guard.t1_n", 3, options=[2, 3, 5]))
-m_max = e2.selectbox("points m up to", [50, 100, 200], key=bind("guard.t1_m", 100, options=[50, 100, 200]))
+n_max = e1.selectbox("dimensions n up to", [2, 3, 5], **bind("guard.t1_n", 3, options=[2, 3, 5]))
+m_max = e2.selectbox("points m up to", [50, 100, 200], **bind("guard.t1_m", 100, options=[50, 100, 200]))
 jobs = [(n, m) for n in (2, 3, 5) if n <= n_max for m in (50, 100, 200) if m <= m_max]
 if st.button("Run the experiment", key="guard_t1_run"):
     st.session_state["guard_t1"] = (n_max, m_max, method, prefilter)

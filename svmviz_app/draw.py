@@ -86,7 +86,7 @@ def draw_panel() -> None:
                "holds the same points (edit, add or delete rows). As soon as both classes have two "
                "points the drawing is the data of every page.")
     c1, c2 = st.columns([3, 1])
-    mode = c2.radio("A click", MODES, key=bind("draw.mode", MODES[0], options=MODES))
+    mode = c2.radio("A click", MODES, **bind("draw.mode", MODES[0], options=MODES))
     if c2.button("Clear the drawing", key="draw_clear"):
         st.session_state[POINTS] = np.empty((0, 3))
         st.session_state.pop(_SELECTED, None)

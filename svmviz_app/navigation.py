@@ -38,3 +38,22 @@ PAGES = [
 
 def page_exists(fname: str) -> bool:
     return (PAGES_DIR / fname).is_file()
+
+
+LESSON_CSS = ("<style>[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] "
+              "{display: none;} .stButton button {font-size: 1.3rem; padding: 0.6rem 1.6rem;}</style>")
+
+
+def app_navigation(lesson: bool):
+    """The app's page set-up and navigation (``app.py``): wide layout, lesson mode's look (no
+    sidebar, larger step buttons: what an instructor projects), the home page and every page file
+    under its usual URL (``/Data``, ``/SVM_Tree``, ...). Returns the page to run."""
+    import streamlit as st
+
+    st.set_page_config(page_title="svmviz", layout="wide")
+    if lesson:
+        st.markdown(LESSON_CSS, unsafe_allow_html=True)
+    home = st.Page(ROOT / "home.py", title="Home", icon=":material/home:", default=True)
+    pages = [home] + [st.Page(PAGES_DIR / fname, title=fname[2:-3].replace("_", " "), url_path=fname[2:-3])
+                      for fname, _, _ in PAGES if page_exists(fname)]
+    return st.navigation(pages, position="hidden" if lesson else "sidebar")

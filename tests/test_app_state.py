@@ -118,16 +118,16 @@ def test_user_strings_render_as_plain_text_not_markdown():
 
 
 def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
+    import time
+
     from streamlit.testing.v1 import AppTest
 
     def script():
         import streamlit as st
 
-        from svmviz_app.widgets import advance_if_playing, step_controls
+        from svmviz_app.stepper import stepper
 
-        step = step_controls("demo.step", 5)
-        st.markdown(f"**Step {step + 1} of 5**")
-        advance_if_playing("demo.step", 5, 0.01)
+        stepper("demo.step", 5, lambda k: st.markdown(f"**Step {k + 1} of 5**"), delay_s=0.05)
 
     at = AppTest.from_function(script).run()
     shown = lambda: at.markdown[0].value  # noqa: E731
@@ -140,5 +140,10 @@ def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
     at.slider(key="demo.step_slider").set_value(5).run()
     assert shown() == "**Step 5 of 5**"
     at.button(key="demo.step_first").click().run()
-    at.button(key="demo.step_play").click().run()   # plays to the last step, then stops
+    at.button(key="demo.step_play").click().run()
+    assert at.session_state["demo.step._playing"]
+    for _ in range(4):   # the fragment's timer (run_every) reruns it; AppTest reruns the script
+        time.sleep(0.05)
+        at.run()
     assert shown() == "**Step 5 of 5**" and not at.session_state["demo.step._playing"]
+    assert at.button(key="demo.step_play").label == "Play"

@@ -56,10 +56,18 @@ def test_steps_are_explained_and_moving_does_not_refit():
 
 
 def test_play_advances_the_steps():
+    """Play runs the step's fragment once a second (``run_every``); AppTest has no timer, so the
+    test reruns the page after a second, as the timer would rerun the fragment."""
+    import time
+
     at = page_test(PAGE, dataset=_data()).run()
     at.button(key="tree.step_play").click().run()
     assert not problems(at)
-    assert at.session_state["tree.step"] >= 1
+    assert at.session_state["tree.step._playing"] and at.button(key="tree.step_play").label == "Pause"
+    time.sleep(1.0)
+    at.run()
+    assert at.session_state["tree.step"] == 1
+    assert _step_caption(at).startswith("**Step 2 of ") and _figure_title(at).startswith("Step 2 of ")
 
 
 def test_an_imported_model_is_stepped_through_without_fitting():
