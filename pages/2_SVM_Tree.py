@@ -13,7 +13,7 @@ from svmviz_app import state
 from svmviz_app.cache import cached_fit, shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.state import bind
-from svmviz_app.views import convergence_status, standard_views
+from svmviz_app.views import convergence_status, shared_figure, standard_views
 from svmviz_app.stepper import stepper
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
                                 model_upload, plain, share_controls)
@@ -154,7 +154,7 @@ def _projected_step(k: int) -> None:
     _step_header(k)
     if matches:
         with guard("cannot draw this step"):
-            st.plotly_chart(shared_view(step_figure, model, train.X, train.y, k, tree_index, plane),
+            st.plotly_chart(shared_figure(step_figure, model, train.X, train.y, k, tree_index, plane),
                             key="tree_fig")
     else:
         st.plotly_chart(shared_view(chain_figure, model, tree_index), key="tree_chain_only")
@@ -198,7 +198,7 @@ def _step_view(k: int) -> None:
     with plot_slot:
         fig = None
         with guard("cannot draw this step"):
-            fig = shared_view(step_figure, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
+            fig = shared_figure(step_figure, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
                               geometry_label=geo, geometry_solver=solver)
             st.plotly_chart(fig, key="tree_fig")
     st.subheader("Candidates")
@@ -235,9 +235,9 @@ def _final_views() -> None:
     while its tab is open."""
     with guard("cannot draw the final tree"):
         f1, f2 = st.columns(2)
-        f1.plotly_chart(shared_view(final_figure, model, train.X, train.y, False, tree_index, plane),
+        f1.plotly_chart(shared_figure(final_figure, model, train.X, train.y, False, tree_index, plane),
                         key="tree_before")
-        f2.plotly_chart(shared_view(final_figure, model, train.X, train.y, True, tree_index, plane),
+        f2.plotly_chart(shared_figure(final_figure, model, train.X, train.y, True, tree_index, plane),
                         key="tree_after")
         st.plotly_chart(shared_view(chain_figure, model, tree_index), key="tree_chain")
     if tree.nonlinear is not None:

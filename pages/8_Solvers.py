@@ -19,7 +19,7 @@ from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.state import bind
-from svmviz_app.views import standard_views
+from svmviz_app.views import compact_figure, standard_views
 from svmviz_app.stepper import stepper
 from svmviz_app.widgets import (bounded, data_sidebar, figure_downloads, guard, model_download, plain,
                                 share_controls)
@@ -112,7 +112,7 @@ def _iteration(model, t: int, X, y, class_names, plane, target, C: float, form: 
         out["text"] = (f"**Iteration {t}**: samples **i = {i}** and **j = {j}** moved together, keeping "
                        f"the equality constraint: α_i {before[0] / s:.4g} → {after[0] / s:.4g}, "
                        f"α_j {before[1] / s:.4g} → {after[1] / s:.4g}.")
-    out["step"] = P.plot_smo_step(it, X, y, [str(v) for v in class_names], plane, target=target)
+    out["step"] = compact_figure(P.plot_smo_step(it, X, y, [str(v) for v in class_names], plane, target=target))
     upper = C if form == "C" else model.mu_
     out["alpha"] = P.plot_alpha_bars(it.alpha, np.searchsorted(model.classes_, y), upper, it.pair,
                                      [str(v) for v in model.classes_])
@@ -126,6 +126,7 @@ def _smo_step(t: int) -> None:
     with guard("cannot rebuild iteration t"):
         view = shared_view(_iteration, model, t, Xs, ys, list(small.class_names), plane, target, float(C), form,
                            float(tol))
+        st.caption(f"Step {t + 1} of {len(model.trace_) + 1}: the iterate after t = {t} SMO iterations.")
         c1, c2, c3, c4 = st.columns(4)
         c1.metric("iteration t", f"{t} / {len(model.trace_)}")
         if view["pair"] is None:
@@ -198,7 +199,8 @@ def _comparison(X, y, C, kernel, gamma, degree, coef0, tol, names, plane) -> dic
     models = {"SMO": smo, "LIBSVM": svc}
     if ref is not None:
         models["cvxpy"] = ref
-    return {"smo": smo, "ref": ref, "rows": rows, "boundaries": P.plot_boundaries(models, X, y, names, plane),
+    return {"smo": smo, "ref": ref, "rows": rows,
+            "boundaries": compact_figure(P.plot_boundaries(models, X, y, names, plane)),
             "convergence": P.plot_convergence(smo.history_, tol),
             "alpha": None if ref is None else P.plot_alpha_comparison(smo.alpha_, ref.alpha_, "SMO", "cvxpy",
                                                                        upper=C)}

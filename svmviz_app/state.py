@@ -95,6 +95,7 @@ def app_started() -> None:
     """``app.py``: this run goes through the app's navigation."""
     st.session_state[_ROUTED] = True
     start_run()
+    sync_url()
 
 
 def finish_run() -> None:
@@ -148,19 +149,20 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
     ss = st.session_state
     ss[_REGISTRY][key] = default
     _init(key, default)
-    v = ss[key]
+    v = shown = ss[key]
     if options is not None:
         opts = list(options)
         if v not in opts and isinstance(options, Mapping):
-            by_label = {str(label): i for i, label in options.items()}
-            if str(v) in by_label:
-                ss[key] = v = by_label[str(v)]
-        if v not in opts:
-            ss[key] = default if default in opts else (opts[0] if opts else default)
+            shown = {str(label): i for i, label in options.items()}.get(str(v), v)
+        if shown not in opts:
+            shown = default if default in opts else (opts[0] if opts else default)
     elif bounds is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
         lo, hi = bounds
         if not (lo <= v <= hi):
-            ss[key] = type(default)(min(max(v, lo), hi))
+            shown = type(default)(min(max(v, lo), hi))
+    if shown is not v:
+        ss[key] = shown
+        sync_url()   # the link's value could not stay as it was: the URL says what is shown
     return {"key": key, "persist_state": "session"}
 
 
@@ -334,6 +336,7 @@ def current_dataset() -> Dataset:
             spec = "fourclass_like"
             ds = load_builtin(spec)
     ss[_DATASET], ss[_SPEC] = ds, spec
+    sync_url()
     return ds
 
 
@@ -348,6 +351,7 @@ def set_dataset(ds: Dataset, spec: str | None = None) -> None:
     st.session_state[_DATASET] = ds
     st.session_state[_SPEC] = spec or content_spec("upload", ds)
     _forget_split()
+    sync_url()
 
 
 def _forget_split() -> None:

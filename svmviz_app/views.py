@@ -13,6 +13,28 @@ from svmviz_app.cache import shared_view
 from svmviz_app.widgets import figure_downloads, guard, plain
 
 
+def compact_figure(fig):
+    """``fig`` with its float arrays (sample coordinates, grids of contours) as float32: 7
+    digits, far finer than a pixel, and half the bytes Plotly sends for float64 — a stepped view
+    sends its figures on every step. Returns ``fig``, changed in place."""
+    for trace in fig.data:
+        for name in ("x", "y", "z"):
+            v = getattr(trace, name, None)
+            if isinstance(v, np.ndarray) and v.dtype == np.float64 and v.size >= 64:
+                trace[name] = v.astype(np.float32)
+    return fig
+
+
+def _compacted(fn, *args, **kwargs):
+    return compact_figure(fn(*args, **kwargs))
+
+
+def shared_figure(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` — a Plotly figure of a fit — built and compacted once for every
+    session asking for it with the same content (``svmviz_app.cache.shared_view``)."""
+    return shared_view(_compacted, fn, *args, **kwargs)
+
+
 def standard_views(model, train, test, key: str, plane: Plane | None = None) -> None:
     """Draw the standard views of ``model`` (fitted on ``train``) under a subheader. Multi-class
     models get the confusion matrix only; the ROC curve needs a test split with both classes. The
@@ -23,7 +45,7 @@ def standard_views(model, train, test, key: str, plane: Plane | None = None) -> 
         if binary and train.n_features >= 2:
             if plane is None and train.n_features > 2:
                 plane = Plane(train.X, (0, 1), "pca", list(train.feature_names))
-            fig = shared_view(decision_contours, model, train.X, train.y, list(train.class_names), plane,
+            fig = shared_figure(decision_contours, model, train.X, train.y, list(train.class_names), plane,
                               title="Decision function f(x), boundary f = 0 and margins f = ±1 (training part)")
             st.plotly_chart(fig, key=f"{key}_std_contours")
             figure_downloads(fig, f"{key}_decision_function", key=f"{key}_std_contours_dl", formats=("html",))
