@@ -16,6 +16,7 @@ from svmviz_app.state import bind
 from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
                                 replace_dataset, share_controls)
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Data")
 st.write("Choose the data every method page works on: a built-in set, your own file (or a lesson "
          "file), a generated one, or points you draw. The split and normalization below apply to all pages.")

@@ -42,6 +42,7 @@ Where this implementation departs from the seed (Zapién, Fehr, Burkhardt 2007),
   that reach it; it is trained on the whole training set, as the seed insists.
 """
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("SVM decision tree")
 st.caption("Zapién Arreola, Fehr and Burkhardt, *Fast Support Vector Machine Classification of very large "
            "Datasets* (2007), chapters 3–4.")

@@ -23,6 +23,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 
 MAX_SAMPLES = 3000  # exact reduced hulls, LPs and a sweep of C-SVM solves stay interactive below this
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Convex hulls, reduced hulls and the zero solution")
 st.caption("Zapién Arreola, Fehr and Burkhardt (2007), §3.1: the SVM dual is the nearest-point problem of "
            "two (reduced) convex hulls. RCH(X, μ) = {Σλᵢxᵢ : Σλᵢ = 1, 0 ≤ λᵢ ≤ μ}: the centroid at "

@@ -22,6 +22,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 # with an m×m matrix, which svmviz.models.guard limits to MAX_TAU_DELTA points.
 MAX_SAMPLES = MAX_TAU_DELTA
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Guard vectors: support-vector candidates from linear programs")
 st.caption("Yang and Ahuja, *A Geometric Approach to Train Support Vector Machines* (CVPR 2000). A point is a guard vector when some hyperplane through it has "
            "every other point on its own label's side. Every support vector is one, so the SVM "

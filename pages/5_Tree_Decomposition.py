@@ -39,6 +39,7 @@ def _td_bound_terms(params, Xt, yt, Xv, yv, progress=None):
     return td.bound_terms(Xt, yt, progress=progress)
 
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Tree decomposition")
 st.caption("Chang, Guo, Lin and Lu, *Tree Decomposition for Large-Scale SVM Problems: Experimental and "
            "Theoretical Results* (2009).")

@@ -77,6 +77,7 @@ def _dag_page_figure(kind, params, wparams, order, X, y, names, plane_args, orde
     return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("DAG SVM and weighted DAG SVM")
 st.caption("Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, *Improved DAG SVM: A New Method for "
            "Multi-Class SVM Classification*: pairwise SVMs D_ij, max-wins voting and "

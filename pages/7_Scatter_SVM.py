@@ -25,6 +25,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 # benchmarks/bench_scatter.py.
 MAX_SAMPLES = 3000
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Scatter SVM")
 st.caption("Jenssen, Kloft, Zien, Sonnenburg and Müller, *A scatter-based prototype framework and "
            "multi-class extension of support vector machines* (2012): the dual minimises the "

@@ -29,6 +29,7 @@ MAX_TRACE = 20_000         # recorded iterations (the solve itself always runs t
 FORMS = {"C": "C-SVM", "nu": "ν-SVM (reduced hulls)"}   # URL id: label
 TABS = ["SMO step by step", "SMO against cvxpy and LIBSVM"]
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Solvers: SMO step by step, against the cvxpy reference and LIBSVM")
 st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (Zapién Arreola et al. 2007, §4.1, Problem 1) and the "
            "ν-SVM as the nearest points of two reduced convex hulls (§3.1 of the same report). SMO changes two "

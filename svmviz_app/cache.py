@@ -9,6 +9,11 @@ cancels it; nothing is stored then (a session waiting for it then computes it it
 session with a progress bar checks its own Stop while it waits (the bar's ``waiting()``). Cached
 models are shared objects: pages never mutate them.
 Both caches are bounded (least recently used entries go first).
+
+Fits stay in this cache rather than ``st.cache_resource`` because a fit reports progress and
+stops on Stop or a closed tab inside the cached call, and a session waiting for another's fit
+polls its own Stop; the figures and tables of a fit (``shared_view``) need neither and live in
+``st.cache_resource``, keyed by content (``content_key``: array digests and the fit's key here).
 """
 
 from __future__ import annotations

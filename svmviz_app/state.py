@@ -76,10 +76,11 @@ def start_run() -> None:
 def _serve_page_link_through_the_app() -> None:
     """A session whose first run is a page link (``/SVM_Tree?...``) that Streamlit served the old
     ``pages/``-folder way, without ``app.py`` (it does so until some session of the server ran
-    ``app.py``'s ``st.navigation``): the page still runs here with the app state, and this takes
-    the app's navigation and page set-up over, so the sidebar lists the app's pages (Home first)
-    and every later run of the session goes through ``app.py``. A page file that is itself the
-    main script (an ``AppTest`` of one page) runs on its own and is left alone."""
+    ``app.py``'s ``st.navigation``): before the page draws anything (pages call ``start_run``
+    first), this runs the app's navigation and the page inside it, as ``app.py`` does, then
+    stops the outer run. The sidebar lists the app's pages (Home first) and every later run goes
+    through ``app.py``. A page file that is itself the main script (an ``AppTest`` of one page)
+    runs on its own and is left alone."""
     import sys
     from pathlib import Path
 
@@ -88,7 +89,12 @@ def _serve_page_link_through_the_app() -> None:
         return
     from svmviz_app.navigation import app_navigation
 
-    app_navigation(lesson_mode())   # the page the link names stays the one running
+    page = app_navigation(lesson_mode())   # the page the link names
+    try:
+        page.run()      # as app.py runs it: its widgets get the ids of every later run
+    finally:
+        sync_url()
+    st.stop()           # the page ran inside the app's navigation: not a second time here
 
 
 def app_started() -> None:
