@@ -151,3 +151,27 @@ def test_browser_a_step_click_reruns_only_the_step_and_the_url_follows(streamlit
         assert not page.locator('[data-testid="stException"]').count()
         page.screenshot(path=str(artifacts_dir / shot), full_page=True)
         ctx.close()
+
+
+def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step():
+    from svmviz.data import split_and_normalize
+    from svmviz.models import SVMTreeClassifier
+
+    ds = _data()
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)   # the Data page's default split
+    trace = SVMTreeClassifier(C_hard=1000.0, reduction=10.0, w_tol=1e-3).fit(tr.X, tr.y).trees_[0].trace
+
+    def chosen(k: int) -> str:
+        c = trace[k].candidates[trace[k].chosen]
+        return c.parent or c.label
+
+    at = page_test(PAGE, dataset=ds).run()
+    geo = at.selectbox(key="tree.geo")
+    assert geo.value == chosen(0)
+    other = next(o for o in geo.options if o != geo.value)
+    geo.set_value(other).run()
+    assert at.selectbox(key="tree.geo").value == other              # picked at this step: kept
+    for k in (1, 2):
+        at.button(key="tree.step_next").click().run()
+        assert at.selectbox(key="tree.geo").value == chosen(k)      # a new step: the chosen one
+    assert not problems(at)
