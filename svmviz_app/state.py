@@ -187,11 +187,6 @@ def set_value(key: str, v: Any) -> None:
     st.session_state[key] = v
 
 
-def step_by(key: str, delta: int, n_steps: int) -> None:
-    """Callback for step buttons: move the step ``key`` by ``delta`` within [0, n_steps)."""
-    st.session_state[key] = int(min(max(int(value(key, 0)) + delta, 0), max(n_steps - 1, 0)))
-
-
 def snapshot() -> dict[str, Any]:
     """Every bound value (for a lesson file): JSON scalars only."""
     ss = st.session_state
