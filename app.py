@@ -1,21 +1,14 @@
 """svmviz: the entry point (``streamlit run app.py``). It routes to the home page and to every page
-file in ``pages/``, keeping Streamlit's usual URLs (``/Data``, ``/SVM_Tree``, ...), and wraps every
-page in the app state's run hooks (``svmviz_app.state``): values survive page switches, and the
-URL always holds the state of the view, so a copied link reproduces it."""
-
-import streamlit as st
+file in ``pages/``, keeping Streamlit's usual URLs (``/Data``, ``/SVM_Tree``, ...), inside the app
+state's run hooks (``svmviz_app.state``): the URL holds the view at every moment, so a copied link
+reproduces it."""
 
 from svmviz_app import state
-from svmviz_app.navigation import PAGES, page_exists
-from svmviz_app.projector import projector_style
+from svmviz_app.navigation import app_navigation
 
-st.set_page_config(page_title="svmviz", layout="wide")
-state.start_run()
-projector_style()   # lesson mode (?lesson=1): the view an instructor projects
-home = st.Page("home.py", title="Home", icon=":material/home:", default=True)
-pages = [home] + [st.Page(f"pages/{fname}", title=fname[2:-3].replace("_", " "), url_path=fname[2:-3])
-                  for fname, _, _ in PAGES if page_exists(fname)]
+state.app_started()
+page = app_navigation(state.lesson_mode())
 try:
-    st.navigation(pages, position="hidden" if state.lesson_mode() else "sidebar").run()
+    page.run()
 finally:
     state.finish_run()

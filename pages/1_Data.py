@@ -16,18 +16,19 @@ from svmviz_app.state import bind
 from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
                                 replace_dataset, share_controls)
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Data")
 st.write("Choose the data every method page works on: a built-in set, your own file (or a lesson "
          "file), a generated one, or points you draw. The split and normalization below apply to all pages.")
 
 SOURCES = ["Built-in", "Upload a file", "Generate", "Draw"]
-source = st.radio("Source", SOURCES, horizontal=True, key=bind("data.source", "Built-in", options=SOURCES))
+source = st.radio("Source", SOURCES, horizontal=True, **bind("data.source", "Built-in", options=SOURCES))
 
 if source == "Built-in":
     names = list(BUILTINS)
     spec = state.current_spec()
     choice = st.selectbox("Built-in data set", names, format_func=lambda n: BUILTINS[n].title,
-                          key=bind("data.builtin", spec if spec in names else "fourclass", options=names))
+                          **bind("data.builtin", spec if spec in names else "fourclass", options=names))
     st.caption(BUILTINS[choice].description)
     note = fourclass_note() if choice == "fourclass" else None
     if note:
@@ -47,7 +48,7 @@ elif source == "Draw":
 
 else:
     gen = st.selectbox("Generator", list(GENERATORS), format_func=lambda n: n.replace("_", " "),
-                       key=bind("data.generator", "checkerboard", options=list(GENERATORS)))
+                       **bind("data.generator", "checkerboard", options=list(GENERATORS)))
     func = GENERATORS[gen]
     st.caption(inspect.getdoc(func).split("\n\n")[0])
     params = {}
@@ -55,10 +56,10 @@ else:
     for k, p in enumerate(inspect.signature(func).parameters.values()):
         with cols[k % 4]:
             if isinstance(p.default, int):
-                params[p.name] = int(st.number_input(p.name, step=1, key=bind(f"gen.{gen}.{p.name}", p.default)))
+                params[p.name] = int(st.number_input(p.name, step=1, **bind(f"gen.{gen}.{p.name}", p.default)))
             else:
                 params[p.name] = float(st.number_input(p.name, step=0.05, format="%.3f",
-                                                       key=bind(f"gen.{gen}.{p.name}", float(p.default))))
+                                                       **bind(f"gen.{gen}.{p.name}", float(p.default))))
     if st.button("Generate", key="data_generate"):
         replace_dataset(lambda: generate(gen, **params), f"cannot generate {gen}",
                         spec=state.generator_spec(gen, params))
@@ -66,12 +67,12 @@ else:
 # --- split and normalization (read by every page through svmviz_app.state.current_split) ---------
 st.subheader("Split and normalization")
 c1, c2, c3, c4 = st.columns(4)
-c1.selectbox("Normalization (fit on the training part)", METHODS, key=bind("split.norm", "none", options=METHODS),
+c1.selectbox("Normalization (fit on the training part)", METHODS, **bind("split.norm", "none", options=METHODS),
              format_func={"none": "none", "minmax": "Min-Max to [-1, 1]", "stddev": "Std-Dev"}.get)
 c2.slider("Test fraction (0 = train on everything)", 0.0, 0.5, step=0.05,
-          key=bind("split.test", 0.3, bounds=(0.0, 0.5)))
-c3.number_input("Split seed", min_value=0, step=1, key=bind("split.seed", 0, bounds=(0, 2**31 - 1)))
-c4.checkbox("Stratified", key=bind("split.strat", True))
+          **bind("split.test", 0.3, bounds=(0.0, 0.5)))
+c3.number_input("Split seed", min_value=0, step=1, **bind("split.seed", 0, bounds=(0, 2**31 - 1)))
+c4.checkbox("Stratified", **bind("split.strat", True))
 
 # --- what the data looks like ---------------------------------------------------------------------
 if source == "Draw":
@@ -92,16 +93,16 @@ with guard("cannot draw the data"):
     features, method = (0, 1), "features"
     if ds.n_features > 2:
         view = st.radio("Plane", ["two features", "PCA plane"], horizontal=True,
-                        key=bind("data.plane", "two features", options=["two features", "PCA plane"]))
+                        **bind("data.plane", "two features", options=["two features", "PCA plane"]))
         if view == "PCA plane":
             method = "pca"
         else:
             fcols = st.columns(2)
             feats = list(range(ds.n_features))
             fi = fcols[0].selectbox("horizontal axis", feats, format_func=lambda j: ds.feature_names[j],
-                                    key=bind("data.fx", 0, options=feats))
+                                    **bind("data.fx", 0, options=feats))
             fj = fcols[1].selectbox("vertical axis", feats, format_func=lambda j: ds.feature_names[j],
-                                    key=bind("data.fy", 1, options=feats))
+                                    **bind("data.fy", 1, options=feats))
             features = (fi, fj)
     elif ds.n_features == 1:
         features = (0, 0)

@@ -1,4 +1,4 @@
-"""SVM tree (seed 000): fit once on the Data page's training part, then step through the greedy
+"""SVM tree (Zapién Arreola, Fehr and Burkhardt 2007): fit once on the Data page's training part, then step through the greedy
 construction node by node, each step explained in words."""
 
 import numpy as np
@@ -10,13 +10,14 @@ from svmviz.models import SVMTreeClassifier
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
                                    final_figure, step_figure, zero_solution_frame)
 from svmviz_app import state
-from svmviz_app.cache import cached_fit
+from svmviz_app.cache import cached_fit, shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
-from svmviz_app.views import convergence_status, standard_views
-from svmviz_app.widgets import (Progress, advance_if_playing, bounded, data_sidebar, figure_downloads, guard,
-                                model_download, model_upload, plain, share_controls, step_controls)
+from svmviz_app.views import convergence_status, shared_figure, standard_views
+from svmviz_app.stepper import stepper
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
+                                model_upload, plain, share_controls)
 
 MAX_SAMPLES = 1500  # each step solves a few dense QPs on the samples still in play: a fit within seconds
 
@@ -49,6 +50,7 @@ Where this implementation departs from the paper (Zapién Arreola, Fehr and Burk
   that reach it; it is trained on the whole training set, as the paper insists.
 """
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("SVM decision tree")
 st.caption("Zapién Arreola, Fehr and Burkhardt, *Fast Support Vector Machine Classification of very large "
            "Datasets* (2007), chapters 3–4.")
@@ -60,35 +62,35 @@ ds = data_sidebar()
 lesson = state.lesson_mode()
 with st.sidebar:
     st.header("Tree")
-    greedy = st.radio("greedy level g1", [0, 1], horizontal=True, key=bind("tree.g1", 0, options=[0, 1]),
+    greedy = st.radio("greedy level g1", [0, 1], horizontal=True, **bind("tree.g1", 0, options=[0, 1]),
                       help="0: perpendicular hyperplanes only when stuck; 1: always among the candidates (§4.3.4)")
     ck_rule = st.radio("C_k rule after w = 0", ["exact", "paper"], horizontal=True,
-                       key=bind("tree.ck_rule", "exact", options=["exact", "paper"]),
+                       **bind("tree.ck_rule", "exact", options=["exact", "paper"]),
                        help="paper: C_k ← C_k / f (§4.3.2); exact: just below the threshold D_k* (one LP)")
     C_hard = st.number_input("C_hard (first C_k of the hard class)", min_value=1e-3, max_value=1e9,
-                             key=bind("tree.C_hard", 1000.0, bounds=(1e-3, 1e9)), format="%g")
+                             **bind("tree.C_hard", 1000.0, bounds=(1e-3, 1e9)), format="%g")
     reduction = st.number_input("reduction f (C_k ← C_k / f)", min_value=1.01, max_value=1000.0,
-                                key=bind("tree.f", 10.0, bounds=(1.01, 1000.0)))
+                                **bind("tree.f", 10.0, bounds=(1.01, 1000.0)))
     w_tol = st.number_input("w_tol (zero solution: ‖w‖ / Σα‖x − x̄‖ below)", min_value=1e-12, max_value=0.5,
-                            key=bind("tree.w_tol", 1e-3, bounds=(1e-12, 0.5)), format="%g")
+                            **bind("tree.w_tol", 1e-3, bounds=(1e-12, 0.5)), format="%g")
     c1, c2 = st.columns(2)
-    use_c = c1.checkbox("C-SVM", key=bind("tree.use_c", True))
-    use_h = c2.checkbox("H1-SVM", key=bind("tree.use_h", True))
-    sign_change = c1.checkbox("sign change", key=bind("tree.sign", True))
-    perpendicular = c2.checkbox("perpendicular", key=bind("tree.perp", True))
-    prune = c1.checkbox("pruning", key=bind("tree.prune", True))
-    majority = c2.checkbox("majority stop", key=bind("tree.majority", False),
+    use_c = c1.checkbox("C-SVM", **bind("tree.use_c", True))
+    use_h = c2.checkbox("H1-SVM", **bind("tree.use_h", True))
+    sign_change = c1.checkbox("sign change", **bind("tree.sign", True))
+    perpendicular = c2.checkbox("perpendicular", **bind("tree.perp", True))
+    prune = c1.checkbox("pruning", **bind("tree.prune", True))
+    majority = c2.checkbox("majority stop", **bind("tree.majority", False),
                            help="opt-in, not in the paper: stop at the first stuck step")
     fallback = st.radio("fallbacks (−w, ⊥)", ["per_candidate", "all_stuck"], horizontal=True,
-                        key=bind("tree.fallback", "per_candidate", options=["per_candidate", "all_stuck"]),
+                        **bind("tree.fallback", "per_candidate", options=["per_candidate", "all_stuck"]),
                         format_func={"per_candidate": "per candidate", "all_stuck": "only when all stuck"}.get,
                         help="per candidate: a candidate that leaves no sample out gets its −w (§4.3.3) and "
                              "its perpendiculars (§4.3.4); only when all stuck: when no candidate leaves a "
                              "sample out, perpendiculars, then sign changes")
-    solver = st.selectbox("QP solver", ["smo", "cvxpy"], key=bind("tree.solver", "smo", options=["smo", "cvxpy"]))
-    use_nl = st.checkbox("non-linear node (§3.3)", key=bind("tree.nl", False))
+    solver = st.selectbox("QP solver", ["smo", "cvxpy"], **bind("tree.solver", "smo", options=["smo", "cvxpy"]))
+    use_nl = st.checkbox("non-linear node (§3.3)", **bind("tree.nl", False))
     nl_k = st.number_input("RBF node before the first node deciding fewer than k samples", min_value=1,
-                           max_value=1000, key=bind("tree.nl_k", 5, bounds=(1, 1000)), disabled=not use_nl)
+                           max_value=1000, **bind("tree.nl_k", 5, bounds=(1, 1000)), disabled=not use_nl)
 
 if not (use_c or use_h):
     st.info("Switch on C-SVM or H1-SVM (or both): without them there is no candidate.")
@@ -128,7 +130,7 @@ tree_index = 0
 if len(model.trees_) > 1:
     pairs = [f"{model.classes_[a]} vs {model.classes_[b]}" for a, b in model.pairs_]
     tree_index = st.selectbox("pair of classes (one-vs-one)", list(range(len(pairs))),
-                              format_func=lambda i: pairs[i], key=bind("tree.pair", 0, options=list(range(len(pairs)))))
+                              format_func=lambda i: pairs[i], **bind("tree.pair", 0, options=list(range(len(pairs)))))
 tree = model.trees_[tree_index]
 n_steps = len(tree.trace)
 in_pair = np.isin(train.y, tree.classes)
@@ -145,39 +147,63 @@ if n_steps == 0:
     st.info("The training part of this pair holds one class only: there is nothing to step through.")
     st.stop()
 
-k = step_controls("tree.step", n_steps, "Step")
-step = tree.trace[k]
-st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
-lesson_plot = st.container() if lesson else None   # a projector shows the plot first, the explanation folded
-with st.expander("Explanation of this step") if lesson else st.container(), guard("cannot explain this step"):
-    st.info(plain(model.explain_step(k, tree_index)))
+GEO_PICKED = "tree.geo._picked"   # (tree, step) at which the user picked the overlay's candidate
+if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
+    st.session_state[GEO_PICKED] = (tree_index, state.value("tree.step", 0))   # the link's choice
 
-if lesson or not matches:
+
+def _step_header(k: int):
+    step = tree.trace[k]
+    st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
+    return step
+
+
+def _explanation(k: int, folded: bool = False) -> None:
+    with st.expander("Explanation of this step") if folded else st.container(), guard("cannot explain this step"):
+        st.info(plain(shared_view(_explain, model, k, tree_index)))
+
+
+def _explain(model, k, tree_index):
+    return model.explain_step(k, tree_index)
+
+
+def _projected_step(k: int) -> None:
+    """Lesson mode (and an imported tree shown without its samples): the step and its plot."""
+    _step_header(k)
     if matches:
-        with lesson_plot or st.container(), guard("cannot draw this step"):
-            projector_chart(step_figure(model, train.X, train.y, k, tree_index, plane), key="tree_fig")
+        with guard("cannot draw this step"):
+            fig = shared_figure(step_figure, model, train.X, train.y, k, tree_index, plane)
+            projector_chart(fig, key="tree_fig")
     else:
-        st.plotly_chart(chain_figure(model, tree_index, current=k), key="tree_chain_only")
-    advance_if_playing("tree.step", n_steps)
-    st.stop()
+        st.plotly_chart(shared_view(chain_figure, model, tree_index, current=k), key="tree_chain_only")
+    _explanation(k, folded=lesson)   # a projector shows the plot first, the explanation folded
 
-tab_step, tab_final = st.tabs(["Step by step", "Final tree and metrics"])
-with tab_step:
+
+def _geo_picked(k: int) -> None:
+    st.session_state[GEO_PICKED] = (tree_index, k)
+
+
+def _step_view(k: int) -> None:
+    """Everything that changes with the step: reruns alone on a step click (a fragment)."""
+    step = _step_header(k)
+    _explanation(k)
     # the plot takes the full width (its legend sits beside the axes); the controls for it below
     plot_slot = st.container()
     c_draw, c_hull = st.columns(2)
     with c_draw:
         st.markdown("**Draw on the plot**")
         show_rch = st.checkbox("reduced convex hull of the hard class (μ = C_k / m_other)",
-                               key=bind("tree.show_rch", False), disabled=train.n_features != 2)
-        show_cen = st.checkbox("non-hard centroid", key=bind("tree.show_cen", False))
+                               **bind("tree.show_rch", False), disabled=train.n_features != 2)
+        show_cen = st.checkbox("non-hard centroid", **bind("tree.show_cen", False))
         show_near = st.checkbox("H1-SVM: nearest point of the hard hull to the centroid",
-                                key=bind("tree.show_near", False))
+                                **bind("tree.show_near", False))
         qp_labels = [c.label for c in step.candidates if not c.parent]
         chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
         default = (chosen.parent or chosen.label) if chosen is not None else (qp_labels[0] if qp_labels else "a")
-        geo = st.selectbox("for candidate (default: the chosen one)", qp_labels,
-                           key=bind("tree.geo", default, options=qp_labels)) if qp_labels else None
+        if st.session_state.get(GEO_PICKED) != (tree_index, k) and default in qp_labels:
+            st.session_state["tree.geo"] = default   # follows the chosen candidate from step to step
+        geo = st.selectbox("for candidate (default: the chosen one)", qp_labels, on_change=_geo_picked, args=(k,),
+                           **bind("tree.geo", default, options=qp_labels)) if qp_labels else None
     with c_hull:
         st.markdown("**This node's data on the Convex Hulls page**")
         act = step.active
@@ -192,14 +218,14 @@ with tab_step:
     with plot_slot:
         fig = None
         with guard("cannot draw this step"):
-            fig = step_figure(model, train.X, train.y, k, tree_index, plane, overlays=overlays,
+            fig = shared_figure(step_figure, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
                               geometry_label=geo, geometry_solver=solver)
             st.plotly_chart(fig, key="tree_fig")
     st.subheader("Candidates")
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "
                "be w = 0 without solving (a zero at a larger C_k had every hard α below this one; or the LP).")
-    st.dataframe(candidates_frame(step), hide_index=True, width="stretch")
+    st.dataframe(shared_view(candidates_frame, step), hide_index=True, width="stretch")
     st.subheader("Zero solution at this step")
     with guard("cannot compute the zero-solution report"):
         for r in model.zero_solution_report(k, tree_index):
@@ -211,26 +237,29 @@ with tab_step:
                         f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "
                         f"C_k = {r.exact_C:.4g}. Hulls of the two classes "
                         f"{'intersect (Theorem 1 warns)' if r.hulls_intersect else 'are disjoint'}.")
-        st.dataframe(zero_solution_frame(model, k, tree_index), hide_index=True, width="stretch", height=240)
+        st.dataframe(shared_view(zero_solution_frame, model, k, tree_index), hide_index=True, width="stretch",
+                     height=240)
     with st.expander("Where this implementation departs from the paper"):
         st.markdown(DEPARTURES)
     st.subheader("Export")
     if fig is not None:
         figure_downloads(fig, f"svm_tree_step_{k + 1}", key="tree_dl")
-    e1, e2 = st.columns(2)
-    with e1, guard("cannot build the animation"):
+    with guard("cannot build the animation"):
         st.download_button("Download all steps (HTML: slider and ▶, nothing starts by itself)",
                            lambda: animation_html(animation_figure(model, train.X, train.y, tree_index, plane)),
                            "svm_tree_steps.html", "text/html", key="tree_anim_dl", on_click="ignore")
-    with e2:
-        model_download(model, "svm_tree_model", key="tree_model")
 
-with tab_final:
+
+def _final_views() -> None:
+    """What does not change with the step: built once per fit for every session, drawn only
+    while its tab is open."""
     with guard("cannot draw the final tree"):
         f1, f2 = st.columns(2)
-        f1.plotly_chart(final_figure(model, train.X, train.y, False, tree_index, plane), key="tree_before")
-        f2.plotly_chart(final_figure(model, train.X, train.y, True, tree_index, plane), key="tree_after")
-        st.plotly_chart(chain_figure(model, tree_index, current=k), key="tree_chain")
+        f1.plotly_chart(shared_figure(final_figure, model, train.X, train.y, False, tree_index, plane),
+                        key="tree_before")
+        f2.plotly_chart(shared_figure(final_figure, model, train.X, train.y, True, tree_index, plane),
+                        key="tree_after")
+        st.plotly_chart(shared_view(chain_figure, model, tree_index), key="tree_chain")
     if tree.nonlinear is not None:
         nl = tree.nonlinear
         st.markdown(f"**Non-linear node (§3.3):** an RBF SVM (C = {nl.C:g}, γ = {nl.gamma:.3g}, {nl.n_support} "
@@ -245,9 +274,25 @@ with tab_final:
     rows = {"hyperplanes kept": str(model.n_hyperplanes_), "fit time (s)": f"{model.fit_time_:.3f}"}
     if test is not None and test.n_samples:
         with guard("cannot evaluate on the test part"):
-            rows["test accuracy"] = f"{model.score(test.X, test.y):.4f}"
-            rows["average depth (test)"] = f"{float(np.mean(model.predict_depth(test.X))):.2f}"
+            rows.update(shared_view(_test_metrics, model, test.X, test.y))
     st.dataframe(pd.DataFrame({"": list(rows), "SVM tree": list(rows.values())}), hide_index=True)
     standard_views(model, train, test, key="tree", plane=plane)
 
-advance_if_playing("tree.step", n_steps)
+
+def _test_metrics(model, X, y) -> dict:
+    return {"test accuracy": f"{model.score(X, y):.4f}",
+            "average depth (test)": f"{float(np.mean(model.predict_depth(X))):.2f}"}
+
+
+if lesson or not matches:
+    stepper("tree.step", n_steps, _projected_step)
+    st.stop()
+
+tab_step, tab_final = st.tabs(["Step by step", "Final tree and metrics"], key="tree_tab", on_change="rerun")
+if tab_step.open:
+    with tab_step:
+        stepper("tree.step", n_steps, _step_view)
+if tab_final.open:
+    with tab_final:
+        _final_views()
+model_download(model, "svm_tree_model", key="tree_model")

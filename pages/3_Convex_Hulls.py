@@ -24,6 +24,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 
 MAX_SAMPLES = 3000  # exact reduced hulls, LPs and a sweep of C-SVM solves stay interactive below this
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Convex hulls, reduced hulls and the zero solution")
 st.caption("Zapién Arreola, Fehr and Burkhardt (2007), §3.1: the SVM dual is the nearest-point problem of "
            "two (reduced) convex hulls. RCH(X, μ) = {Σλᵢxᵢ : Σλᵢ = 1, 0 ≤ λᵢ ≤ μ}: the centroid at "
@@ -47,7 +48,7 @@ with st.sidebar:
                   "tree node": f"SVM tree: {node.description}" if node is not None else ""}
     src = st.selectbox("Data for this page (override)", choices,
                        format_func=lambda n: labels_src.get(n) or f"override: {BUILTINS[n].title}",
-                       key=bind("hull.src", "current data set", options=choices))
+                       **bind("hull.src", "current data set", options=choices))
 share_controls("convex_hulls")
 imported = model_upload(BinaryNuSVC, "hull", n_features=2)
 X = None
@@ -121,7 +122,7 @@ grid_nu = np.round(np.arange(max(round(0.9 * nu_hi * 200), 1) / 200, 0, -0.005),
 # when νm/2 is an integer for every ν on the grid (m a multiple of 400) the first one is used
 nu0 = next((v for v in grid_nu if abs(v * m / 2 - round(v * m / 2)) > 1e-6), grid_nu[0])
 nu = st.slider("ν (the ν-SVM parameter); μ = 2/(ν·m)", min_value=0.005, max_value=max(nu_hi, 0.01),
-               step=0.005, format="%.3f", key=bind("hull.nu", float(nu0), bounds=(0.005, nu_hi)))
+               step=0.005, format="%.3f", **bind("hull.nu", float(nu0), bounds=(0.005, nu_hi)))
 mu = nu_to_mu(nu, m)
 st.markdown(f"μ = 2/(ν·m) = 2/({nu:.3f}·{m}) = **{mu:.4g}** — each weight λᵢ ≤ μ, so at least "
             f"⌈1/μ⌉ = {int(np.ceil(1 / mu - 1e-12))} points of each class carry weight.")
@@ -176,9 +177,9 @@ st.caption("Hard class k with bound D_k on its α, the other class k̄ with D_k�
 cz1, cz2 = st.columns([1, 2])
 with cz1:
     hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{names[(c + 1) // 2]} ({c:+d})",
-                    key=bind("zero.hard", 1, options=[1, -1]), horizontal=True)
+                    **bind("zero.hard", 1, options=[1, -1]), horizontal=True)
     D_other = st.number_input("D_k̄ (bound of the other class)", min_value=1e-3, format="%.3g",
-                              key=bind("zero.D_other", 1.0, bounds=(1e-3, 1e9)))
+                              **bind("zero.D_other", 1.0, bounds=(1e-3, 1e9)))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -196,7 +197,7 @@ with guard("zero-solution report"):
     with cz1:
         dk_options = [float(f"{g:.4g}") for g in grid]
         D_k = st.select_slider("D_k (bound of the hard class)", options=dk_options,
-                               key=bind("zero.D_k", dk_options[20 - 6], options=dk_options))
+                               **bind("zero.D_k", dk_options[20 - 6], options=dk_options))
         if finite:
             st.markdown(f"Predicted switch **D_k\\* = {Dstar:.4g}** (t\\* = {case.min_mu:.4g}).")
         else:

@@ -23,6 +23,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 # with an m×m matrix, which svmviz.models.guard limits to MAX_TAU_DELTA points.
 MAX_SAMPLES = MAX_TAU_DELTA
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Guard vectors: support-vector candidates from linear programs")
 st.caption("Yang and Ahuja, *A Geometric Approach to Train Support Vector Machines* (CVPR 2000). A point is a guard vector when some hyperplane through it has "
            "every other point on its own label's side. Every support vector is one, so the SVM "
@@ -37,14 +38,14 @@ SOURCE_LABELS = {"current data set": "the Data page's training part",
 with st.sidebar:
     st.header("Guard vectors")
     src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
-                       key=bind("guard.src", "current data set", options=SOURCES))
-    method = st.radio("Test per point", METHODS, key=bind("guard.method", METHODS[0], options=METHODS),
+                       **bind("guard.src", "current data set", options=SOURCES))
+    method = st.radio("Test per point", METHODS, **bind("guard.method", METHODS[0], options=METHODS),
                       format_func=lambda s: {"yang_ahuja": "paper §3.1: dual-space LP, two orientations",
                                              "single": "one orientation-free LP"}[s])
     prefilter = st.checkbox("pre-filter: test only points on their class's hull boundary",
-                            key=bind("guard.prefilter", True))
+                            **bind("guard.prefilter", True))
     delta = st.number_input("Δ of the projection τ_Δ (§3.3; 0 = none)", min_value=0.0, max_value=1e6, step=0.5,
-                            key=bind("guard.delta", 0.0, bounds=(0.0, 1e6)))
+                            **bind("guard.delta", 0.0, bounds=(0.0, 1e6)))
 
 train = test = None
 with guard("cannot prepare the data"):
@@ -150,7 +151,7 @@ if model.delta > 0:
 left, right = st.columns([1, 1])
 with left:
     sel = st.selectbox("point to examine (or click one in the chart)", points,
-                       key=bind("guard.point", first_guard, options=points),
+                       **bind("guard.point", first_guard, options=points),
                        format_func=lambda i: f"{i}: class {names[(y_pm[i] + 1) // 2]}"
                                              + (" — guard vector" if g[i] else ""))
     with guard("cannot draw the guard vectors"):
@@ -208,8 +209,8 @@ st.markdown(
     "in 2-D (at most 3), which points to a loosely converged solver on the paper's side; its 2-D statement "
     "g ≤ 2s is not reproduced (mean g/s 3.9 to 7.8 here, no draw with g ≤ 2s).")
 e1, e2 = st.columns(2)
-n_max = e1.selectbox("dimensions n up to", [2, 3, 5], key=bind("guard.t1_n", 3, options=[2, 3, 5]))
-m_max = e2.selectbox("points m up to", [50, 100, 200], key=bind("guard.t1_m", 100, options=[50, 100, 200]))
+n_max = e1.selectbox("dimensions n up to", [2, 3, 5], **bind("guard.t1_n", 3, options=[2, 3, 5]))
+m_max = e2.selectbox("points m up to", [50, 100, 200], **bind("guard.t1_m", 100, options=[50, 100, 200]))
 jobs = [(n, m) for n in (2, 3, 5) if n <= n_max for m in (50, 100, 200) if m <= m_max]
 if st.button("Run the experiment", key="guard_t1_run"):
     st.session_state["guard_t1"] = (n_max, m_max, method, prefilter)

@@ -23,6 +23,10 @@ GRIDS = {"small 3 × 3 (C 1…100, γ 0.1…10)": ((1.0, 10.0, 100.0), (0.1, 1.0
 PURITY = {"0 (Chang et al. 2009: only homogeneous leaves)": 0.0, "0.02": 0.02, "0.05": 0.05, "0.1": 0.1,
           "chosen on validation from 0.02, 0.05, 0.1": (0.02, 0.05, 0.1)}
 STAGES = {"search (Chang et al. 2009)": None, "1 (σ₀ only)": 1, "2": 2, "3": 3}
+# the URL names each choice by a stable id, the widget shows its label
+GRID_IDS = dict(zip(["small", "paper"], GRIDS))
+PURITY_IDS = dict(zip(["0", "0.02", "0.05", "0.1", "validation"], PURITY))
+STAGES_IDS = dict(zip(["search", "1", "2", "3"], STAGES))
 MIN_GAINS = [0.0, 0.0025, 0.005, 0.01, 0.02]
 GLOBAL_SOLVER = {"smo": "svmviz's SMO", "libsvm": "scikit-learn's SVC (LIBSVM, the paper's baseline)"}
 
@@ -35,6 +39,7 @@ def _td_bound_terms(params, Xt, yt, Xv, yv, progress=None):
     return td.bound_terms(Xt, yt, progress=progress)
 
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Tree decomposition")
 st.caption("Chang, Guo, Lin and Lu, *Tree Decomposition for Large-Scale SVM Problems: Experimental and "
            "Theoretical Results* (2009).")
@@ -47,32 +52,34 @@ lesson = state.lesson_mode()
 
 with st.sidebar:
     st.subheader("TD parameters")
-    grid_name = st.selectbox("θ grid", list(GRIDS), key=bind("td.grid", list(GRIDS)[0], options=list(GRIDS)))
+    grid_name = GRID_IDS[st.selectbox("θ grid", list(GRID_IDS), format_func=GRID_IDS.get,
+                                      **bind("td.grid", "small", options=GRID_IDS))]
     sigma0 = st.number_input("σ₀ (initial ceiling size)", 2, 100000, step=50,
-                             key=bind("td.sigma0", 1500, bounds=(2, 100000)),
+                             **bind("td.sigma0", 1500, bounds=(2, 100000)),
                              help="The paper's 1,500; with small data the tree is grown to "
                                   "min(σ₀, max(30, n/8)).")
-    top_k = st.slider("top k θ carried", 1, 10, key=bind("td.top_k", 5, bounds=(1, 10)))
+    top_k = st.slider("top k θ carried", 1, 10, **bind("td.top_k", 5, bounds=(1, 10)))
     min_gain = st.select_slider("stop when the gain is below", MIN_GAINS, format_func=lambda v: f"{100 * v:g} %",
-                                key=bind("td.min_gain", 0.005, options=MIN_GAINS))
+                                **bind("td.min_gain", 0.005, options=MIN_GAINS))
     multi_class = st.radio("multi-class", ["ovo", "ovr"], horizontal=True,
-                           key=bind("td.multi_class", "ovo", options=["ovo", "ovr"]),
+                           **bind("td.multi_class", "ovo", options=["ovo", "ovr"]),
                            help="ovo = the paper's 1A1 (pairwise, votes); ovr = 1AO")
     solver = st.radio("leaf solver", ["smo", "libsvm"], horizontal=True,
-                      key=bind("td.solver", "smo", options=["smo", "libsvm"]))
+                      **bind("td.solver", "smo", options=["smo", "libsvm"]))
     val_fraction = st.slider("validation share of the training part", 0.1, 0.5, step=0.05,
-                             key=bind("td.val_fraction", 0.2, bounds=(0.1, 0.5)),
+                             **bind("td.val_fraction", 0.2, bounds=(0.1, 0.5)),
                              help="Chang, Guo, Lin and Lu (2009) train on 4 parts and validate on 1 (0.2).")
     st.subheader("Extensions (not in Chang et al. 2009)")
-    purity_name = st.selectbox("purity_tol ε", list(PURITY),
-                               key=bind("td.purity", list(PURITY)[0], options=list(PURITY)),
+    purity_name = PURITY_IDS[st.selectbox("purity_tol ε", list(PURITY_IDS), format_func=PURITY_IDS.get,
+                               **bind("td.purity", "0", options=PURITY_IDS),
                                help="Leaves whose minority share is ≤ ε take their majority label and "
                                     "train no SVM. With label noise almost no leaf is exactly pure, so "
-                                    "the paper's rule trains an SVM on nearly every leaf.")
-    stages_name = st.selectbox("σ stages", list(STAGES), key=bind("td.stages", list(STAGES)[0], options=list(STAGES)),
-                               help="1 = a fixed ceiling σ₀: no search over σ.")
+                                    "the paper's rule trains an SVM on nearly every leaf.")]
+    stages_name = STAGES_IDS[st.selectbox("σ stages", list(STAGES_IDS), format_func=STAGES_IDS.get,
+                                          **bind("td.stages", "search", options=STAGES_IDS),
+                               help="1 = a fixed ceiling σ₀: no search over σ.")]
     compare = st.checkbox("compare with one global SVM (same grid, same training part)",
-                          key=bind("td.compare", True))
+                          **bind("td.compare", True))
 st.caption(f"This page works on at most {MAX_SAMPLES:,} training samples (a stratified sample above that).")
 
 imported = None
@@ -110,7 +117,7 @@ share_controls("td", td)
 st.subheader("The partition")
 levels = [lv.sigma for lv in td.search_path_]
 sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
-                         key=bind("td.sigma", td.sigma_, options=levels))
+                         **bind("td.sigma", td.sigma_, options=levels))
 lvl = td.search_path_[levels.index(sigma)]
 level_svms = [lf.svm for lf in td.level_leaves(sigma) if lf.svm is not None]
 n_bad = sum(not s.converged for s in level_svms)

@@ -77,6 +77,7 @@ def _dag_page_figure(kind, params, wparams, order, X, y, names, plane_args, orde
     return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("DAG SVM and weighted DAG SVM")
 st.caption("Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, *Improved DAG SVM: A New Method for "
            "Multi-Class SVM Classification*: pairwise SVMs D_ij, max-wins voting and "
@@ -88,11 +89,11 @@ lesson = state.lesson_mode()
 
 # ---------------------------------------------------------------- data and parameters (sidebar)
 with st.sidebar:
-    src = st.selectbox("Data for this page", SOURCES, key=bind("dag.src", CURRENT, options=SOURCES),
+    src = st.selectbox("Data for this page", SOURCES, **bind("dag.src", CURRENT, options=SOURCES),
                        help="The Data page's data set (its training part), or one of the two presets.")
     st.header("Pairwise SVMs")
     kp = kernel_controls("dag", C_default=10.0)
-    solver = st.selectbox("Solver", ["smo", "cvxpy"], key=bind("dag.solver", "smo", options=["smo", "cvxpy"]),
+    solver = st.selectbox("Solver", ["smo", "cvxpy"], **bind("dag.solver", "smo", options=["smo", "cvxpy"]),
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
 if not lesson:
@@ -203,11 +204,11 @@ with guard("cannot train the models"):
         if K <= 5:
             perms = [list(p) for p in itertools.permutations(range(K))]
             pick = st.selectbox("Class list (order)", list(range(len(perms))),
-                                key=bind("dag.order", 0, options=list(range(len(perms)))),
+                                **bind("dag.order", 0, options=list(range(len(perms)))),
                                 format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]")
             order_idx = perms[pick]
         else:
-            txt = st.text_input("Class list (comma separated class names)", key=bind("dag.order_txt", ", ".join(names)))
+            txt = st.text_input("Class list (comma separated class names)", **bind("dag.order_txt", ", ".join(names)))
             wanted = [t.strip() for t in txt.split(",") if t.strip()]
             unknown = [t for t in wanted if t not in names]
             if unknown:
@@ -216,7 +217,7 @@ with guard("cannot train the models"):
         order = [voting.classes_[k].item() for k in order_idx]
         dag = DAGSVC.from_pairwise(voting, order)
         probe = st.number_input("Follow training sample #", 0, len(y) - 1,
-                                key=bind("dag.probe", 0, bounds=(0, len(y) - 1)),
+                                **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
                                 help="its path through the DAG is drawn in red")
         left, right = st.columns([3, 2])
         with left:
@@ -251,15 +252,15 @@ with guard("cannot train the models"):
                     "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
                     "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
         c1, c2, c3, c4 = st.columns(4)
-        n_clusters = c1.slider("Clusters N", 1, 8, key=bind("dag.wdag_n", 3, bounds=(1, 8)))
+        n_clusters = c1.slider("Clusters N", 1, 8, **bind("dag.wdag_n", 3, bounds=(1, 8)))
         weight = c2.radio("Weights", WEIGHTS, horizontal=True,
-                          key=bind("dag.wdag_weight", WEIGHTS[0], options=WEIGHTS),
+                          **bind("dag.wdag_weight", WEIGHTS[0], options=WEIGHTS),
                           format_func={"gaussian": "Gaussian density", "gaussian_paper": "eq. 12 as printed"}.get,
                           help="Gaussian density: the multivariate normal density; eq. 12 as printed in "
                                "Sabzekar et al.: exp(−q) and 1/√(2π)")
-        reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", key=bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
+        reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", **bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
                               help="added to each covariance, times the mean feature variance")
-        seed = c4.number_input("K-Means random_state", 0, 10_000, key=bind("dag.wdag_seed", 0, bounds=(0, 10_000)))
+        seed = c4.number_input("K-Means random_state", 0, 10_000, **bind("dag.wdag_seed", 0, bounds=(0, 10_000)))
         if isinstance(imported, WeightedDAGSVC):
             wdag, wparams = imported, None
             st.caption("Showing the imported weighted DAG SVM.")

@@ -26,6 +26,7 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 # benchmarks/bench_scatter.py.
 MAX_SAMPLES = 3000
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Scatter SVM")
 st.caption("Jenssen, Kloft, Zien, Sonnenburg and Müller, *A scatter-based prototype framework and "
            "multi-class extension of support vector machines* (2012): the dual minimises the "
@@ -45,16 +46,16 @@ FORMS = ["C", "nu"]
 with st.sidebar:
     st.header("Scatter SVM")
     src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
-                       key=bind("scatter.src", "current data set", options=SOURCES))
-    formulation = st.radio("Formulation", FORMS, key=bind("scatter.form", "C", options=FORMS),
+                       **bind("scatter.src", "current data set", options=SOURCES))
+    formulation = st.radio("Formulation", FORMS, **bind("scatter.form", "C", options=FORMS),
                            format_func=lambda f: {"C": "C-form (eq. 15, hinge loss)",
                                                   "nu": "ν-form (eq. 6/8, scatter)"}[f])
-    bias = st.checkbox("bias b_c (equal class sums in the dual)", key=bind("scatter.bias", False))
+    bias = st.checkbox("bias b_c (equal class sums in the dual)", **bind("scatter.bias", False))
     kc = kernel_controls("scatter")
     mu_factor = st.slider("μ × (size of the smallest class)", 1.0, 10.0, step=0.25,
-                          key=bind("scatter.mu", 2.0, bounds=(1.0, 10.0)), disabled=formulation != "nu",
+                          **bind("scatter.mu", 2.0, bounds=(1.0, 10.0)), disabled=formulation != "nu",
                           help="μ bounds every α_i; with bias each class's α sum to 1, so μ ≥ 1/m_smallest.")
-    solver = st.selectbox("Solver", ["smo", "cvxpy"], key=bind("scatter.solver", "smo", options=["smo", "cvxpy"]),
+    solver = st.selectbox("Solver", ["smo", "cvxpy"], **bind("scatter.solver", "smo", options=["smo", "cvxpy"]),
                           help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
 train = test = None
@@ -146,7 +147,7 @@ with tab_binary:
                 "(eq. 3–5): the prototypes are points of the reduced convex hulls of the classes, found "
                 "on the border between them, and ‖m₊ − m₋‖² = 2 · scatter. Linear kernel, as in Fig. 1–2.")
     bsrc = st.radio("Two classes from", BIN_SOURCES, horizontal=True,
-                    key=bind("scatter.bin_src", "generated", options=BIN_SOURCES),
+                    **bind("scatter.bin_src", "generated", options=BIN_SOURCES),
                     format_func=lambda s: {"generated": "two Gaussian classes (generated, as Fig. 1–2)",
                                            "page": f"the page's data set ({train.name})"}[s])
     bds = gaussians_on_circle(2, 40, spacing=1.2, std=0.55, seed=2) if bsrc == "generated" else train
@@ -155,9 +156,9 @@ with tab_binary:
     if len(classes) > 2:
         c1, c2 = st.columns(2)
         a = c1.selectbox("first class", classes, format_func=lambda c: names[c],
-                         key=bind("scatter.bin_a", classes[0], options=classes))
+                         **bind("scatter.bin_a", classes[0], options=classes))
         b = c2.selectbox("second class", classes, format_func=lambda c: names[c],
-                         key=bind("scatter.bin_b", classes[1], options=classes))
+                         **bind("scatter.bin_b", classes[1], options=classes))
     else:
         a, b = classes
     with guard("cannot fit the binary ν-SVM"):
@@ -169,7 +170,7 @@ with tab_binary:
         grid_mu = [float(v) for v in np.unique(np.round(np.geomspace(1.0 / m_min, 1.0, 30), 6))]
         mu0 = grid_mu[min(len(grid_mu) - 1, int(np.searchsorted(grid_mu, 2.0 / m_min)))]
         mu = st.select_slider("μ (upper bound of every α_i)", options=grid_mu, format_func=lambda v: f"{v:.4g}",
-                              key=bind("scatter.bin_mu", mu0, options=grid_mu))
+                              **bind("scatter.bin_mu", mu0, options=grid_mu))
         st.caption(f"μ = 1/m_smallest = {1 / m_min:.4g} puts each prototype at its class mean; μ ≥ 1 "
                    f"allows the whole convex hull. Equivalent NuSVC parameter ν = 2/(μ·m) = "
                    f"{min(1.0, 2 / (mu * y2.size)):.4g}.")
@@ -196,7 +197,7 @@ with tab_sens:
                 "derivatives of the kernel. How strongly the discriminative features stand out depends on "
                 "the RBF γ, so for the two sets below γ is chosen on a held-out validation part (30 %): the "
                 "highest validation accuracy, ties to the smallest γ.")
-    which = st.radio("Data", SENS, key=bind("scatter.sens", "5d", options=SENS),
+    which = st.radio("Data", SENS, **bind("scatter.sens", "5d", options=SENS),
                      format_func=lambda s: {"5d": "5-D generated set (only x1, x2 discriminate)",
                                             "digits": "digits 0, 1, 8 (8×8 images, in place of USPS)",
                                             "tab1": "the data and model of the first tab"}[s])

@@ -1,4 +1,4 @@
-"""Solvers: the SMO solver step by step (issue 13 item 2) — the boundary, the working pair, α and
+"""Solvers: the SMO solver step by step — the boundary, the working pair, α and
 the violation/objective curves at iteration t of a recorded run, for the C-SVM and the ν-SVM
 (reduced hulls) — and one C-SVM dual solved by the Numba SMO, the cvxpy reference and LIBSVM
 (scikit-learn's SVC) side by side."""
@@ -16,17 +16,20 @@ from svmviz.models.svc import BinaryNuSVC, BinarySVC, libsvm_dual_objective
 from svmviz.plots import solvers as P
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
 from svmviz_app import state
-from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.state import bind
-from svmviz_app.views import standard_views
-from svmviz_app.widgets import (advance_if_playing, bounded, data_sidebar, figure_downloads, guard,
-                                model_download, plain, share_controls, step_controls)
+from svmviz_app.views import compact_figure, standard_views
+from svmviz_app.stepper import stepper
+from svmviz_app.widgets import (bounded, data_sidebar, figure_downloads, guard, model_download, plain,
+                                share_controls)
 
 MAX_STEP_SAMPLES = 300     # the stepper refits with a recorded trace and draws every α
 MAX_TRACE = 20_000         # recorded iterations (the solve itself always runs to convergence)
-FORMS = ["C-SVM", "ν-SVM (reduced hulls)"]
+FORMS = {"C": "C-SVM", "nu": "ν-SVM (reduced hulls)"}   # URL id: label
+TABS = ["SMO step by step", "SMO against cvxpy and LIBSVM"]
 
+state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Solvers: SMO step by step, against the cvxpy reference and LIBSVM")
 st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (Zapién Arreola et al. 2007, §4.1, Problem 1) and the "
            "ν-SVM as the nearest points of two reduced convex hulls (§3.1 of the same report). SMO changes two "
@@ -39,7 +42,7 @@ with st.sidebar:
     kp = kernel_controls("solvers", C_default=1.0)
     kernel, C, gamma_txt, degree, coef0 = (kp[k] for k in ("kernel", "C", "gamma_txt", "degree", "coef0"))
     tol = st.select_slider("Stopping tolerance (max KKT violation)", [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6],
-                           key=bind("solvers.tol", 1e-3, options=[1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]),
+                           **bind("solvers.tol", 1e-3, options=[1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]),
                            format_func=lambda v: f"{v:g}")
 share_controls("solvers")
 
@@ -58,8 +61,8 @@ with guard("cannot prepare the data"):
     if train.classes.size > 2:
         with st.sidebar:
             st.header("Two classes")
-            a = st.selectbox("Class A", names, key=bind("solvers.class_a", names[0], options=names))
-            b = st.selectbox("Class B", names, key=bind("solvers.class_b", names[1], options=names))
+            a = st.selectbox("Class A", names, **bind("solvers.class_a", names[0], options=names))
+            b = st.selectbox("Class B", names, **bind("solvers.class_b", names[1], options=names))
         if a == b:
             raise ParameterError("pick two different classes")
         keep = np.isin(y, train.classes[[names.index(a), names.index(b)]])
@@ -80,26 +83,86 @@ if not ready:
     st.stop()
 
 # ------------------------------------------------------------------ 1. SMO step by step
-st.header("1. SMO step by step")
 small = bounded(train, MAX_STEP_SAMPLES, "The SMO stepper")
 Xs, ys = small.X, small.y
-form = st.radio("Problem", FORMS, horizontal=True, key=bind("solvers.form", FORMS[0], options=FORMS))
+form = st.radio("Problem", list(FORMS), format_func=FORMS.get, horizontal=True,
+                **bind("solvers.form", "C", options=FORMS))
 common = dict(kernel=kernel, gamma=gamma, degree=int(degree), coef0=float(coef0), tol=float(tol))
 model = target = None
 with guard("cannot record the SMO run"):
-    if form == FORMS[0]:
+    if form == "C":
         est, ref_est = BinarySVC(C=float(C), **common), BinarySVC(C=float(C), solver="cvxpy", **common)
     else:
         m_min = int(np.min(np.unique(ys, return_counts=True)[1]))
         nu_max = 2 * m_min / ys.size
         nu = st.slider("ν (μ = 2/(ν·m) bounds each λ_i)", 0.01, float(max(round(nu_max, 2), 0.02)), step=0.01,
-                       key=bind("solvers.nu", min(0.5, round(0.8 * nu_max, 2)), bounds=(0.01, max(nu_max, 0.02))))
+                       **bind("solvers.nu", min(0.5, round(0.8 * nu_max, 2)), bounds=(0.01, max(nu_max, 0.02))))
         est, ref_est = BinaryNuSVC(nu=nu, **common), BinaryNuSVC(nu=nu, solver="cvxpy", **common)
     model = cached_fit(est.set_params(trace=True, max_trace=MAX_TRACE), Xs, ys)
     target = cached_fit(ref_est, Xs, ys)
-if model is not None:
+
+
+def _iteration(model, t: int, X, y, class_names, plane, target, C: float, form: str, tol: float) -> dict:
+    """What iteration t of ``model``'s recorded run (on X, y) shows, built once for every session
+    stepping it: the iterate's numbers and text and its three figures."""
+    tr, it, curves = model.trace_, model.iterate_at(t), model.trace_curves()
+    out = {"pair": it.pair, "violation": curves["max_violation"][t], "objective": curves["objective"][t]}
+    if it.pair is not None:
+        before, after, s = tr.alpha_before[t - 1], tr.alpha_after[t - 1], model.trace_scale()
+        i, j = it.pair
+        out["text"] = (f"**Iteration {t}**: samples **i = {i}** and **j = {j}** moved together, keeping "
+                       f"the equality constraint: α_i {before[0] / s:.4g} → {after[0] / s:.4g}, "
+                       f"α_j {before[1] / s:.4g} → {after[1] / s:.4g}.")
+    out["step"] = compact_figure(P.plot_smo_step(it, X, y, [str(v) for v in class_names], plane, target=target))
+    upper = C if form == "C" else model.mu_
+    out["alpha"] = P.plot_alpha_bars(it.alpha, np.searchsorted(model.classes_, y), upper, it.pair,
+                                     [str(v) for v in model.classes_])
+    out["curves"] = P.plot_trace_curves(curves["iteration"], curves["max_violation"], curves["objective"], t,
+                                        tol, target.objective_)
+    return out
+
+
+def _smo_step(t: int) -> None:
+    """Iteration t of the recorded run: reruns alone on a step click (a fragment)."""
+    with guard("cannot rebuild iteration t"):
+        view = shared_view(_iteration, model, t, Xs, ys, list(small.class_names), plane, target, float(C), form,
+                           float(tol))
+        st.caption(f"Step {t + 1} of {len(model.trace_) + 1}: the iterate after t = {t} SMO iterations.")
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("iteration t", f"{t} / {len(model.trace_)}")
+        if view["pair"] is None:
+            c2.metric("working pair (i, j)", "start")
+            st.markdown("**t = 0**: the starting point "
+                        + ("α = 0 (every sample violates its margin)." if form == "C"
+                           else "a feasible λ (each class's weights sum to 1)."))
+        else:
+            c2.metric("working pair (i, j)", f"({view['pair'][0]}, {view['pair'][1]})")
+            st.markdown(view["text"])
+        c3.metric("max KKT violation", f"{view['violation']:.3g}")
+        c4.metric("objective", f"{view['objective']:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
+        left, right = st.columns([3, 2])
+        with left:
+            st.plotly_chart(view["step"], key="solvers_step_fig")
+        with right:
+            st.plotly_chart(view["alpha"], key="solvers_alpha_bars")
+            st.plotly_chart(view["curves"], key="solvers_curves")
+        if form != "C":
+            st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
+                       "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
+                       "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
+                       "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
+        else:
+            st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
+                       "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
+        if not state.lesson_mode():
+            figure_downloads(view["step"], f"smo_step_{t}", key="solvers_step_dl")
+
+
+def _smo_section() -> None:
+    st.header("1. SMO step by step")
+    if model is None:
+        return
     tr = model.trace_
-    n_steps = len(tr) + 1
     if model.converged_:
         st.success(f"SMO converged after {model.n_iter_} iterations: final maximal KKT violation "
                    f"{model.max_violation_:.3g} ≤ tol = {float(tol):g}.")
@@ -109,77 +172,52 @@ if model is not None:
     if tr.truncated:
         st.info(f"The run took {tr.n_iter} iterations; the stepper shows the first {len(tr)} "
                 "(recording is bounded; the solve itself went on to convergence).")
-    t = step_controls("solvers.step", n_steps, "SMO iteration")
-    with guard("cannot rebuild iteration t"):
-        it = model.iterate_at(t)
-        curves = model.trace_curves()
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("iteration t", f"{t} / {len(tr)}")
-        if it.pair is None:
-            c2.metric("working pair (i, j)", "start")
-            st.markdown("**t = 0**: the starting point "
-                        + ("α = 0 (every sample violates its margin)." if form == FORMS[0]
-                           else "a feasible λ (each class's weights sum to 1)."))
-        else:
-            i, j = it.pair
-            c2.metric("working pair (i, j)", f"({i}, {j})")
-            before, after = tr.alpha_before[t - 1], tr.alpha_after[t - 1]
-            s = model.trace_scale()
-            st.markdown(f"**Iteration {t}**: samples **i = {i}** and **j = {j}** moved together, keeping "
-                        f"the equality constraint: α_i {before[0] / s:.4g} → {after[0] / s:.4g}, "
-                        f"α_j {before[1] / s:.4g} → {after[1] / s:.4g}.")
-        c3.metric("max KKT violation", f"{curves['max_violation'][t]:.3g}")
-        c4.metric("objective", f"{curves['objective'][t]:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
-        left, right = st.columns([3, 2])
-        with left:
-            fig = P.plot_smo_step(it, Xs, ys, [str(v) for v in small.class_names], plane, target=target)
-            st.plotly_chart(fig, key="solvers_step_fig")
-        with right:
-            upper = float(C) if form == FORMS[0] else model.mu_
-            y_idx = np.searchsorted(model.classes_, ys)
-            st.plotly_chart(P.plot_alpha_bars(it.alpha, y_idx, upper, it.pair,
-                                              [str(v) for v in model.classes_]), key="solvers_alpha_bars")
-            st.plotly_chart(P.plot_trace_curves(curves["iteration"], curves["max_violation"],
-                                                curves["objective"], t, float(tol), target.objective_),
-                            key="solvers_curves")
-        if form != FORMS[0]:
-            st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
-                       "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
-                       "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
-                       "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
-        else:
-            st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
-                       "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
-        if not state.lesson_mode():
-            figure_downloads(fig, f"smo_step_{t}", key="solvers_step_dl")
+    stepper("solvers.step", len(tr) + 1, _smo_step, "SMO iteration")
+
 
 # ------------------------------------------------------------------ 2. three solvers
-if not state.lesson_mode():
+def _comparison(X, y, C, kernel, gamma, degree, coef0, tol, names, plane) -> dict:
+    """The three solvers on one C-SVM dual and their figures, built once per problem for every
+    session."""
+    use_cvxpy = y.size <= DEFAULT_MAX_N
+    c_params = dict(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=tol)
+    smo = cached_fit(BinarySVC(**c_params), X, y)
+    svc, svc_time = cached_call(_libsvm, X, y, C, kernel, gamma, degree, coef0, tol)
+    ref = cached_fit(BinarySVC(solver="cvxpy", **c_params), X, y) if use_cvxpy else None
+    rows = {"solver": ["SMO (Numba)", "LIBSVM (sklearn SVC)"],
+            "objective ½αᵀQα − Σα": [smo.objective_, libsvm_dual_objective(svc, X)],
+            "support vectors": [int(smo.support_.size), int(svc.support_.size)],
+            "iterations": [int(smo.n_iter_), int(svc.n_iter_[0])],
+            "final KKT violation": [smo.max_violation_, np.nan],
+            "time (s)": [smo.fit_time_, svc_time]}
+    if ref is not None:
+        rows["solver"].append("cvxpy reference (Clarabel)")
+        rows["objective ½αᵀQα − Σα"].append(ref.objective_)
+        rows["support vectors"].append(int(ref.support_.size))
+        rows["iterations"].append(int(ref.n_iter_))
+        rows["final KKT violation"].append(ref.max_violation_)
+        rows["time (s)"].append(ref.fit_time_)
+    models = {"SMO": smo, "LIBSVM": svc}
+    if ref is not None:
+        models["cvxpy"] = ref
+    return {"smo": smo, "ref": ref, "rows": rows,
+            "boundaries": compact_figure(P.plot_boundaries(models, X, y, names, plane)),
+            "convergence": P.plot_convergence(smo.history_, tol),
+            "alpha": None if ref is None else P.plot_alpha_comparison(smo.alpha_, ref.alpha_, "SMO", "cvxpy",
+                                                                       upper=C)}
+
+
+def _solvers_section() -> None:
     st.header("2. SMO against the cvxpy reference and LIBSVM")
     with guard("cannot run the solvers"):
-        use_cvxpy = y.size <= DEFAULT_MAX_N
-        c_params = dict(C=float(C), **common)
-        smo = cached_fit(BinarySVC(**c_params), X, y)
-        svc, svc_time = cached_call(_libsvm, X, y, float(C), kernel, gamma, int(degree), float(coef0), float(tol))
-        ref = cached_fit(BinarySVC(solver="cvxpy", **c_params), X, y) if use_cvxpy else None
-        if not use_cvxpy:
+        out = shared_view(_comparison, X, y, float(C), kernel, gamma, int(degree), float(coef0), float(tol),
+                          names, plane)
+        smo, ref, rows = out["smo"], out["ref"], out["rows"]
+        if ref is None:
             st.info(f"{y.size} samples: above the cvxpy reference's limit of {DEFAULT_MAX_N} variables "
                     "(SVMVIZ_CVXPY_MAX_N), so only SMO and LIBSVM are compared.")
         if not smo.converged_:
             st.warning(f"SMO did not converge (maximal KKT violation {smo.max_violation_:.3g}).")
-        rows = {"solver": ["SMO (Numba)", "LIBSVM (sklearn SVC)"],
-                "objective ½αᵀQα − Σα": [smo.objective_, libsvm_dual_objective(svc, X)],
-                "support vectors": [int(smo.support_.size), int(svc.support_.size)],
-                "iterations": [int(smo.n_iter_), int(svc.n_iter_[0])],
-                "final KKT violation": [smo.max_violation_, np.nan],
-                "time (s)": [smo.fit_time_, svc_time]}
-        if ref is not None:
-            rows["solver"].append("cvxpy reference (Clarabel)")
-            rows["objective ½αᵀQα − Σα"].append(ref.objective_)
-            rows["support vectors"].append(int(ref.support_.size))
-            rows["iterations"].append(int(ref.n_iter_))
-            rows["final KKT violation"].append(ref.max_violation_)
-            rows["time (s)"].append(ref.fit_time_)
         st.dataframe(rows, hide_index=True)
         best = min(rows["objective ½αᵀQα − Σα"])
         st.caption("Objectives differ by at most "
@@ -187,27 +225,30 @@ if not state.lesson_mode():
                    "relative. cvxpy's support vectors are the α above 1e-8·max α (an interior-point "
                    "solution is never exactly 0); its iterations are interior-point iterations. Times are "
                    "those of the first fit (fits are cached).")
-        models = {"SMO": smo, "LIBSVM": svc}
-        if ref is not None:
-            models["cvxpy"] = ref
         left, right = st.columns([3, 2])
         with left:
-            fig = P.plot_boundaries(models, X, y, names, plane)
-            st.plotly_chart(fig, key="sol_boundaries")
-            figure_downloads(fig, f"{train.name}_solver_boundaries", key="sol_bnd_dl")
+            st.plotly_chart(out["boundaries"], key="sol_boundaries")
+            figure_downloads(out["boundaries"], f"{train.name}_solver_boundaries", key="sol_bnd_dl")
         with right:
-            fig = P.plot_convergence(smo.history_, float(tol))
-            st.plotly_chart(fig, key="sol_convergence")
-            figure_downloads(fig, f"{train.name}_smo_convergence", key="sol_conv_dl")
+            st.plotly_chart(out["convergence"], key="sol_convergence")
+            figure_downloads(out["convergence"], f"{train.name}_smo_convergence", key="sol_conv_dl")
             st.caption(f"SMO stopped after {smo.n_iter_} iterations "
                        f"({'converged' if smo.converged_ else 'not converged'}; final maximal KKT "
                        f"violation {smo.max_violation_:.3g}).")
-        if ref is not None:
-            fig = P.plot_alpha_comparison(smo.alpha_, ref.alpha_, "SMO", "cvxpy", upper=float(C))
-            st.plotly_chart(fig, key="sol_alpha")
-            figure_downloads(fig, f"{train.name}_alpha_smo_vs_cvxpy", key="sol_alpha_dl")
+        if out["alpha"] is not None:
+            st.plotly_chart(out["alpha"], key="sol_alpha")
+            figure_downloads(out["alpha"], f"{train.name}_alpha_smo_vs_cvxpy", key="sol_alpha_dl")
         model_download(smo, f"{train.name}_binary_svc_smo", key="sol_model")
         standard_views(smo, train, test, key="solvers", plane=plane)
 
-if model is not None:
-    advance_if_playing("solvers.step", len(model.trace_) + 1)
+
+if state.lesson_mode():
+    _smo_section()
+else:
+    tab_smo, tab_solvers = st.tabs(list(TABS), key="solvers_tab", on_change="rerun")
+    if tab_smo.open:
+        with tab_smo:
+            _smo_section()
+    if tab_solvers.open:
+        with tab_solvers:
+            _solvers_section()

@@ -9,6 +9,11 @@ cancels it; nothing is stored then (a session waiting for it then computes it it
 session with a progress bar checks its own Stop while it waits (the bar's ``waiting()``). Cached
 models are shared objects: pages never mutate them.
 Both caches are bounded (least recently used entries go first).
+
+Fits stay in this cache rather than ``st.cache_resource`` because a fit reports progress and
+stops on Stop or a closed tab inside the cached call, and a session waiting for another's fit
+polls its own Stop; the figures and tables of a fit (``shared_view``) need neither and live in
+``st.cache_resource``, keyed by content (``content_key``: array digests and the fit's key here).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import hashlib
 import inspect
 import json
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Any, Callable
 
 import numpy as np
+import streamlit as st
 from sklearn.base import clone
 
 MAX_FITS = 48          # fitted models kept for all sessions together
@@ -140,7 +147,9 @@ def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = No
             kw["progress"] = progress
         return clone(estimator).fit(X, y, **kw)
 
-    return FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None))
+    model = FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None))
+    _FIT_KEYS[model] = key
+    return model
 
 
 def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None = None, **kwargs):
@@ -153,3 +162,57 @@ def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None
     if progress is not None:
         kwargs = dict(kwargs, progress=progress)
     return RESULTS.get_or_compute(key, lambda: fn(*args, **kwargs), wait=wait)
+
+
+# ------------------------------------------------------------------ views of a fit
+MAX_VIEWS = 256        # figures and tables of fits, for all sessions together
+
+_FIT_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # shared fit -> its cache key
+
+
+def content_key(v) -> str | None:
+    """A text naming ``v`` by its content, or None when it cannot be named so: arrays by their
+    digest, a model from ``cached_fit`` by its fit's key (class, parameters, data), plain values
+    by their JSON, containers and small objects (a ``Plane``) by their parts. A model that did not
+    come from ``cached_fit`` (an import) has no such name."""
+    if isinstance(v, np.ndarray):
+        return array_digest(v)
+    if isinstance(v, np.generic):
+        v = v.item()
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return json.dumps(v)
+    if isinstance(v, (tuple, list, dict)):
+        items = sorted(v.items()) if isinstance(v, dict) else enumerate(v)
+        parts = [(k, content_key(x)) for k, x in items]
+        if any(p is None for _, p in parts):
+            return None
+        return f"{type(v).__name__}({','.join(f'{k}:{p}' for k, p in parts)})"
+    if callable(v) and hasattr(v, "__qualname__"):   # a function: where it is defined
+        code = getattr(v, "__code__", None)
+        return json.dumps([getattr(v, "__module__", ""), v.__qualname__, getattr(code, "co_filename", "")])
+    try:
+        fit_key = _FIT_KEYS.get(v)
+    except TypeError:
+        fit_key = None
+    if fit_key is not None:
+        return fit_key
+    if hasattr(v, "get_params") or not hasattr(v, "__dict__"):   # a model not from cached_fit
+        return None
+    inner = content_key(vars(v))
+    return None if inner is None else f"{type(v).__module__}.{type(v).__qualname__}{inner}"
+
+
+def shared_view(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)`` — a figure or table of a fit — built once for every session asking
+    for it with the same content (``content_key`` of every argument) and kept in Streamlit's
+    ``st.cache_resource`` (bounded). With an argument that has no content key (an imported
+    model) it is built for this call only. The result is shared: never mutate it."""
+    key = content_key([f"{fn.__module__}.{fn.__qualname__}", list(args), kwargs])
+    if key is None:
+        return fn(*args, **kwargs)
+    return _shared_view(hashlib.sha256(key.encode()).hexdigest(), lambda: fn(*args, **kwargs))
+
+
+@st.cache_resource(max_entries=MAX_VIEWS, show_spinner=False)
+def _shared_view(key: str, _build: Callable):
+    return _build()

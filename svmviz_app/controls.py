@@ -32,9 +32,9 @@ def plane_controls(X, feature_names, prefix: str) -> Plane | None:
     with st.sidebar:
         st.header("Plane (d > 2)")
         how = st.radio("View", ["PCA", "two features"], horizontal=True,
-                       key=bind(f"{prefix}.plane", "PCA", options=["PCA", "two features"]))
-        f1 = st.selectbox("x-axis feature", names, disabled=how == "PCA", key=bind(f"{prefix}.f1", names[0], options=names))
-        f2 = st.selectbox("y-axis feature", names, disabled=how == "PCA", key=bind(f"{prefix}.f2", names[1], options=names))
+                       **bind(f"{prefix}.plane", "PCA", options=["PCA", "two features"]))
+        f1 = st.selectbox("x-axis feature", names, disabled=how == "PCA", **bind(f"{prefix}.f1", names[0], options=names))
+        f2 = st.selectbox("y-axis feature", names, disabled=how == "PCA", **bind(f"{prefix}.f2", names[1], options=names))
     if how != "PCA" and f1 == f2:
         raise ParameterError("choose two different features for the plane")
     return Plane(X, (names.index(f1), names.index(f2)), "pca" if how == "PCA" else "features", names)
@@ -50,13 +50,13 @@ def kernel_controls(prefix: str, C_default: float = 1.0) -> dict:
     'scale' or the number as text (parse with ``parse_gamma``)."""
     from svmviz_app.state import bind
 
-    kernel = st.selectbox("Kernel", KERNELS, key=bind(f"{prefix}.kernel", "rbf", options=KERNELS))
+    kernel = st.selectbox("Kernel", KERNELS, **bind(f"{prefix}.kernel", "rbf", options=KERNELS))
     C = log_slider("C (log scale)", f"{prefix}.C", C_default, 1e-3, 1e4)
-    auto = st.checkbox("γ = 'scale' (1 / (d · Var X))", key=bind(f"{prefix}.gamma_scale", True),
+    auto = st.checkbox("γ = 'scale' (1 / (d · Var X))", **bind(f"{prefix}.gamma_scale", True),
                        disabled=kernel == "linear")
     gamma = log_slider("γ (log scale)", f"{prefix}.gamma", 1.0, 1e-3, 1e3) if not auto and kernel != "linear" else None
-    degree = st.number_input("degree", 1, 10, key=bind(f"{prefix}.degree", 3, bounds=(1, 10)), disabled=kernel != "poly")
-    coef0 = st.number_input("coef0", format="%g", key=bind(f"{prefix}.coef0", 0.0, bounds=(-1e6, 1e6)),
+    degree = st.number_input("degree", 1, 10, **bind(f"{prefix}.degree", 3, bounds=(1, 10)), disabled=kernel != "poly")
+    coef0 = st.number_input("coef0", format="%g", **bind(f"{prefix}.coef0", 0.0, bounds=(-1e6, 1e6)),
                             disabled=kernel not in ("poly", "sigmoid"))
     return dict(kernel=kernel, C=C, gamma_txt="scale" if gamma is None else repr(gamma), degree=int(degree),
                 coef0=coef0)
@@ -71,7 +71,7 @@ def log_slider(label: str, key: str, default: float, lo: float, hi: float, per_d
     options = [float(f"{v:.3g}") for v in np.geomspace(lo, hi, n + 1)]
     nearest = min(options, key=lambda v: abs(np.log(v / default)))
     return st.select_slider(label, options=options, format_func=lambda v: f"{v:g}",
-                            key=bind(key, nearest, options=options))
+                            **bind(key, nearest, options=options))
 
 
 def two_classes_two_features(classes, feature_names, prefix: str) -> tuple[list, int, int]:
@@ -86,12 +86,12 @@ def two_classes_two_features(classes, feature_names, prefix: str) -> tuple[list,
     pick, f1, f2 = classes, 0, 1
     with st.sidebar:
         if len(classes) > 2:
-            c_neg = st.selectbox("class shown as −1", classes, key=bind(f"{prefix}.class_neg", classes[0], options=classes))
-            c_pos = st.selectbox("class shown as +1", classes, key=bind(f"{prefix}.class_pos", classes[1], options=classes))
+            c_neg = st.selectbox("class shown as −1", classes, **bind(f"{prefix}.class_neg", classes[0], options=classes))
+            c_pos = st.selectbox("class shown as +1", classes, **bind(f"{prefix}.class_pos", classes[1], options=classes))
             pick = [c_neg, c_pos] if c_neg != c_pos else [c_neg]
         if len(feats) > 2:
             f1 = st.selectbox("x-axis feature", feats, format_func=lambda j: names[j],
-                              key=bind(f"{prefix}.f1", 0, options=feats))
+                              **bind(f"{prefix}.f1", 0, options=feats))
             f2 = st.selectbox("y-axis feature", feats, format_func=lambda j: names[j],
-                              key=bind(f"{prefix}.f2", 1, options=feats))
+                              **bind(f"{prefix}.f2", 1, options=feats))
     return pick, f1, f2

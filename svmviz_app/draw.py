@@ -294,7 +294,7 @@ def _panel() -> None:
 
     tools = st.container(horizontal=True, vertical_alignment="center")
     tool = tools.segmented_control("A click", TOOLS, format_func=TOOL_LABELS.get, required=True,
-                                   key=bind("draw.tool", "add", options=TOOLS), label_visibility="collapsed")
+                                   **bind("draw.tool", "add", options=TOOLS), label_visibility="collapsed")
     tools.button("Clear the drawing", key="draw_clear", on_click=_clear, disabled=not len(P), type="tertiary",
                  icon=":material/delete:")
     palette = st.container(horizontal=True, vertical_alignment="center")

@@ -38,3 +38,18 @@ PAGES = [
 
 def page_exists(fname: str) -> bool:
     return (PAGES_DIR / fname).is_file()
+
+
+def app_navigation(lesson: bool):
+    """The app's page set-up and navigation (``app.py``): wide layout, lesson mode's projector
+    view (``svmviz_app.projector``), the home page and every page file under its usual URL (``/Data``, ``/SVM_Tree``, ...). Returns the page to run."""
+    import streamlit as st
+
+    from svmviz_app.projector import projector_style
+
+    st.set_page_config(page_title="svmviz", layout="wide")
+    projector_style()
+    home = st.Page(ROOT / "home.py", title="Home", icon=":material/home:", default=True)
+    pages = [home] + [st.Page(PAGES_DIR / fname, title=fname[2:-3].replace("_", " "), url_path=fname[2:-3])
+                      for fname, _, _ in PAGES if page_exists(fname)]
+    return st.navigation(pages, position="hidden" if lesson else "sidebar")

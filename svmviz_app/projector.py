@@ -9,6 +9,7 @@ Only stable ``data-testid`` selectors are used."""
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from svmviz_app import state
@@ -39,6 +40,7 @@ def projector_chart(fig, key: str) -> None:
     """``st.plotly_chart`` of ``fig``; in lesson mode the figure's own height gives way to the
     height the projector style leaves it (the rest of the screen)."""
     if state.lesson_mode():
+        fig = go.Figure(fig)   # a copy: the figure may be shared by every session (views.shared_figure)
         fig.update_layout(height=None, autosize=True)
         st.plotly_chart(fig, key=key, height="stretch", theme=None)   # the figure's own font sizes
     else:

@@ -9,12 +9,13 @@ Everything a page shows follows from values held here:
 - the **split and normalization** (``split.norm``, ``split.test``, ``split.seed``, ``split.strat``);
 - every **page parameter and step**, as *bound keys* (``tree.C_hard``, ``tree.step``...).
 
-A page binds a widget to the state by passing ``key=bind("page.name", default)`` and no
+A page binds a widget to the state by passing ``**bind("page.name", default)`` and no
 ``value``/``index`` argument; the value then comes from this session, else from the link the
-session was opened with, else the default. ``app.py`` calls ``start_run()`` before and
-``finish_run()`` after each page, which keep every bound value alive while its page is not shown
-(Streamlit forgets the values of widgets that were not drawn) and write the non-default ones into
-the URL, so a copied link reproduces the view.
+session was opened with, else the default. Streamlit keeps a bound widget's value while its page
+is not shown (``persist_state="session"``). The app writes the non-default values into the URL
+with ``st.query_params`` at the start and end of every run and at the start of every fragment run
+(``sync_url``), so the address bar holds the view at every moment and a copied link reproduces
+it. URL values are stable identifiers (option ids, numbers), never display labels.
 
 Pages never keep their own copies: they read ``value(key)``, ``current_dataset()`` and
 ``current_split()``; programmatic changes (a Next button) go through ``set_value`` in a callback.
@@ -26,13 +27,11 @@ import inspect
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from svmviz.data import Dataset, DataError, load_builtin, split_and_normalize
 from svmviz.data.builtins import BUILTINS, default_dataset_name
@@ -44,8 +43,7 @@ _SPEC = "data"                    # its spec string (also the URL parameter)
 _NOTES = "_svmviz_notes"          # one-line notes for the user (a link that could not be followed)
 _PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
 _SPLIT_CACHE = "_svmviz_split_cache"
-_RUN = "_svmviz_run"              # marks the script run start_run() last ran in
-_V1_RERUN = "_svmviz_v1_rerun"
+_ROUTED = "_svmviz_routed"        # this session's runs go through app.py's navigation
 
 LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
 
@@ -56,27 +54,15 @@ NORMALIZATIONS = ("none", "minmax", "stddev")
 # ------------------------------------------------------------------ run hooks (app.py)
 def start_run() -> None:
     """Before the page: read the link on a session's first run, apply a pending restore (lesson
-    file), and keep every bound value alive. Runs once per script run: ``app.py`` calls it, and
-    the first state call of a page calls it when the page runs on its own (``AppTest`` of a page
-    file)."""
+    file) and write the URL. ``app.py`` calls it first thing; every state call of a page calls it
+    too, so a page run on its own (``AppTest`` of a page file) works the same. Calling it again in
+    the same run changes nothing: it only sets values no widget has been drawn for yet."""
     ss = st.session_state
-    ctx = get_script_run_ctx()
-    run = getattr(ctx, "cursors", None)   # a new dict for every script run
-    if run is not None and ss.get(_RUN) is run:
-        return
-    ss[_RUN] = run
-    if PagesManager.uses_pages_directory and not ss.get(_V1_RERUN):
-        # Until some session has run app.py, Streamlit serves a page URL (/SVM_Tree?...) the
-        # old pages/-directory way: the page file runs without app.py, so without the state hooks
-        # and with a sidebar whose first entry reads "app". app.py's st.navigation clears this
-        # process-wide flag; clearing it here and rerunning sends this session through app.py,
-        # to the same page (both ways name it by its file, e.g. "SVM_Tree").
-        PagesManager.uses_pages_directory = False
-        ss[_V1_RERUN] = True
-        st.rerun()
     if _URL not in ss:
         ss[_URL] = {k: st.query_params.get(k) for k in st.query_params}
         ss[_REGISTRY] = dict(SPLIT_DEFAULTS)
+        if not ss.get(_ROUTED):
+            _serve_page_link_through_the_app()
     pending = ss.pop(_PENDING, None)
     if pending is not None:
         dataset, spec, values = pending
@@ -87,17 +73,54 @@ def start_run() -> None:
             else:  # a page not opened yet: checked like a link value when that page binds it
                 ss[_URL][k] = _encode(v)
                 ss.pop(k, None)
-    for k in ss[_REGISTRY]:
-        if k in ss:
-            ss[k] = ss[k]   # a widget not drawn in this run would otherwise be forgotten
     for k, default in SPLIT_DEFAULTS.items():
         _init(k, default)
 
 
+def _serve_page_link_through_the_app() -> None:
+    """A session whose first run is a page link (``/SVM_Tree?...``) that Streamlit served the old
+    ``pages/``-folder way, without ``app.py`` (it does so until some session of the server ran
+    ``app.py``'s ``st.navigation``): before the page draws anything (pages call ``start_run``
+    first), this runs the app's navigation and the page inside it, as ``app.py`` does, then
+    stops the outer run. The sidebar lists the app's pages (Home first) and every later run goes
+    through ``app.py``. A page file that is itself the main script (an ``AppTest`` of one page)
+    runs on its own and is left alone."""
+    import sys
+    from pathlib import Path
+
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main is None or Path(main).name != "app.py":
+        return
+    from svmviz_app.navigation import app_navigation
+
+    page = app_navigation(lesson_mode())   # the page the link names
+    try:
+        page.run()      # as app.py runs it: its widgets get the ids of every later run
+    finally:
+        sync_url()
+    st.stop()           # the page ran inside the app's navigation: not a second time here
+
+
+def app_started() -> None:
+    """``app.py``: this run goes through the app's navigation."""
+    st.session_state[_ROUTED] = True
+    start_run()
+    sync_url()
+
+
 def finish_run() -> None:
-    """After the page: the data spec and every non-default bound value go into the URL (values
-    from the opening link that no page has bound yet are carried over)."""
-    st.query_params.from_dict(link_params())
+    """After the page (also after ``st.stop()``): the URL holds every value the page set."""
+    sync_url()
+
+
+def sync_url() -> None:
+    """Write the data spec and every non-default bound value into the URL (values from the opening
+    link that no page has bound yet are carried over); nothing is sent when it is current. Runs at
+    the start and the end of every run and at the start of every fragment run, so the URL holds
+    the view after any click, also when only a fragment reruns or the page stopped early."""
+    params = link_params()
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
 
 
 def link_params() -> dict[str, str]:
@@ -120,26 +143,37 @@ def link() -> str:
 
 
 # ------------------------------------------------------------------ bound values
-def bind(key: str, default: Any, options: Sequence | None = None,
-         bounds: tuple[float, float] | None = None) -> str:
-    """Register ``key`` (a ``page.name`` string) as part of the state and return it, to pass as a
-    widget's ``key=``. The value is this session's, else the opening link's, else ``default``;
-    a value no longer among ``options`` (new data, a new tree) or outside ``bounds`` is reset to
-    ``default`` (or the first option), so a widget always shows a valid value."""
+def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
+         bounds: tuple[float, float] | None = None) -> dict[str, Any]:
+    """Register ``key`` (a ``page.name`` string) as part of the state; returns the widget keyword
+    arguments that tie a widget to it: ``st.slider(..., **bind("tree.nl_k", 5))``. The widget
+    keeps its value across pages and reloads (Streamlit's ``persist_state="session"``) and the
+    value goes into the URL under ``key``. The value is this session's, else the opening link's,
+    else ``default``; a value no longer among ``options`` (new data, a new tree) or outside
+    ``bounds`` is reset to ``default`` (or the first option), so a widget always shows a valid
+    value.
+
+    ``options`` as a mapping ``{id: label}`` names the options by stable ids in the URL (show the
+    labels with ``format_func=labels.get``); a link holding a label is read as its id."""
     start_run()
     ss = st.session_state
     ss[_REGISTRY][key] = default
     _init(key, default)
-    v = ss[key]
+    v = shown = ss[key]
     if options is not None:
         opts = list(options)
-        if v not in opts:
-            ss[key] = default if default in opts else (opts[0] if opts else default)
+        if v not in opts and isinstance(options, Mapping):
+            shown = {str(label): i for i, label in options.items()}.get(str(v), v)
+        if shown not in opts:
+            shown = default if default in opts else (opts[0] if opts else default)
     elif bounds is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
         lo, hi = bounds
         if not (lo <= v <= hi):
-            ss[key] = type(default)(min(max(v, lo), hi))
-    return key
+            shown = type(default)(min(max(v, lo), hi))
+    if shown is not v:
+        ss[key] = shown
+        sync_url()   # the link's value could not stay as it was: the URL says what is shown
+    return {"key": key, "persist_state": "session"}
 
 
 def value(key: str, default: Any = None) -> Any:
@@ -155,11 +189,6 @@ def set_value(key: str, v: Any) -> None:
     """Change a bound value. Call it from a widget callback (``on_click``/``on_change``) or
     before the widget of ``key`` is drawn in this run."""
     st.session_state[key] = v
-
-
-def step_by(key: str, delta: int, n_steps: int) -> None:
-    """Callback for step buttons: move the step ``key`` by ``delta`` within [0, n_steps)."""
-    st.session_state[key] = int(min(max(int(value(key, 0)) + delta, 0), max(n_steps - 1, 0)))
 
 
 def lesson_schema() -> dict[str, Any]:
@@ -327,6 +356,7 @@ def current_dataset() -> Dataset:
             spec = "fourclass_like"
             ds = load_builtin(spec)
     ss[_DATASET], ss[_SPEC] = ds, spec
+    sync_url()
     return ds
 
 
@@ -341,6 +371,7 @@ def set_dataset(ds: Dataset, spec: str | None = None) -> None:
     st.session_state[_DATASET] = ds
     st.session_state[_SPEC] = spec or content_spec("upload", ds)
     _forget_split()
+    sync_url()
 
 
 def _forget_split() -> None:

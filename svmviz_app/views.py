@@ -1,6 +1,6 @@
 """The standard views of a fitted model on a page: decision-function contours with margins and
 support vectors, a confusion matrix and an ROC curve with AUC on the test split; and whether the
-model's solvers converged (issue 16 item 7)."""
+model's solvers converged."""
 
 from __future__ import annotations
 
@@ -9,20 +9,44 @@ import streamlit as st
 
 from svmviz.plots.common import Plane
 from svmviz.plots.standard import binary_scores, confusion_figure, decision_contours, roc_figure
+from svmviz_app.cache import shared_view
 from svmviz_app.widgets import figure_downloads, guard, plain
+
+
+def compact_figure(fig):
+    """``fig`` with its float arrays (sample coordinates, grids of contours) as float32: 7
+    digits, far finer than a pixel, and half the bytes Plotly sends for float64 — a stepped view
+    sends its figures on every step. Returns ``fig``, changed in place."""
+    for trace in fig.data:
+        for name in ("x", "y", "z"):
+            v = getattr(trace, name, None)
+            if isinstance(v, np.ndarray) and v.dtype == np.float64 and v.size >= 64:
+                trace[name] = v.astype(np.float32)
+    return fig
+
+
+def _compacted(fn, *args, **kwargs):
+    return compact_figure(fn(*args, **kwargs))
+
+
+def shared_figure(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` — a Plotly figure of a fit — built and compacted once for every
+    session asking for it with the same content (``svmviz_app.cache.shared_view``)."""
+    return shared_view(_compacted, fn, *args, **kwargs)
 
 
 def standard_views(model, train, test, key: str, plane: Plane | None = None) -> None:
     """Draw the standard views of ``model`` (fitted on ``train``) under a subheader. Multi-class
-    models get the confusion matrix only; the ROC curve needs a test split with both classes."""
+    models get the confusion matrix only; the ROC curve needs a test split with both classes. The
+    figures of a shared fit are built once for every session (``shared_view``)."""
     st.subheader("Decision function, confusion matrix and ROC")
     binary = binary_scores(model, train.X[:1]) is not None
     with guard("cannot draw the decision function"):
         if binary and train.n_features >= 2:
             if plane is None and train.n_features > 2:
                 plane = Plane(train.X, (0, 1), "pca", list(train.feature_names))
-            fig = decision_contours(model, train.X, train.y, list(train.class_names), plane,
-                                    title="Decision function f(x), boundary f = 0 and margins f = ±1 (training part)")
+            fig = shared_figure(decision_contours, model, train.X, train.y, list(train.class_names), plane,
+                              title="Decision function f(x), boundary f = 0 and margins f = ±1 (training part)")
             st.plotly_chart(fig, key=f"{key}_std_contours")
             figure_downloads(fig, f"{key}_decision_function", key=f"{key}_std_contours_dl", formats=("html",))
     if test is None or test.n_samples == 0:
@@ -30,17 +54,21 @@ def standard_views(model, train, test, key: str, plane: Plane | None = None) -> 
         return
     c1, c2 = st.columns(2)
     with guard("cannot evaluate on the test split"):
-        pred = model.predict(test.X)
-        acc = float(np.mean(pred == test.y))
+        cm, acc, roc = shared_view(_test_views, model, test.X, test.y, _names(model, train), binary)
         with c1:
-            st.plotly_chart(confusion_figure(test.y, pred, model.classes_, _names(model, train)),
-                            key=f"{key}_std_cm")
+            st.plotly_chart(cm, key=f"{key}_std_cm")
             st.caption(f"Test accuracy {acc:.2%} on {test.n_samples} samples.")
-        if binary:
+        if roc is not None:
             with c2:
-                scores = binary_scores(model, test.X)
-                fig, area = roc_figure(test.y, scores, model.classes_[1])
-                st.plotly_chart(fig, key=f"{key}_std_roc")
+                st.plotly_chart(roc, key=f"{key}_std_roc")
+
+
+def _test_views(model, X, y, class_names, binary: bool):
+    """The confusion matrix, accuracy and (binary models) ROC figure on a test split."""
+    pred = model.predict(X)
+    roc = roc_figure(y, binary_scores(model, X), model.classes_[1])[0] if binary else None
+    cm = confusion_figure(y, pred, model.classes_, class_names)
+    return cm, float(np.mean(pred == y)), roc
 
 
 def _names(model, train):

@@ -120,16 +120,16 @@ def test_user_strings_render_as_plain_text_not_markdown():
 
 
 def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
+    import time
+
     from streamlit.testing.v1 import AppTest
 
     def script():
         import streamlit as st
 
-        from svmviz_app.widgets import advance_if_playing, step_controls
+        from svmviz_app.stepper import stepper
 
-        step = step_controls("demo.step", 5)
-        st.markdown(f"**Step {step + 1} of 5**")
-        advance_if_playing("demo.step", 5, 0.01)
+        stepper("demo.step", 5, lambda k: st.markdown(f"**Step {k + 1} of 5**"), delay_s=0.05)
 
     at = AppTest.from_function(script).run()
     shown = lambda: at.markdown[0].value  # noqa: E731
@@ -142,5 +142,82 @@ def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
     at.slider(key="demo.step_slider").set_value(5).run()
     assert shown() == "**Step 5 of 5**"
     at.button(key="demo.step_first").click().run()
-    at.button(key="demo.step_play").click().run()   # plays to the last step, then stops
+    at.button(key="demo.step_play").click().run()
+    assert at.session_state["demo.step._playing"]
+    for _ in range(4):   # the fragment's timer (run_every) reruns it; AppTest reruns the script
+        time.sleep(0.05)
+        at.run()
     assert shown() == "**Step 5 of 5**" and not at.session_state["demo.step._playing"]
+    assert at.button(key="demo.step_play").label == "Play"
+
+
+def _tree_app(query: dict):
+    """The whole app opened with ``query``, then the SVM Tree page (small data: a quick fit)."""
+    at = page_test("app.py")
+    at.query_params.update({"data": "fourclass_like", **query})
+    at.run()
+    at.switch_page("pages/2_SVM_Tree.py").run()
+    return at
+
+
+def _step_caption(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Step "))
+
+
+def test_a_step_click_in_lesson_mode_is_in_the_url_at_once():
+    at = _tree_app({"lesson": "1"})
+    assert not problems(at) and _step_caption(at).startswith("**Step 1 of ")
+    at.button(key="tree.step_next").click().run()
+    at.button(key="tree.step_next").click().run()
+    assert _step_caption(at).startswith("**Step 3 of ")
+    assert at.query_params["tree.step"] == "2" and at.query_params["lesson"] == "1"
+    assert at.query_params["data"] == "fourclass_like"
+
+
+def test_a_page_that_stops_early_keeps_its_url():
+    at = _tree_app({"tree.use_c": "0", "tree.use_h": "0", "tree.C_hard": "100"})
+    assert not problems(at)
+    assert any("Switch on C-SVM or H1-SVM" in i.value for i in at.info)     # the page stopped there
+    assert at.query_params["tree.use_c"] == "0" and at.query_params["tree.use_h"] == "0"
+    assert float(at.query_params["tree.C_hard"]) == 100.0
+    at.checkbox(key="tree.use_h").check().run()                          # a change while stopped
+    assert "tree.use_h" not in at.query_params                          # back to its default
+    assert at.query_params["tree.use_c"] == "0"
+
+
+def test_links_made_by_the_earlier_app_still_work():
+    """Links as the app wrote them before its state moved onto Streamlit's widget features: the
+    step, the data spec, the split keys (booleans as 1/0, floats as text)."""
+    old = {"tree.step": "2", "tree.g1": "1", "split.test": "0.4", "split.strat": "0", "split.norm": "minmax",
+           "split.seed": "3"}
+    at = _tree_app(old)
+    assert not problems(at) and not at.error
+    assert _step_caption(at).startswith("**Step 3 of ")
+    assert at.session_state["split.strat"] is False and at.session_state["split.test"] == 0.4
+    assert at.session_state["tree.g1"] == 1
+    for k, v in old.items():
+        assert at.query_params[k] == v            # written back as the old app wrote them
+    at.switch_page("pages/1_Data.py").run()
+    assert at.slider(key="split.test").value == 0.4 and at.checkbox(key="split.strat").value is False
+    assert at.selectbox(key="split.norm").value == "minmax" and at.number_input(key="split.seed").value == 3
+
+
+def test_option_ids_go_into_the_url_and_a_link_holding_a_label_is_read_as_its_id():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from svmviz_app.state import bind, sync_url
+
+        grids = {"small": "small 3 × 3 (C 1…100)", "paper": "7 × 9 (C 10⁻¹…10⁵)"}
+        st.selectbox("grid", list(grids), format_func=grids.get, **bind("demo.grid", "small", options=grids))
+        sync_url()
+
+    at = AppTest.from_function(script)
+    at.query_params["demo.grid"] = "7 × 9 (C 10⁻¹…10⁵)"    # a link the app wrote with the label
+    at.run()
+    assert at.selectbox(key="demo.grid").value == "paper"
+    assert at.query_params["demo.grid"] == "paper"
+    at.selectbox(key="demo.grid").set_value("small").run()
+    assert "demo.grid" not in at.query_params                 # the default is not written

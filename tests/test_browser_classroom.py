@@ -67,7 +67,7 @@ def test_a_click_outside_the_unit_square_adds_a_point_there(streamlit_url, page)
 
 def test_lesson_mode_hides_the_sidebar(streamlit_url, page, artifacts_dir):
     page.goto(f"{streamlit_url}/Data?lesson=1")
-    # on a fresh server the first session is rerun once through app.py: wait for the page itself
+    # on a fresh server the first session takes the app's navigation over: wait for the page itself
     page.wait_for_selector("h1:has-text('Data')", timeout=60000)
     wait_for_app(page)
     page.screenshot(path=str(artifacts_dir / "lesson_mode.png"))

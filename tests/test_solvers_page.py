@@ -53,7 +53,7 @@ def test_stepping_changes_the_working_pair():
 
 
 def test_nu_form_draws_the_hull_points():
-    at = page_test(PAGE, dataset=_data(), **{"solvers.form": "ν-SVM (reduced hulls)"}).run()
+    at = page_test(PAGE, dataset=_data(), **{"solvers.form": "nu"}).run()
     assert not problems(at) and not at.error
     at.button(key="solvers.step_next").click().run()
     assert not problems(at) and not at.error
@@ -62,7 +62,7 @@ def test_nu_form_draws_the_hull_points():
 
 
 def test_three_solvers_agree():
-    at = page_test(PAGE, dataset=_data()).run()
+    at = page_test(PAGE, dataset=_data(), solvers_tab="SMO against cvxpy and LIBSVM").run()
     assert not problems(at) and not at.error
     df = next(d.value for d in at.dataframe if "solver" in d.value.columns)
     assert list(df["solver"]) == ["SMO (Numba)", "LIBSVM (sklearn SVC)", "cvxpy reference (Clarabel)"]
@@ -96,5 +96,12 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     wait_for_app(page, timeout_ms=240000)
     page.wait_for_timeout(2000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 6
+    assert page.locator(".js-plotly-plot").count() >= 3    # the step, α and the curves
     page.screenshot(path=str(artifacts_dir / "solvers_page.png"), full_page=True)
+    page.get_by_role("tab", name="SMO against cvxpy and LIBSVM").click()   # drawn once it opens
+    page.wait_for_selector("text=Objectives differ by at most", timeout=240000)
+    wait_for_app(page, timeout_ms=240000)
+    page.wait_for_timeout(2000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot:visible").count() >= 4
+    page.screenshot(path=str(artifacts_dir / "solvers_page_comparison.png"), full_page=True)

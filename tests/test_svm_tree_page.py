@@ -56,10 +56,18 @@ def test_steps_are_explained_and_moving_does_not_refit():
 
 
 def test_play_advances_the_steps():
+    """Play runs the step's fragment once a second (``run_every``); AppTest has no timer, so the
+    test reruns the page after a second, as the timer would rerun the fragment."""
+    import time
+
     at = page_test(PAGE, dataset=_data()).run()
     at.button(key="tree.step_play").click().run()
     assert not problems(at)
-    assert at.session_state["tree.step"] >= 1
+    assert at.session_state["tree.step._playing"] and at.button(key="tree.step_play").label == "Pause"
+    time.sleep(1.0)
+    at.run()
+    assert at.session_state["tree.step"] == 1
+    assert _step_caption(at).startswith("**Step 2 of ") and _figure_title(at).startswith("Step 2 of ")
 
 
 def test_an_imported_model_is_stepped_through_without_fitting():
@@ -112,3 +120,58 @@ def test_browser_next_changes_the_plot(streamlit_url, page, artifacts_dir, fourc
     page.get_by_role("tab", name="Final tree and metrics").click()
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "svm_tree_final.png"), full_page=True)
+
+
+@pytest.mark.browser
+def test_browser_a_step_click_reruns_only_the_step_and_the_url_follows(streamlit_url, browser, artifacts_dir):
+    """Next reruns the step's fragment only: the websocket brings the new step but not the page's
+    title or sidebar, which every full rerun sends again; the address bar holds the new step at
+    once, in lesson mode too (the page stops after the stepper there)."""
+    import re
+
+    for query, shot in (("data=fourclass_like", "svm_tree_fragment.png"),
+                        ("data=fourclass_like&lesson=1", "svm_tree_fragment_lesson.png")):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = ctx.new_page()
+        frames: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda p: frames.append(p if isinstance(p, bytes) else p.encode())))
+        page.goto(f"{streamlit_url}/SVM_Tree?{query}")
+        wait_for_app(page, timeout_ms=240000)
+        page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=240000)
+        assert b"SVM decision tree" in b"".join(frames)          # a full run sends the title
+        seen = len(frames)
+        page.get_by_role("button", name="Next ▶").click()
+        page.wait_for_function("() => document.body.innerText.includes('Step 2 of')", timeout=120000)
+        page.wait_for_function("() => location.search.includes('tree.step=1')", timeout=30000)
+        wait_for_app(page, timeout_ms=120000)
+        after = b"".join(frames[seen:])
+        assert b"Step 2 of" in after and b"SVM decision tree" not in after and b"C_hard" not in after
+        assert ("lesson=1" in page.url) == ("lesson" in query) and re.search(r"data=fourclass_like", page.url)
+        assert not page.locator('[data-testid="stException"]').count()
+        page.screenshot(path=str(artifacts_dir / shot), full_page=True)
+        ctx.close()
+
+
+def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step():
+    from svmviz.data import split_and_normalize
+    from svmviz.models import SVMTreeClassifier
+
+    ds = _data()
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)   # the Data page's default split
+    trace = SVMTreeClassifier(C_hard=1000.0, reduction=10.0, w_tol=1e-3).fit(tr.X, tr.y).trees_[0].trace
+
+    def chosen(k: int) -> str:
+        c = trace[k].candidates[trace[k].chosen]
+        return c.parent or c.label
+
+    at = page_test(PAGE, dataset=ds).run()
+    geo = at.selectbox(key="tree.geo")
+    assert geo.value == chosen(0)
+    other = next(o for o in geo.options if o != geo.value)
+    geo.set_value(other).run()
+    assert at.selectbox(key="tree.geo").value == other              # picked at this step: kept
+    for k in (1, 2):
+        at.button(key="tree.step_next").click().run()
+        assert at.selectbox(key="tree.geo").value == chosen(k)      # a new step: the chosen one
+    assert not problems(at)

@@ -1,0 +1,104 @@
+"""The stepper every stepped view shares, run as one ``st.fragment``: a step click reruns only the
+controls and the view of the step, never the rest of the page (the fit, the sidebar, the views
+that do not change with the step), so its cost does not grow with the page.
+
+The step is the bound value ``key`` (0-based, in the URL). Play advances it once every
+``delay_s`` seconds through the fragment's ``run_every``: a timed fragment run, not a page run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import streamlit as st
+
+from svmviz_app import state
+
+
+def _playing_key(key: str) -> str:
+    return f"{key}._playing"
+
+
+def _moved_key(key: str) -> str:
+    return f"{key}._moved"   # when the step last moved (Play waits a full delay after a click)
+
+
+def _go(key: str, v: int, n: int) -> None:
+    st.session_state[key] = int(min(max(v, 0), max(n - 1, 0)))
+    st.session_state[_moved_key(key)] = time.monotonic()
+
+
+def _go_by(key: str, delta: int, n: int) -> None:
+    _go(key, int(state.value(key, 0)) + delta, n)
+
+
+def _from_slider(key: str, n: int) -> None:
+    _go(key, int(st.session_state[f"{key}_slider"]) - 1, n)
+
+
+def _toggle_play(key: str, n: int) -> None:
+    on = not st.session_state.get(_playing_key(key), False)
+    if on and int(state.value(key, 0)) >= n - 1:
+        st.session_state[key] = 0          # Play at the last step starts over
+    st.session_state[_playing_key(key)] = on
+    st.session_state[_moved_key(key)] = time.monotonic()
+    st.session_state[f"{key}._restart"] = True   # run_every changes: the page reruns once
+
+
+def _advance_if_due(key: str, n: int, delay_s: float) -> bool:
+    """While playing, one step when ``delay_s`` has passed since the step last moved; at the last
+    step Play ends. Returns True when Play just ended."""
+    ss = st.session_state
+    if not ss.get(_playing_key(key)):
+        return False
+    k = int(state.value(key, 0))
+    if k >= n - 1:
+        ss[_playing_key(key)] = False
+        return True
+    if time.monotonic() - ss.get(_moved_key(key), 0.0) >= 0.8 * delay_s:
+        _go(key, k + 1, n)
+        if k + 1 >= n - 1:
+            ss[_playing_key(key)] = False
+            return True
+    return False
+
+
+def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "Step",
+            delay_s: float = 1.0) -> None:
+    """Draw first/previous/next/last buttons (keyboard: Home, Left, Right, End), Play/Pause and a
+    slider, then ``view(k)`` for the current step ``k``, all in one fragment. ``view`` sees the
+    objects of the page run that defined it (the fit, the plane...): a step click reuses them.
+    Must be called once per page run, where the stepped view goes."""
+    n = max(int(n_steps), 1)
+    state.bind(key, 0, bounds=(0, n - 1))
+    playing = bool(st.session_state.get(_playing_key(key), False))
+
+    @st.fragment(run_every=delay_s if playing else None)
+    def _stepped():
+        ss = st.session_state
+        ended = _advance_if_due(key, n, delay_s)
+        if ss.pop(f"{key}._restart", False) or ended:
+            st.rerun(scope="app")          # Play switched on or off: the fragment's timer changes
+        state.sync_url()
+        k = int(ss.get(key, 0))
+        row = st.container(horizontal=True, vertical_alignment="center")   # buttons as wide as their labels
+        row.button("First", key=f"{key}_first", on_click=_go, args=(key, 0, n), shortcut="Home",
+                   icon=":material/first_page:", help="first step (Home)")
+        row.button("◀ Previous", key=f"{key}_prev", on_click=_go_by, args=(key, -1, n), shortcut="Left",
+                   help="previous step (←)")
+        row.button("Next ▶", key=f"{key}_next", on_click=_go_by, args=(key, 1, n), shortcut="Right",
+                   help="next step (→)", type="primary")
+        row.button("Last", key=f"{key}_last", on_click=_go, args=(key, n - 1, n), shortcut="End",
+                   icon=":material/last_page:", help="last step (End)")
+        row.button("Pause" if playing else "Play", key=f"{key}_play", on_click=_toggle_play, args=(key, n),
+                   icon=":material/pause:" if playing else ":material/play_arrow:",
+                   help=f"advance one step every {delay_s:g} s")
+        if n > 1:
+            ss[f"{key}_slider"] = k + 1   # follows the buttons
+            st.slider(label, 1, n, key=f"{key}_slider", label_visibility="collapsed",
+                      on_change=_from_slider, args=(key, n))
+        view(k)
+        state.sync_url()   # a value the view reset (an option gone at this step)
+
+    _stepped()
