@@ -52,6 +52,7 @@ import os
 import platform
 import random
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -181,8 +182,8 @@ def proc_threads(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-def listening_pid(port: int) -> int:
-    """The process listening on a local TCP port (from /proc/net/tcp* and /proc/*/fd)."""
+def listening_pid(port: int) -> int | None:
+    """The process listening on a local TCP port (from /proc/net/tcp* and /proc/*/fd), or None."""
     inodes = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -201,7 +202,7 @@ def listening_pid(port: int) -> int:
                     return int(pid)
         except OSError:
             continue
-    raise SystemExit(f"no process of this user listens on port {port}")
+    return None
 
 
 def loadavg() -> tuple[float, float, float]:
@@ -235,10 +236,12 @@ def start_server(port: int, config: list[str], env: dict, timeout: float = 180.0
             raise SystemExit(f"the server exited:\n{log.read().decode(errors='replace')}")
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
+                # another server that took the port meanwhile answers too: ours must be the listener
+                if r.status == 200 and listening_pid(port) == proc.pid:
                     return proc
         except OSError:
-            time.sleep(0.5)
+            pass
+        time.sleep(0.5)
     stop_server(proc)
     raise SystemExit(f"the server did not answer within {timeout:g} s")
 
@@ -561,6 +564,12 @@ def widget_state(kind: str, w, known: dict):
             st.int_value = int(w.value if w.set_value else w.default)
         else:
             st.double_value = float(w.value if w.set_value else w.default)
+    elif kind == "slider" and w.options:      # a select_slider: its options' labels
+        if not w.set_value and old is not None:
+            st.CopyFrom(old)
+        else:
+            st.string_array_value.data.extend(list(w.raw_value) if w.set_value
+                                              else [w.options[int(i)] for i in w.default])
     elif kind == "slider":
         if not w.set_value and old is not None:
             st.CopyFrom(old)
@@ -730,8 +739,12 @@ def main(argv=None) -> int:
         env = dict(kv.split("=", 1) for kv in args.env)
         server_cmd = {"config": args.config, "env": env}
         proc = start_server(args.port, args.config, env)
+    # a benchmark stopped by SIGTERM stops its server too (the finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         pid = proc.pid if proc else listening_pid(args.port)
+        if pid is None:
+            raise SystemExit(f"no process of this user listens on port {args.port}")
         return asyncio.run(main_async(args, pid, server_cmd))
     finally:
         if proc is not None:

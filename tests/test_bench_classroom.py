@@ -182,6 +182,26 @@ def test_widget_states_follow_the_server_value_else_the_kept_one_else_the_defaul
     assert "b" not in s.widgets                                 # a button's trigger is sent only on its click
 
 
+def test_a_select_slider_sends_its_options_labels_a_slider_its_numbers():
+    s = _student()
+    s.handle(_new_session())
+    msg = ForwardMsg()
+    msg.metadata.delta_path[:] = [1, 0]
+    sel = msg.delta.new_element.slider
+    sel.id, sel.options[:], sel.default[:] = "tol", ["0.1", "0.01", "0.001"], [2]
+    s.handle(msg.SerializeToString())
+    assert list(s.widgets["tol"].string_array_value.data) == ["0.001"]
+    sel.raw_value[:], sel.set_value = ["0.01"], True
+    s.handle(msg.SerializeToString())
+    assert list(s.widgets["tol"].string_array_value.data) == ["0.01"]
+    num = ForwardMsg()
+    num.metadata.delta_path[:] = [1, 1]
+    num.delta.new_element.slider.id = "nu"
+    num.delta.new_element.slider.default[:] = [0.25]
+    s.handle(num.SerializeToString())
+    assert list(s.widgets["nu"].double_array_value.data) == [0.25]
+
+
 @pytest.mark.slow
 def test_the_benchmark_runs_a_small_class_against_its_own_server(tmp_path):
     out = tmp_path / "run.json"
