@@ -3,6 +3,10 @@ file in ``pages/``, keeping Streamlit's usual URLs (``/Data``, ``/SVM_Tree``, ..
 page in the app state's run hooks (``svmviz_app.state``): values survive page switches, and the
 URL always holds the state of the view, so a copied link reproduces it."""
 
+from svmviz_app import server
+
+server.configure()  # process settings for serving a class, once per server (svmviz_app/server.py)
+
 import streamlit as st
 
 from svmviz_app import state
