@@ -3,6 +3,10 @@ file in ``pages/``, keeping Streamlit's usual URLs (``/Data``, ``/SVM_Tree``, ..
 state's run hooks (``svmviz_app.state``): the URL holds the view at every moment, so a copied link
 reproduces it."""
 
+from svmviz_app import server
+
+server.configure()  # process settings for serving a class, once per server (svmviz_app/server.py)
+
 from svmviz_app import state
 from svmviz_app.navigation import app_navigation
 

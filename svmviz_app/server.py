@@ -1,0 +1,96 @@
+"""Process settings for serving a class from one ``streamlit run app.py``, applied by
+``configure()`` at the top of ``app.py`` (every run calls it; it acts on the first two). Each was
+kept because ``benchmarks/bench_classroom.py`` measured it helping.
+
+- **A cheap collection after each run.** Streamlit runs a full garbage collection after every script
+  run (``runner.postScriptGC``, on in ``.streamlit/config.toml``): it keeps the server's memory down,
+  but it walks every object the process holds, most of them the modules imported once (Streamlit,
+  NumPy, pandas, Plotly, the library). At the second run those have been imported and the first
+  run's garbage collected, so ``gc.freeze()`` moves what is left to a generation the collector no
+  longer walks: each collection then looks only at what the runs made. (Frozen objects are still
+  freed when no longer referenced; only reference cycles among them would stay.)
+
+- **BLAS on one thread.** OpenBLAS keeps a worker per core spinning for a while after each call; a
+  click does a few small matrix products, so the spinning costs more CPU than the products, and the
+  server's other sessions need that core. The limit goes into the environment, which NumPy's and
+  SciPy's OpenBLAS read when they load, and through threadpoolctl to a BLAS already loaded. An
+  ``OPENBLAS_NUM_THREADS`` set by whoever starts the server is kept.
+- **Two malloc arenas.** Every Streamlit script run is a new thread, and glibc gives threads their
+  own memory pools (up to 8 per core), which keep freed memory: the server's memory creeps up over
+  many sessions although nothing is kept. ``mallopt(M_ARENA_MAX, 2)`` is what the environment
+  variable ``MALLOC_ARENA_MAX=2`` does, from inside the process; the arenas made before the app's
+  first run stay, so starting the server with ``python -m svmviz_app.server`` (``streamlit run
+  app.py`` with the variable set from the process's start) keeps it smaller still.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import os
+import platform
+import sys
+import threading
+from pathlib import Path
+
+_M_ARENA_MAX = -8        # glibc's malloc.h
+MALLOC_ARENAS = 2
+
+_runs = 0
+_lock = threading.Lock()
+
+
+def configure() -> None:
+    """At the first run: BLAS threads and malloc arenas; at the second: freeze the start-up
+    objects; later runs: nothing."""
+    global _runs
+    with _lock:          # sessions start their runs in parallel threads
+        _runs += 1
+        run = _runs
+    if run == 1:
+        limit_blas_threads()
+        limit_malloc_arenas(MALLOC_ARENAS)
+    elif run == 2:
+        gc.freeze()
+
+
+def limit_blas_threads() -> int:
+    """One BLAS thread unless ``OPENBLAS_NUM_THREADS`` says otherwise; returns the limit."""
+    n = int(os.environ.setdefault("OPENBLAS_NUM_THREADS", "1"))
+    os.environ.setdefault("MKL_NUM_THREADS", str(n))
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(n, user_api="blas")
+    return n
+
+
+def limit_malloc_arenas(n: int) -> bool:
+    """Cap glibc's malloc arenas at n (unless ``MALLOC_ARENA_MAX`` is set); False where the C
+    library is not glibc."""
+    if "MALLOC_ARENA_MAX" in os.environ or platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, n))
+    except (OSError, AttributeError):
+        return False
+
+
+def launch_command(argv: list[str], environ: dict) -> tuple[list[str], dict, Path]:
+    """The command, environment and folder that serve the app with the allocator and BLAS
+    settings in place from the process's start (the ones already set are kept)."""
+    env = dict(environ)
+    env.setdefault("MALLOC_ARENA_MAX", str(MALLOC_ARENAS))
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    root = Path(__file__).resolve().parents[1]     # the project folder: app.py, .streamlit/config.toml
+    return [sys.executable, "-m", "streamlit", "run", "app.py", *argv], env, root
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m svmviz_app.server [streamlit options]``, e.g. ``--server.address 0.0.0.0``."""
+    cmd, env, root = launch_command(sys.argv[1:] if argv is None else argv, dict(os.environ))
+    os.chdir(root)
+    os.execve(cmd[0], cmd, env)
+
+
+if __name__ == "__main__":
+    main()
