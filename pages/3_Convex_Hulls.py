@@ -1,5 +1,5 @@
 """Convex hulls, reduced convex hulls, the ν-SVM as nearest points, and the zero solution
-(Zapién Arreola, Fehr and Burkhardt 2007, §3.1; DESIGN.md "Reduced convex hulls and ν-SVM" and "Zero solution, exactly")."""
+(Zapién Arreola, Fehr and Burkhardt 2007, §3.1)."""
 
 import numpy as np
 import streamlit as st

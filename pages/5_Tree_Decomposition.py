@@ -1,4 +1,4 @@
-"""Tree decomposition (seed 002): the partition, local SVMs, the ceiling-size search and the
+"""Tree decomposition (Chang, Guo, Lin and Lu 2009): the partition, local SVMs, the ceiling-size search and the
 comparison with one global SVM, on the Data page's training part."""
 
 import numpy as np
@@ -89,7 +89,7 @@ with guard("cannot prepare the data"):
     train = bounded(train, MAX_SAMPLES, "The Tree decomposition page")
     imported = model_upload(TreeDecompositionSVC, "td", n_features=train.n_features)
     # The Data page's test part stays untouched: TD's validation component is carved out of the
-    # Data page's training part (seed 002 §3 splits 4 : 1 : 1 the same way).
+    # Data page's training part (Chang et al. 2009 §3 splits 4 : 1 : 1 the same way).
     tr, va = validation_split(train.y, float(val_fraction), 0)
     Xt, yt, Xv, yv = train.X[tr], train.y[tr], train.X[va], train.y[va]
 if Xt is None:

@@ -1,4 +1,4 @@
-"""DAG SVM and weighted DAG SVM (seed 003): pairwise boundaries, voting and its unclassifiable
+"""DAG SVM and weighted DAG SVM (Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, Improved DAG SVM): pairwise boundaries, voting and its unclassifiable
 regions, DAG regions for a chosen class list, and the clusters, weights and fused regions of WDAG,
 on the Data page's training part (or a visibly labelled preset)."""
 
@@ -27,9 +27,9 @@ from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_download
 # Every map evaluates K(K−1)/2 SVMs (and N cluster DAGs) on a grid of ~10⁴ points; the pairwise
 # training is O(n²) per pair: 3,000 training samples keep the page interactive.
 MAX_SAMPLES = 3000
-# Presets (local overrides): the two situations of issue 12 — data where per-cluster DAGs win
-# (globally mixed, locally separable; the seed's weak linear baseline) and where WDAG cannot win
-# (the seed's Data4: overlapping Gaussians, Bayes accuracy ≈ 69 %).
+# Presets (local overrides): two situations worth showing — data where per-cluster DAGs win
+# (globally mixed, locally separable; the paper's weak linear baseline) and where WDAG cannot win
+# (the paper's Data4: overlapping Gaussians, Bayes accuracy ≈ 69 %).
 CURRENT = "current data set"
 PRESETS = {"override: local triangles (WDAG can win)": ("local_triangles", {"n_per_class": 17, "std": 0.25}),
            "override: Data4 (WDAG cannot win)": ("interlaced", {"level": 4})}

@@ -1,4 +1,4 @@
-"""Scatter SVM (seed 004): class prototypes, their mean and the scatter the dual minimises; the
+"""Scatter SVM (Jenssen, Kloft, Zien, Sonnenburg and Müller 2012): class prototypes, their mean and the scatter the dual minimises; the
 binary ν-SVM as its two-class case; sensitivity maps per class and for the mean."""
 
 from __future__ import annotations

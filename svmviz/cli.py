@@ -84,7 +84,7 @@ class Progress:
 # --- helpers ------------------------------------------------------------------------------------
 
 def _dataset(spec: str):
-    """A local file wins over a built-in of the same name (issue 16); stderr says which was used."""
+    """A local file wins over a built-in of the same name; stderr says which was used."""
     from svmviz.data import BUILTINS, DataError, load_builtin, load_dataset
 
     path = Path(spec)
@@ -206,7 +206,7 @@ def cmd_predict(args) -> None:
     print(f"accuracy: {float(np.mean(pred == ds.y)):.4f} ({ds.n_samples} samples)")
     if args.out:
         # feature names and labels come from the user's file: a cell "=cmd|..." must not become a
-        # formula when a spreadsheet opens the output (issue 16, item 10)
+        # formula when a spreadsheet opens the output
         table = pd.DataFrame(ds.X, columns=[csv_cell(f) for f in ds.feature_names])
         table["label"] = [csv_cell(v) for v in ds.y.tolist()]
         table["prediction"] = [csv_cell(v) for v in pred.tolist()]

@@ -58,7 +58,7 @@ def _real(v, name: str) -> float:
 
 
 def _degree(v) -> int:
-    # int(2.5) would silently fit a degree-2 kernel (issue 16, item 11)
+    # int(2.5) would silently fit a degree-2 kernel
     f = _real(v, "degree")
     if f != int(f) or f < 1:
         raise ParameterError(f"degree must be a whole number ≥ 1, got {v!r}")
@@ -67,7 +67,7 @@ def _degree(v) -> int:
 
 def _finite(K: np.ndarray, kern: "Kernel") -> np.ndarray:
     # an overflowing Gram matrix (large features, a high polynomial degree) would let a solver
-    # "converge" to garbage and a model predict NaN (issue 16, item 7): refuse it here
+    # "converge" to garbage and a model predict NaN: refuse it here
     if not np.all(np.isfinite(K)):
         raise DataError(f"the {kern.name} kernel overflows on these features (gamma={kern.gamma:g}, "
                         f"degree={kern.degree}, coef0={kern.coef0:g}): rescale the features "
@@ -87,7 +87,7 @@ class Kernel:
     def __post_init__(self):
         if not isinstance(self.name, str) or self.name not in KERNELS:
             raise ParameterError(f"kernel must be one of {', '.join(KERNELS)}, not {self.name!r}")
-        # a NaN/inf/negative coefficient gives NaN Gram matrices and "converged" garbage (issue 16)
+        # a NaN/inf/negative coefficient gives NaN Gram matrices and "converged" garbage
         if _real(self.gamma, "gamma") <= 0:
             raise ParameterError(f"gamma must be positive, got {self.gamma!r}")
         if _degree(self.degree) != self.degree:

@@ -70,7 +70,7 @@ class Dataset:
 
 def check_labels(y) -> np.ndarray:
     """``y`` as an array of numbers or of strings; mixed labels are refused, since
-    ``np.asarray([1, "a"])`` would silently turn the 1 into the class "1" (issue 16)."""
+    ``np.asarray([1, "a"])`` would silently turn the 1 into the class "1"."""
     if isinstance(y, np.ndarray) and y.dtype != object:
         return y
     try:
@@ -123,7 +123,7 @@ def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-# --- user strings shown or written safely (issue 16, item 10) -----------------------------------
+# --- user strings shown or written safely ------------------------------------------------------
 
 #: Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

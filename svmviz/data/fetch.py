@@ -1,4 +1,4 @@
-"""LIBSVM's ``fourclass_scale`` (seed 000: the running example of §3, Figs. 3.4–3.11, and the
+"""LIBSVM's ``fourclass_scale`` (Zapién Arreola, Fehr and Burkhardt 2007: the running example of §3, Figs. 3.4–3.11, and the
 experiment of §5.1.3), fetched once into a user cache and checked against its known SHA-256
 before it is used.
 

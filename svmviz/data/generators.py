@@ -26,7 +26,7 @@ def fourclass_like(n: int = 800, seed: int = 0) -> Dataset:
 
 
 def mexican_hat(n: int = 600, seed: int = 0) -> Dataset:
-    """Seed 000 Fig. 2.7/3.15: points above (+1) or below (−1) a Mexican-hat (Ricker) curve."""
+    """Zapién Arreola, Fehr and Burkhardt 2007, Fig. 2.7/3.15: points above (+1) or below (−1) a Mexican-hat (Ricker) curve."""
     rng = np.random.default_rng(seed)
     X = np.column_stack([rng.uniform(-4, 4, n), rng.uniform(-0.8, 1.4, n)])
     h = (1 - X[:, 0] ** 2 / 2) * np.exp(-X[:, 0] ** 2 / 4)
@@ -35,7 +35,7 @@ def mexican_hat(n: int = 600, seed: int = 0) -> Dataset:
 
 
 def elephant_in_snake(n: int = 600, seed: int = 0) -> Dataset:
-    """Seed 000 Fig. 2.7–2.9: a round blob (+1) swallowed by a winding band (−1): no line
+    """Zapién Arreola et al. 2007, Fig. 2.7–2.9: a round blob (+1) swallowed by a winding band (−1): no line
     separates them."""
     rng = np.random.default_rng(seed)
     k = n // 3
@@ -52,7 +52,7 @@ def elephant_in_snake(n: int = 600, seed: int = 0) -> Dataset:
 
 
 def checkerboard(n_classes: int = 4, n_per_class: int = 20, overlap: float = 0.1, seed: int = 0) -> Dataset:
-    """Seed 004 §5: a board of ⌈√K⌉ columns, one class per field, fields slightly overlapping."""
+    """Jenssen, Kloft, Zien, Sonnenburg and Müller 2012, §5: a board of ⌈√K⌉ columns, one class per field, fields slightly overlapping."""
     rng = np.random.default_rng(seed)
     cols = int(np.ceil(np.sqrt(n_classes)))
     X, y = [], []
@@ -68,7 +68,7 @@ def checkerboard(n_classes: int = 4, n_per_class: int = 20, overlap: float = 0.1
 
 def gaussians_on_circle(n_classes: int = 5, n_per_class: int = 10, spacing: float = 1.0,
                         std: float = 0.3, seed: int = 0) -> Dataset:
-    """Seed 004 §5: K Gaussians evenly on a circle whose radius keeps neighbours ``spacing`` apart."""
+    """Jenssen et al. 2012, §5: K Gaussians evenly on a circle whose radius keeps neighbours ``spacing`` apart."""
     rng = np.random.default_rng(seed)
     radius = max(spacing * n_classes / (2 * np.pi), spacing)
     ang = 2 * np.pi * np.arange(n_classes) / n_classes
@@ -80,7 +80,7 @@ def gaussians_on_circle(n_classes: int = 5, n_per_class: int = 10, spacing: floa
 
 
 def hypercubes(m: int = 200, n_dims: int = 2, seed: int = 0) -> Dataset:
-    """Seed 001 Table 1: m points, half uniform in [0, 40]ⁿ (−1) and half in [60, 100]ⁿ (+1)."""
+    """Yang and Ahuja 2000, Table 1: m points, half uniform in [0, 40]ⁿ (−1) and half in [60, 100]ⁿ (+1)."""
     rng = np.random.default_rng(seed)
     a = m // 2
     X = np.vstack([rng.uniform(0, 40, (a, n_dims)), rng.uniform(60, 100, (m - a, n_dims))])
@@ -89,7 +89,7 @@ def hypercubes(m: int = 200, n_dims: int = 2, seed: int = 0) -> Dataset:
                    f"generated: hypercubes(m={m}, n={n_dims}, seed={seed})")
 
 
-#: Data1–Data4 of seed 003 Table 1: separate, then increasingly interlaced (std of each class).
+#: Data1–Data4 of Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, Improved DAG SVM, Table 1: separate, then increasingly interlaced (std of each class).
 INTERLACE_STD = {1: 0.25, 2: 0.55, 3: 0.85, 4: 1.15}
 
 
@@ -98,7 +98,7 @@ INTERLACE_CENTRES = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.7]])
 
 
 def interlaced(level: int = 1, n_per_class: int = 50, seed: int = 0) -> Dataset:
-    """Seed 003 Data1–Data4: three 2-D Gaussian classes on a triangle; the higher the level the
+    """Sabzekar et al., Data1–Data4: three 2-D Gaussian classes on a triangle; the higher the level the
     more they overlap (level 1 separate)."""
     if level not in INTERLACE_STD:
         from svmviz.errors import DataError
@@ -128,7 +128,7 @@ def _local_centres(n_clusters: int, radius: float, side: float) -> np.ndarray:
 
 def local_triangles(n_clusters: int = 3, n_per_class: int = 20, std: float = 0.25, radius: float = 3.0,
                     side: float = 1.5, seed: int = 0) -> Dataset:
-    """Globally mixed, locally separable (where seed 003's per-cluster DAGs can win): every one of
+    """Globally mixed, locally separable (where the per-cluster DAGs of Sabzekar et al. can win): every one of
     ``n_clusters`` clusters holds all three classes (``n_per_class`` each) on a small triangle, in a
     different arrangement per cluster, so no class has a region of its own across the clusters
     while inside one cluster the classes barely overlap (``std`` ≪ ``side``)."""
@@ -217,7 +217,7 @@ def split_class(n_per_cluster: int = 6, seed: int = 0) -> Dataset:
 
 
 def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
-    """Seed 004 Fig. 16–20: five dimensions, three classes; only dimensions 1 and 2 discriminate
+    """Jenssen et al. 2012, Fig. 16–20: five dimensions, three classes; only dimensions 1 and 2 discriminate
     (class centres on a triangle there), dimensions 3–5 are the same noise for every class."""
     rng = np.random.default_rng(seed)
     centres = np.array([[0.0, 0.0], [3.0, 0.0], [1.5, 2.6]])
@@ -236,7 +236,7 @@ GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_s
 MAX_GENERATED = 20_000
 #: The largest data set ``generate`` makes, in cells (points × features): 2,000,000 float64 cells
 #: are 16 MB; a product of counts (classes × points per class, points × dimensions) is refused
-#: above it before anything is allocated (issue 16).
+#: above it before anything is allocated.
 MAX_GENERATED_CELLS = 2_000_000
 COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters", "n_per_cluster"}
 

@@ -35,7 +35,7 @@ _SNIFF_CHARS = 65536
 def read_capped(path, max_mb: float, error: type[Exception] = DataError,
                 expected: str = "a CSV or LIBSVM file") -> bytes:
     """The bytes of the regular file ``path``, at most ``max_mb`` MB, or ``error`` saying why not:
-    a directory, a device (/dev/zero never ends) or a pipe is not "no such file" (issue 16);
+    a directory, a device (/dev/zero never ends) or a pipe is not "no such file";
     nothing beyond the cap is read even if the file grows after ``stat``."""
     path = Path(path)
     limit = int(max_mb * 2**20)

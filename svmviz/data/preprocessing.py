@@ -1,4 +1,4 @@
-"""Normalization as the seeds use it (fit on the training part, apply to the test part) and
+"""Normalization as the papers use it (fit on the training part, apply to the test part) and
 stratified, seeded splits."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ METHODS = ("none", "minmax", "stddev")
 def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0, 1.0)):
     """Return (X_train', X_test') normalized with statistics of ``X_train`` only.
 
-    The two methods of seed 000 §5 (its tables report "Min-Max" and "Std-Dev" results):
+    The two methods of Zapién Arreola, Fehr and Burkhardt 2007, §5 (its tables report "Min-Max" and "Std-Dev" results):
     "minmax": each feature mapped linearly so the training range becomes ``feature_range``
-    ([-1, 1] by default, as LIBSVM's svm-scale and fourclass_scale; seed 002 §3 uses (0, 1));
+    ([-1, 1] by default, as LIBSVM's svm-scale and fourclass_scale; Chang, Guo, Lin and Lu 2009 §3 uses (0, 1));
     "stddev": zero mean and unit standard deviation; "none": unchanged. Constant features are
     left centred, not divided by 0. Test values may fall outside the range: that is the point
     of fitting on the training part only.
@@ -34,7 +34,7 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
         return X_train.copy(), None if X_test is None else X_test.copy()
     # statistics of x / s with s the power of two at or just below each training feature's largest
     # |value|: dividing by a power of two is exact, so the result is the same bit for bit, but a
-    # range or a variance of values near ±1e308 no longer overflows to inf (which divided the
+    # range or a variance of values near ±1e308 does not overflow to inf (which would divide the
     # whole feature to 0, silently)
     s = np.ldexp(1.0, np.frexp(np.abs(X_train).max(axis=0))[1] - 1)
     Xs = X_train / s

@@ -1,6 +1,6 @@
 """Lesson files: a data set, the app's state and optionally a trained model as one versioned JSON
 document, so that an uploaded data set and the view on it can be handed to students and brought
-back (issue 11, item 2: a URL cannot hold uploaded data).
+back (a URL cannot hold uploaded data).
 
 Like model files (``svmviz.export.models``), never pickle: loading only builds numbers, strings
 and float arrays, and checks all of them — size first, then format and version, then every

@@ -22,7 +22,7 @@ from svmviz.models.constraints import check_params
 FORMAT = "svmviz-model"
 VERSION = 1
 #: Model documents larger than this are refused before parsing (a 50 MB document took 1.7 GB and
-#: 21 s to parse, and /dev/zero was read until MemoryError: issue 16). Pass ``max_mb=`` for more.
+#: 21 s to parse, and /dev/zero was read until MemoryError). Pass ``max_mb=`` for more.
 MAX_MODEL_MB = 20
 #: Fitted attributes that may hold NaN by design (``ScatterSVC.mu_`` without μ, guard planes of
 #: points without an LP); every other float of an estimator's own state must be finite.
@@ -60,7 +60,7 @@ def dumps_model(model) -> str:
 def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
     """The estimator in a model document; every problem is a ``ModelFormatError``.
 
-    Beyond the structure the values are checked (issue 16): the parameters against the
+    Beyond the structure the values are checked: the parameters against the
     estimator class's constraints (``svmviz.models.constraints``), the estimator's own floats
     finite, and the model must predict a probe (points from its own state) with finite decisions
     and known labels; a document of more than ``max_mb`` MB is refused unread."""

@@ -1,9 +1,10 @@
-"""Linear programs on (reduced) convex hulls, with certificates (DESIGN.md, "Reduced convex hulls").
+"""Linear programs on (reduced) convex hulls, with certificates.
 
-RCH(X, μ) = {Σ λ_i x_i : Σ λ_i = 1, 0 ≤ λ_i ≤ μ} (seed 000 §3.1, seed 004's binary view).
+RCH(X, μ) = {Σ λ_i x_i : Σ λ_i = 1, 0 ≤ λ_i ≤ μ} (Zapién Arreola, Fehr and Burkhardt 2007,
+§3.1; the binary view of Jenssen, Kloft, Zien, Sonnenburg and Müller 2012).
 
 Every constraint matrix is a ``scipy.sparse`` matrix with O(m·d) non-zeros, so memory stays linear
-in the number of points m (issue 16 item 2: the m×m identity of ``min_mu_containing`` alone was
+in the number of points m (a dense m×m identity in ``min_mu_containing`` alone would take
 2.4 GB at m = 10,000). HiGHS takes sparse matrices as they are.
 """
 
@@ -98,7 +99,7 @@ def min_mu_containing(p, X, backend: str = "highs") -> ContainmentResult:
 
     Solved in the homogenised form (u = λ/t, s = 1/t):  max s  s.t.  Xᵀu = s·p, Σu = s,
     0 ≤ u ≤ 1 — d + 1 rows and box bounds instead of m rows λ_i ≤ t, so memory is O(m·d) and the
-    simplex handles the bounds directly (issue 16 item 2). If p ∈ conv(X), t* ≤ 1 gives s* ≥ 1;
+    simplex handles the bounds directly. If p ∈ conv(X), t* ≤ 1 gives s* ≥ 1;
     otherwise only s = 0 is feasible."""
     p, X = _check(p, X)
     m, d = X.shape

@@ -1,5 +1,5 @@
-"""Convex hulls, reduced convex hulls and nearest points (DESIGN.md "Reduced convex hulls and
-ν-SVM"; seed 000 §3.1, Fig. 3.1–3.3; seed 004's binary ν-SVM view).
+"""Convex hulls, reduced convex hulls and nearest points (Zapién Arreola, Fehr and
+Burkhardt 2007, §3.1, Fig. 3.1–3.3; the binary ν-SVM view of Jenssen et al. 2012).
 
 RCH(X, μ) = {Σ λ_i x_i : Σ λ_i = 1, 0 ≤ λ_i ≤ μ}: empty for μ < 1/m, the centroid at μ = 1/m,
 conv(X) for μ ≥ 1. Its support point in direction u puts μ on the k = ⌊1/μ⌋ points with the largest
@@ -97,8 +97,8 @@ def hull_boundary(X, max_dim: int = 8) -> np.ndarray:
 def hull_masks(X, max_dim: int = 8) -> tuple[np.ndarray, np.ndarray]:
     """(boundary, vertices): boolean masks of the points on the boundary of conv(X) (as
     ``hull_boundary``) and of its extreme points. An affine function that is ≥ 0 on the vertices
-    is ≥ 0 on every point, so LPs over "all points on one side" need only the vertex rows (seed
-    001's guard-vector LPs, separability). Above ``max_dim`` both masks are all True."""
+    is ≥ 0 on every point, so LPs over "all points on one side" need only the vertex rows (the
+    guard-vector LPs of Yang and Ahuja 2000, separability). Above ``max_dim`` both masks are all True."""
     X = _points(X)
     m, d = X.shape
     boundary = np.ones(m, dtype=bool)
@@ -274,7 +274,7 @@ def _vertex_directions(V: np.ndarray) -> np.ndarray:
 @register_record
 @dataclass
 class NearestPoints:
-    """The nearest points of RCH(Xa, μ) and RCH(Xb, μ) (the ν-SVM dual, DESIGN.md).
+    """The nearest points of RCH(Xa, μ) and RCH(Xb, μ) (the ν-SVM dual).
 
     ``point_a``/``point_b``/``w`` are coordinates (None for a non-linear kernel, where they live
     in feature space); ``w = point_a − point_b``; ``b`` makes w·x + b = 0 the bisector of the
@@ -316,7 +316,7 @@ def mu_to_nu(mu: float, m: int) -> float:
 
 def nearest_points(Xa, Xb, mu, kernel=None, solver: str = "smo", tol: float = 1e-6) -> NearestPoints:
     """min ‖Σ λ_a φ(x_a) − Σ λ_b φ(x_b)‖², Σ λ_a = Σ λ_b = 1, 0 ≤ λ ≤ μ, as a ``QPProblem`` with
-    one equality group per class (seed 000 Fig. 3.2; the ν-SVM dual divided by νm/2).
+    one equality group per class (Zapién Arreola et al. 2007, Fig. 3.2; the ν-SVM dual divided by νm/2).
 
     ``kernel``: None/"linear" or a ``Kernel``; ``solver``: "smo" or "cvxpy"."""
     Xa, Xb = _points(Xa, "Xa"), _points(Xb, "Xb")
@@ -375,7 +375,7 @@ class NearestToPoint:
 
 
 def nearest_point_to(p, X, mu: float = 1.0, solver: str = "smo", tol: float = 1e-8) -> NearestToPoint:
-    """min ‖Σ λ_i x_i − p‖², Σλ = 1, 0 ≤ λ ≤ μ (the H1-SVM geometry of seed 000 §3.1.2 with
+    """min ‖Σ λ_i x_i − p‖², Σλ = 1, 0 ≤ λ ≤ μ (the H1-SVM geometry of Zapién Arreola et al. 2007, §3.1.2 with
     p the non-hard centroid: w ∝ p* − s̄, zero exactly when s̄ ∈ conv(X_hard))."""
     X = _points(X)
     p = np.asarray(p, dtype=np.float64)

@@ -1,12 +1,12 @@
-"""When does the linear C-SVM return w = 0? (seed 000 §4.3.2, Theorem 1 and Corollary 1;
-DESIGN.md "Zero solution, exactly").
+"""When does the linear C-SVM return w = 0? (Zapién Arreola, Fehr and Burkhardt 2007, §4.3.2, Theorem 1 and Corollary 1;
+ARCHITECTURE.md).
 
 With hard class k (bound D_k on its α) and the other class k̄ (bound D_k̄, m_k̄ samples), w = 0 is
 optimal exactly when the centroid s_k̄ of k̄ lies in RCH(X_k, μ) with μ = D_k / (D_k̄ m_k̄): all
 α of k̄ at D_k̄ and the hard α = D_k̄ m_k̄ λ reproduce s_k̄, giving −Σα its least value with
 ‖w‖ = 0. The smallest D_k with that property is D_k* = t*·D_k̄·m_k̄, t* from ``min_mu_containing``.
-Theorem 1 (the hulls of the classes intersect) is the weaker, necessary warning. The seed states
-Theorem 1 with the max over C_k; its proof needs the coefficients of C_k̄ (DESIGN.md note).
+Theorem 1 (the hulls of the classes intersect) is the weaker, necessary warning. The paper states
+Theorem 1 with the max over C_k; its proof needs the coefficients of C_k̄.
 """
 
 from __future__ import annotations
@@ -155,10 +155,10 @@ def lower_zero_threshold(X_hard, X_other, D_other: float = 1.0, backend: str = "
 @register_record
 @dataclass
 class HardClassZero:
-    """The exact zero-solution picture of one hard class at one step (DESIGN.md "Zero solution,
-    exactly", both sides), computed when a step is viewed: w = 0 for C_k ≥ ``D_star`` and for
+    """The exact zero-solution picture of one hard class at one step (both sides of the zero
+    condition), computed when a step is viewed: w = 0 for C_k ≥ ``D_star`` and for
     C_k ≤ ``D_low``; the window (D_low, D_star) contains ``floor`` = m_other/m_hard. ``paper_C``:
-    where the seed's loop C_k ← C_k/f lands (nan when it jumps over the window); ``exact_C``:
+    where the paper's loop C_k ← C_k/f lands (nan when it jumps over the window); ``exact_C``:
     where ck_rule="exact" lands. ``case``: the ``ZeroSolutionCase`` (LP certificate) at C_hard;
     ``hulls_intersect``: Theorem 1's weaker warning."""
 
@@ -182,7 +182,7 @@ class HardClassZero:
 def hard_class_zero(X, y, hard_class: int, C_hard: float, reduction: float, exact_margin: float,
                     backend: str = "highs"):
     """Both thresholds of one hard class (non-hard bound 1) and where each C_k rule lands:
-    the seed's C_k ← C_k/f (§4.3.2) and the exact rule (start at (1 − ε)·D_k*, never below
+    the paper's C_k ← C_k/f (§4.3.2) and the exact rule (start at (1 − ε)·D_k*, never below
     m_other/m_hard). Two LPs; the SVM tree computes this only when a step is viewed."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     Xh, Xo = X[y == hard_class], X[y != hard_class]
@@ -222,7 +222,7 @@ class WNormSweep:
 
 def c_svm_w(X, y, D_pos: float, D_neg: float, solver: str = "smo", tol: float = 1e-6) -> np.ndarray:
     """w = Σ α_i y_i x_i of the linear C-SVM with α ≤ D_pos on class +1 and ≤ D_neg on −1
-    (seed 000 Problem 2.4), solved by a real QP backend."""
+    (Zapién Arreola et al. 2007, Problem 2.4), solved by a real QP backend."""
     X, y = np.asarray(X, dtype=np.float64), np.where(np.asarray(y) > 0, 1.0, -1.0)
     upper = np.where(y > 0, float(D_pos), float(D_neg))
     res = solve_qp(QPProblem.c_svm(y, upper, kernel=Kernel("linear"), X=X), backend=solver, tol=tol)

@@ -1,4 +1,4 @@
-"""Growing, predicting and pruning one binary SVM tree (seed 000, chapters 3–4).
+"""Growing, predicting and pruning one binary SVM tree (Zapién Arreola, Fehr and Burkhardt 2007, chapters 3–4).
 
 Labels are ±1 here. At each step the four QP candidates of Fig. 4.1 (C-SVM and H1-SVM, each
 class as the hard class) are solved on the samples still in play, each gets the threshold of
@@ -9,17 +9,17 @@ class as the hard class) are solved on the samples still in play, each gets the 
   given hyperplane cannot reduce the problem". Each stuck candidate gets its −w and its
   perpendicular hyperplanes (both orientations), while the other candidates stand as they are.
 - "all_stuck": only when all four candidates are stuck, the perpendiculars of all of them, then
-  (still stuck) their sign changes (Table 4.1 of the seed: perpendiculars were used, w's sign
+  (still stuck) their sign changes (Table 4.1 of the paper: perpendiculars were used, w's sign
   never).
 
-Where this departs from the seed (said again where it happens):
+Where this departs from the paper (said again where it happens):
 - H1-SVM is solved in its bounded form (α ≤ C_k on the hard class, eq. 3.4's C_i) so the zero
-  loop applies to it as to the C-SVM; the seed's eq. 4.3 has no upper bound.
+  loop applies to it as to the C-SVM; the paper's eq. 4.3 has no upper bound.
 - The zero loop is bounded by the C_k range, not by a number of tries, and records why it stops.
   ``ck_rule="exact"`` (default) picks C_k from the exact threshold D_k* instead of dividing by f.
 - When even the perpendiculars and sign changes leave nothing out (e.g. coinciding points of both
   classes), the chain ends and the remaining region takes the majority class; the trace says why.
-  ``majority_stop=True`` does that already at the first stuck step (opt-in, not in the seed).
+  ``majority_stop=True`` does that already at the first stuck step (opt-in, not in the paper).
 - ``w_tol`` is relative: ‖w‖ / Σ α_i‖x_i − x̄‖ (scale- and translation-invariant; ‖w‖ alone changes
   with the data's units).
 """
@@ -190,7 +190,7 @@ def hard_class_candidates(qp: StepQP, hc: int) -> list:
     """The C-SVM and H1-SVM candidates with hard class hc (as switched on), each with the C_k
     tries of the zero-solution loop of §4.3.2 under ``ck_rule``.
 
-    The zero condition (DESIGN.md "Zero solution, exactly"): with m_h hard and m_o other samples,
+    The zero condition: with m_h hard and m_o other samples,
     for C_k ≥ m_o/m_h the C-SVM gives w = 0 exactly when C_k ≥ D_k* (the other centroid in
     RCH(hard, C_k/m_o)) — the same condition as the bounded H1-SVM — and for C_k ≤ m_o/m_h exactly
     when C_k ≤ D_low (the roles swap). m_o/m_h lies in the non-zero window (D_low, D_k*) unless
@@ -232,7 +232,7 @@ def _ladder(s: TreeSettings):
 def _try(qp: StepQP, solve, hc, C_k, alpha0):
     res, w = solve(hc, C_k, alpha0)
     if not (np.isfinite(res.objective) and np.all(np.isfinite(w))):
-        # issue 16 item 7: refused here, where the QP is known — a NaN QP "converges" (no index
+        # refused here, where the QP is known — a NaN QP would "converge" (no index
         # violates a NaN gradient) and its candidate would silently leave nothing out
         dual = "C-SVM" if solve == qp.c_svm else "H1-SVM"
         raise DataError(f"SVMTreeClassifier: the {dual} node QP (hard class {hc:+d}, C_k = {C_k:.4g}, "

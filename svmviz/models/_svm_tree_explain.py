@@ -1,8 +1,8 @@
-"""Each step of an SVM tree (seed 000, chapters 3–4) in plain words, read from the trace.
+"""Each step of an SVM tree (Zapién Arreola, Fehr and Burkhardt 2007, chapters 3–4) in plain words, read from the trace.
 
 Nothing is solved here except the step's zero-solution report (two LPs per hard class, cached by
 the model), which says *why* a candidate returned w = 0: the centroid of the other class lies in
-the reduced convex hull of the hard class (DESIGN.md "Zero solution, exactly").
+the reduced convex hull of the hard class.
 """
 
 from __future__ import annotations

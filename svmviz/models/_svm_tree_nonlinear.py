@@ -1,9 +1,9 @@
-"""The non-linear node of the SVM tree (seed 000 §3.3).
+"""The non-linear node of the SVM tree (Zapién Arreola, Fehr and Burkhardt 2007, §3.3).
 
-The seed builds the linear chain, then moves a final RBF node "from the last node up the tree",
+The paper builds the linear chain, then moves a final RBF node "from the last node up the tree",
 and insists the RBF SVM is trained on the entire training set. Where to put it: most test errors
-of the linear chain happen at the nodes that leave out only a handful of samples ("slivers",
-DESIGN.md seed 000), so the RBF node goes before the first kept node that decides fewer than k
+of the linear chain happen at the nodes that leave out only a handful of samples ("slivers"),
+so the RBF node goes before the first kept node that decides fewer than k
 training samples. Its γ and C are chosen by cross-validation on the whole training set, scored
 only on the held-out samples that reach the node — the samples it will actually decide.
 """
@@ -64,7 +64,7 @@ def add_nonlinear(tree: BinaryTree, X, y, nl: dict, solver: str) -> None:
         i, j = np.unravel_index(np.nanargmax(acc), acc.shape)  # first best: smallest C, then γ
     else:
         i = j = 0
-    with inner_fits():   # the tree collects svm.converged_ and warns once (issue 16 item 7)
+    with inner_fits():   # the tree collects svm.converged_ and warns once
         svm = BinarySVC(C=float(Cs[i]), kernel="rbf", gamma=float(gammas[j]), solver=solver).fit(X, y)
     tree.svm = svm
     tree.nonlinear = NonlinearReport(depth, int(nl["k"]), decided, int(reach.sum()), float(Cs[i]),

@@ -1,4 +1,4 @@
-"""The lean QP path of the SVM tree (issue 14): a small dense SMO for the node QPs of seed 000.
+"""The lean QP path of the SVM tree: a small dense SMO for the node QPs of Zapién Arreola, Fehr and Burkhardt 2007.
 
 Every node QP of the tree (C-SVM eq. 4.2, bounded H1-SVM eq. 4.3) is
     min ½ αᵀQα − Σα   s.t.  L ≤ α ≤ U,  Σ y_i α_i = 0,   Q_ij = y_i y_j x_i·x_j,
@@ -18,7 +18,7 @@ import numpy as np
 TAU = 1e-12
 #: Iteration cap of one node QP; None: LIBSVM's max(10⁷, 100 n). A QP that reaches it (or that
 #: floating point stops from making progress) returns ``converged=False``, which the tree
-#: collects and reports (issue 16 item 7); the tests lower it to force that case.
+#: collects and reports; the tests lower it to force that case.
 MAX_ITER = None
 
 

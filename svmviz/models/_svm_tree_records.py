@@ -1,4 +1,4 @@
-"""The records an SVM tree (seed 000, chapters 3–4) keeps: its nodes and the trace of every step.
+"""The records an SVM tree (Zapién Arreola, Fehr and Burkhardt 2007, chapters 3–4) keeps: its nodes and the trace of every step.
 
 They are plain registered dataclasses, so a fitted tree saves to the JSON model with its whole
 trace and a page can show step k without recomputing anything.
@@ -12,7 +12,7 @@ import numpy as np
 
 from svmviz.registry import register_record
 
-# Fig. 4.1 of seed 000 names the four QP candidates a–d in this order.
+# Fig. 4.1 of Zapién Arreola et al. 2007 names the four QP candidates a–d in this order.
 FIG41_LABELS = {("c-svm", -1): "a", ("c-svm", 1): "b", ("h1-svm", -1): "c", ("h1-svm", 1): "d"}
 
 

@@ -1,4 +1,4 @@
-"""Local SVMs on the leaves of a tree decomposition (seed 002 §2, the "lSVM" of §4).
+"""Local SVMs on the leaves of a tree decomposition (Chang, Guo, Lin and Lu 2009, §2, the "lSVM" of §4).
 
 One job trains one leaf for one γ and a list of C values: the leaf's Gram matrix is computed once
 and shared by every C (and by every class pair of a multi-class leaf), and with the SMO solver
@@ -31,7 +31,7 @@ class TDLocalSVM:
     support_vectors : (n_sv, d), the union over machines; dual_coef : (m, n_sv) α_i y_i (0 where
         a vector is not a support vector of that machine); intercept : (m,)
     C, gamma : the parameters θ; multi_class : "ovo" or "ovr"
-    converged : whether the solver reached its tolerance on every machine (issue 16 item 7);
+    converged : whether the solver reached its tolerance on every machine;
     n_iter, max_violation : the largest iteration count and final KKT violation over the machines
         (0 where the solver does not say: LIBSVM); objective : the sum of the machines' dual
         objectives (None with LIBSVM, which does not report it)
@@ -65,7 +65,7 @@ class TDLocalSVM:
 
     def scores(self, X: np.ndarray, n_classes: int) -> np.ndarray:
         """(n, K) class scores whose argmax is the prediction: one-vs-one votes (Knerr et al., the
-        seed's 1A1) or one-vs-rest decision values (the seed's 1AO)."""
+        paper's 1A1) or one-vs-rest decision values (the paper's 1AO)."""
         return scores_from_decision(self, self.decision(X), n_classes)
 
 
@@ -146,7 +146,7 @@ def train_leaf(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, gamma: float, Cs
     """
     classes = np.unique(y)
     machines = _machines(classes, multi_class)
-    # LIBSVM trains one-vs-one pairs itself (the seed's 1A1), sharing one kernel cache.
+    # LIBSVM trains one-vs-one pairs itself (the paper's 1A1), sharing one kernel cache.
     libsvm_ovo = solver == "libsvm" and multi_class == "ovo" and classes.size > 2
     # Otherwise one Gram matrix serves every C and pair; with a single machine and C nothing is
     # shared, and beyond DENSE_MAX samples (n² floats) the solver's own kernel cache is cheaper

@@ -1,8 +1,8 @@
-"""The decomposition tree of seed 002 §2.1: entropy impurity, axis-aligned binary splits.
+"""The decomposition tree of Chang, Guo, Lin and Lu 2009, §2.1: entropy impurity, axis-aligned binary splits.
 
 The tree is grown once, to the smallest ceiling size σ₀; the tree of any larger ceiling σ is the
 same tree read with an earlier stop (a node with fewer than σ samples is a leaf), which is the
-seed's "drop a few nodes from the lower levels" of §2.2. ``grow_tree`` is the only place a tree is
+paper's "drop a few nodes from the lower levels" of §2.2. ``grow_tree`` is the only place a tree is
 fitted, so a test can count the fits.
 """
 

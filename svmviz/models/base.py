@@ -18,7 +18,7 @@ from svmviz.kernels import Kernel
 from svmviz.models.constraints import check_data_needs, check_params
 
 #: Largest |feature| accepted. Beyond it squared distances and kernel values overflow float64
-#: (|x| ≈ 1e154 squares to the largest double): the fit would "converge" to garbage (issue 16).
+#: (|x| ≈ 1e154 squares to the largest double): the fit would "converge" to garbage.
 MAX_ABS_FEATURE = 1e100
 
 
@@ -58,7 +58,7 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
     def __init_subclass__(cls, **kwargs):
         # Every ``fit`` checks the parameter table before its own code runs (as scikit-learn's
         # ``_fit_context`` does), so an estimator's own checks never meet a NaN, a string for a
-        # number or 10**400 first (issue 16, item 8: those surfaced as TypeError/OverflowError).
+        # number or 10**400 first (they would otherwise surface as TypeError/OverflowError).
         super().__init_subclass__(**kwargs)
         fit = cls.__dict__.get("fit")
         if fit is not None and not getattr(fit, "_checks_params", False):
@@ -73,7 +73,7 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
     @classmethod
     def _get_param_names(cls):
         # scikit-learn reads __init__'s signature at every get_params (inspect.signature, about
-        # 50 µs: a quarter of a small SVC fit, issue 15); a class's signature does not change
+        # 50 µs: a quarter of a small SVC fit); a class's signature does not change
         names = cls.__dict__.get("_param_names_cache")
         if names is None:
             names = tuple(super()._get_param_names())
@@ -125,7 +125,7 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _check_result(self, *, converged: bool = True, objective=None, decisions=None,
                       detail: str = "", advice: str = "") -> None:
-        """The result checks of issue 16 (item 7), for every estimator after its solve.
+        """The result checks (non-finite results, unconverged solves), for every estimator after its solve.
 
         A non-finite ``objective`` or ``decisions`` (e.g. the training decision values) is a wrong
         answer, never a model: ``DataError``. ``converged=False`` warns with scikit-learn's

@@ -1,11 +1,11 @@
-"""Pairwise (one-against-one) SVMs, the DAG SVM and the weighted DAG SVM of seed 003.
+"""Pairwise (one-against-one) SVMs, the DAG SVM and the weighted DAG SVM of Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, Improved DAG SVM.
 
-- ``PairwiseVotingSVC``: one binary C-SVM D_ij per class pair, max-wins voting (seed 003 §3,
+- ``PairwiseVotingSVC``: one binary C-SVM D_ij per class pair, max-wins voting (Sabzekar et al., §3,
   eq. 5–9); samples where the maximum of eq. 9 is reached by several classes are unclassifiable.
 - ``DAGSVC``: the same pairwise SVMs evaluated as a decision DAG from a class list: compare the
-  first and the last class of the list and drop the loser (seed 003 §3, Fig. 2–3).
+  first and the last class of the list and drop the loser (Sabzekar et al., §3, Fig. 2–3).
 - ``WeightedDAGSVC``: K-Means into N clusters, a Gaussian per cluster, a DAG SVM per cluster,
-  membership weights and the fusion τ_i = Σ_{M: l_M = i} w_M (seed 003 §4, eq. 10–17).
+  membership weights and the fusion τ_i = Σ_{M: l_M = i} w_M (Sabzekar et al., §4, eq. 10–17).
 
 Inner SVMs are trained on class *indices* (0 … K−1), so any label type works; ``classes_`` maps
 them back. ``gamma="scale"/"auto"`` is resolved once on the whole training set so every pair and
@@ -45,7 +45,7 @@ def _max_iter_advice(est) -> str:
 
 
 class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
-    """Trains D_ij for every class pair i < j (seed 003 eq. 5) and evaluates them."""
+    """Trains D_ij for every class pair i < j (Sabzekar et al., eq. 5) and evaluates them."""
 
     _parameter_constraints = {**SVMClassifierBase._parameter_constraints, "C": C, **KERNEL, **SMO}
 
@@ -66,7 +66,7 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
 
     def _fit_pairs(self, X, yi, gamma, progress=None):
         """One BinarySVC per pair (i, j), i < j, on the samples of classes i and j (labels i, j:
-        its positive decision means j). ``progress(done, total)`` (optional, issue 16 item 5) is
+        its positive decision means j). ``progress(done, total)`` (optional) is
         called after each pairwise SVM, ``total`` = K(K−1)/2: when it raises (Stop, a closed tab)
         the exception ends the fit there and no further pair is trained."""
         self.gamma_ = float(gamma)
@@ -79,7 +79,7 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
                 m = (yi == i) | (yi == j)
                 with inner_fits():   # one warning below names the pairs, not one per pair
                     est = self._binary().fit(X[m], yi[m])
-                # issue 16 item 7: a non-finite objective or decision is refused, naming the pair
+                # a non-finite objective or decision is refused, naming the pair
                 self._check_result(objective=est.objective_, decisions=est.decision_function(X[m]),
                                    detail=f"pair {self.classes_[i]} vs {self.classes_[j]}")
                 models.append(est)
@@ -150,7 +150,7 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
 
 @register_estimator
 class PairwiseVotingSVC(_PairwiseSVMs):
-    """One-against-one C-SVMs with max-wins voting (seed 003 eq. 6–9).
+    """One-against-one C-SVMs with max-wins voting (Sabzekar et al., eq. 6–9).
 
     Parameters: ``C, kernel, gamma, degree, coef0, solver, tol, max_iter, cache_mb`` as
     ``BinarySVC`` (every pair shares them; ``gamma="scale"`` is resolved on the whole training set).
@@ -242,7 +242,7 @@ def _order_indices(order, classes: np.ndarray) -> np.ndarray:
 
 @register_estimator
 class DAGSVC(_PairwiseSVMs):
-    """Decision DAG over the pairwise C-SVMs (seed 003 §3, Fig. 2–3; Platt et al.'s DAGSVM).
+    """Decision DAG over the pairwise C-SVMs (Sabzekar et al., §3, Fig. 2–3; Platt et al.'s DAGSVM).
 
     Training is that of ``PairwiseVotingSVC``. A sample starts with the class list ``order``
     (default: ``classes_`` in sorted order); while more than one class is left it compares the
@@ -264,7 +264,7 @@ class DAGSVC(_PairwiseSVMs):
         self.order = order
 
     def fit(self, X, y, progress=None):
-        """Pairwise training (seed 003 §3); ``progress(done, total)`` (optional) is called after
+        """Pairwise training (Sabzekar et al., §3); ``progress(done, total)`` (optional) is called after
         each of the K(K−1)/2 pairs (raising in it stops the fit there)."""
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
@@ -277,7 +277,7 @@ class DAGSVC(_PairwiseSVMs):
     @classmethod
     def from_pairwise(cls, pairwise: _PairwiseSVMs, order=None) -> "DAGSVC":
         """A fitted DAG over the already trained pairwise SVMs of ``pairwise`` (DAG training is
-        pairwise training, seed 003 §3): changing the order needs no new fit."""
+        pairwise training, Sabzekar et al., §3): changing the order needs no new fit."""
         params = {k: v for k, v in pairwise.get_params(deep=False).items() if k != "order"}
         dag = _copy_pairwise(pairwise, cls(order=order, **params))
         dag.order_ = _order_indices(order, dag.classes_)
@@ -329,12 +329,12 @@ class DAGSVC(_PairwiseSVMs):
 
 
 class ClusterClassWarning(UserWarning):
-    """A WDAG cluster lacks some classes (seed 003 §5 asks every cluster to hold every class)."""
+    """A WDAG cluster lacks some classes (Sabzekar et al. §5 asks every cluster to hold every class)."""
 
 
 @register_estimator
 class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
-    """Weighted DAG SVM (seed 003 §4, Fig. 4–5).
+    """Weighted DAG SVM (Sabzekar et al., §4, Fig. 4–5).
 
     Training (Fig. 5a): K-Means splits the training set into ``n_clusters`` clusters; each cluster
     M gets a Gaussian with its mean (eq. 10) and sample covariance (eq. 11, read as the usual
@@ -346,7 +346,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
     label l_M(x) (eq. 14), τ_i = Σ_{M: l_M = i} w_M (eq. 16–17), label argmax_i τ_i (eq. 15).
 
     ``weight="gaussian"``: the multivariate normal density (2π)^(−d/2) |Σ|^(−1/2) exp(−½ q);
-    ``weight="gaussian_paper"``: the seed's eq. 12/13 literally, (2π)^(−1/2) |Σ|^(−1/2) exp(−q), with
+    ``weight="gaussian_paper"``: the paper's eq. 12/13 literally, (2π)^(−1/2) |Σ|^(−1/2) exp(−q), with
     q = (x − x̄)ᵀ Σ⁻¹ (x − x̄). Weights are computed as log-densities and normalised over the
     clusters (a common positive factor does not change argmax τ), so they stay finite and
     non-negative far from every cluster.
@@ -355,7 +355,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
     ``order`` (the DAG class list, restricted in each cluster to its classes) and the SVM
     parameters of ``DAGSVC``.
 
-    Diagnostic: seed 003 §5 requires "that in each cluster, there are data points from whole of
+    Diagnostic: Sabzekar et al. §5 requires "that in each cluster, there are data points from whole of
     the classes". A cluster without some class can never vote for it, however heavy its weight,
     so near that cluster WDAG cannot predict the missing class. ``cluster_missing_`` lists the
     missing class indices per cluster, ``incomplete_clusters_`` the clusters missing any, and
@@ -386,7 +386,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
 
     def fit(self, X, y, progress=None):
         """K-Means, the Gaussians and a DAG per cluster (Fig. 5a). ``progress(done, total)``
-        (optional, issue 16 item 5) is called after K-Means and after each pairwise SVM of each
+        (optional) is called after K-Means and after each pairwise SVM of each
         cluster: ``total`` = 1 + Σ_M P_M, P_M the pairs of the classes present in cluster M (known
         once K-Means has run). Raising in it stops the fit there."""
         from sklearn.cluster import KMeans
@@ -460,7 +460,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
             warnings.warn(self.missing_classes_message(), ClusterClassWarning, stacklevel=2)
         # K-Means iterations, then the solver iterations of every cluster's pairwise SVMs
         self.n_iter_ = np.concatenate([[kmeans_iter]] + [m.n_iter_ for m in models if m is not None])
-        # issue 16 item 7: K-Means and every cluster's pairwise SVMs, one warning naming them
+        # K-Means and every cluster's pairwise SVMs are checked, one warning naming them
         bad = [] if kmeans_done else [f"K-Means (stopped at its {km.max_iter} iterations)"]
         for M, model in enumerate(models):
             if model is not None:
@@ -510,7 +510,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
             logdet = 2.0 * np.sum(np.log(np.diag(L)))
             if self.weight == "gaussian":
                 out[:, M] = -0.5 * (d * np.log(2 * np.pi) + logdet + q)
-            else:  # the seed's eq. 12 as printed
+            else:  # the paper's eq. 12 as printed
                 out[:, M] = -0.5 * np.log(2 * np.pi) - 0.5 * logdet - q
         return out
 

@@ -1,8 +1,8 @@
-"""Guard vectors (seed 001, Yang & Ahuja): one LP per point finds a superset of the support
+"""Guard vectors (Yang and Ahuja 2000): one LP per point finds a superset of the support
 vectors, then the SVM is trained on that superset only.
 
 A point p_i is a *guard vector* when some hyperplane through it has every other point on its own
-label's side (ties allowed). Every support vector of the hard-margin SVM is one (seed 001 §1), so
+label's side (ties allowed). Every support vector of the hard-margin SVM is one (Yang and Ahuja 2000, §1), so
 the SVM on the guard vectors is the SVM on all points (§3.2).
 
 - ``method="yang_ahuja"``: the dual-space LP of §3.1. The dual of p = (p_1..p_n) is the hyperplane
@@ -10,22 +10,22 @@ the SVM on the guard vectors is the SVM on all points (§3.2).
   w = (x_1..x_{n−1}, −1), b = −x_n (last coordinate fixed at −1). Constraints: p_i's dual with
   "=", the duals of its own class with "≥" and of the other class with "≤"; if infeasible, every
   inequality reversed (Algorithm "Finding the guard vectors", steps 2–3): two LPs per point.
-- ``method="single"``: the orientation-free LP of DESIGN.md: find (w, b) with w·p_i + b = 0,
+- ``method="single"``: an orientation-free LP: find (w, b) with w·p_i + b = 0,
   y_j(w·p_j + b) ≥ 0 for all j and Σ_j y_j(w·p_j + b) = 1 (one LP per point; it also admits
-  the vertical hyperplanes the seed's parametrisation leaves out — equal in general position).
+  the vertical hyperplanes the paper's parametrisation leaves out — equal in general position).
 - Pre-filter: a guard vector lies on a supporting hyperplane of its own class, i.e. on the
-  boundary of its class's convex hull, so interior points are skipped (Qhull; DESIGN.md).
+  boundary of its class's convex hull, so interior points are skipped (Qhull).
 - ``delta`` > 0: the projection τ_Δ of §3.3, x_i ↦ (x_i, Δ e_i), which makes any data separable;
   it equals adding Δ² to the diagonal of the kernel matrix (a new point gets no extra coordinate,
   so prediction uses the plain kernel).
 
-Faster than the seed's procedure, same guard vectors (issue 12):
+Faster than the paper's procedure, same guard vectors:
 
 - Rows: "every point on its side" is an affine condition, so it holds for all points of a class
   exactly when it holds for the vertices of that class's convex hull; each LP keeps only those rows.
 - 2-D, ``method="yang_ahuja"``: along p_i's dual line every other point bounds the slope x_1 from one
   side, so the LP is feasible exactly when the largest lower bound ≤ the smallest upper bound
-  (the interval test drawn by ``dual_view``, seed Fig. 2–3) — evaluated for all points at once.
+  (the interval test drawn by ``dual_view``, the paper's Fig. 2–3) — evaluated for all points at once.
 - Otherwise one HiGHS model per orientation is built once and only p_i's equality row changes
   from point to point, so each solve starts from the previous basis.
 - Δ > 0: the lifted points (x_i, Δ e_i) are affinely independent, so an affine function can take
@@ -33,7 +33,7 @@ Faster than the seed's procedure, same guard vectors (issue 12):
   Every point is a guard vector and no LP is needed (the "all 862 points" of fourclass at Δ = 1).
   The QP then runs on all m points with an m×m matrix, so Δ > 0 is refused above
   ``MAX_TAU_DELTA`` points; the empirical kernel map (non-linear kernels) likewise above
-  ``MAX_KERNEL_MAP`` (issue 16 item 2: never an unbounded n×n array).
+  ``MAX_KERNEL_MAP`` (never an unbounded n×n array).
 """
 
 from __future__ import annotations
@@ -86,13 +86,13 @@ class GuardLPs:
     """The outcome of the per-point tests on coordinates Z with labels y (±1).
 
     ``guard``: mask; ``status``: one of the strings above per point; ``orientation``: +1 (A), −1
-    (B) for a guard found by the seed's test, 0 otherwise; ``tested``: points tested (all, or the
+    (B) for a guard found by the paper's test, 0 otherwise; ``tested``: points tested (all, or the
     hull-boundary points with the pre-filter); ``planes``: for each guard vector a hyperplane
     (w, b) through it with y_j(w·z_j + b) ≥ 0 for every j (NaN elsewhere); ``n_lps``: LPs solved
     (0 for the closed form); ``lp_time``: time of the tests; ``rows``: the constraint rows kept
     (hull vertices of each class); ``backend``: how the tests ran (``TEST_*``); ``failed``: the
     points whose LP ended neither feasible nor infeasible (an iteration limit, a numerical
-    failure: status ``LP_FAILED``; issue 16 item 7)."""
+    failure: status ``LP_FAILED``)."""
 
     guard: np.ndarray
     status: np.ndarray
@@ -108,13 +108,13 @@ class GuardLPs:
 
 
 def _seed_plane(Z, i, x):
-    """The primal hyperplane (w, b) of the dual point x (seed 001 §3.1)."""
+    """The primal hyperplane (w, b) of the dual point x (Yang and Ahuja 2000, §3.1)."""
     n = Z.shape[1]
     return np.r_[x[:n - 1], -1.0], -x[n - 1]
 
 
 def _seed_lp(Z, y, rows, i, sigma, backend):
-    """Seed 001 §3.1 for point i with orientation σ as one generic LP (the cvxpy reference):
+    """Yang and Ahuja 2000, §3.1 for point i with orientation σ as one generic LP (the cvxpy reference):
     variables x ∈ R^n (the dual point); only feasibility matters (§3.1), so the objective is zero.
     Row j reads σ y_i y_j (p_j1 x_1 + … + p_j,n−1 x_{n−1} − x_n − p_jn) ≥ 0."""
     m, n = Z.shape
@@ -127,7 +127,7 @@ def _seed_lp(Z, y, rows, i, sigma, backend):
 
 
 def _single_lp(Z, y, rows, i, backend):
-    """DESIGN.md's orientation-free LP for point i as one generic LP: variables (w, b)."""
+    """The orientation-free LP for point i as one generic LP: variables (w, b)."""
     m, n = Z.shape
     A = np.column_stack([Z, np.ones(m)])
     r = solve_lp(np.zeros(n + 1), A_ub=-y[rows, None] * A[rows], b_ub=np.zeros(len(rows)),
@@ -183,7 +183,7 @@ class _ReusedLP:
 
 
 def _slope_bounds(dx, dy, s):
-    """Seed 001 §3.1 in 2-D: along p_i's dual line every other point j asks
+    """Yang and Ahuja 2000, §3.1 in 2-D: along p_i's dual line every other point j asks
     s_j (dx_j x_1 − dy_j) ≥ 0, a bound on the slope x_1 (rows: points i, columns: points j).
     Returns (lo, hi, j_lo, j_hi, j_vertical): the tightest lower and upper bounds, the columns
     giving them (−1: none) and a point straight above/below on the wrong side (−1: none)."""
@@ -229,7 +229,7 @@ def class_hulls(Z, y, prefilter: bool = True) -> tuple[np.ndarray, np.ndarray]:
 
 def guard_vector_lps(Z, y, method: str = "yang_ahuja", prefilter: bool = True, backend: str = "auto",
                      progress=None, hulls=None) -> GuardLPs:
-    """Find the guard vectors of seed 001 §3.1 among the rows of Z with labels y (±1).
+    """Find the guard vectors of Yang and Ahuja 2000, §3.1 among the rows of Z with labels y (±1).
 
     ``backend``: "auto" (the closed form for 2-D data with ``method="yang_ahuja"``, else "highs"),
     "closed-form" (2-D, ``method="yang_ahuja"`` only), "highs" (reused HiGHS models) or "cvxpy" (one generic
@@ -310,7 +310,7 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
                                np.full(len(rows), np.inf), np.r_[np.zeros(n), 1.0],
                                fixed_eq=(y @ A_all, 1.0))
     for done, i in enumerate(todo, 1):
-        failed = False   # an LP of this point ended without an answer (issue 16 item 7)
+        failed = False   # an LP of this point ended without an answer
         if method == "yang_ahuja":
             for sigma, label in ((1, GUARD_A), (-1, GUARD_B)):
                 n_lps += 1
@@ -346,7 +346,7 @@ def _lp_loop(Z, y, rows, todo, method, backend, guard, status, orient, planes, p
 
 
 def all_guard_vectors(m: int) -> GuardLPs:
-    """Seed 001 §3.3 with Δ > 0: every point is a guard vector (module docstring), no test runs.
+    """Yang and Ahuja 2000, §3.3 with Δ > 0: every point is a guard vector (module docstring), no test runs.
     No plane is stored: it lives in R^{d+m}."""
     return GuardLPs(np.ones(m, dtype=bool), np.full(m, GUARD_LIFTED), np.zeros(m, dtype=np.int64),
                     np.zeros(m, dtype=bool), np.empty((m, 0)), 0, 0.0, "lifted",
@@ -354,7 +354,7 @@ def all_guard_vectors(m: int) -> GuardLPs:
 
 
 def tau_delta(X, delta: float) -> np.ndarray:
-    """Seed 001 §3.3: x_i ↦ (x_i, Δ e_i) ∈ R^{n+m}, dense (the QP's input), so at most
+    """Yang and Ahuja 2000, §3.3: x_i ↦ (x_i, Δ e_i) ∈ R^{n+m}, dense (the QP's input), so at most
     ``MAX_TAU_DELTA`` points."""
     X = np.asarray(X, dtype=np.float64)
     _check_size(X.shape[0], MAX_TAU_DELTA, "the τ_Δ coordinates (delta > 0)")
@@ -380,13 +380,13 @@ def kernel_map(K) -> np.ndarray:
 
 @register_estimator
 class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
-    """Hard-margin SVM trained on the guard vectors found by one LP per point (seed 001).
+    """Hard-margin SVM trained on the guard vectors found by one LP per point (Yang and Ahuja 2000).
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0 : as ``sklearn.svm.SVC`` (default linear, as in the seed). For a
+    kernel, gamma, degree, coef0 : as ``sklearn.svm.SVC`` (default linear, as in the paper). For a
         non-linear kernel the LPs run on the empirical kernel map (coordinates with Z Zᵀ = K).
-    C : float, box bound of the final QP; large (1e6) for the hard margin of the seed
+    C : float, box bound of the final QP; large (1e6) for the hard margin of the paper
     method : "yang_ahuja" (two dual-space LPs per point, §3.1) or "single" (one orientation-free LP)
     prefilter : test only points on the boundary of their own class's hull (same result)
     delta : Δ ≥ 0 of the projection τ_Δ (§3.3), i.e. Δ² added to the kernel diagonal
@@ -395,7 +395,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     Attributes
     ----------
     guard_vectors_ : bool mask over the training set; lp_status_ : per-point outcome (str);
-    orientation_ : +1/−1 orientation of the seed's LP that was feasible (0: none or single LP);
+    orientation_ : +1/−1 orientation of the paper's LP that was feasible (0: none or single LP);
     tested_ : points tested; planes_ : a separating hyperplane (w, b) in LP coordinates through
     each guard vector (no columns for Δ > 0: those planes live in R^{d+m}); n_lps_, lp_time_ :
     LP count and time of the tests; guard_test_ : how the guard vectors were found (closed form
@@ -407,7 +407,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     the QP reached ``tol`` (``qp_converged_``; a tiny margin makes the hard-margin QP
     ill-conditioned: use solver="cvxpy" there) and no point's LP ended without an answer
     (``lp_failed_``: those points, counted as not guard vectors); n_unconverged_, unconverged_ :
-    how many and which sub-problems did not finish (``fit`` warns once naming them, issue 16).
+    how many and which sub-problems did not finish (``fit`` warns once naming them).
 
     Data that are not separable (in the kernel space) have no guard vectors and no hard-margin
     SVM: ``fit`` raises ``DataError`` saying so. Size bounds: Δ > 0 with the linear kernel at most
@@ -505,7 +505,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         self.intercept_ = svc.intercept_
         self.hard_margin_ = bool(np.all(svc.alpha_ < self.C * (1 - 1e-9)))
         self.kernel_params_ = kern.to_dict()
-        # issue 16 item 7: the LPs and the QP, checked and collected; one warning names them
+        # the LPs and the QP, checked and collected; one warning names them
         self.qp_converged_ = bool(svc.converged_)
         self.lp_failed_ = lps.failed
         self._check_result(objective=svc.objective_, decisions=self.decision_function(X),
@@ -540,7 +540,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
 @register_record
 @dataclass
 class DualOrientation:
-    """One of the seed's two LPs for a point p_i in the 2-D dual plane (x1 = slope of a primal
+    """One of the paper's two LPs for a point p_i in the 2-D dual plane (x1 = slope of a primal
     line through p_i, x2 = minus its intercept).
 
     Along the dual line l_i every other point j asks x1 ≥ or ≤ a bound (the slope of the line
@@ -587,7 +587,7 @@ def _clip(poly: np.ndarray, a: np.ndarray, c: float) -> np.ndarray:
 
 
 def dual_view(X, y, i: int, box=None) -> DualView:
-    """The dual-space picture of seed 001 Fig. 2–3 for point i of 2-D data (labels ±1)."""
+    """The dual-space picture of Yang and Ahuja 2000, Fig. 2–3 for point i of 2-D data (labels ±1)."""
     X = np.asarray(X, dtype=np.float64)
     y = np.where(np.asarray(y) > 0, 1, -1)
     if X.ndim != 2 or X.shape[1] != 2:

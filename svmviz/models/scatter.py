@@ -1,27 +1,26 @@
-"""Scatter SVM (seed 004): one joint multi-class SVM whose dual minimises the scatter of the class
+"""Scatter SVM (Jenssen, Kloft, Zien, Sonnenburg and Müller 2012): one joint multi-class SVM whose dual minimises the scatter of the class
 prototypes around their mean.
 
-The seed's equations are missing from its text; they are re-derived here (and in DESIGN.md,
-"Seed 004"). Classes c = 0 … K−1, class sets I_c, prototypes m_c = Σ_{i∈I_c} α_i φ(x_i) and their
-mean m̄ = (1/K) Σ_c m_c.
+The paper's text does not print its equations; they are re-derived here. Classes c = 0 … K−1,
+class sets I_c, prototypes m_c = Σ_{i∈I_c} α_i φ(x_i) and their mean m̄ = (1/K) Σ_c m_c.
 
-- Scatter (seed eq. 5–7): Σ_c ‖m_c − m̄‖² = Σ_c ‖m_c‖² − K‖m̄‖² = αᵀK̃α with
+- Scatter (the paper's eq. 5–7): Σ_c ‖m_c − m̄‖² = Σ_c ‖m_c‖² − K‖m̄‖² = αᵀK̃α with
   K̃_ij = k(x_i, x_j)(δ_{c_i c_j} − 1/K)   (the within-class blocks minus 1/K of every block).
   ``QPProblem(kernel=, X=, scatter_classes=, n_classes=)`` is exactly this Q, never formed when
   the SMO backend works on it.
-- ν-form (seed eq. 6 / 8): min αᵀK̃α s.t. 0 ≤ α_i ≤ μ and Σ_{i∈I_c} α_i = 1 for every c (with bias)
+- ν-form (the paper's eq. 6 / 8): min αᵀK̃α s.t. 0 ≤ α_i ≤ μ and Σ_{i∈I_c} α_i = 1 for every c (with bias)
   or only Σ_i α_i = K (without bias). μ ≥ 1/m_smallest-class keeps it feasible. For K = 2 with bias
   it is the binary ν-SVM (eq. 3 / 5): ‖m₊ − m₋‖² = 2·scatter, prototypes on the class border.
-- C-form (seed eq. 13 → 15): the primal min ½ Σ_c ‖w_c‖² + C Σ_i ξ_i s.t.
+- C-form (the paper's eq. 13 → 15): the primal min ½ Σ_c ‖w_c‖² + C Σ_i ξ_i s.t.
   (w_{c_i} − w̄)·φ(x_i) + b_{c_i} − b̄ ≥ 1 − ξ_i, ξ ≥ 0. Setting the Lagrangian's derivatives to
   zero: w_c = m_c − m̄ (so w̄ = 0), 0 ≤ α_i ≤ C, and (bias) Σ_{i∈I_c} α_i = (1/K) Σ_i α_i, i.e. all
   class sums equal. Substituting: eq. 15, max 1ᵀα − ½ αᵀK̃α.
-- Score (seed eq. 12 / 18): f_c(x) = ⟨w_c, φ(x)⟩ + b_c = Σ_i α_i (δ_{c_i c} − 1/K) k(x_i, x) + b_c,
+- Score (the paper's eq. 12 / 18): f_c(x) = ⟨w_c, φ(x)⟩ + b_c = Σ_i α_i (δ_{c_i c} − 1/K) k(x_i, x) + b_c,
   label argmax_c f_c(x). Because (K̃α)_i = ⟨w_{c_i}, φ(x_i)⟩, the QP gradient on a free α_i is the
   same number ρ_c for every free sample of class c (the multiplier of the class-sum constraint,
   LIBSVM's rho of that group): free samples sit on their class's margin, and b_c = −(ρ_c − ρ̄)
   (normalised so b̄ = 0) puts every class's margin at the same score. Without bias b_c = 0.
-- Sensitivity map (seed eq. 20–21): s_cj = (1/N) Σ_n (∂f_c(x_n)/∂x_j)², analytic for every kernel.
+- Sensitivity map (the paper's eq. 20–21): s_cj = (1/N) Σ_n (∂f_c(x_n)/∂x_j)², analytic for every kernel.
 
 The C-form with bias couples the classes through "equal class sums", which is not a disjoint
 group with a fixed right-hand side. For a common class sum t let V(t) be the optimum of the QP with
@@ -204,12 +203,12 @@ def solve_c_bias(X, yi, n_classes: int, kernel: Kernel, C: float, backend: str =
 # ---------------------------------------------------------------------------------- estimator
 @register_estimator
 class ScatterSVC(SVMClassifierBase):
-    """Scatter SVM (seed 004): a joint multi-class SVM over the prototypes m_c and their mean.
+    """Scatter SVM (Jenssen et al. 2012): a joint multi-class SVM over the prototypes m_c and their mean.
 
     Parameters
     ----------
     C : float, the box bound of the C-form (eq. 15); ignored by the ν-form
-    formulation : "C" (eq. 13–15, hinge loss; the seed's experiments) or "nu" (eq. 6/8, scatter)
+    formulation : "C" (eq. 13–15, hinge loss; the paper's experiments) or "nu" (eq. 6/8, scatter)
     mu : the ν-form box bound μ (α_i ≤ μ); None = 2/m_smallest-class (for two balanced classes the
         ν-SVM's ν = 0.5, since μ = 2/(ν·m)); ignored by the C-form
     bias : per-class intercepts b_c (equal class sums / class sums 1 in the dual) or none
@@ -226,7 +225,7 @@ class ScatterSVC(SVMClassifierBase):
     index of each support vector) ; prototype_weights_ (K, n_sv): row c holds α_i of the class-c
     support vectors, so m_c = Σ_s prototype_weights_[c, s] φ(sv_s) ; dual_coef_ (K, n_sv): the
     coefficients of w_c = m_c − m̄ (both computed from alpha_ and support_classes_, not stored) ; intercept_ (K,): b_c (zeros without bias) ; rho_ : the KKT
-    offsets ρ_c (with bias) ; objective_ : the seed's dual objective (C: 1ᵀα − ½αᵀK̃α, maximised;
+    offsets ρ_c (with bias) ; objective_ : the paper's dual objective (C: 1ᵀα − ½αᵀK̃α, maximised;
     ν: αᵀK̃α, minimised) ; scatter_ : Σ_c ‖m_c − m̄‖² = αᵀK̃α ; class_sums_ : Σ_{I_c} α_i ; mu_ ;
     n_iter_, n_solves_ (QPs solved: > 1 for the outer search of the C-form with bias),
     converged_, fit_time_ ; fit_X_ : the training inputs (the sample of the sensitivity map).
@@ -273,7 +272,7 @@ class ScatterSVC(SVMClassifierBase):
     def fit(self, X, y, progress=None):
         """Solve the dual (one QP, or the outer search over t for the C-form with bias).
 
-        ``progress(done, total)`` (optional, issue 16 item 5): ``progress(0, 1)`` is called from
+        ``progress(done, total)`` (optional): ``progress(0, 1)`` is called from
         inside a long SMO solve (the solver's ``progress``, every ``smo.CHUNK`` iterations) and after
         each slice of the outer search, ``progress(1, 1)`` at the end. When it raises (Stop, a
         closed tab) the exception ends the fit there, mid-solve."""
@@ -328,7 +327,7 @@ class ScatterSVC(SVMClassifierBase):
         self.n_solves_ = int(n_solves)
         self.kernel_params_ = kern.to_dict()
         self.fit_X_ = X
-        # Issue 16 item 7: a non-finite objective is an error, never a converged model; a solve that
+        # A non-finite objective is an error, never a converged model; a solve that
         # stopped at its iteration cap warns (ConvergenceWarning) and says so in converged_.
         self.converged_ = True if res is None else bool(res.converged)
         self._check_result(converged=self.converged_, objective=[self.objective_, self.scatter_],
@@ -352,7 +351,7 @@ class ScatterSVC(SVMClassifierBase):
 
     # Every support vector enters one prototype only: W = P − (1/K)·1αᵀ with P (K, n_sv) holding
     # one α per column. Sums over W are computed as a sparse class sum minus the mean term, so
-    # prediction costs O(n·n_sv), not O(n·n_sv·K) (it matters at K = 1,000, seed Table 1).
+    # prediction costs O(n·n_sv), not O(n·n_sv·K) (it matters at K = 1,000, the paper's Table 1).
     def _onehot(self) -> sparse.csr_matrix:
         nsv = self.support_.size
         return sparse.csr_matrix((np.ones(nsv), (np.arange(nsv), self.support_classes_)),
@@ -460,7 +459,7 @@ class ScatterSVC(SVMClassifierBase):
     def score_gradients(self, X) -> np.ndarray:
         """∂f_c(x_n)/∂x, shape (n, K, d), analytic for each kernel:
         linear ∂k/∂x = z; poly γ·deg·(γx·z + c₀)^(deg−1)·z; sigmoid γ(1 − tanh²(γx·z + c₀))·z;
-        RBF −2γ(x − z)·k(x, z) (seed 004, after eq. 21)."""
+        RBF −2γ(x − z)·k(x, z) (Jenssen et al. 2012, after eq. 21)."""
         X = self._validate_predict(X)
         kp = self.kernel_params_
         SV = self.support_vectors_
@@ -492,9 +491,9 @@ class ScatterSVC(SVMClassifierBase):
         return out
 
     def sensitivity_map(self, X=None) -> np.ndarray:
-        """Seed eq. 20–21: s_cj = (1/N) Σ_n (∂f_c(x_n)/∂x_j)² over the sample X (default: the
+        """Jenssen et al. 2012, eq. 20–21: s_cj = (1/N) Σ_n (∂f_c(x_n)/∂x_j)² over the sample X (default: the
         training inputs), one row per class score f_c and a last row for the mean over the classes
-        (the seed's "overall, or mean, sensitivity over all classes"; the mean score itself is
+        (the paper's "overall, or mean, sensitivity over all classes"; the mean score itself is
         identically 0 since w̄ = 0 and b̄ = 0). Shape (K+1, d). The bias does not enter."""
         if X is None:
             if not hasattr(self, "fit_X_"):
@@ -516,7 +515,7 @@ class GammaChoice:
 
     ``gammas``: the candidates; ``accuracy``: validation accuracy of each; ``best``: index of the
     chosen one (highest accuracy; ties go to the smallest γ, the smoothest score); ``maps``:
-    the sensitivity map (K+1, d) of each candidate's model (seed eq. 20–21), so a page can show
+    the sensitivity map (K+1, d) of each candidate's model (Jenssen et al. 2012, eq. 20–21), so a page can show
     how the contrast between dimensions changes with γ; ``n_train``/``n_validation``: split sizes."""
 
     gammas: np.ndarray
@@ -534,11 +533,11 @@ class GammaChoice:
 def choose_gamma(X, y, gammas=None, validation: float = 0.3, random_state: int = 0, *,
                  progress=None, **params) -> GammaChoice:
     """Fit ``ScatterSVC(kernel="rbf", gamma=γ, **params)`` on a stratified training part for each γ
-    and score it on the held-out part (issue 12: the sensitivity contrast of seed 004 Fig. 17–20
+    and score it on the held-out part (the sensitivity contrast of Jenssen et al. 2012, Fig. 17–20
     depends on γ, so the page chooses it on validation data rather than by hand).
 
     ``gammas``: candidates (default: 'scale' = 1/(d·Var X) times 4^k, k = −3 … 1).
-    ``progress(done, total)`` (optional, issue 16 item 5): called after each γ (``total`` = the
+    ``progress(done, total)`` (optional): called after each γ (``total`` = the
     number of candidates) and, with the γs done so far, from inside each fit's long solves; when it
     raises (Stop, a closed tab) the search ends there."""
     from sklearn.model_selection import train_test_split

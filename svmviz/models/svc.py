@@ -96,7 +96,7 @@ class BinaryKernelSVM(SVMClassifierBase):
         self.max_violation_ = float(res.max_violation)
         self.history_ = res.history
         self.kernel_params_ = kernel.to_dict()
-        # linear models predict through w = Σ y_i α_i x_i (issue 15: thousands of times faster)
+        # linear models predict through w = Σ y_i α_i x_i (thousands of times faster than the kernel sum)
         self.linear_coef_ = (self.dual_coef_ @ self.support_vectors_ if kernel.name == "linear"
                              else None)
         self.trace_ = res.trace
@@ -239,8 +239,8 @@ class BinarySVC(BinaryKernelSVM):
 
 @register_estimator
 class BinaryNuSVC(BinaryKernelSVM):
-    """ν-SVM for two classes through its reduced-convex-hull form (seed 000 §3.1, seed 004's
-    binary part, DESIGN.md "Reduced convex hulls and ν-SVM"):
+    """ν-SVM for two classes through its reduced-convex-hull form (Zapién Arreola, Fehr and Burkhardt 2007, §3.1;
+    the binary part of Jenssen, Kloft, Zien, Sonnenburg and Müller 2012):
 
         min ½ λᵀQλ,  Q_ij = y_i y_j k(x_i, x_j),  Σ_{y_i=+1} λ_i = Σ_{y_i=−1} λ_i = 1,
         0 ≤ λ_i ≤ μ = 2/(ν l)

@@ -1,4 +1,4 @@
-"""SVM decision tree of linear SVMs (seed 000: Zapién, Fehr, Burkhardt 2007, chapters 3–4).
+"""SVM decision tree of linear SVMs (Zapién Arreola, Fehr and Burkhardt 2007, chapters 3–4).
 
 A chain of hyperplanes: each node labels the region on its non-hard side with the non-hard class
 and passes the rest on; the last region takes the class that remains. Classification is a chain
@@ -35,7 +35,7 @@ MAX_UNCONVERGED_NAMES = 20
 
 @register_estimator
 class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
-    """Decision tree (a chain) of linear SVM nodes, seed 000.
+    """Decision tree (a chain) of linear SVM nodes, Zapién Arreola et al. 2007.
 
     Parameters
     ----------
@@ -46,7 +46,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         The factor f of §4.3.2: C_k ← C_k / f while the C-SVM returns w = 0 (ck_rule="paper").
     w_tol : float, default 1e-3
         A solution counts as the zero solution of §4.3.2 when ‖w‖ / Σ α_i‖x_i − x̄‖ < w_tol: a
-        relative norm, so scaling or shifting the data gives the same tree (the seed's tol is on
+        relative norm, so scaling or shifting the data gives the same tree (the paper's tol is on
         ‖w‖, which changes with the data's units).
     ck_rule : "exact" or "paper", default "exact"
         How the zero loop picks C_k after w = 0 at C_hard. "paper": divide by f (§4.3.2); it can
@@ -70,7 +70,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         of all (g1 = 0), then, still stuck, their sign changes. A model saved before this
         parameter existed loads as "all_stuck", the rule it was built with.
     majority_stop : bool, default False
-        Opt-in, not in the seed: when no QP candidate leaves a sample out, stop and give the rest
+        Opt-in, not in the paper: when no QP candidate leaves a sample out, stop and give the rest
         the majority class instead of trying perpendiculars (§4.3.4) and sign changes (§4.3.3).
         The trace says so at that step.
     prune : bool, default True
@@ -83,7 +83,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     solver : "smo" or "cvxpy", default "smo"
         QP backend for every node.
     multi_class : "ovo", default "ovo"
-        More than two classes: one binary tree per pair of classes, majority vote (seed 000 §5).
+        More than two classes: one binary tree per pair of classes, majority vote (Zapién Arreola et al. 2007, §5).
     tol : float, default 1e-5
         Stopping tolerance handed to the QP solver.
 
@@ -99,7 +99,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         reached the tolerance; n_unconverged_, unconverged_ : how many did not and which (at most
         ``MAX_UNCONVERGED_NAMES`` named: tree, step, candidate, C_k); n_subproblems_ : QPs solved.
         ``fit`` warns once (``ConvergenceWarning``) naming them; a non-finite objective or decision
-        raises ``DataError`` (issue 16 item 7).
+        raises ``DataError`` (such a QP would otherwise report convergence).
     """
 
     _max_unconverged_names = MAX_UNCONVERGED_NAMES
@@ -176,7 +176,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         self._train_data = (X, self.classes_[yi])
         return self
 
-    # ------------------------------------------------------------------ result checks (issue 16)
+    # ------------------------------------------------------------------ result checks
     def _check_fit(self, X) -> None:
         """Every sub-solve's convergence collected (the C_k tries of every step's candidates, the
         RBF node), the decisions on the training data finite; one warning naming what stopped."""
@@ -279,7 +279,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     # ------------------------------------------------------------------ reading a step
     def zero_solution_report(self, k: int, tree_index: int = 0) -> list:
         """The exact zero-solution picture of step k (``HardClassZero`` for hard class −1, then
-        +1): D_k*, D_low, the window and where the seed's loop and the exact rule land. Needs the
+        +1): D_k*, D_low, the window and where the paper's loop and the exact rule land. Needs the
         training data only through the step's active set, which the trace does not hold in
         coordinates — hence ``bind_data`` or the X given here; computed once per step (4 LPs)
         and cached, never during ``fit``."""

@@ -1,4 +1,4 @@
-"""Tree decomposition (TD) of seed 002: a decision tree splits the data space, homogeneous leaves
+"""Tree decomposition (TD) of Chang, Guo, Lin and Lu 2009: a decision tree splits the data space, homogeneous leaves
 classify by themselves, and an RBF SVM is trained on every heterogeneous leaf (§2).
 
 The ceiling size σ and the SVM parameters θ = (C, γ) are chosen by the search of §2.2 on a
@@ -8,14 +8,14 @@ Leaf SVMs go through joblib, so threads, processes or a Dask cluster
 (``joblib.parallel_backend("dask")``) can train them. A leaf that stays a leaf from one σ_t to the
 next has the same training data, so its SVMs for θ already trained are reused, not retrained.
 ``fit(progress=...)`` reports every leaf SVM (one leaf, one θ) and can be cancelled between two
-of them (issue 16 item 5); each leaf SVM records whether its solver converged, and the fitted
-model says so for its own leaves (``converged_``, ``n_unconverged_``; issue 16 item 7).
+of them; each leaf SVM records whether its solver converged, and the fitted
+model says so for its own leaves (``converged_``, ``n_unconverged_``).
 
-Extensions (not in the seed; off by default, so the defaults are the seed's method):
+Extensions (not in the paper; off by default, so the defaults are the paper's method):
 
 - ``purity_tol`` ε: a leaf whose minority share (1 − largest class count / size) is ≤ ε is
   classified by its majority label like a homogeneous leaf, and no SVM is trained on it. With label
-  noise no leaf of hundreds of samples is exactly homogeneous, so the seed's rule trains an SVM on
+  noise no leaf of hundreds of samples is exactly homogeneous, so the paper's rule trains an SVM on
   nearly every leaf of a region that is ~99 % one class. Given several ε, leaves at or below the
   smallest are never trained, and the ε with the best validation accuracy is chosen by putting the
   majority label in place of the SVM predictions already computed for the leaves between (no
@@ -44,7 +44,7 @@ from svmviz.models.constraints import Grid, Int, NJobs, Number, NumberOrList, On
 from svmviz.registry import register_estimator, register_record
 
 SVM_SOLVERS = ("smo", "libsvm", "cvxpy")
-# Seed 002 §3: Φ = {10^a: a = −1…5} and Ψ = {10^b: b = −4…4}.
+# Chang et al. 2009, §3: Φ = {10^a: a = −1…5} and Ψ = {10^b: b = −4…4}.
 C_GRID = tuple(10.0 ** a for a in range(-1, 6))
 GAMMA_GRID = tuple(10.0 ** b for b in range(-4, 5))
 # Small-data rule for σ₀ (see the class docstring): at least this many samples per leaf ceiling,
@@ -105,30 +105,30 @@ class TDLevel:
 
 @register_estimator
 class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
-    """Seed 002's TD classifier with its ceiling-size search.
+    """The TD classifier of Chang et al. 2009 with its ceiling-size search.
 
     Parameters
     ----------
-    sigma0 : initial ceiling size σ₀ (the seed's 1,500). Small-data rule: the seed's σ₀ assumes
+    sigma0 : initial ceiling size σ₀ (the paper's 1,500). Small-data rule: the paper's σ₀ assumes
         tens of thousands of samples; with n training samples the tree is grown to
         ``min(sigma0, max(30, ceil(n / 8)))``, so a small set still splits into about 8 or more
         leaves at σ₀ and the search has a few stages before σ reaches n (``sigma0_`` holds it).
-    growth : σ_t = growth · σ_{t−1} (the seed's 4)
-    top_k : how many of the best θ at σ₀ are carried to larger ceilings (the seed's 5)
-    C_grid, gamma_grid : the grid Θ = C_grid × gamma_grid (the seed's 10⁻¹…10⁵ × 10⁻⁴…10⁴)
+    growth : σ_t = growth · σ_{t−1} (the paper's 4)
+    top_k : how many of the best θ at σ₀ are carried to larger ceilings (the paper's 5)
+    C_grid, gamma_grid : the grid Θ = C_grid × gamma_grid (the paper's 10⁻¹…10⁵ × 10⁻⁴…10⁴)
     min_gain : stop when the best validation accuracy gains less than this (0.005 = 0.5 %)
-    multi_class : "ovo" (the seed's 1A1: pairwise SVMs, majority vote) or "ovr" (1AO)
+    multi_class : "ovo" (the paper's 1A1: pairwise SVMs, majority vote) or "ovr" (1AO)
     validation_fraction : share of the data held out as the validation component when ``fit`` gets
-        no explicit ``X_val, y_val`` (the seed uses 4 : 1 training : validation, so 0.2)
-    svm_solver : "smo" (svmviz's SMO), "libsvm" (scikit-learn's SVC, as the seed) or "cvxpy"
+        no explicit ``X_val, y_val`` (the paper uses 4 : 1 training : validation, so 0.2)
+    svm_solver : "smo" (svmviz's SMO), "libsvm" (scikit-learn's SVC, as the paper) or "cvxpy"
         (reference, tiny leaves only)
     n_jobs : joblib workers for the leaf SVMs (None: one, or what ``joblib.parallel_backend`` says)
     random_state : seed of the validation split
-    purity_tol : extension, 0 = the seed. A number ε in [0, 0.5): leaves whose minority share is
+    purity_tol : extension, 0 = the paper. A number ε in [0, 0.5): leaves whose minority share is
         ≤ ε take their majority label and train no SVM. A list of such numbers: leaves at or below
         the smallest train no SVM, and the ε with the best validation accuracy is chosen (ties: the
         largest, the simpler model) at no extra training.
-    max_stages : extension, None = the seed (search until the gain is small or σ ≥ n); an integer:
+    max_stages : extension, None = the paper (search until the gain is small or σ ≥ n); an integer:
         at most this many σ stages (1 = the ceiling σ₀ only, no search over σ)
 
     Attributes
@@ -202,14 +202,14 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
 
     # ------------------------------------------------------------------ fit: the §2.2 search
     def fit(self, X, y, X_val=None, y_val=None, progress=None):
-        """Grow the tree once and run the search of seed 002 §2.2.
+        """Grow the tree once and run the search of Chang et al. 2009, §2.2.
 
         ``X_val, y_val``: an explicit validation component (else ``validation_fraction`` of X is
         held out). ``progress``: optional ``callback(done, total)`` counting leaf SVMs (one leaf,
         one θ), called after each one in the thread that called ``fit`` (and during a long SMO
         solve); ``total`` is every leaf SVM the search could train, known once the tree is grown
         (a search that stops early jumps to the end). It may raise to cancel the fit: the
-        exception propagates and no further leaf SVM is trained (issue 16 item 5).
+        exception propagates and no further leaf SVM is trained.
         """
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
@@ -283,7 +283,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         return max(total, 1)
 
     def _check_leaves(self, Xt) -> None:
-        """Issue 16 item 7 for the model's leaf SVMs (σ_opt, θ_opt): non-finite objectives or
+        """The result checks for the model's leaf SVMs (σ_opt, θ_opt): non-finite objectives or
         training decision values are a ``DataError``; leaves whose solver stopped before its
         tolerance give one ``ConvergenceWarning`` naming them and what to change."""
         with_svm = [lf for lf in self.leaves_ if lf.svm is not None]
@@ -315,7 +315,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         homog = np.count_nonzero(counts, axis=1) == 1
         label = np.argmax(counts, axis=1)
         share = 1.0 - counts.max(axis=1) / np.maximum(counts.sum(axis=1), 1)
-        # The seed trains every heterogeneous leaf (tols = [0]); leaves within the smallest
+        # The paper trains every heterogeneous leaf (tols = [0]); leaves within the smallest
         # tolerance are classified by their majority under every candidate ε, so need no SVM.
         needs_svm = share > tols[0]
         gammas = sorted({g for _, g in thetas})
@@ -435,9 +435,9 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         X = self._validate_predict(X)
         return self.classes_[np.argmax(self._scores(X, sigma), axis=1)]
 
-    # ------------------------------------------------------------------ seed 002 measures
+    # ------------------------------------------------------------------ measures of Chang et al. 2009
     def nsv(self, X, sigma=None) -> float:
-        """NSV of seed 002 §3: the average number of support vectors in the decision function that
+        """NSV of Chang et al. 2009, §3: the average number of support vectors in the decision function that
         classifies a sample (those of the leaf it flows to; 0 in leaves without an SVM)."""
         X = self._validate_predict(X)
         leaves, pos = self._route(X, sigma)
@@ -447,7 +447,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
     def leaf_bound_terms(self, X, y) -> list[dict]:
         """Per heterogeneous leaf and binary machine at σ_opt: node, class pair (b = −1: rest),
         β² = ‖w‖² of the local SVM, ‖ξ‖² and Σξ with ξ_j = max(0, 1 − y_j f(x_j)) over the samples
-        of (X, y) flowing to the leaf (seed 002 §4.2, γ_i = 1)."""
+        of (X, y) flowing to the leaf (Chang et al. 2009, §4.2, γ_i = 1)."""
         X = self._validate_predict(X)
         yi = self._label_index(y)
         if yi.shape[0] != X.shape[0]:
@@ -461,7 +461,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         return out
 
     def bound_terms(self, X, y, with_global=True, progress=None) -> dict:
-        """The terms of seed 002 §4.3 on the labelled set (X, y) (normally the training data).
+        """The terms of Chang et al. 2009, §4.3 on the labelled set (X, y) (normally the training data).
 
         R = Σ_i (ρ²β_i² + ‖ξ_i‖²) over the leaves (ρ = 1 for the RBF kernel; see
         ``leaf_bound_terms``), T₁ = R·log²n, T₂ = L·log(d n L²); with several classes R is the
@@ -545,7 +545,7 @@ class _Cancelled(Exception):
 def validation_split(y, fraction: float = 0.2, random_state=0) -> tuple[np.ndarray, np.ndarray]:
     """(training rows, validation rows), sorted: the validation component ``fit`` holds out of
     the data it gets when no ``X_val`` is given (stratified when every class allows it). The
-    seed's 4 : 1 training : validation ratio is ``fraction`` = 0.2."""
+    paper's 4 : 1 training : validation ratio is ``fraction`` = 0.2."""
     from sklearn.model_selection import train_test_split
 
     y = np.asarray(y)
@@ -577,10 +577,10 @@ def _margin_terms(svm: TDLocalSVM, X: np.ndarray, y: np.ndarray) -> list[dict]:
 
 def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, progress=None,
                       solver: str = "libsvm", multi_class: str = "ovo") -> dict:
-    """The seed's gSVM baseline (§3): one RBF SVM on the whole training component for every θ of
+    """The gSVM baseline of Chang et al. 2009 (§3): one RBF SVM on the whole training component for every θ of
     the grid, the θ with the best validation accuracy kept (the first of equals, γ-major order).
 
-    ``solver``: "libsvm" (scikit-learn's SVC, the seed's baseline) or a leaf solver of
+    ``solver``: "libsvm" (scikit-learn's SVC, the paper's baseline) or a leaf solver of
     ``SVM_SOLVERS`` ("smo": svmviz's SMO through the leaf trainer, sharing the Gram matrix and
     warm starts across C as the leaves do; ``multi_class`` as for the leaves).
     ``progress(done, total)`` is called after each θ, and with "smo" also during a long solve

@@ -7,14 +7,14 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-# Two-class colours of seed 000 (yellow: +1 region, cyan: −1 region) and a qualitative palette.
+# Two-class colours of Zapién Arreola, Fehr and Burkhardt 2007 (yellow: +1 region, cyan: −1 region) and a qualitative palette.
 POS_COLOR, NEG_COLOR = "#e6b800", "#00a6c8"
 POS_REGION, NEG_REGION = "rgba(255, 235, 59, 0.35)", "rgba(0, 229, 255, 0.25)"
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
 SYMBOLS = ["circle", "triangle-up", "square", "diamond", "x", "star", "cross", "pentagon"]
 
-# Large data in the browser (issue 16, item 4): SVG markers freeze a tab at ~10⁶ points, so point
+# Large data in the browser: SVG markers freeze a tab at ~10⁶ points, so point
 # traces switch to WebGL above WEBGL_THRESHOLD points and draw a seeded random sample of
 # MAX_DRAWN_POINTS beyond that cap (the figure says so). Decision regions are evaluated on a grid
 # of GRID_RESOLUTION² points whatever the data size.

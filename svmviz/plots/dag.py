@@ -1,4 +1,4 @@
-"""Figures of seed 003: pairwise boundaries, voting and DAG regions, the DAG diagram, and the
+"""Figures of Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, Improved DAG SVM: pairwise boundaries, voting and DAG regions, the DAG diagram, and the
 clusters, weight maps and fused regions of the weighted DAG SVM (Fig. 1–5).
 
 Every function takes a fitted model and the data (``X``, ``y``) and returns a plotly Figure. For
@@ -79,7 +79,7 @@ def _pair_name(names, i, j):
 
 def plot_pairwise_boundaries(model, X, y, class_names=None, plane: Plane | None = None,
                              resolution: int = 160, title: str | None = None) -> go.Figure:
-    """Every pairwise boundary D_ij(x) = 0 (seed 003 eq. 5) over the data."""
+    """Every pairwise boundary D_ij(x) = 0 (Sabzekar et al., eq. 5) over the data."""
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
     D = model.pair_decisions(view.points)
@@ -128,7 +128,7 @@ def plot_pairwise_grid(model, X, y, class_names=None, plane: Plane | None = None
 
 def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = None,
                         resolution: int = 200) -> go.Figure:
-    """Max-wins voting regions (eq. 7–9) with the unclassifiable region in grey (seed 003 Fig. 1)."""
+    """Max-wins voting regions (eq. 7–9) with the unclassifiable region in grey (Sabzekar et al., Fig. 1)."""
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
     V = model.votes(view.points)
@@ -148,7 +148,7 @@ def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = Non
 
 def plot_dag_regions(model, X, y, class_names=None, plane: Plane | None = None,
                      resolution: int = 200, tied_outline=None, title: str | None = None) -> go.Figure:
-    """The regions of a DAG SVM (seed 003 Fig. 3). ``tied_outline``: a fitted
+    """The regions of a DAG SVM (Sabzekar et al., Fig. 3). ``tied_outline``: a fitted
     ``PairwiseVotingSVC`` whose unclassifiable region is outlined (where the DAG decides by order)."""
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
@@ -214,7 +214,7 @@ def dag_layout(K: int):
 
 
 def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figure:
-    """The decision DAG of ``model.order_`` (seed 003 Fig. 2): internal nodes "i vs j", edges
+    """The decision DAG of ``model.order_`` (Sabzekar et al., Fig. 2): internal nodes "i vs j", edges
     "not j" / "not i", leaves the classes. With ``X`` the edges are labelled with how many samples
     take them; ``highlight`` (one sample) draws its path in bold."""
     names = _names(model, class_names)
@@ -286,7 +286,7 @@ def _ellipse(mean2, cov2, n_std: float, n: int = 80):
 
 
 def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None) -> go.Figure:
-    """The K-Means clusters with the 1σ and 2σ ellipses of their Gaussians (seed 003 Fig. 4), the
+    """The K-Means clusters with the 1σ and 2σ ellipses of their Gaussians (Sabzekar et al., Fig. 4), the
     classes each cluster's DAG knows and those it lacks (§5 asks for every class in every cluster)."""
     view = _View(X, plane, 20)
     names = _names(model, class_names)

@@ -1,4 +1,4 @@
-"""Figures of seed 001: guard vectors and support vectors (Fig. 4), the dual-space picture of one
+"""Figures of Yang and Ahuja 2000: guard vectors and support vectors (Fig. 4), the dual-space picture of one
 point's LPs (Fig. 2–3) and the timing of the Table 1 experiment."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from svmviz.plots.hulls import add_line, hull_legend
 
 def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
                        labels=("x1", "x2")) -> go.Figure:
-    """Fig. 4 of seed 001: the points (hover shows their index; click to select), guard vectors
+    """Fig. 4 of Yang and Ahuja 2000: the points (hover shows their index; click to select), guard vectors
     circled, support vectors marked, the SVM hyperplane (dash-dot) with its margins, and for a
     selected guard vector the separating line through it that its LP found."""
     X = np.asarray(X, dtype=np.float64)
@@ -59,10 +59,10 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
 
 
 def plot_dual_view(view, X, y) -> go.Figure:
-    """Seed 001 Fig. 2–3 for one point: in the dual plane (x1 = slope, x2 = −intercept of a
+    """Yang and Ahuja 2000, Fig. 2–3 for one point: in the dual plane (x1 = slope, x2 = −intercept of a
     primal line) the dual line y = p_x·x − p_y of every point, the line l_i of the chosen point
     (thick), the intersection of the other points' half-planes (shaded) and the LP's feasible
-    set on l_i (green), for both orientations of the seed's LP."""
+    set on l_i (green), for both orientations of the paper's LP."""
     X = np.asarray(X, dtype=np.float64)
     y = np.where(np.asarray(y) > 0, 1, -1)
     titles = [("A: own class below" if o.sigma == 1 else "B: own class above")

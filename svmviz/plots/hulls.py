@@ -1,5 +1,5 @@
 """Figures of the hull geometry: (reduced) convex hulls, nearest points and the ν-SVM hyperplane,
-the zero-solution picture and the ‖w‖-against-D_k curve (seed 000 §3.1, Fig. 3.1–3.3)."""
+the zero-solution picture and the ‖w‖-against-D_k curve (Zapién Arreola, Fehr and Burkhardt 2007, §3.1, Fig. 3.1–3.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Figures of the Scatter SVM (seed 004): prototypes and their mean over the decision regions
+"""Figures of the Scatter SVM (Jenssen, Kloft, Zien, Sonnenburg and Müller 2012): prototypes and their mean over the decision regions
 (Fig. 1–3), and the sensitivity maps (Fig. 17–24)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _region_colorscale(K: int):
 def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Plane | None = None,
                     resolution: int = 150, title: str | None = None, boundary: bool = False,
                     coincide_rtol: float = 0.02) -> go.Figure:
-    """The prototype view of a fitted ``ScatterSVC`` (seed 004 Fig. 1–3).
+    """The prototype view of a fitted ``ScatterSVC`` (Jenssen et al. 2012, Fig. 1–3).
 
     Decision regions (argmax_c f_c, eq. 18) as a background, the samples, the support vectors
     circled with a size growing with α_i, each class prototype as a square, their mean m̄ as a
@@ -113,7 +113,7 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
 
 
 def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = "") -> go.Figure:
-    """Seed eq. 21 as bars: one group per feature, one bar per class score and one for the mean
+    """Jenssen et al. 2012, eq. 21, as bars: one group per feature, one bar per class score and one for the mean
     (the last row of ``ScatterSVC.sensitivity_map``)."""
     S = np.asarray(S, dtype=np.float64)
     K, d = S.shape[0] - 1, S.shape[1]
@@ -124,12 +124,12 @@ def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = 
         fig.add_trace(go.Bar(x=feats, y=S[k], name=f"class {names[k]}", marker_color=class_color(k, K)))
     fig.add_trace(go.Bar(x=feats, y=S[-1], name="mean over classes", marker_color=MEAN_COLOR))
     fig.update_layout(barmode="group")
-    return base_layout(fig, title or "Sensitivity s_j = mean over samples of (∂f/∂x_j)² (seed eq. 21)",
+    return base_layout(fig, title or "Sensitivity s_j = mean over samples of (∂f/∂x_j)² (Jenssen et al. 2012, eq. 21)",
                        "feature", "sensitivity", equal=False, height=440)
 
 
 def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.Figure:
-    """The sensitivity of every class and of the mean as images (seed Fig. 21–24; e.g. 8×8
+    """The sensitivity of every class and of the mean as images (Jenssen et al. 2012, Fig. 21–24; e.g. 8×8
     digits). Each map has its own colour range, shown by its own colour bar."""
     S = np.asarray(S, dtype=np.float64)
     K = S.shape[0] - 1
@@ -150,13 +150,13 @@ def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.F
                          showgrid=False, zeroline=False,
                          row=1, col=k + 1)
         fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=1, col=k + 1)
-    fig.update_layout(title=title or "Sensitivity maps (seed eq. 21) as images", template="plotly_white",
+    fig.update_layout(title=title or "Sensitivity maps (Jenssen et al. 2012, eq. 21) as images", template="plotly_white",
                       height=300, margin=dict(l=20, r=20, t=70, b=20))
     return fig
 
 
 def plot_gamma_maps(choice, feature_names=None, title: str = "") -> go.Figure:
-    """The mean-over-classes sensitivity (seed eq. 21) for every γ of a ``GammaChoice``, each
+    """The mean-over-classes sensitivity (Jenssen et al. 2012, eq. 21) for every γ of a ``GammaChoice``, each
     divided by its largest value so the contrast between features can be compared across γ; the
     legend gives each γ's validation accuracy and marks the chosen one."""
     maps = np.asarray(choice.maps, dtype=np.float64)[:, -1, :]

@@ -1,7 +1,7 @@
-"""Plots of the SVM tree (seed 000): step k of the greedy construction, the final partition
+"""Plots of the SVM tree (Zapién Arreola, Fehr and Burkhardt 2007): step k of the greedy construction, the final partition
 before/after pruning, the chain diagram and one animated figure of all steps.
 
-Colours as the seed's figures: a region labelled −1 by a node whose hard class is +1 is cyan, the
+Colours as the paper's figures: a region labelled −1 by a node whose hard class is +1 is cyan, the
 reverse yellow. Everything is read from the fitted model's ``trees_`` / trace: nothing is solved
 here except the optional geometry overlays (reduced hull polygon, nearest point).
 """

@@ -1,4 +1,4 @@
-"""Figures of seed 002's tree decomposition: the partition with homogeneous leaves and local SVM
+"""Figures of the tree decomposition of Chang, Guo, Lin and Lu 2009: the partition with homogeneous leaves and local SVM
 boundaries, the ceiling-size search path, the leaf table and the comparison with a global SVM."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _rgba(hex_color: str, alpha: float) -> str:
 def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | None = None) -> go.Figure:
     """The leaves of the tree at ceiling σ (a searched one; default σ_opt) as rectangles:
     homogeneous leaves filled with their class colour, heterogeneous leaves outlined with their
-    local SVM's decision regions and boundary drawn inside them (seed 002 §2, Figure 1); leaves
+    local SVM's decision regions and boundary drawn inside them (Chang et al. 2009, §2, Figure 1); leaves
     labelled by their majority under ``purity_tol`` (an extension) filled and hatched."""
     if model.n_features_in_ != 2:
         raise ParameterError("the partition plot needs 2-D data (two features)")
@@ -75,7 +75,7 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
 
 
 def plot_search_path(model) -> go.Figure:
-    """Validation accuracy against σ (seed 002 §2.2): every θ at σ₀ (grey), the top-k θ carried
+    """Validation accuracy against σ (Chang et al. 2009, §2.2): every θ at σ₀ (grey), the top-k θ carried
     to larger ceilings (one line each), the best θ_t of each stage and the chosen σ_opt."""
     path = model.search_path_
     fig = go.Figure()

@@ -16,9 +16,9 @@ over the slots (O(1) per touch); when there is a slot per column (the usual case
 n ≈ 5000 at 200 MB) nothing is ever evicted and no order is kept. LIBSVM's columns are as long
 as the active set when asked for, so after shrinking its cache holds n / m times more of them;
 here the rows start at w = n and, when evictions say the active columns do not fit, are cut to
-the active size in place (``width_for``, ``repack``: the syn n = 10,000, d = 50 cells of issue
-15 went from 1.4–1.8× LIBSVM to under 1×), and widened again for the final check. Entries stay
-float64: LIBSVM's float32 cache leaves KKT violations up to 3.5e-2 (audit of issue 15) in
+the active size in place (``width_for``, ``repack``: so the cache holds as many active columns as LIBSVM's), and
+widened again for the final check. Entries stay
+float64: LIBSVM's float32 cache leaves KKT violations up to 3.5e-2 in
 large-C problems, and the tests hold every backend to the cvxpy optimum at 1e-5 relative;
 halving the memory per column does not pay for that.
 
@@ -103,9 +103,9 @@ def _vexp(buf, ibuf):
 # ---------------------------------------------------------------------------- Q columns
 # The inner products of a column: blocks of DOT_BLOCK positions (8 kB, they stay in L1 while all
 # features pass over them), four features a pass (one load and store of the partial sums per four
-# products instead of per one): 85 → 57 µs per column at n = 10,000, d = 50; 23 → 19 µs at d = 10
-# (issue 15). Each entry's sum runs over the features in the same order wherever a fill starts,
-# so a prefix filled now and a tail filled later equal one fill of the whole column.
+# products instead of per one), which makes a column about a third cheaper at n = 10,000, d = 50.
+# Each entry's sum runs over the features in the same order wherever a fill starts, so a prefix
+# filled now and a tail filled later equal one fill of the whole column.
 DOT_BLOCK = 1024
 
 
@@ -557,7 +557,7 @@ def flush_gbar(n, Gbar, pend, buf, ordr, data, slot_of, slen, src):
 
 @njit(cache=True, inline="always")
 def pair_step(gi, gj, si, sj, qii, qjj, qij, ai, aj, li, ui, lj, uj):
-    """The analytic two-variable step with general bounds (seed 000 §4.1, Algorithm 1; LIBSVM's
+    """The analytic two-variable step with general bounds (Zapién Arreola, Fehr and Burkhardt 2007, §4.1, Algorithm 1; LIBSVM's
     update written along the direction that keeps Σ s α fixed): α_i += s_i t, α_j −= s_j t,
     t = b/a clipped to the box. Scalars only, so that inlining it adds no reference counting to
     the main loop. Returns (new α_i, new α_j, change of the objective or NaN when unbounded)."""
@@ -794,15 +794,15 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
     ``prv_f`` and ``nxt_f`` have room for n slots and are viewed at the current count. A new
     width returns RESHAPED with the state of the iteration's start (the caller calls again):
     views assigned once per call keep Numba's reference counting out of the loop (assigning
-    them inside it cost 0.84 → 1.05× LIBSVM on fourclass rbf C = 1000). Trace arrays of length 0
+    them inside it costs about a quarter more time per iteration on fourclass, rbf, C = 1000). Trace arrays of length 0
     record nothing; otherwise per iteration k < len: the pair in original indices (j = −1 for a
     single-variable step), α_i, α_j before and after, the maximal violation and the objective
     after the step; ``ev`` records shrinking events (iteration, active size).
 
-    Per-iteration cost (issue 15). With a few dozen active variables the loops over them are
+    Per-iteration cost. With a few dozen active variables the loops over them are
     short and the constant per iteration decides the race with LIBSVM. Numba counts references
-    (an atomic add) for every array handed to a function, inlined ones too: the old loop spent
-    about half its time there. So the iteration itself touches arrays only directly: the cache
+    (an atomic add) for every array handed to a function, inlined ones too: a loop that hands
+    arrays to helpers spends about half its time there. So the iteration itself touches arrays only directly: the cache
     hit test is written out here (misses, G_bar updates and shrinking call out: they are rare),
     the pair step is the scalar ``pair_step``; the LRU order is kept only when some column has
     no slot of its own; the history is sampled by a countdown instead of a modulo."""

@@ -1,11 +1,11 @@
-"""The quadratic program every dual in the seeds reduces to (DESIGN.md, "Architecture").
+"""The quadratic program every dual of the five methods reduces to (ARCHITECTURE.md).
 
     minimise   ½ αᵀQα + pᵀα
     subject to L ≤ α ≤ U                      (L = U fixes a variable, U = +inf allowed)
                Σ_{i∈g} s_i α_i = r_g           for each disjoint equality group g (s_i = ±1)
 
 Q is either dense or implicit: ``Q_ij = t_i t_j k(x_i, x_j) · S_ij`` with per-sample signs t and,
-for the Scatter SVM (seed 004), ``S_ij = δ_{c_i c_j} − 1/K``; otherwise S = 1.
+for the Scatter SVM (Jenssen, Kloft, Zien, Sonnenburg and Müller 2012), ``S_ij = δ_{c_i c_j} − 1/K``; otherwise S = 1.
 
 The problem is data; backends (``svmviz.solvers.smo``, ``svmviz.solvers.cvxpy_backend``) solve it.
 """
@@ -214,7 +214,7 @@ class QPProblem:
     @classmethod
     def c_svm(cls, y, C, *, Q=None, kernel=None, X=None, lower=0.0) -> "QPProblem":
         """The C-SVM dual of LIBSVM with labels y = ±1 and (per-sample) bounds lower ≤ α ≤ C:
-        min ½αᵀQα − eᵀα, Q_ij = y_i y_j k(x_i, x_j), yᵀα = 0 (seed 000 Problem 1 of §4.1)."""
+        min ½αᵀQα − eᵀα, Q_ij = y_i y_j k(x_i, x_j), yᵀα = 0 (Zapién Arreola, Fehr and Burkhardt 2007, Problem 1 of §4.1)."""
         y = np.asarray(y, dtype=np.float64)
         n = y.shape[0]
         if Q is not None:

@@ -7,7 +7,7 @@ bounds 0. Here, for the general problem of ``problem.py``:
   variables in no group are candidates for a single-variable Newton step; the candidate with the
   largest predicted decrease is taken (``_smo_core.select_working_set``; for one group holding
   every variable, the C-SVM, the selection is inlined in the main loop);
-- update: the analytic two-variable step with general lower/upper bounds of seed 000 §4.1
+- update: the analytic two-variable step with general lower/upper bounds of Zapién Arreola, Fehr and Burkhardt 2007 §4.1
   (Algorithm 1), written along the direction that keeps Σ s α fixed and clipped to the box
   (U = +inf allowed; L = U variables never move);
 - start: ``alpha0`` or ``problem.feasible_start()``;
@@ -21,9 +21,9 @@ bounds 0. Here, for the general problem of ``problem.py``:
 - Q: a dense matrix when it fits ``dense_mb``, otherwise columns computed on demand in Numba
   with an LRU cache of ``cache_mb`` MB.
 
-Convergence (issue 15). As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
+Convergence. As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
 finitely many iterations for any tol > 0 (Fan, Chen & Lin 2005, Theorem 3 / Chen, Fan & Lin
-2006), and the old default cap (max(10⁷, 100 n)) returned wrong answers. ``progress(done,
+2006), and a default cap such as max(10⁷, 100 n) stops some problems before the tolerance with a wrong answer. ``progress(done,
 total)``, svmviz's one progress protocol, is called every ``CHUNK`` iterations with the iterations
 done and ``max_iter`` (0 when uncapped: the total is not known); when it raises, the exception ends
 the solve there (a Stop button, a time limit). A stop at an explicit ``max_iter`` returns the
