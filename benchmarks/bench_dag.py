@@ -1,26 +1,27 @@
-"""Seed 003's DAG SVM against its weighted DAG SVM (WDAG): our numbers beside the seed's Tables 1–3,
-with the Bayes ceiling of every generated set, a paper-like baseline beside a tuned one, and the
-"globally mixed, locally separable" sets where per-cluster DAGs can win.
+"""The DAG SVM against the weighted DAG SVM (WDAG) of Sabzekar et al. (Improved DAG SVM): our
+numbers beside the paper's Tables 1–3, with the Bayes ceiling of every generated set, a paper-like
+baseline beside a tuned one, and the "globally mixed, locally separable" sets where per-cluster
+DAGs can win.
 
     python benchmarks/bench_dag.py [--reps 10] [--tables 1L23] [--solver smo]
 
-Protocol (the seed gives no kernel, C, split procedure or noise model; these are ours):
-- DAG list [0, 1, 2]; WDAG: N = 3 K-Means clusters (random_state = split number) and the seed's
+Protocol (the paper gives no kernel, C, split procedure or noise model; these are ours):
+- DAG list [0, 1, 2]; WDAG: N = 3 K-Means clusters (random_state = split number) and the paper's
   eq. 12 weights as printed (``weight="gaussian_paper"``) in every row.
 - Two settings per data set, each for DAG and WDAG alike:
-  "paper-like": the seed's weak baseline. Generated 2-D sets: linear kernel, C = 1. Iris and
-  wine: RBF on *unscaled* features (the seed's wine DAG 82.14 % is what RBF gives unscaled),
+  "paper-like": the paper's weak baseline. Generated 2-D sets: linear kernel, C = 1. Iris and
+  wine: RBF on *unscaled* features (the paper's wine DAG 82.14 % is what RBF gives unscaled),
   C and γ chosen by 3-fold CV on the training part.
   "tuned": RBF on standardised features (generated sets are used as they are), C ∈ {0.1, 1, 10,
   100} × γ ∈ {0.1, 1, 10} / (d · var X) chosen by 3-fold CV on the training part, separately for
   DAG and WDAG.
-- Accuracy: ``--reps`` (≥ 10) stratified random splits with the seed's train/test sizes; mean ±
+- Accuracy: ``--reps`` (≥ 10) stratified random splits with the paper's train/test sizes; mean ±
   std (worst) in %, and WDAG's win/tie/loss count against DAG over the splits.
 - Bayes: the best accuracy any classifier can reach on the generating density (equally likely
   classes, Gaussian mixtures: ``svmviz.data.generators.bayes_accuracy``, 200,000 Monte Carlo
-  draws, ± its standard error). The seed's Data2–4 figures above it cannot be reached on data
-  drawn as ours is (``interlaced``: the seed does not give its densities).
-- WDAG diagnostics (seed 003 §5 requires every cluster to contain every class): "incompl." = mean
+  draws, ± its standard error). The paper's Data2–4 figures above it cannot be reached on data
+  drawn as ours is (``interlaced``: the paper does not give its densities).
+- WDAG diagnostics (Sabzekar et al. §5 require every cluster to contain every class): "incompl." = mean
   number of clusters lacking a class per split; "err lack" = share of WDAG's test errors whose
   heaviest-weight cluster lacks the true class (those points that cluster can never get right).
 - Table 1: Data1–Data4 = ``interlaced(level)`` (3 classes × 50), 110 training / 40 test.
@@ -31,8 +32,8 @@ Protocol (the seed gives no kernel, C, split procedure or noise model; these are
   test point (training points stay clean).
 - Table 3: training time (fit only; process CPU and wall, best of ``--time-reps`` ≥ 3, DAG and
   WDAG interleaved) on Data1 with 1,500 points and Data2 with 6,000 points (1,050 and 4,500 for
-  training as in the seed), iris (120) and wine (122); with SMO and with the cvxpy reference (an
-  interior-point QP, closer to the seed's "O(m³)" argument; stops at Data1). Numba is warmed up.
+  training as in the paper), iris (120) and wine (122); with SMO and with the cvxpy reference (an
+  interior-point QP, closer to the paper's "O(m³)" argument; stops at Data1). Numba is warmed up.
 """
 
 from __future__ import annotations
@@ -48,12 +49,12 @@ from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
 from svmviz.data.generators import bayes_accuracy, interlaced, local_triangles, mixture_components
 from svmviz.models.dag import ClusterClassWarning, DAGSVC, WeightedDAGSVC
 
-SEED_T1 = {1: (100, 100), 2: (96, 100), 3: (96, 100), 4: (69, 98)}
-SEED_T2 = [("iris", 120, 30, 0.0, 100, 100), ("iris", 120, 30, 0.1, 95, 98.33),
+PAPER_T1 = {1: (100, 100), 2: (96, 100), 3: (96, 100), 4: (69, 98)}
+PAPER_T2 = [("iris", 120, 30, 0.0, 100, 100), ("iris", 120, 30, 0.1, 95, 98.33),
            ("iris", 120, 30, 0.2, 91.67, 95.33), ("iris", 90, 60, 0.0, 93.67, 98.33),
            ("iris", 90, 60, 0.1, 80.67, 90.33), ("iris", 90, 60, 0.2, 78.33, 83.67),
            ("wine", 122, 56, 0.0, 82.14, 98.21)]
-SEED_T3 = {"Data1": (1050, 4.11, 1.13), "Data2": (4500, 201.4, 23.84), "iris": (120, 2.89, 1.35),
+PAPER_T3 = {"Data1": (1050, 4.11, 1.13), "Data2": (4500, 201.4, 23.84), "iris": (120, 2.89, 1.35),
            "wine": (122, 2.34, 0.64)}
 C_GRID = (0.1, 1.0, 10.0, 100.0)
 GAMMA_FACTORS = (0.1, 1.0, 10.0)
@@ -145,8 +146,9 @@ def table1(args):
           f"accuracy % over {args.reps} stratified splits")
     for level in (1, 2, 3, 4):
         ds = interlaced(level)
-        s = SEED_T1[level]
-        print(f"\nData{level}: seed DAG {s[0]:.2f}, seed WDAG {s[1]:.2f}; {_bayes('interlaced', level=level)}")
+        s = PAPER_T1[level]
+        print(f"\nData{level}: paper DAG {s[0]:.2f}, paper WDAG {s[1]:.2f}; "
+              f"{_bayes('interlaced', level=level)}")
         print(HEAD)
         for name, setting in SYNTH.items():
             print(_row(name, evaluate(ds.X, ds.y, 110, 40, 0.0, setting, args)), flush=True)
@@ -167,10 +169,10 @@ def table2(args):
     print("\nTable 2 — iris and wine, N = 3, WDAG weight = eq. 12; test noise: N(0, (f·σ_j)²) added to "
           f"feature j of every test point, σ_j = training std of feature j; {args.reps} stratified splits")
     sets = {"iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True)}
-    for name, ntr, nte, noise, sd, sw in SEED_T2:
+    for name, ntr, nte, noise, sd, sw in PAPER_T2:
         X, y = sets[name]
         test = f"{nte}" + (f"+{int(100 * noise)}% noise" if noise else "")
-        print(f"\n{name} {ntr} train / {test}: seed DAG {sd:.2f}, seed WDAG {sw:.2f}")
+        print(f"\n{name} {ntr} train / {test}: paper DAG {sd:.2f}, paper WDAG {sw:.2f}")
         print(HEAD)
         for sname, setting in REAL.items():
             acc = evaluate(np.asarray(X, dtype=float), y, ntr, nte, noise, setting, args, standardise=True)
@@ -188,7 +190,7 @@ def table3(args):
     print(f"\nTable 3 — training time in seconds (fit only; process CPU and wall, best of {args.time_reps}, "
           "DAG and WDAG interleaved); 'WDAG SVMs' is WDAG's wall time in its clusters' SVMs (the rest is "
           "K-Means and the Gaussians); RBF, C = 1, γ = scale; test accuracy of the same split")
-    print(f"{'data':6} {'train':>6} {'solver':>6} | {'seed DAG':>8} {'seed WDAG':>9} {'ratio':>6} | "
+    print(f"{'data':6} {'train':>6} {'solver':>6} | {'paper DAG':>9} {'paper WDAG':>10} {'ratio':>6} | "
           f"{'DAG cpu':>8} {'WDAG cpu':>8} {'ratio':>6} {'DAG wall':>8} {'WDAG wall':>9} {'WDAG SVMs':>9} | "
           f"{'acc DAG':>7} {'acc WDAG':>8}")
     iris, wine = load_iris(return_X_y=True), load_wine(return_X_y=True)
@@ -216,8 +218,8 @@ def table3(args):
                     b[0], b[1], b[2] = min(b[0], cpu), min(b[1], wall), m
             (cd, wd, dag), (cw, ww, wdag) = best["DAG"], best["WDAG"]
             t_svm = sum(m.fit_time_ for m in wdag.cluster_models_ if m is not None)
-            s = SEED_T3[name]
-            print(f"{name:6} {ntr:6d} {solver:>6} | {s[1]:8.2f} {s[2]:9.2f} {s[1] / s[2]:5.1f}x | {cd:8.3f} "
+            s = PAPER_T3[name]
+            print(f"{name:6} {ntr:6d} {solver:>6} | {s[1]:9.2f} {s[2]:10.2f} {s[1] / s[2]:5.1f}x | {cd:8.3f} "
                   f"{cw:8.3f} {cd / cw:5.2f}x {wd:8.3f} {ww:9.3f} {t_svm:9.3f} | {100 * dag.score(Xte, y[te]):7.2f} "
                   f"{100 * wdag.score(Xte, y[te]):8.2f}", flush=True)
 
@@ -232,7 +234,8 @@ def main():
     args = ap.parse_args()
     if args.reps < 10 or args.time_reps < 3:
         raise SystemExit("--reps must be ≥ 10 and --time-reps ≥ 3")
-    print(f"seed 003 reproduction: solver={args.solver}, DAG list [0, 1, 2], WDAG N = 3 with the seed's eq. 12 weights")
+    print(f"Sabzekar et al. (Improved DAG SVM) reproduction: solver={args.solver}, DAG list [0, 1, 2], "
+          "WDAG N = 3 with the paper's eq. 12 weights")
     for t, fn in (("1", table1), ("L", table_local), ("2", table2), ("3", table3)):
         if t in args.tables:
             fn(args)

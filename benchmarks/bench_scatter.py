@@ -1,21 +1,22 @@
-"""Reproduce seed 004's experiments with svmviz's Scatter SVM (``ScatterSVC``, SMO backend).
+"""Reproduce the experiments of Jenssen, Kloft, Zien, Sonnenburg and Müller (2012) with svmviz's
+Scatter SVM (``ScatterSVC``, SMO backend).
 
-Table 1 (seed §"Experiment on Controlled Artificial Data"): checkerboard (20 points per class) and
-Gaussians on a circle (10 per class) with K = 10, 100, 1,000 classes, split evenly (per class) into
-training and validation halves; model selection over a kernel grid on the validation half; error
-and time (training + prediction) of the best model — the paper's protocol, where every method runs
-at its own selected parameters — and, next to it, the time of every C-SVM at the same parameters
-(Scatter C-form's selected γ and C), which isolates the solvers' speed from the parameter choice
-(at different γ the methods solve different problems: the old circle K = 100 ratio of ×101 came
-mostly from OVR picking a larger γ). Times are process CPU time (time.process_time), best of 3 runs
-interleaved across the methods; wall time is printed for the same-parameter ratio. Scatter SVM runs "with bias" as in the seed
-(its SMO ν-LIBSVM mode = our ν-form with class sums 1, eq. 6/8); the without-bias C-form
-(eq. 15, the mode of the seed's later experiments) is shown too. Peers: one-vs-rest and
-one-vs-one C-SVMs of scikit-learn (LIBSVM), and the cvxpy reference on the same Scatter QP where
-it can run (n ≤ 3,000).
+Table 1 (the paper's §"Experiment on Controlled Artificial Data"): checkerboard (20 points per
+class) and Gaussians on a circle (10 per class) with K = 10, 100, 1,000 classes, split evenly (per
+class) into training and validation halves; model selection over a kernel grid on the validation
+half; error and time (training + prediction) of the best model — the paper's protocol, where every
+method runs at its own selected parameters — and, next to it, the time of every C-SVM at the same
+parameters (Scatter C-form's selected γ and C), which isolates the solvers' speed from the parameter
+choice (at different γ the methods solve different problems: the old circle K = 100 ratio of ×101
+came mostly from OVR picking a larger γ). Times are process CPU time (time.process_time), best of 3
+runs interleaved across the methods; wall time is printed for the same-parameter ratio. Scatter SVM
+runs "with bias" as in the paper (its SMO ν-LIBSVM mode = our ν-form with class sums 1, eq. 6/8);
+the without-bias C-form (eq. 15, the mode of the paper's later experiments) is shown too. Peers:
+one-vs-rest and one-vs-one C-SVMs of scikit-learn (LIBSVM), and the cvxpy reference on the same
+Scatter QP where it can run (n ≤ 3,000).
 
 Table 5's role: best cross-validated accuracy on iris, wine and digits (features scaled to
-[−1, 1] as the seed did) for Scatter SVM (C-form without bias, as the seed), OVR and OVO.
+[−1, 1] as the paper did) for Scatter SVM (C-form without bias, as the paper), OVR and OVO.
 
 Reductions for a shared 2-core machine (stated in the output): a 3 × 2 parameter grid; at
 K = 1,000 every method reuses the parameters it selected at K = 100 on the same data set (the
@@ -48,8 +49,8 @@ CS = (1.0, 10.0)
 MU_FACTORS = (2.0, 5.0)  # μ · (training points per class)
 OVR_SAMPLE = 40
 
-# Seed 004 Table 1 (error %, time s); the seed's last circle column (K = 10,000) is not run here.
-SEED_T1 = {
+# The paper's Table 1 (error %, time s); its last circle column (K = 10,000) is not run here.
+PAPER_T1 = {
     ("checker", 10): (35, 24, 0.05, 0.06), ("checker", 100): (49, 40, 1.77, 1.59),
     ("checker", 1000): (50, 41, 102.15, 85.21),
     ("circle", 10): (22, 14, 0.02, 0.01), ("circle", 100): (24, 17, 3.51, 2.11),
@@ -172,21 +173,21 @@ def print_table1(rows):
     print(f"\n### Table 1 — Scatter SVM vs one-vs-rest / one-vs-one: validation error of the best "
           f"model, process CPU time of its training + prediction (best of {REPEATS}, interleaved)\n")
     print("Paper protocol: every method at its own parameters selected on the validation half.\n")
-    print("| data | K | N | err OVR | err OVO | err Scatter ν+bias | err Scatter C | seed err OVR / Scatter "
+    print("| data | K | N | err OVR | err OVO | err Scatter ν+bias | err Scatter C | paper err OVR / Scatter "
           "| t OVR | t OVO | t Scatter ν+bias | t Scatter C | OVR / Scatter ν | OVR / Scatter C "
-          "| seed t OVR / Scatter | ν obj. smo vs cvxpy |")
+          "| paper t OVR / Scatter | ν obj. smo vs cvxpy |")
     print("|" + "---|" * 16)
     for name, K, N, sel, t, same, ref in rows:
-        s = SEED_T1.get((name, K))
+        s = PAPER_T1.get((name, K))
         e = {k: ("n/a" if np.isnan(v[0]) else f"{100 * v[0]:.0f}") for k, v in sel.items()}
         c = {k: t[k][0] if k in t else float("nan") for k in sel}
         t_ovo = "not run" if np.isnan(c["ovo"]) else f"{c['ovo']:.4f}"
         est = " (est.)" if np.isnan(sel["ovr"][0]) else ""
-        seed_e = f"{s[0]} / {s[1]}" if s else "—"
-        seed_t = f"{s[2]:g} / {s[3]:g} (×{s[2] / s[3]:.1f})" if s else "—"
-        print(f"| {name} | {K} | {N} | {e['ovr']} | {e['ovo']} | {e['sc_nu']} | {e['sc_c']} | {seed_e} "
+        paper_e = f"{s[0]} / {s[1]}" if s else "—"
+        paper_t = f"{s[2]:g} / {s[3]:g} (×{s[2] / s[3]:.1f})" if s else "—"
+        print(f"| {name} | {K} | {N} | {e['ovr']} | {e['ovo']} | {e['sc_nu']} | {e['sc_c']} | {paper_e} "
               f"| {c['ovr']:.4f}{est} | {t_ovo} | {c['sc_nu']:.4f} | {c['sc_c']:.4f} "
-              f"| ×{c['ovr'] / c['sc_nu']:.1f} | ×{c['ovr'] / c['sc_c']:.1f} | {seed_t} | {ref} |")
+              f"| ×{c['ovr'] / c['sc_nu']:.1f} | ×{c['ovr'] / c['sc_c']:.1f} | {paper_t} | {ref} |")
     print("\nSame parameters: OVR, OVO and Scatter C-form (no bias) all at the (γ, C) Scatter C "
           "selected — the time each method needs for the same model class.\n")
     print("| data | K | γ, C | t OVR | t OVO | t Scatter C | OVR / Scatter C | OVO / Scatter C "
@@ -216,7 +217,7 @@ def table5(folds: int = 5):
         ds = load_builtin(name)
         X = ds.X
         lo, hi = X.min(axis=0), X.max(axis=0)
-        X = 2 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1  # [−1, 1] as the seed
+        X = 2 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1  # [−1, 1] as the paper
         y = ds.y
         d = X.shape[1]
         cv = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y))
@@ -238,8 +239,8 @@ def table5(folds: int = 5):
                          f"C={best[4]:g})")
         print(f"| {name} | {X.shape[0]} × {d}, {np.unique(y).size} | " + " | ".join(cells) + " |",
               flush=True)
-    print("\nSeed 004 Table 5 (best 10-fold CV accuracy): its cells for iris, wine and digits-like "
-          "sets are missing from the seed's text, so no seed figures can be printed beside these.")
+    print("\nThe paper's Table 5 (best 10-fold CV accuracy): its cells for iris, wine and digits-like "
+          "sets are missing from the paper's text, so no paper figures can be printed beside these.")
 
 
 def main():

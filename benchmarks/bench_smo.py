@@ -1,39 +1,38 @@
-"""SMO (Numba) against LIBSVM (sklearn.svm.SVC) on the audit's grid of issue 15, in one process.
+"""SMO (Numba) against LIBSVM (sklearn.svm.SVC) over a grid of C, γ, kernel, n and d, in one process.
 
     python benchmarks/bench_smo.py --quick      # ~2 minutes: real sets, C ∈ {1, 100}, one γ
     python benchmarks/bench_smo.py              # the grid: C × γ × kernel × n × d and real sets
     python benchmarks/bench_smo.py --max-n 5000 # drop the largest synthetic n (time bound)
-    python benchmarks/bench_smo.py --big        # only the audit's largest sets (n = 30,000, 50,000)
+    python benchmarks/bench_smo.py --big        # only the largest sets (n = 30,000, 50,000)
     python benchmarks/bench_smo.py --only "digits linear" --only "fourclass rbf 0.5 "  # some cells
 
 Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 1000 only with
-``--linear-c1000``: LIBSVM itself needs minutes on some of them); RBF γ ∈ {0.1, 1, 10}/d (quick: 1/d) and
-the linear kernel; real sets fourclass (LIBSVM's fourclass_scale from $SVMVIZ_DATA_DIR or
-/work/shared/data; skipped when absent), breast cancer and digits (even vs odd), scaled to
-[−1, 1] per feature; synthetic make_classification sets of n ∈ {2000, 10000} × d ∈ {2, 10, 50}
-with 10 % label noise (``--big``: n ∈ {30,000, 50,000}, d = 10, rbf γ = 1/d and linear, C = 1,
-minutes per cell). Both solvers: tol 1e-3, shrinking, 200 MB cache, same C and γ. Times are
-process CPU time (time.process_time; both are single-threaded, and on a shared machine CPU time
-is the steadier measure) and wall time, best of ``--repeats`` (3) with the two solvers
-interleaved; Numba's code is compiled and warmed up before any timing. Printed per cell: CPU
-ratio smo/libsvm, wall ratio, the relative objective difference (LIBSVM's dual objective
+``--linear-c1000``: LIBSVM itself needs minutes on some of them); RBF γ ∈ {0.1, 1, 10}/d (quick:
+1/d) and the linear kernel; real sets fourclass (LIBSVM's fourclass_scale through
+``svmviz.data.load_builtin``: $SVMVIZ_DATA_DIR or the download cache; skipped when absent), breast
+cancer and digits (even vs odd), scaled to [−1, 1] per feature; synthetic make_classification sets
+of n ∈ {2000, 10000} × d ∈ {2, 10, 50} with 10 % label noise (``--big``: n ∈ {30,000, 50,000},
+d = 10, rbf γ = 1/d and linear, C = 1, minutes per cell). Both solvers: tol 1e-3, shrinking, 200 MB
+cache, same C and γ. Times are process CPU time (time.process_time; both are single-threaded, and on
+a shared machine CPU time is the steadier measure) and wall time, best of ``--repeats`` (3) with the
+two solvers interleaved; Numba's code is compiled and warmed up before any timing. Printed per cell:
+CPU ratio smo/libsvm, wall ratio, the relative objective difference (LIBSVM's dual objective
 recomputed from its dual coefficients; negative = ours lower), iterations, and whether our solve
-converged; then the worst cell, the median ratio, the number of cells above 1.0× and of
-unconverged runs, and the trace overhead (trace=True against trace=False).
+converged; then the worst cell, the median ratio, the number of cells above 1.0× and of unconverged
+runs, and the trace overhead (trace=True against trace=False).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
-from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
+from svmviz.data import fourclass_path, load_builtin
 from svmviz.models.svc import BinarySVC, libsvm_dual_objective
 
 C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
@@ -48,12 +47,9 @@ def _scale(X):
 
 def real_sets():
     sets = {}
-    for d in (os.environ.get("SVMVIZ_DATA_DIR"), "/work/shared/data"):
-        if d and (Path(d) / "fourclass_scale").is_file():
-            from sklearn.datasets import load_svmlight_file
-            X, y = load_svmlight_file(str(Path(d) / "fourclass_scale"))
-            sets["fourclass"] = (_scale(X.toarray()), y)
-            break
+    if fourclass_path() is not None:  # never downloads: the benchmark runs offline
+        ds = load_builtin("fourclass")
+        sets["fourclass"] = (_scale(ds.X), ds.y)
     X, y = load_breast_cancer(return_X_y=True)
     sets["breast"] = (_scale(X), y)
     X, y = load_digits(return_X_y=True)

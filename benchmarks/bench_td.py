@@ -1,7 +1,7 @@
-"""Seed 002's tree decomposition (TD) against one global RBF SVM (scikit-learn's SVC = LIBSVM)
-trained on the same training component TD trains on.
+"""The tree decomposition (TD) of Chang, Guo, Lin and Lu (2009) against one global RBF SVM
+(scikit-learn's SVC = LIBSVM) trained on the same training component TD trains on.
 
-Protocol (every part): the seed's 4 : 1 : 1 split (§3) into training, validation and test
+Protocol (every part): the paper's 4 : 1 : 1 split (§3) into training, validation and test
 components. TD trains on the training component and chooses (σ, θ[, ε]) on the validation
 component; the global SVM is trained on the same training component for every θ of the same grid
 and keeps the θ with the best validation accuracy. Times include the validation predictions.
@@ -11,21 +11,21 @@ as process CPU time (``time.process_time``: robust on a shared machine) and wall
 Parts (``--parts``, comma-separated):
 
 - ``noisy``: 30,000 2-D points with large one-class regions and 1 % label noise (``noisy_regions``),
-  3 × 3 grid and θ fixed at the global SVM's best; TD as in the seed, with ``max_stages=1`` and with
+  3 × 3 grid and θ fixed at the global SVM's best; TD as in the paper, with ``max_stages=1`` and with
   ``purity_tol`` candidates (0.02, 0.05, 0.1) chosen on validation (extensions, see
-  ``TreeDecompositionSVC``). Issue 12's target: TD with purity_tol ≥ 8× less CPU than the global
-  SVM, test accuracy within 0.3 points.
+  ``TreeDecompositionSVC``). The aim of the extensions: TD with purity_tol ≥ 8× less CPU than the
+  global SVM, test accuracy within 0.3 points.
 - ``parallel``: wall time of the same TD fit with ``n_jobs=1``, ``n_jobs=2`` and a Dask
   LocalCluster (2 worker processes × 1 thread) on ``--parallel-n`` noisy points.
 - ``million``: 1,000,000 noisy points through a Dask LocalCluster (threads in this process, so the
   peak RSS below is the whole run's; run this part alone for a clean figure); against the best
   global SVM affordable on a subsample of the training component (θ from the grid on 20,000
   points, then trained on ``--million-sub`` points).
-- ``seed``: the seed's comparison (full 7 × 9 grid on fourclass and digits, 3 × 3 above 20,000).
+- ``paper``: the paper's comparison (full 7 × 9 grid on fourclass and digits, 3 × 3 above 20,000).
 
     python benchmarks/bench_td.py                         # noisy, parallel, million
     python benchmarks/bench_td.py --parts noisy --reps 3
-    python benchmarks/bench_td.py --parts seed --sets fourclass,digits
+    python benchmarks/bench_td.py --parts paper --sets fourclass,digits
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import argparse
 import os
 import resource
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -42,21 +41,19 @@ from svmviz.data import load_builtin
 from svmviz.models import TreeDecompositionSVC
 from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search
 
-if "SVMVIZ_DATA_DIR" not in os.environ:
-    os.environ["SVMVIZ_DATA_DIR"] = str(Path(__file__).resolve().parents[2] / "shared" / "data")
-
 # A reduced grid for n ≥ 20,000 (a global LIBSVM fit per θ takes seconds to minutes there).
 REDUCED = dict(C_grid=(1.0, 10.0, 100.0), gamma_grid=(1.0, 10.0, 100.0))
 FULL = dict(C_grid=C_GRID, gamma_grid=GAMMA_GRID)
 PURITY = (0.02, 0.05, 0.1)
-SEED_CLAIM = ("seed 002 Tables 3/8: TD speed-up ×4.33 (PHW, 1A1) to ×3,691 (KDD CUP 10%, 1A1) "
+PAPER_CLAIM = ("Chang, Guo, Lin and Lu (2009), Tables 3/8: TD speed-up ×4.33 (PHW, 1A1) "
+               "to ×3,691 (KDD CUP 10%, 1A1) "
               "[×5,775 in 1AO] at test accuracy within ~0.5 points of the global SVM "
               "(Tables 4/9); NSV ratio up to ×2,433 (Shuttle, 98 % homogeneous)")
 
 
 def shuttle_like(n: int, seed: int = 0):
     """2-D, two classes in [-1, 1]²: large homogeneous regions (as Shuttle, 98 % homogeneous in
-    the seed's Table 12) and one interlocking wavy strip where the classes meet."""
+    the paper's Table 12) and one interlocking wavy strip where the classes meet."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1, 1, size=(n, 2))
     strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < 0.15
@@ -88,7 +85,7 @@ def hard_checkerboard(n: int, cells: int = 6, angle: float = 0.5, noise: float =
 
 
 def split_411(X, y, seed=0):
-    """4 : 1 : 1 shuffled split (seed 002 §3)."""
+    """4 : 1 : 1 shuffled split (Chang, Guo, Lin and Lu 2009, §3)."""
     idx = np.random.default_rng(seed).permutation(X.shape[0])
     a, b = 4 * X.shape[0] // 6, 5 * X.shape[0] // 6
     t, v, s = idx[:a], idx[a:b], idx[b:]
@@ -135,7 +132,7 @@ def part_noisy(args):
 
     def run(grid, gname):
         methods = {"global SVM (LIBSVM, same training part)": lambda: global_svm_search(Xt, yt, Xv, yv, **grid),
-                   "TD (seed: search over σ)": td(**grid),
+                   "TD (paper: search over σ)": td(**grid),
                    "TD max_stages=1": td(**grid, max_stages=1),
                    f"TD purity_tol={PURITY}": td(**grid, purity_tol=PURITY),
                    "TD purity_tol + max_stages=1": td(**grid, purity_tol=PURITY, max_stages=1)}
@@ -164,7 +161,7 @@ def part_noisy(args):
     run(fixed, "fixed θ")
     print("\ncpu × = global SVM CPU / TD CPU; Δ pts = TD − global test accuracy; NSV = SVs per test sample; "
           "homog / major = training samples in homogeneous / majority-labelled leaves; fixed θ = the "
-          "global SVM's best θ of the 3×3 grid. Target (issue 12): TD with purity_tol ≥ 8× less CPU, "
+          "global SVM's best θ of the 3×3 grid. Target of the extensions: TD with purity_tol ≥ 8× less CPU, "
           "|Δ| ≤ 0.3 points.")
     print(head)
     print("\n".join(lines))
@@ -178,7 +175,7 @@ def part_parallel(args):
     X, y = noisy_regions(args.parallel_n)
     Xt, yt, Xv, yv, Xs, ys = split_411(X, y)
     kw = dict(svm_solver="libsvm", max_stages=1, **REDUCED)
-    print(f"\n== parallel leaf training: n = {args.parallel_n:,} noisy points, TD as in the seed "
+    print(f"\n== parallel leaf training: n = {args.parallel_n:,} noisy points, TD as in the paper "
           f"(every heterogeneous leaf trained), 3×3 grid, σ₀ only; "
           f"wall time, min of {args.reps}; {os.cpu_count()} cores shared with other jobs")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
@@ -219,8 +216,8 @@ def part_million(args):
             Client(cl), joblib.parallel_backend("dask"):
         runs = [("TD purity_tol, σ₀ only", dict(purity_tol=PURITY, max_stages=1)),
                 ("TD purity_tol (search over σ)", dict(purity_tol=PURITY))]
-        if args.million_seed_td:  # every noisy leaf trained: > 20 min on 2 shared cores (not finished)
-            runs.append(("TD (seed), σ₀ only", dict(max_stages=1)))
+        if args.million_paper_td:  # every noisy leaf trained: > 20 min on 2 shared cores (not finished)
+            runs.append(("TD (paper), σ₀ only", dict(max_stages=1)))
         for name, kw in runs:
             m, cpu, wall = timed(lambda: TreeDecompositionSVC(svm_solver="libsvm", **REDUCED, **kw)
                                  .fit(Xt, yt, X_val=Xv, y_val=yv))
@@ -250,12 +247,12 @@ def part_million(args):
           "so far (cumulative down the table).")
 
 
-# ------------------------------------------------------------------------------ part: seed
+# ------------------------------------------------------------------------------ part: paper
 def data_sets(names):
     """(X, y, grid, grid name) per requested data set, in the order asked."""
     def digits():
         ds = load_builtin("digits")
-        return ds.X / 16.0, ds.y  # [0, 1] as the seed normalises
+        return ds.X / 16.0, ds.y  # [0, 1] as the paper normalises
 
     makers = {
         "fourclass": lambda: (load_builtin("fourclass").X, load_builtin("fourclass").y, FULL, "full 7×9"),
@@ -270,12 +267,13 @@ def data_sets(names):
         yield name, makers[name]()
 
 
-def part_seed(args):
+def part_paper(args):
     head = (f"{'data':<12}{'n':>8}{'K':>4} {'grid':<13}{'TD cpu':>8}{'gSVM cpu':>10}{'cpu ×':>7}{'TD wall':>9}"
             f"{'gSVM wall':>10}{'TD acc':>8}{'gSVM acc':>9}{'Δ pts':>7}{'TD NSV':>8}{'gSVM NSV':>9}{'homog':>7}"
             f"{'σ_opt':>7}{'L':>5}")
-    print(f"\n== seed comparison (TD as in the seed, LIBSVM leaves, n_jobs=1); min of {args.reps} runs")
-    print(SEED_CLAIM)
+    print(f"\n== the paper's comparison (TD as in the paper, LIBSVM leaves, n_jobs=1); "
+          f"min of {args.reps} runs")
+    print(PAPER_CLAIM)
     print(head, flush=True)
     for name, (X, y, grid, grid_name) in data_sets(args.sets.split(",")):
         Xt, yt, Xv, yv, Xs, ys = split_411(X, y)
@@ -299,8 +297,8 @@ def main():
     ap.add_argument("--million-n", type=int, default=1000000)
     ap.add_argument("--million-sub", type=int, default=100000,
                     help="training points of the largest global SVM in the million part")
-    ap.add_argument("--million-seed-td", action="store_true",
-                    help="also run the seed's TD (no purity_tol) on the million points")
+    ap.add_argument("--million-paper-td", action="store_true",
+                    help="also run the paper's TD (no purity_tol) on the million points")
     ap.add_argument("--sets", default="fourclass,digits,shuttle20k,checker20k")
     args = ap.parse_args()
     if args.reps < 3:
@@ -313,8 +311,8 @@ def main():
         part_parallel(args)
     if "million" in parts:
         part_million(args)
-    if "seed" in parts:
-        part_seed(args)
+    if "paper" in parts:
+        part_paper(args)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Issue 16 item 12: does the server's RSS grow with sessions because of a leak or because of
-allocator fragmentation?
+"""Does the server's RSS grow with sessions because of a leak or because of allocator
+fragmentation? (A classroom keeps one server up for hours, so the two need different fixes.)
 
 Runs rounds of K Streamlit sessions (``AppTest``: the page script runs in this process, with the
 same global ``st.cache_data`` / ``st.cache_resource`` as a server) on the given pages, drops
@@ -20,6 +20,8 @@ that is neither (untraced, kept after trim) is native memory held by a library (
 
 Usage: python benchmarks/rss_sessions.py [--rounds 6] [--sessions 4] [--pages pages/1_Data.py,...]
        [--no-tracemalloc]   (tracemalloc slows the pages ~2×; RSS then excludes its own tables)
+Set SVMVIZ_DATA_DIR to a folder holding fourclass_scale to use it without a download (else the
+pages fetch it once into the user cache, as the app does).
 """
 
 from __future__ import annotations
@@ -95,8 +97,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
-    if (ROOT.parent / "shared" / "data").is_dir():  # fourclass from the shared folder, no download
-        os.environ.setdefault("SVMVIZ_DATA_DIR", str(ROOT.parent / "shared" / "data"))
     pages = [p for p in args.pages.split(",") if p]
     traced = not args.no_tracemalloc
 

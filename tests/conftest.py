@@ -1,4 +1,4 @@
-"""Shared test set-up: fourclass from ../shared/data, a Streamlit server and a headless Chromium."""
+"""Shared test set-up: fourclass from $SVMVIZ_DATA_DIR, a Streamlit server and a headless Chromium."""
 
 from __future__ import annotations
 

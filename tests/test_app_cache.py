@@ -1,5 +1,6 @@
-"""The cross-session cache of the app (issue 11 item 4, issue 16 item 3): one computation per key,
-keys that see the content of X and y, bounded size, nothing stored when the work is cancelled."""
+"""The cross-session cache of the app (a classroom shares one server, so a fit is done once for
+all): one computation per key, keys that see the content of X and y, bounded size, nothing stored
+when the work is cancelled."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_fits_differ_when_only_the_labels_differ():
 
 
 def test_no_lock_is_left_behind_after_a_finished_or_cancelled_computation():
-    """Issue 16 item 5: a key's entry in ``_computing`` lives while some session computes or
+    """A key's entry in ``_computing`` lives while some session computes or
     waits for it; the last one out removes it, however it leaves."""
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 

@@ -1,4 +1,4 @@
-"""The one app state (issue 11): values survive page switches, the URL holds the view and a link
+"""The one app state: values survive page switches, the URL holds the view and a link
 reproduces it, the data follows the Data page."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_a_tampered_lesson_file_is_refused_and_the_data_stays():
 
 def test_user_strings_render_as_plain_text_not_markdown():
     """A class or data-set name with Markdown image/link syntax must not become an <img> that
-    fetches an outside URL (issue 16 item 10)."""
+    fetches an outside URL."""
     import numpy as np
 
     from svmviz.data import Dataset

@@ -1,12 +1,13 @@
-"""Issue 16 item 5 in a real server: work nobody waits for stops.
+"""In a real server, work nobody waits for stops (a closed tab must not keep burning the CPU that
+the other students share).
 
 A ``streamlit run app.py`` server of its own (its CPU time must be this test's alone) and headless
 Chromium: open the Tree decomposition page by a link that sets a large generated data set and the
-seed's 7 × 9 θ grid (minutes of leaf SVMs), wait until the fit is visibly running and the server
-burns CPU, close the tab, and require the server's CPU time (utime + stime of /proc/<pid>/stat) to
-stop growing within a bounded settling time. Closing the tab ends the session's websocket;
-Streamlit then asks the session's script to stop, and the page's progress callback
-(``svmviz_app.widgets.Progress``), called after every leaf SVM, raises there.
+7 × 9 θ grid of Chang, Guo, Lin and Lu (2009) (minutes of leaf SVMs), wait until the fit is visibly
+running and the server burns CPU, close the tab, and require the server's CPU time (utime + stime
+of /proc/<pid>/stat) to stop growing within a bounded settling time. Closing the tab ends the
+session's websocket; Streamlit then asks the session's script to stop, and the page's progress
+callback (``svmviz_app.widgets.Progress``), called after every leaf SVM, raises there.
 
 The Stop button: the work stops the same way, the page shows no result of the fit before (only
 the new controls and the stopped bar), and the next run shows results that match its controls.

@@ -1,4 +1,4 @@
-"""What an instructor does, in headless Chromium against a real server (issues 11 and 13): draw
+"""What an instructor does, in headless Chromium against a real server: draw
 points and see them on another page with a boundary, project a lesson-mode view, and open a copied
 link in a fresh browser to find the same view."""
 
@@ -77,7 +77,7 @@ def test_lesson_mode_hides_the_sidebar(streamlit_url, page, artifacts_dir):
 
 def test_a_page_link_opened_first_on_a_fresh_server_goes_through_the_app(page):
     """Streamlit serves a page URL the old pages/-directory way until some session ran app.py:
-    the state hooks were skipped and the first sidebar entry read "app" (issue 16 item 11)."""
+    the state hooks were skipped and the first sidebar entry read "app"."""
     from conftest import start_streamlit, stop_streamlit
 
     proc, url = start_streamlit()
@@ -101,7 +101,7 @@ def _step_text(page) -> str:
 
 def test_a_copied_link_shows_the_same_step_of_the_same_tree_in_a_new_browser(streamlit_url, browser,
                                                                               artifacts_dir):
-    """Issue 11's "done when": step the SVM tree, take the URL, open it in a fresh browser context
+    """A link shared with the class: step the SVM tree, take the URL, open it in a fresh browser context
     (no shared session), and find the same page, tree and step."""
     first = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = first.new_page()

@@ -1,4 +1,4 @@
-"""Issue 16 item 5: long computations stop at once when their progress callback raises.
+"""Long computations stop at once when their progress callback raises.
 
 A Streamlit page passes ``svmviz_app.widgets.Progress`` as the callback; Streamlit raises its
 ``StopException`` (a ``BaseException``) inside it when the user presses Stop or the tab closes.

@@ -1,4 +1,4 @@
-"""Seed 003: pairwise voting, DAG SVM and weighted DAG SVM (svmviz.models.dag)."""
+"""Sabzekar et al. (Improved DAG SVM): pairwise voting, DAG SVM and weighted DAG SVM (svmviz.models.dag)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_decision_path_compares_first_and_last(data4):
         for level in range(3):
             i, j = remaining[0], remaining[-1]
             assert list(path[n, level]) == [i, j]
-            remaining.remove(j if D[n, i, j] >= 0 else i)  # D_ij ≥ 0: "not j" (seed 003 §3)
+            remaining.remove(j if D[n, i, j] >= 0 else i)  # D_ij ≥ 0: "not j" (Sabzekar et al. §3)
         assert remaining == [pred[n]]
 
 
@@ -210,7 +210,7 @@ def test_weights_are_the_densities_normalised_and_safe_far_away(data3, weight):
         mu, S = w.means_[M], w.covariances_[M]
         if weight == "gaussian":
             ref = multivariate_normal(mu, S).logpdf(near)
-        else:  # seed 003 eq. 12 as printed
+        else:  # Sabzekar et al. eq. 12 as printed
             q = np.einsum("ni,ij,nj->n", near - mu, np.linalg.inv(S), near - mu)
             ref = np.log(1 / (np.sqrt(2 * np.pi) * np.sqrt(np.linalg.det(S)))) - q
         np.testing.assert_allclose(L[:, M], ref, rtol=1e-9, atol=1e-9)
@@ -336,7 +336,7 @@ def test_dag_diagram_and_region_figures(voting3, data3):
     np.testing.assert_array_equal(Z == -1, voting3.unclassifiable(G))
 
 
-# ---------------------------------------------------------------- issue 12: where WDAG can win
+# ---------------------------------------------------------------- where WDAG can win
 def test_cluster_class_diagnostic_lists_the_missing_classes():
     from sklearn.datasets import load_iris
 

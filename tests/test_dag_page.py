@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from apphelpers import page_test, problems
 
 from svmviz.data import Dataset
@@ -47,7 +49,7 @@ def test_presets_show_where_wdag_wins_and_where_it_cannot():
     _ok(at)
     assert at.selectbox(key="dag.src").value == LOSE and at.selectbox(key="dag.kernel").value == "rbf"
     bayes = next(i.value for i in at.info if "Bayes accuracy" in i.value)
-    assert "69." in bayes  # Data4's ceiling: the seed's 98 % is out of reach
+    assert "69." in bayes  # Data4's ceiling: the paper's 98 % is out of reach
     assert _metrics(at)["Test accuracy: WDAG"] < 85
 
 
@@ -81,7 +83,7 @@ def test_clusters_lacking_classes_are_warned_about():
 
 
 def test_sessions_with_other_labels_get_their_own_figures():
-    """Issue 16 item 3: the figure cache is keyed by the content of X and y (and every parameter),
+    """The figure cache is keyed by the content of X and y (and every parameter),
     so two sessions with the same X and different labels never see each other's charts."""
     base = interlaced(3, n_per_class=40)
     flipped = Dataset(base.X, (base.y + 1) % 3, base.feature_names, [], "Data3", base.source)
@@ -124,6 +126,7 @@ def _train(at, ds):
     return train.X, train.y
 
 
+@pytest.mark.browser
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app
 

@@ -45,10 +45,11 @@ def test_generators_are_seeded(name):
     assert not np.array_equal(a.X, c.X)
 
 
-def test_generator_shapes_follow_the_seeds():
+def test_generator_shapes_follow_the_papers():
     hc = generate("hypercubes", m=100, n_dims=3)
     neg, pos = hc.X[hc.y == -1], hc.X[hc.y == 1]
-    assert neg.min() >= 0 and neg.max() <= 40 and pos.min() >= 60 and pos.max() <= 100  # seed 001 Table 1
+    assert neg.min() >= 0 and neg.max() <= 40 and pos.min() >= 60 and pos.max() <= 100
+    # (the ranges of Yang and Ahuja (2000), Table 1)
     cb = generate("checkerboard", n_classes=7, n_per_class=5)
     assert cb.class_counts() == {c: 5 for c in range(7)}
     circ = generate("gaussians_on_circle", n_classes=8, n_per_class=4, std=0.01)
@@ -79,7 +80,7 @@ def test_bad_generator_parameters(name, params, words):
 
 
 @pytest.mark.parametrize("name,params", [
-    ("checkerboard", {"n_classes": 20000, "n_per_class": 20000}),  # 4×10⁸ points (issue 16 item 1)
+    ("checkerboard", {"n_classes": 20000, "n_per_class": 20000}),  # 4×10⁸ points
     ("gaussians_on_circle", {"n_classes": 20000, "n_per_class": 20000}),
     ("hypercubes", {"m": 20000, "n_dims": 20000}),  # 20,000 points × 20,000 features
     ("local_triangles", {"n_clusters": 20000, "n_per_class": 20000}),

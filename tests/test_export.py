@@ -210,6 +210,7 @@ def test_png_svg_without_a_browser_say_what_is_missing(fig, monkeypatch):
 
 
 @pytest.mark.skipif(not HAVE_CHROMIUM, reason="PNG/SVG export needs a Chromium for kaleido")
+@pytest.mark.browser
 def test_png_and_svg_export(fig, tmp_path):
     png = export_figure(fig, tmp_path / "data.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000

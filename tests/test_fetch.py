@@ -1,5 +1,5 @@
-"""fetch_fourclass and the default data set (issue 11, item 5), against a local HTTP server on
-127.0.0.1: never the real internet, always a temporary cache folder."""
+"""fetch_fourclass and the default data set, against a local HTTP server on 127.0.0.1: never the
+real internet, always a temporary cache folder."""
 
 from __future__ import annotations
 
@@ -16,9 +16,6 @@ import pytest
 
 from svmviz.data import builtins, fetch, fetch_fourclass, load_builtin
 from svmviz.errors import DataError
-
-SHARED_FILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "fourclass_scale"
-
 
 class _Server:
     """A static file server on a free loopback port that counts the requests it answers."""
@@ -135,13 +132,14 @@ def test_unreachable_gives_one_line_how_to(served, where):
 
 
 def test_real_fourclass_served_locally(tmp_path, monkeypatch):
-    if not SHARED_FILE.is_file():
-        pytest.skip("../shared/data/fourclass_scale is absent (the generated-file tests cover the path)")
+    real = fetch.data_dir_path()
+    if real is None:
+        pytest.skip("fourclass_scale is not in $SVMVIZ_DATA_DIR (the generated-file tests cover the path)")
     monkeypatch.delenv("SVMVIZ_DATA_DIR", raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     folder = tmp_path / "www"
     folder.mkdir()
-    shutil.copy(SHARED_FILE, folder / fetch.FOURCLASS_FILE)
+    shutil.copy(real, folder / fetch.FOURCLASS_FILE)
     server = _Server(folder)
     try:
         ds = fetch_fourclass(data_home=tmp_path / "cache", url=server.url())  # the real known hash

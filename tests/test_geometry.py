@@ -1,5 +1,5 @@
 """Hull geometry: convex hulls, exact reduced-hull polygons, nearest points (ν-SVM) and the
-zero-solution threshold (seed 000 §3.1; DESIGN.md "Reduced convex hulls", "Zero solution")."""
+zero-solution threshold (Zapién Arreola, Fehr and Burkhardt 2007, §3.1)."""
 
 import numpy as np
 import pytest
@@ -205,7 +205,7 @@ def test_min_mu_equals_the_direct_lp():
 
 
 def test_hull_lps_memory_is_linear_in_m():
-    """Issue 16 item 2: no dense m×m array. At m = 20,000 an m×m float64 matrix is 3.2 GB; the
+    """No dense m×m array. At m = 20,000 an m×m float64 matrix is 3.2 GB; the
     Python-side peak of the hull LPs stays below 60 MB."""
     import tracemalloc
 

@@ -65,7 +65,7 @@ def _guard_by_full_lps(X, y):
 
 
 @pytest.mark.parametrize("seed,n", [(5, 2), (6, 3)])
-def test_seed_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
+def test_yang_ahuja_and_single_lp_agree_and_prefilter_changes_nothing(seed, n):
     X, y = _separable(seed, 60, n)
     base = guard_vector_lps(X, y, "yang_ahuja", prefilter=False, backend="highs")
     assert base.n_lps >= len(X)  # at least one, up to two LPs per point

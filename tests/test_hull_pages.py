@@ -41,6 +41,7 @@ def test_convex_hulls_page(fourclass):
 
 # the guard-vector page needs separable data: the link names the hypercubes (its page tests are in test_guard.py)
 @pytest.mark.parametrize("path,name", [("Convex_Hulls", "hulls_page"), ("Guard_Vectors?data=hypercubes", "guard_page")])
+@pytest.mark.browser
 def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name):
     page.set_viewport_size({"width": 1400, "height": 3400})  # Streamlit scrolls inside the app
     page.goto(f"{streamlit_url}/{path}")
@@ -52,6 +53,7 @@ def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name
     assert page.locator(".js-plotly-plot").count() >= 2
 
 
+@pytest.mark.browser
 def test_click_on_a_point_selects_it(streamlit_url, page):
     """Plotly click selection (st.plotly_chart on_select) chooses the point of the dual picture."""
     page.goto(f"{streamlit_url}/Guard_Vectors?data=hypercubes")

@@ -1,4 +1,4 @@
-"""Lesson files (issue 11, item 2): data set + app state + optional model as versioned JSON;
+"""Lesson files: data set + app state + optional model as versioned JSON;
 round trips, and hostile documents refused with a LessonFormatError (a ModelFormatError)."""
 
 from __future__ import annotations

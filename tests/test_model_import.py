@@ -1,6 +1,6 @@
 """A model exported from a method page (or fitted with the library, as the CLI does) loads back
 into that page through its "Load a model" uploader, and a model of another estimator is refused
-with a message while the page stays as it was (issue 11 item 3)."""
+with a message while the page stays as it was."""
 
 from __future__ import annotations
 

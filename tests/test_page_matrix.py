@@ -1,4 +1,4 @@
-"""Every page over a matrix of data sets (issue 11 item 6): each page either shows its result or a
+"""Every page over a matrix of data sets: each page either shows its result or a
 clear message — never an exception (a traceback in the browser)."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Scatter SVM (seed 004): the SMO fit against the cvxpy reference, the KKT conditions, the
-prototype identities, the binary ν-SVM special case, sensitivity maps and persistence."""
+"""Scatter SVM (Jenssen, Kloft, Zien, Sonnenburg and Müller 2012): the SMO fit against the cvxpy
+reference, the KKT conditions, the prototype identities, the binary ν-SVM special case, sensitivity
+maps and persistence."""
 
 from __future__ import annotations
 
@@ -162,8 +163,8 @@ def test_rbf_sensitivity_matches_finite_differences(circle4):
 
 @pytest.mark.parametrize("form", ["C", "nu"])
 def test_5d_sensitivity_finds_the_discriminative_dimensions(form):
-    """Seed Fig. 16–20: only x1 and x2 discriminate; a model that classifies a fresh test set
-    (almost) perfectly is sensitive to them, not to the noise dimensions."""
+    """Jenssen et al. (2012), Figs. 16–20: only x1 and x2 discriminate; a model that classifies a
+    fresh test set (almost) perfectly is sensitive to them, not to the noise dimensions."""
     train, test = sensitivity_5d(seed=0), sensitivity_5d(seed=1)
     model = ScatterSVC(formulation=form, gamma=0.05).fit(train.X, train.y)
     assert np.mean(model.predict(test.X) == test.y) >= 0.98
@@ -222,9 +223,9 @@ def test_prototype_figure_shows_the_prototypes_their_mean_and_the_arrows(circle4
         plot_sensitivity_images(S, (8, 8))
 
 
-# ------------------------------------------------------------------ issue 16 item 7: convergence
+# ------------------------------------------------------------------ convergence
 def test_stopping_at_the_iteration_cap_warns_and_says_not_converged():
-    """Issue 16 item 7: C = 1e5 on overlapping classes ran to the SMO's cap of 10⁷ iterations
+    """C = 1e5 on overlapping classes once ran to the SMO's cap of 10⁷ iterations
     (21–25 s) and reported nothing. With a cap of 300 the same fit must warn and say so."""
     from sklearn.exceptions import ConvergenceWarning
 
@@ -261,7 +262,7 @@ def test_max_iter_is_validated(circle4, bad):
         ScatterSVC(max_iter=bad).fit(*circle4)
 
 
-# ------------------------------------------------------------------ issue 12: prototypes and γ
+# ------------------------------------------------------------------ prototypes and γ
 def test_prototype_distances_are_the_feature_space_distances(circle4):
     X, y = circle4
     model = ScatterSVC(gamma=0.7, C=2.0).fit(X, y)

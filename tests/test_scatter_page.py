@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from apphelpers import page_test, problems
 from svmviz.data import Dataset, load_builtin
@@ -74,6 +75,7 @@ def test_overlapping_hulls_warn():
     assert any("w ≈ 0" in w.value for w in at.warning)
 
 
+@pytest.mark.browser
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from apphelpers import page_test, problems
 
@@ -87,6 +88,7 @@ def test_multiclass_data_picks_two_classes_and_bad_input_is_explained():
     assert not problems(at)
 
 
+@pytest.mark.browser
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app
 

@@ -62,7 +62,8 @@ def c_svm_problems(draw):
 
 @st.composite
 def h1_problems(draw):
-    """H1-SVM of seed 000: the other class fixed at α = 1, the hard class α ≥ 0 (U = inf)."""
+    """H1-SVM of Zapién Arreola, Fehr and Burkhardt (2007): the other class fixed at α = 1, the
+    hard class α ≥ 0 (U = inf)."""
     rng, X, y = _data(draw)
     kernel = draw(st.sampled_from(KERNELS))
     hard = y > 0
@@ -86,7 +87,7 @@ def nu_problems(draw):
 
 @st.composite
 def scatter_problems(draw):
-    """Scatter SVM (seed 004): C-form without bias (no group) or ν-form with one group per
+    """Scatter SVM (Jenssen et al. 2012): C-form without bias (no group) or ν-form with one group per
     class, Q_ij = k(x_i, x_j)(δ_{c_i c_j} − 1/K)."""
     rng, X, _ = _data(draw, n_min=6)
     K = draw(st.integers(2, 4))

@@ -113,7 +113,8 @@ def test_binary_nusvc_matches_libsvm(kernel, nu):
 
 
 def test_nusvc_direction_is_nearest_points_of_reduced_hulls():
-    """Linear ν-SVM: w ∝ p₊ − p₋, the nearest points of the reduced convex hulls (DESIGN.md)."""
+    """Linear ν-SVM: w ∝ p₊ − p₋, the nearest points of the reduced convex hulls
+    (Zapién Arreola, Fehr and Burkhardt 2007, §3)."""
     X, y = DATA["blobs"]
     ours = BinaryNuSVC(nu=0.3, kernel="linear", tol=1e-6).fit(X, y)
     ref = NuSVC(nu=0.3, kernel="linear", tol=1e-6).fit(X, y)
@@ -192,8 +193,8 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_plain_arrays_take_the_short_validation_with_the_same_result():
-    """A float64 X and integer y skip scikit-learn's checks (issue 15: they cost as much as a
-    small solve); the fit and the fitted state equal those of the checked path (object X and
+    """A float64 X and integer y skip scikit-learn's checks (they cost as much as a small
+    solve); the fit and the fitted state equal those of the checked path (object X and
     float y go through it), and names from an earlier DataFrame fit are dropped as
     ``validate_data`` drops them."""
     import pandas as pd

@@ -1,7 +1,7 @@
-"""SVM tree of seed 000: accuracy on fourclass, the trace, the faithful control flow (the
-fallbacks per stuck candidate or when all are stuck; the zero loop and its C_k rules), the fast path against the
-reference path, pruning, the zero-solution report, SMO vs the cvxpy reference, the non-linear
-node, persistence and scikit-learn conformance."""
+"""SVM tree of Zapién Arreola, Fehr and Burkhardt (2007): accuracy on fourclass, the trace, the
+faithful control flow (the fallbacks per stuck candidate or when all are stuck; the zero loop and
+its C_k rules), the fast path against the reference path, pruning, the zero-solution report, SMO vs
+the cvxpy reference, the non-linear node, persistence and scikit-learn conformance."""
 
 from copy import deepcopy
 from pathlib import Path
@@ -46,7 +46,7 @@ def _pm(model, y):
 def test_fourclass_accuracy_with_few_hyperplanes(model, split):
     _, _, Xte, yte = split
     assert model.score(Xte, yte) >= 0.95
-    assert model.n_hyperplanes_ <= 25              # the seed: 5–16 on its one split (Tables 5.5/5.6)
+    assert model.n_hyperplanes_ <= 25              # the paper: 5–16 on its one split (Tables 5.5/5.6)
     assert len(model.nodes_) == len([s for s in model.trace_ if s.chosen >= 0])
 
 
@@ -162,7 +162,7 @@ def test_h1_candidate_is_the_nearest_point_of_the_hard_hull(split):
         np.testing.assert_allclose(c.centroid, Xo.mean(axis=0))
 
 
-def test_seed_threshold_algorithm():
+def test_threshold_algorithm_of_the_paper():
     proj = np.array([3.0, 4.0, 5.0, 1.0, 2.0, 3.5])
     y = np.array([1, 1, 1, -1, -1, -1])
     t = seed_threshold(proj, y, 1)                         # r1 = 3, r2 = 2 (3.5 is misplaced)

@@ -1,5 +1,5 @@
-"""TreeDecompositionSVC (seed 002): the tree of §2.1, the search of §2.2, leaves, NSV, bound terms,
-parallel/Dask runs, JSON round trip and scikit-learn conformance."""
+"""TreeDecompositionSVC (Chang, Guo, Lin and Lu 2009): the tree of §2.1, the search of §2.2,
+leaves, NSV, bound terms, parallel/Dask runs, JSON round trip and scikit-learn conformance."""
 
 from __future__ import annotations
 
@@ -241,7 +241,7 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-# ---------------------------------------------------------------- extensions (issue 12)
+# ---------------------------------------------------------------- extensions (purity_tol, reused leaves)
 def noisy_regions(n=4000, noise=0.01, seed=0):
     """shuttle_like with ``noise`` of the labels flipped: no large leaf is exactly homogeneous."""
     X, y = shuttle_like(n, seed)
@@ -251,7 +251,7 @@ def noisy_regions(n=4000, noise=0.01, seed=0):
 
 
 def _paper_validation_accuracy(m, Xt, yt, Xv, yv, sigma, C, gamma):
-    """v(σ, θ) of seed 002 §2.2 computed from scratch: LIBSVM on every heterogeneous leaf of the
+    """v(σ, θ) of Chang et al. (2009) §2.2 computed from scratch: LIBSVM on every heterogeneous leaf of the
     tree read at σ, the leaf's class on homogeneous leaves."""
     yti, yvi = np.searchsorted(m.classes_, yt), np.searchsorted(m.classes_, yv)
     lt, lv = m.tree_.apply(Xt, sigma), m.tree_.apply(Xv, sigma)
@@ -264,7 +264,7 @@ def _paper_validation_accuracy(m, Xt, yt, Xv, yv, sigma, C, gamma):
     return np.mean(pred == yvi), pred
 
 
-def test_purity_tol_zero_is_the_seeds_td():
+def test_purity_tol_zero_is_the_papers_td():
     X, y = noisy_regions(3000)
     Xt, yt, Xv, yv = X[:2400], y[:2400], X[2400:], y[2400:]
     # growth 1.5: some leaves of σ₀ stay leaves at σ₁ (their SVMs are reused)
@@ -272,8 +272,8 @@ def test_purity_tol_zero_is_the_seeds_td():
     assert m.purity_tol_ == 0.0 and m.majority_fraction_ == 0.0
     assert not any(lf.by_majority for lv in m.levels_ for lf in lv)
     assert len(m.search_path_) >= 2
-    # Every stage's v(σ, θ) equals the seed's TD trained from scratch (so reusing leaf SVMs across
-    # stages changed nothing), and the chosen classifier predicts as the seed's would.
+    # Every stage's v(σ, θ) equals the paper's TD trained from scratch (so reusing leaf SVMs across
+    # stages changed nothing), and the chosen classifier predicts as the paper's would.
     for lvl in m.search_path_:
         for C, g, acc in zip(lvl.C, lvl.gamma, lvl.accuracy):
             assert acc == pytest.approx(_paper_validation_accuracy(m, Xt, yt, Xv, yv, lvl.sigma, C, g)[0])

@@ -4,6 +4,8 @@ screenshot (test-artifacts/tree_decomposition_page.png)."""
 
 from __future__ import annotations
 
+import pytest
+
 from apphelpers import page_test, problems
 from test_tree_decomposition import noisy_regions as noisy_xy
 
@@ -69,6 +71,7 @@ def test_purity_tol_control_labels_noisy_leaves_by_majority():
     assert "ε = **0.0" in result or "ε = **0.1" in result
 
 
+@pytest.mark.browser
 def test_page_in_chromium(streamlit_url, page, artifacts_dir, fourclass):
     from conftest import wait_for_app
 

@@ -1,5 +1,5 @@
-"""What a user reads names each paper by its authors and year: no page shows "seed 003" or "the
-seed" (students read it as a random seed), in text, captions, help, option labels, explanations
+"""What a user reads names each paper by its authors and year: no page calls a paper "seed" with
+a number, or "the seed" (students read it as a random seed), in text, captions, help, option labels, explanations
 or figure titles. And the home page shows each page's line in full, not cut off in a link."""
 
 from __future__ import annotations

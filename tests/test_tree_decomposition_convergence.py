@@ -1,4 +1,4 @@
-"""Tree decomposition, issue 16 item 7: every leaf SVM's convergence is collected into the fitted
+"""Tree decomposition convergence: every leaf SVM's convergence is collected into the fitted
 model (``converged_``, ``n_unconverged_``, per leaf SVM and per σ stage), a leaf SVM that stops
 before its tolerance gives one ``ConvergenceWarning`` naming the leaves and what to change, a
 non-finite result is a ``DataError``, the JSON model format keeps all of it, and the TD page shows

@@ -80,8 +80,8 @@ def test_param_spec_gives_options_bounds_and_flags():
         models.param_spec(models.BinarySVC, "nu")
 
 
-# the cases of the audit (issue 16, items 7, 8, 11): (estimator, parameters, words of the message)
-AUDIT = [
+# values that once crashed or slipped through: (estimator, parameters, words of the message)
+BAD_VALUES = [
     ("BinaryNuSVC", {"tol": math.nan}, "tol"), ("BinarySVC", {"tol": math.inf}, "tol"),
     ("BinarySVC", {"kernel": "poly", "coef0": math.nan}, "coef0"), ("BinarySVC", {"C": "1"}, "C must be"),
     ("BinaryNuSVC", {"nu": "0.5"}, "nu"), ("BinarySVC", {"tol": "a"}, "tol"),
@@ -97,8 +97,9 @@ AUDIT = [
 ]
 
 
-@pytest.mark.parametrize("name,params,words", AUDIT, ids=[f"{n}-{list(p)[-1]}" for n, p, _ in AUDIT])
-def test_audit_parameters_are_refused_with_what_to_pass(name, params, words):
+@pytest.mark.parametrize("name,params,words", BAD_VALUES,
+                         ids=[f"{n}-{list(p)[-1]}" for n, p, _ in BAD_VALUES])
+def test_bad_parameter_values_are_refused_with_what_to_pass(name, params, words):
     with pytest.raises(ParameterError, match=words) as err:
         ESTIMATORS[name](**params).fit(X2, Y2)
     assert "pass e.g." in str(err.value) or "must be" in str(err.value)

@@ -1,4 +1,4 @@
-"""Issue 16 item 7 for the composite estimators: every sub-solve's convergence is collected
+"""Convergence of the composite estimators: every sub-solve's convergence is collected
 (``converged_``, ``n_unconverged_``, ``unconverged_``), one ``ConvergenceWarning`` names the
 sub-problems that stopped early and what to change, a non-finite objective or decision is a
 ``DataError``, the attributes survive the JSON model format (and old documents without them still

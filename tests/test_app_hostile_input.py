@@ -1,5 +1,5 @@
-"""Issue 16 (reliability and security), library and CLI parts: the loaders, the model format,
-the CLI and the point plots under hostile input. Parameter validation: test_hostile_params.py."""
+"""Reliability and security under hostile input, library and CLI parts: the loaders, the model
+format, the CLI and the point plots. Parameter validation: test_parameter_constraints.py."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def run(argv, capsys):
     return code, cap.out, cap.err
 
 
-# --- item 4: large data in the browser ----------------------------------------------------------
+# --- large data in the browser ------------------------------------------------------------------
 
 def test_large_scatter_uses_webgl_and_a_stated_seeded_sample():
     n = common.MAX_DRAWN_POINTS + 7_000
@@ -82,7 +82,7 @@ def test_decision_grid_resolution_is_fixed():
     assert len(xs) == common.MAX_GRID_RESOLUTION and len(G) == common.MAX_GRID_RESOLUTION**2
 
 
-# --- item 6: CSV cell limit before parsing ------------------------------------------------------
+# --- CSV cell limit before parsing --------------------------------------------------------------
 
 def test_csv_cell_limit_is_checked_before_any_cell_is_parsed(monkeypatch):
     monkeypatch.setattr(loaders, "MAX_CELLS", 50)
@@ -99,12 +99,12 @@ def test_csv_cell_limit_is_checked_before_any_cell_is_parsed(monkeypatch):
 
 
 def test_a_wide_csv_is_refused_by_the_cell_limit():
-    wide = ",".join(["1"] * 6_000_001) + "\n"   # the audit's 4 × 6,000,000 table
+    wide = ",".join(["1"] * 6_000_001) + "\n"   # a 4 × 6,000,000 table
     with pytest.raises(DataError, match="at most 20,000,000 values"):
         load_dataset(upload(wide * 4), max_mb=60)
 
 
-# --- item 8: every error a ValueError -----------------------------------------------------------
+# --- every error a ValueError -------------------------------------------------------------------
 
 def test_loader_errors_are_data_errors(monkeypatch, tmp_path):
     f = tmp_path / "locked.csv"
@@ -132,7 +132,7 @@ def test_loader_errors_are_data_errors(monkeypatch, tmp_path):
         normalize(X, feature_range=("a", "b"))
 
 
-# --- item 9: model files validated for values, shapes, size -------------------------------------
+# --- model files validated for values, shapes, size ---------------------------------------------
 
 @pytest.fixture(scope="module")
 def svc_doc():
@@ -263,7 +263,7 @@ def test_cli_predict_with_a_bad_model_is_one_line_exit_2(svc_doc, tmp_path, caps
         assert code == 2 and err.count("\n") == 1 and err.startswith("svmviz: error:"), err
 
 
-# --- item 10: injection -------------------------------------------------------------------------
+# --- injection ----------------------------------------------------------------------------------
 
 def test_predict_out_neutralises_formula_cells(tmp_path, capsys):
     src = tmp_path / "inj.csv"
@@ -301,7 +301,7 @@ def test_csv_cell_and_plain_text_helpers():
     assert re.sub(r"\\(.)", r"\1", shown) == raw.replace("\n", " ")
 
 
-# --- item 11: smaller items ---------------------------------------------------------------------
+# --- file kinds, CSV cells, CLI messages --------------------------------------------------------
 
 def test_quoted_label_keeps_its_line_break():
     ds = load_dataset(upload('x1,x2,label\n0,0,"a\nb"\n0,1,"a\nb"\n1,0,c\n1,1,c\n'))

@@ -1,4 +1,4 @@
-"""SMO v2 (issue 15, issue 13 item 2): G_bar bookkeeping under shrinking, the iteration cap and
+"""The SMO solver: G_bar bookkeeping under shrinking, the iteration cap and
 the progress callback, the recorded trace and its replay, traced estimators, linear prediction
 through coef_."""
 
@@ -327,7 +327,7 @@ def _repacked(n, size, w, w_new, rng, in_order=False):
 
 
 def test_repack_cuts_and_widens_rows_in_place_keeping_the_recent_columns():
-    """``repack`` (issue 15: the cache rows follow the active size, as LIBSVM's columns do):
+    """``repack`` (the cache rows follow the active size, as LIBSVM's columns do):
     cutting rows keeps every column's prefix up to the new width in more slots; widening them
     keeps the most recently used columns that fit, in recency order, with their prefixes."""
     rng = np.random.default_rng(0)
