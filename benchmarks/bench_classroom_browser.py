@@ -45,7 +45,6 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium")
-SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # The caption "Step k of n" and the button labelled "Next" are found by their text, not by
 # widget keys, so the script follows the page through rewrites.
@@ -287,9 +286,9 @@ def main(argv=None) -> None:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for a page or a step")
     ap.add_argument("--click-timeout", type=float, default=120.0,
                     help="seconds after which a click that changed nothing counts as lost")
-    ap.add_argument("--data-dir", default=os.environ.get("SVMVIZ_DATA_DIR")
-                    or (str(SHARED_DATA) if (SHARED_DATA / "fourclass_scale").is_file() else None),
-                    help="SVMVIZ_DATA_DIR for the server (default: the environment's, else ../shared/data)")
+    ap.add_argument("--data-dir", default=os.environ.get("SVMVIZ_DATA_DIR"),
+                    help="SVMVIZ_DATA_DIR for the server, the folder holding fourclass_scale "
+                         "(default: the environment's)")
     args = ap.parse_args(argv)
     args.sessions = [int(s) for s in args.sessions.split(",")]
     if not Path(CHROMIUM).exists():
