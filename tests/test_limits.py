@@ -110,7 +110,7 @@ def test_solver_size_is_bounded_before_solving(monkeypatch):
     def solve(self, problem):
         raise WorkStarted("the quadratic program was handed to the solver")
 
-    monkeypatch.setattr(svc._BinaryKernelSVM, "_solve", solve)
+    monkeypatch.setattr(svc.BinaryKernelSVM, "_solve", solve)
     n = limits.MAX_SOLVER_SAMPLES + 1
     X = np.random.default_rng(0).normal(size=(n, 2))
     y = np.arange(n) % 2
