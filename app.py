@@ -3,11 +3,12 @@ file in ``pages/``, keeping Streamlit's usual URLs (``/Data``, ``/SVM_Tree``, ..
 state's run hooks (``svmviz_app.state``): the URL holds the view at every moment, so a copied link
 reproduces it."""
 
-from svmviz_app import state
+from svmviz_app import live, state
 from svmviz_app.navigation import app_navigation
 
 state.app_started()
 page = app_navigation(state.lesson_mode())
+live.panel(page)
 try:
     page.run()
 finally:
