@@ -209,9 +209,11 @@ def panel(page) -> None:
 
 
 def join_link(code: str) -> str:
+    """The students' link: the instructor's current page (a student lands there without a page
+    switch) and the code; never the token."""
     u = urlsplit(str(getattr(st.context, "url", "") or ""))
     base = f"{u.scheme}://{u.netloc}/" if u.netloc else "/"
-    return f"{base}?{ROOM_PARAM}={display_code(code)}"
+    return f"{base}{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
 
 
 def _code_banner(code: str) -> None:
