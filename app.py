@@ -7,11 +7,12 @@ from svmviz_app import server
 
 server.configure()  # process settings for serving a class, once per server (svmviz_app/server.py)
 
-from svmviz_app import state
+from svmviz_app import live, state
 from svmviz_app.navigation import app_navigation
 
 state.app_started()
 page = app_navigation(state.lesson_mode())
+live.panel(page)
 try:
     page.run()
 finally:

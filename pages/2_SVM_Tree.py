@@ -7,9 +7,10 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from svmviz.models import SVMTreeClassifier
+from svmviz.questions import svm_tree_winner
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
                                    final_figure, step_figure, zero_solution_frame)
-from svmviz_app import state
+from svmviz_app import live, state
 from svmviz_app.cache import cached_fit, shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
@@ -155,6 +156,7 @@ if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
 def _step_header(k: int):
     step = tree.trace[k]
     st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
+    live.question_panel(lambda: svm_tree_winner(model, k, tree_index), "tree.step", n_steps)
     return step
 
 

@@ -14,8 +14,9 @@ from sklearn.svm import SVC
 from svmviz.errors import ParameterError
 from svmviz.models.svc import BinaryNuSVC, BinarySVC, libsvm_dual_objective
 from svmviz.plots import solvers as P
+from svmviz.questions import smo_next_pair
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
-from svmviz_app import state
+from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
 from svmviz_app.state import bind
@@ -128,6 +129,7 @@ def _smo_step(t: int) -> None:
         view = shared_view(_iteration, model, t, Xs, ys, list(small.class_names), plane, target, float(C), form,
                            float(tol))
         st.caption(f"Step {t + 1} of {len(model.trace_) + 1}: the iterate after t = {t} SMO iterations.")
+        live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", len(model.trace_) + 1)
         c1, c2, c3, c4 = st.columns(4)
         c1.metric("iteration t", f"{t} / {len(model.trace_)}")
         if view["pair"] is None:

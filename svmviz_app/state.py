@@ -121,6 +121,11 @@ def sync_url() -> None:
     params = link_params()
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
+    for hook in AFTER_SYNC:
+        hook()
+
+
+AFTER_SYNC: list = []   # called after every sync_url: the live class publishes the view from there
 
 
 def link_params() -> dict[str, str]:

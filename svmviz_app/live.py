@@ -1,0 +1,332 @@
+"""The live class: an instructor's view that students follow, and "what happens next?" questions.
+
+``panel(page)`` (``app.py``, every run) draws the sidebar's "Live class" box: start or end a
+class (instructor), join by code or ``?room=CODE``, detach and re-join (student). The room store
+is one ``svmviz.rooms.InMemoryRoomStore`` per server process (``st.cache_resource``); the
+instructor's session holds the room's token in its session state only, never in a link.
+
+- **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
+  data (its spec, or the data itself when a link cannot carry it), every bound value — is
+  published; the store bumps its version only when something changed.
+- **Student:** a fragment polls the room every second (``follow(since=version)``: no view is
+  sent while it is unchanged); on a new version it applies the view through
+  ``state.restore`` (before any widget of the next run) and reruns the app, switching page when
+  the instructor did. A changed question reruns it too.
+- **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
+  making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
+  live tally in the sidebar and reveals, which moves the step on for everyone.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Callable
+from urllib.parse import urlsplit
+
+import numpy as np
+import streamlit as st
+
+from svmviz.data import Dataset
+from svmviz.data import plain_text as plain
+from svmviz.data.builtins import BUILTINS
+from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
+from svmviz_app import state
+from svmviz_app.navigation import PAGES
+
+_LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
+_PAGE = "_svmviz_live_page"     # url path of the page this session shows ("" = home)
+_SENT = "_svmviz_live_sent"     # the last view published (compared before publishing again)
+_QUESTION = "_svmviz_live_question"   # the last poll's question (students)
+_ADVANCE = "_svmviz_live_advance"     # (step key, n_steps) the open question moves on at reveal
+_GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
+ROOM_PARAM = "room"
+
+
+@st.cache_resource
+def room_store() -> RoomStore:
+    """The rooms of this server process (every session shares them)."""
+    return InMemoryRoomStore()
+
+
+def _live() -> dict | None:
+    return st.session_state.get(_LIVE)
+
+
+def _page_file(url_path: str) -> str:
+    for fname, _, _ in PAGES:
+        if fname[2:-3] == url_path:
+            return f"pages/{fname}"
+    return "home.py"
+
+
+# ------------------------------------------------------------------ the view
+def _data_payload(ds: Dataset) -> dict:
+    return {"X": np.asarray(ds.X, dtype=float).tolist(), "y": np.asarray(ds.y).tolist(),
+            "feature_names": list(ds.feature_names), "class_names": list(ds.class_names),
+            "name": ds.name, "source": ds.source}
+
+
+def current_view() -> dict:
+    """This session's view: page, data and every bound value (JSON)."""
+    spec = state.current_spec()
+    view = {"page": st.session_state.get(_PAGE, ""), "spec": spec, "state": state.snapshot()}
+    if not (spec in BUILTINS or spec.startswith("gen:")):
+        view["data"] = _data_payload(state.current_dataset())   # uploaded, drawn, lesson data
+    return view
+
+
+def _publish() -> None:
+    live = _live()
+    if not live or live["role"] != "instructor":
+        return
+    view = current_view()
+    if st.session_state.get(_SENT) == view:
+        return
+    try:
+        room_store().publish(live["code"], live["token"], view)
+        st.session_state[_SENT] = view
+    except RoomError as exc:
+        st.session_state[_LIVE] = None
+        st.session_state["_svmviz_live_error"] = str(exc)
+
+
+if _publish not in state.AFTER_SYNC:
+    state.AFTER_SYNC.append(_publish)
+
+
+def _apply(view: dict) -> None:
+    """Make the instructor's view this session's at the start of the next run."""
+    spec = view.get("spec") or ""
+    if spec == state.current_spec():
+        ds = state.current_dataset()
+    elif "data" in view:
+        d = view["data"]
+        ds = Dataset(np.asarray(d["X"], dtype=float), np.asarray(d["y"]), list(d["feature_names"]),
+                     list(d["class_names"]), str(d["name"]), str(d["source"]))
+    else:
+        ds = state.dataset_from_spec(spec)
+    state.restore(ds, dict(view.get("state") or {}), spec)
+
+
+# ------------------------------------------------------------------ roles
+def _start_class() -> None:
+    code, token = room_store().create_room()
+    st.session_state[_LIVE] = {"role": "instructor", "code": code, "token": token}
+    st.session_state.pop(_SENT, None)
+    _publish()
+
+
+def _end_class() -> None:
+    live = _live()
+    try:
+        room_store().close(live["code"], live["token"])
+    except RoomError:
+        pass   # already expired: nothing left to end
+    st.session_state[_LIVE] = None
+
+
+def join(code: str) -> None:
+    """Follow the class ``code`` (as typed or from ``?room=``)."""
+    sid = st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
+    f = room_store().follow(code, sid)   # raises for an unknown code or a full room
+    st.session_state[_LIVE] = {"role": "student", "code": display_code(code).replace("-", ""), "sid": sid,
+                               "version": None, "qid": None, "detached": False}
+    st.session_state[_QUESTION] = f.question
+
+
+def _join_typed() -> None:
+    try:
+        join(st.session_state.get("_svmviz_live_code", ""))
+        st.session_state.pop("_svmviz_live_error", None)
+    except RoomError as exc:
+        st.session_state["_svmviz_live_error"] = str(exc)
+
+
+def _detach() -> None:
+    live = _live()
+    live["detached"] = True
+    try:
+        room_store().leave(live["code"], live["sid"])
+    except RoomError:
+        pass
+
+
+def _rejoin() -> None:
+    live = _live()
+    live["detached"], live["version"] = False, None   # the next poll applies the current view
+
+
+def _leave_class() -> None:
+    _detach()
+    st.session_state[_LIVE] = None
+
+
+# ------------------------------------------------------------------ the sidebar panel
+def panel(page) -> None:
+    """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
+    ss = st.session_state
+    ss[_PAGE] = getattr(page, "url_path", "") or ""
+    goto = ss.pop(_GOTO, None)
+    if goto is not None and goto != ss[_PAGE]:
+        st.switch_page(_page_file(goto))
+    if ss.get(_LIVE) is None and not ss.get("_svmviz_live_tried"):
+        ss["_svmviz_live_tried"] = True
+        code = st.query_params.get(ROOM_PARAM)   # a link's value no page binds stays in the URL
+        if code:
+            try:
+                join(str(code))
+            except RoomError as exc:
+                ss["_svmviz_live_error"] = str(exc)
+    live = _live()
+    lesson = state.lesson_mode()
+    if live and live["role"] == "instructor" and lesson:
+        _code_banner(live["code"])
+    with st.sidebar:
+        with st.expander("Live class", expanded=live is not None):
+            err = ss.pop("_svmviz_live_error", None)
+            if err:
+                st.error(err)
+            if live is None:
+                st.button("Start a class", key="live_start", on_click=_start_class,
+                          help="students follow your page, data, parameters and step live")
+                st.text_input("Join a class: code", key="_svmviz_live_code", placeholder="ABCD-EF23")
+                st.button("Join", key="live_join", on_click=_join_typed)
+            elif live["role"] == "instructor":
+                _code_banner(live["code"])
+                _instructor_fragment()
+                st.button("End the class", key="live_end", on_click=_end_class)
+            else:
+                st.markdown(f"Class **{display_code(live['code'])}**")
+                if live["detached"]:
+                    st.caption("Detached: you explore on your own.")
+                    st.button("Re-join", key="live_rejoin", on_click=_rejoin, type="primary")
+                else:
+                    st.caption("Following the instructor.")
+                    st.button("Detach", key="live_detach", on_click=_detach)
+                    _follow_fragment()
+                st.button("Leave the class", key="live_leave", on_click=_leave_class)
+    _publish()
+
+
+def join_link(code: str) -> str:
+    """The students' link: the instructor's current page (a student lands there without a page
+    switch) and the code; never the token."""
+    u = urlsplit(str(getattr(st.context, "url", "") or ""))
+    base = f"{u.scheme}://{u.netloc}/" if u.netloc else "/"
+    return f"{base}{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
+
+
+def _code_banner(code: str) -> None:
+    st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
+                f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
+    st.code(join_link(code), language=None)
+
+
+@st.fragment(run_every=1.0)
+def _instructor_fragment() -> None:
+    """Keeps the room alive and shows the open question's live tally, with Reveal."""
+    live = _live()
+    if not live or live["role"] != "instructor":
+        return
+    store = room_store()
+    try:
+        store.touch(live["code"], live["token"])
+        f = store.follow(live["code"])
+    except RoomError as exc:
+        st.session_state[_LIVE] = None
+        st.error(str(exc))
+        return
+    st.caption(f"{f.n_students} student(s) following")
+    q = f.question
+    if q is None:
+        return
+    tally = store.tally(live["code"], live["token"])
+    st.markdown(f"**{q.prompt}**")
+    for opt, n in zip(q.options, tally.counts):
+        mark = " ✓" if q.revealed and q.options.index(opt) == q.answer else ""
+        st.text(f"{opt}: {n}{mark}")
+    st.caption(f"{tally.n_answers} answer(s)")
+    if not q.revealed:
+        if st.button("Reveal and go on", key="live_reveal", type="primary"):
+            store.reveal(live["code"], live["token"])
+            adv = st.session_state.pop(_ADVANCE, None)
+            if adv is not None:
+                state.step_by(adv[0], 1, adv[1])
+            st.rerun(scope="app")   # the step lives in the page's fragment
+
+
+@st.fragment(run_every=1.0)
+def _follow_fragment() -> None:
+    """A student's poll: apply the instructor's new view or question, else nothing."""
+    live = _live()
+    if not live or live["role"] != "student" or live["detached"]:
+        return
+    try:
+        f = room_store().follow(live["code"], live["sid"], since=live["version"])
+    except RoomError as exc:
+        st.session_state[_LIVE] = None
+        st.session_state["_svmviz_live_error"] = str(exc)
+        st.rerun(scope="app")
+    qkey = None if f.question is None else (f.question.qid, f.question.revealed)
+    old = st.session_state.get(_QUESTION)
+    changed_q = qkey != (None if old is None else (old.qid, old.revealed))
+    st.session_state[_QUESTION] = f.question
+    if f.view is not None:
+        live["version"] = f.version
+        _apply(f.view)
+        page = f.view.get("page", "")
+        if page != st.session_state.get(_PAGE, ""):
+            st.session_state[_GOTO] = page   # switched in the app run: a fragment cannot change page
+        st.rerun(scope="app")
+    if changed_q:
+        st.rerun(scope="app")
+
+
+# ------------------------------------------------------------------ questions on a stepping page
+def _pose(make: Callable, step_key: str, n_steps: int) -> None:
+    live = _live()
+    try:
+        q = make()
+        room_store().pose(live["code"], live["token"], q.prompt, list(q.options), q.answer, q.explanation)
+        st.session_state[_ADVANCE] = (step_key, n_steps)
+    except ValueError as exc:
+        st.session_state["_svmviz_live_error"] = str(exc)
+
+
+def _answer(qid: int, option: int) -> None:
+    live = _live()
+    try:
+        room_store().answer(live["code"], live["sid"], qid, option)
+        live.setdefault("answers", {})[qid] = option
+    except RoomError as exc:
+        st.session_state["_svmviz_live_error"] = str(exc)
+
+
+def question_panel(make: Callable, step_key: str, n_steps: int) -> None:
+    """In a page's step view: the instructor's "Ask the class" button (``make()`` returns the
+    ``svmviz.questions.Question`` of the step shown); a student's question, answer buttons and,
+    once revealed, the answer and its explanation. Draws nothing outside a class."""
+    live = _live()
+    if not live:
+        return
+    if live["role"] == "instructor":
+        if int(state.value(step_key, 0)) < n_steps - 1:
+            st.button("Ask the class: what happens next?", key="live_ask", on_click=_pose,
+                      args=(make, step_key, n_steps), icon=":material/quiz:")
+        return
+    q = st.session_state.get(_QUESTION)
+    if q is None or live["detached"]:
+        return
+    with st.container(border=True):
+        st.markdown(f"**{plain(q.prompt)}**")
+        mine = live.get("answers", {}).get(q.qid)
+        if q.revealed:
+            st.success(f"Answer: {q.options[q.answer]}" + (" — you got it." if mine == q.answer else ""))
+            st.text(q.explanation or "")
+        else:
+            row = st.container(horizontal=True)
+            for i, opt in enumerate(q.options):
+                row.button(opt, key=f"live_ans_{q.qid}_{i}", on_click=_answer, args=(q.qid, i),
+                           type="primary" if mine == i else "secondary")
+            if mine is not None:
+                st.caption(f"Your answer: {q.options[mine]} (you can change it until the reveal)")

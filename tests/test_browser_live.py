@@ -1,0 +1,123 @@
+"""Live class in Chromium: an instructor starts a class on the SVM Tree page, two students join by
+the link, follow a step change, answer the instructor's question and see the reveal."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from conftest import ROOT, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+DATA = "gen:checkerboard;n_classes=2;n_per_class=40;overlap=0.1;seed=2"
+PORT = int(os.environ.get("SVMVIZ_LIVE_TEST_PORT", "8851"))
+
+
+@pytest.fixture(scope="module")
+def live_url():
+    """A server of its own: the class rooms live in the server process."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+                             "--server.headless=true", f"--server.port={PORT}", "--server.address=127.0.0.1",
+                             "--server.fileWatcherType=none"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{PORT}"
+    for _ in range(120):
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
+                break
+        except OSError:
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _step(page) -> str:
+    page.wait_for_selector("text=/Step \\d+ of \\d+/")
+    return re.search(r"Step (\d+) of (\d+)", page.inner_text("[data-testid='stMain']")).group(0)
+
+
+def _sidebar_expander(page):
+    exp = page.locator("[data-testid='stSidebar'] [data-testid='stExpander']", has_text="Live class")
+    if not exp.locator("button", has_text=re.compile("Start a class|End the class|Leave")).first.is_visible():
+        page.get_by_text("Live class").click()
+    return exp
+
+
+def test_students_follow_the_instructor_and_answer(browser, live_url, artifacts_dir):
+    ctxs = [browser.new_context(viewport={"width": 1300, "height": 1000}) for _ in range(3)]
+    for c in ctxs:
+        c.set_default_timeout(150000)   # two cores shared with other work: a cold page takes a while
+    teacher, *students = [c.new_page() for c in ctxs]
+    try:
+        teacher.goto(live_url)   # the app's first run sets up its navigation
+        teacher.wait_for_selector("text=Live class")
+        teacher.goto(f"{live_url}/SVM_Tree?data={DATA}")
+        teacher.wait_for_selector("text=Live class")
+        wait_for_app(teacher)
+        assert _step(teacher).startswith("Step 1 of")
+        _sidebar_expander(teacher).locator("button", has_text="Start a class").first.click()
+        wait_for_app(teacher)
+        link = teacher.locator("[data-testid='stSidebar'] code", has_text="room=").inner_text().strip()
+        code = link.split("room=")[1]
+        assert re.fullmatch(r"[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}", code)
+        assert link.startswith(f"{live_url}/SVM_Tree?room=")   # the instructor's page, no token
+        for s in students:
+            s.goto(link, wait_until="commit")
+            s.wait_for_selector("text=SVM decision tree")
+            wait_for_app(s)
+            assert _step(s) == _step(teacher)
+            assert "room=" in s.url and "token" not in s.url
+        teacher.get_by_role("button", name="Next ▶").click()
+        teacher.wait_for_selector("text=Step 2 of")
+        for s in students:
+            s.wait_for_selector("text=Step 2 of")
+        # a question: the students answer, the instructor sees the tally and reveals
+        wait_for_app(teacher)   # the Ask button of step 2, not the one still shown from step 1
+        teacher.get_by_role("button", name=re.compile("Ask the class")).click()
+        for s in students:
+            s.wait_for_selector("text=which candidate does the tree choose")
+        for s in students:
+            wait_for_app(s)
+        for s in students:   # the candidates of the next step are labelled a-d (Fig. 4.1)
+            s.get_by_role("button", name="a", exact=True).click()
+        teacher.wait_for_selector("text=2 answer(s)")
+        for i, s in enumerate(students):
+            s.screenshot(path=str(artifacts_dir / f"live_student{i + 1}_question.png"), full_page=False)
+        teacher.screenshot(path=str(artifacts_dir / "live_instructor_tally.png"), full_page=False)
+        wait_for_app(teacher)
+        teacher.get_by_role("button", name="Reveal and go on").click()
+        teacher.wait_for_selector("text=Step 3 of")
+        for s in students:
+            s.wait_for_selector("text=Step 3 of")
+            s.wait_for_selector("text=/Answer: /")
+        students[0].screenshot(path=str(artifacts_dir / "live_student1_revealed.png"), full_page=False)
+        # a student detaches, the class moves on, re-joining snaps back
+        _sidebar_expander(students[1]).locator("button", has_text="Detach").first.click()
+        wait_for_app(students[1])
+        teacher.get_by_role("button", name="Next ▶").click()
+        teacher.wait_for_selector("text=Step 4 of")
+        students[0].wait_for_selector("text=Step 4 of")
+        students[1].wait_for_timeout(2500)
+        assert _step(students[1]).startswith("Step 3 of")
+        _sidebar_expander(students[1]).locator("button", has_text="Re-join").first.click()
+        students[1].wait_for_selector("text=Step 4 of")
+    except Exception:
+        for i, p in enumerate([teacher, *students]):
+            p.screenshot(path=str(artifacts_dir / f"live_failure_{i}.png"))
+        raise
+    finally:
+        for c in ctxs:
+            c.close()

@@ -1,0 +1,254 @@
+"""Class rooms: only the instructor drives, rooms are isolated, bounded and expire, the tally is
+exact under concurrent answers, a re-joining student gets the instructor's current view."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+import pytest
+
+from svmviz.errors import SvmvizError
+from svmviz.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, InMemoryRoomStore, RoomAccessError,
+                          RoomContentError, RoomFullError, RoomNotFoundError, display_code,
+                          normalize_code)
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+VIEW = {"page": "SVM_Tree", "data": {"spec": "fourclass"}, "state": {"tree.step": 3, "tree.C_hard": 10.0}}
+
+
+@pytest.fixture
+def store():
+    return InMemoryRoomStore()
+
+
+def test_codes_are_short_random_and_tokens_secret(store):
+    rooms = [store.create_room() for _ in range(50)]
+    codes = {c for c, _ in rooms}
+    assert len(codes) == 50
+    for code, token in rooms:
+        assert len(code) == CODE_LENGTH and set(code) <= set(ALPHABET)
+        assert len(token) >= 40 and code not in token
+    assert normalize_code(display_code(rooms[0][0]).lower()) == rooms[0][0]
+
+
+def test_follower_cannot_drive_or_reveal(store):
+    code, token = store.create_room()
+    store.publish(code, token, VIEW)
+    store.pose(code, token, "which wins?", ["a", "b"], 1)
+    other_code, other_token = store.create_room()
+    forged = [None, "", code, token[:-1], token[:-1] + ("A" if token[-1] != "A" else "B"), other_token,
+              secrets.token_urlsafe(32), token.encode(), 12345]
+    for bad in forged:
+        for call in (lambda t: store.publish(code, t, {"page": "Data"}),
+                     lambda t: store.pose(code, t, "q", ["x", "y"], 0),
+                     lambda t: store.reveal(code, t),
+                     lambda t: store.tally(code, t),
+                     lambda t: store.touch(code, t),
+                     lambda t: store.close(code, t)):
+            with pytest.raises(RoomAccessError, match="only the instructor"):
+                call(bad)
+    f = store.follow(code, "student-1")
+    assert f.view == VIEW and f.version == 1
+    assert f.question is not None and not f.question.revealed and f.question.answer is None   # answer hidden
+    assert issubclass(RoomAccessError, SvmvizError) and issubclass(RoomAccessError, ValueError)
+
+
+def test_student_sees_answer_only_after_reveal(store):
+    code, token = store.create_room()
+    qid = store.pose(code, token, "which wins?", ["a", "b", "c"], 2, "c leaves out most samples")
+    store.answer(code, "s1", qid, 0)
+    assert store.follow(code, "s1").question.explanation is None
+    t = store.reveal(code, token)
+    assert t.revealed and t.counts == (1, 0, 0)
+    q = store.follow(code, "s1").question
+    assert q.revealed and q.answer == 2 and q.explanation == "c leaves out most samples"
+    with pytest.raises(RoomContentError, match="revealed"):
+        store.answer(code, "s2", qid, 1)
+
+
+def test_rooms_are_isolated(store):
+    a, ta = store.create_room()
+    b, tb = store.create_room()
+    store.publish(a, ta, VIEW)
+    store.publish(b, tb, {"page": "Solvers"})
+    qa = store.pose(a, ta, "qa", ["x", "y"], 0)
+    store.answer(a, "s1", qa, 1)
+    assert store.follow(b).view == {"page": "Solvers"}
+    assert store.follow(b).question is None
+    assert store.follow(a).view == VIEW
+    with pytest.raises(RoomContentError, match="no question"):
+        store.tally(b, tb)
+    assert store.tally(a, ta).counts == (0, 1)
+    with pytest.raises(RoomAccessError):
+        store.publish(b, ta, VIEW)
+    store.close(a, ta)
+    with pytest.raises(RoomNotFoundError):
+        store.follow(a)
+    assert store.follow(b).view == {"page": "Solvers"}
+
+
+def test_unknown_and_malformed_codes(store):
+    store.create_room()
+    for bad in ("", "ABCD", "ABCD-EFG0", "ABCD-EFGHI", "x" * 1000, None, 5):
+        with pytest.raises(RoomNotFoundError, match="not a class code"):
+            store.follow(bad)
+    with pytest.raises(RoomNotFoundError, match="no class with code"):
+        store.follow("2222-2222")
+
+
+def test_expiry_frees_memory_and_students_do_not_keep_a_room_alive():
+    clock = Clock()
+    store = InMemoryRoomStore(idle_ttl_s=100.0, clock=clock)
+    code, token = store.create_room()
+    kept, kept_token = store.create_room()
+    store.publish(code, token, VIEW)
+    for _ in range(3):
+        clock.t += 30
+        store.follow(code, "s1")        # polling is not the instructor
+        store.touch(kept, kept_token)   # the instructor's heartbeat is
+    clock.t += 30
+    assert len(store) == 1
+    assert list(store._rooms) == [kept]   # the expired room's view and students are gone
+    with pytest.raises(RoomNotFoundError, match="no class"):
+        store.follow(code)
+    with pytest.raises(RoomNotFoundError):
+        store.publish(code, token, VIEW)   # its token is worthless too
+
+
+def test_expired_room_asked_for_is_removed():
+    clock = Clock()
+    store = InMemoryRoomStore(idle_ttl_s=10.0, clock=clock)
+    code, _ = store.create_room()
+    clock.t += 10
+    with pytest.raises(RoomNotFoundError):
+        store.follow(code)
+    assert store._rooms == {}
+
+
+def test_student_capacity_has_a_clear_message_and_silent_students_free_seats():
+    clock = Clock()
+    store = InMemoryRoomStore(max_students=3, student_ttl_s=60.0, clock=clock)
+    code, token = store.create_room()
+    for s in ("s1", "s2", "s3"):
+        store.follow(code, s)
+    store.follow(code, "s1")   # a seated student keeps polling
+    with pytest.raises(RoomFullError, match="admits 3 students"):
+        store.follow(code, "s4")
+    qid = store.pose(code, token, "q", ["x", "y"], 0)
+    with pytest.raises(RoomFullError):
+        store.answer(code, "s4", qid, 0)
+    assert store.follow(code).n_students == 3   # watching without a session id takes no seat
+    store.leave(code, "s2")
+    store.follow(code, "s4")
+    with pytest.raises(RoomFullError):
+        store.follow(code, "s5")
+    clock.t += 61
+    store.follow(code, "s5")   # the others went silent
+    assert store.follow(code, "s5").n_students == 1
+
+
+def test_server_room_limit():
+    store = InMemoryRoomStore(max_rooms=2)
+    store.create_room()
+    store.create_room()
+    with pytest.raises(RoomFullError, match="2 classes"):
+        store.create_room()
+
+
+def test_bounded_view_and_question(store):
+    code, token = store.create_room()
+    with pytest.raises(RoomContentError, match="MB"):
+        store.publish(code, token, {"data": "x" * (MAX_VIEW_BYTES + 1)})
+    with pytest.raises(RoomContentError, match="JSON"):
+        store.publish(code, token, {"x": float("nan")})
+    with pytest.raises(RoomContentError, match="JSON"):
+        store.publish(code, token, {"x": object()})
+    with pytest.raises(RoomContentError, match="options"):
+        store.pose(code, token, "q", ["only"], 0)
+    with pytest.raises(RoomContentError, match="options"):
+        store.pose(code, token, "q", [str(i) for i in range(13)], 0)
+    with pytest.raises(RoomContentError, match="index"):
+        store.pose(code, token, "q", ["a", "b"], 2)
+    with pytest.raises(RoomContentError, match="longer"):
+        store.pose(code, token, "q" * 5000, ["a", "b"], 0)
+    qid = store.pose(code, token, "q", ["a", "b"], 0)
+    for bad in (2, -1, True, "0"):
+        with pytest.raises(RoomContentError, match="no option"):
+            store.answer(code, "s", qid, bad)
+    assert store.follow(code).version == 0   # nothing refused was stored
+
+
+def test_version_counts_changes_and_poll_skips_unchanged_view(store):
+    code, token = store.create_room()
+    assert store.publish(code, token, VIEW) == 1
+    assert store.publish(code, token, dict(VIEW)) == 1   # the same view: no new version
+    f = store.follow(code, "s1", since=1)
+    assert f.version == 1 and f.view is None
+    v2 = dict(VIEW, state={"tree.step": 4})
+    assert store.publish(code, token, v2) == 2
+    f = store.follow(code, "s1", since=1)
+    assert f.version == 2 and f.view == v2
+    f.view["state"]["tree.step"] = 99   # the caller's copy, not the room's
+    assert store.follow(code).view == v2
+
+
+def test_reanswer_replaces_and_new_question_clears(store):
+    code, token = store.create_room()
+    q1 = store.pose(code, token, "q1", ["a", "b", "c"], 0)
+    store.answer(code, "s1", q1, 0)
+    store.answer(code, "s1", q1, 2)
+    store.answer(code, "s2", q1, 2)
+    assert store.tally(code, token).counts == (0, 0, 2)
+    q2 = store.pose(code, token, "q2", ["a", "b"], 1)
+    assert q2 != q1 and store.tally(code, token).counts == (0, 0)
+    with pytest.raises(RoomContentError, match="no longer open"):
+        store.answer(code, "s1", q1, 0)
+
+
+def test_tally_exact_under_30_concurrent_students(store):
+    code, token = store.create_room()
+    qid = store.pose(code, token, "which pair?", ["a", "b", "c", "d"], 1)
+    n = 30
+    barrier = threading.Barrier(n)
+    errors = []
+
+    def student(i):
+        try:
+            barrier.wait()
+            sid = f"student-{i}"
+            store.follow(code, sid)
+            store.answer(code, sid, qid, (i + 1) % 4)   # a first answer...
+            store.answer(code, sid, qid, i % 4)         # ...replaced by the final one
+            store.follow(code, sid)
+        except Exception as exc:   # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    t = store.tally(code, token)
+    assert t.counts == tuple(sum(1 for i in range(n) if i % 4 == o) for o in range(4))
+    assert t.n_answers == n
+
+
+def test_detach_and_rejoin_gets_the_instructors_current_view(store):
+    code, token = store.create_room()
+    store.publish(code, token, VIEW)
+    first = store.follow(code, "s1")
+    store.leave(code, "s1")   # detached: explores alone
+    for step in range(4, 8):
+        store.publish(code, token, dict(VIEW, state={"tree.step": step}))
+    back = store.follow(code, "s1", since=first.version)
+    assert back.version == 5 and back.view["state"] == {"tree.step": 7}
