@@ -75,7 +75,7 @@ def test_each_page_profile_reads_its_step_from_its_own_element(page, kind, label
 
 
 def test_every_profile_clicks_the_button_the_step_controls_draw():
-    src = (ROOT / "svmviz_app" / "widgets.py").read_text()
+    src = (ROOT / "svmviz_app" / "stepper.py").read_text()
     for profile in bench.PAGES.values():
         assert f'"{profile.button}' in src
 
