@@ -251,7 +251,8 @@ def _instructor_fragment() -> None:
             store.reveal(live["code"], live["token"])
             adv = st.session_state.pop(_ADVANCE, None)
             if adv is not None:
-                state.step_by(adv[0], 1, adv[1])
+                key, n_steps = adv
+                state.set_value(key, min(int(state.value(key, 0)) + 1, n_steps - 1))
             st.rerun(scope="app")   # the step lives in the page's fragment
 
 

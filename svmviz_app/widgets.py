@@ -187,18 +187,35 @@ def share_controls(key: str, model=None) -> None:
         if not (state.current_spec() in state.BUILTINS or state.current_spec().startswith("gen:")):
             st.caption("This data set was uploaded or drawn: the link alone cannot bring it back.")
         # Streamlit calls a deferred download callable outside this session's script run, where
-        # the session state cannot be read: the data set and the state are taken now, in the run
-        # that draws the button, and only the JSON is written on the click.
-        dataset, values = state.current_dataset(), state.snapshot()
-        st.download_button("Download lesson file", lambda: _lesson_text(dataset, values, model),
+        # the session state cannot be read: the callable reads a plain dict of this session that
+        # the runs keep current — the data set and model here, the bound values (the step
+        # included) after every run and fragment run (``_refresh_lesson_source``), since a step
+        # click reruns only its fragment, not this sidebar.
+        source = st.session_state.setdefault(_LESSON_SOURCE, {})
+        source.update(dataset=state.current_dataset(), values=state.snapshot(), model=model)
+        st.download_button("Download lesson file", lambda: _lesson_text(source),
                            f"{_slug(key)}_lesson.json", "application/json", key=f"{key}_lesson",
                            on_click="ignore")
 
 
-def _lesson_text(dataset: Dataset, values: dict, model) -> str:
+_LESSON_SOURCE = "_svmviz_lesson_source"
+
+
+def _refresh_lesson_source() -> None:
+    source = st.session_state.get(_LESSON_SOURCE)
+    if source:
+        source["values"] = state.snapshot()
+
+
+if _refresh_lesson_source not in state.AFTER_SYNC:
+    state.AFTER_SYNC.append(_refresh_lesson_source)
+
+
+def _lesson_text(source: dict) -> str:
     from svmviz.export.lesson import dumps_lesson
 
-    return dumps_lesson(dataset, values, None if model is None else dumps_model(model))
+    model = source["model"]
+    return dumps_lesson(source["dataset"], source["values"], None if model is None else dumps_model(model))
 
 
 def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:
