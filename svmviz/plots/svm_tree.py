@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.models.svm_tree import chain_arrays, chain_predict, tree_predict
 from svmviz.plots.common import NEG_COLOR, POS_COLOR, Plane, add_class_scatter, base_layout, grid, padded_box
 
@@ -169,8 +170,6 @@ def _wrap(text: str, width: int) -> str:
 
 
 def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
-    from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
-
     cands = [c for c in step.candidates if not c.perpendicular and not c.sign_changed]
     if not cands:
         return
