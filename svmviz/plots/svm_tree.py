@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.models.svm_tree import chain_arrays, chain_predict, tree_predict
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
                                  add_class_scatter, base_layout, class_label, grid, padded_box, user_text)
@@ -199,8 +200,6 @@ def _wrap(text: str, width: int) -> str:
 
 
 def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
-    from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
-
     cands = [c for c in step.candidates if not c.perpendicular and not c.sign_changed]
     if not cands:
         return
