@@ -131,6 +131,7 @@ def test_unreachable_gives_one_line_how_to(served, where):
     assert "\n" not in msg and "SVMVIZ_DATA_DIR" in msg and fetch.FOURCLASS_URL in msg
 
 
+@pytest.mark.real_data
 def test_real_fourclass_served_locally(tmp_path, monkeypatch):
     real = fetch.data_dir_path()
     if real is None:
