@@ -1,15 +1,20 @@
 """Process settings for serving a class from one ``streamlit run app.py``, applied by
-``configure()`` at the top of ``app.py`` (every run calls it; it acts on the first two). Each was
-kept because ``benchmarks/bench_classroom.py`` measured it helping.
+``configure()``: ``app.py`` calls it first, every page run calls it through ``state.start_run`` (a
+page link opened on a fresh server runs the page without ``app.py``) and every step click through
+the stepper's fragment (a fragment run does not run ``app.py``). Each setting was kept because
+``benchmarks/bench_classroom.py`` measured it helping.
 
 - **A cheap collection after each run.** Streamlit runs a full garbage collection after every script
   run (``runner.postScriptGC``, on in ``.streamlit/config.toml``): it keeps the server's memory down,
-  but it walks every object the process holds, most of them the modules imported once (Streamlit,
-  NumPy, pandas, Plotly, the library). At the second run those have been imported and the first
-  run's garbage collected, so ``gc.freeze()`` moves what is left to a generation the collector no
-  longer walks: each collection then looks only at what the runs made. (Frozen objects are still
-  freed when no longer referenced; only reference cycles among them would stay.)
-
+  but it walks every object the process holds, most of them those of the modules imported once
+  (Streamlit, NumPy, pandas, Plotly, scikit-learn, cvxpy, the library): about 300,000 objects and
+  0.15–0.2 s of CPU after every click once a page has run. ``gc.freeze()`` moves what exists to a
+  generation the collector no longer walks, so each collection looks only at what the runs made.
+  It is called at the start of a run whenever modules were imported since the last freeze: the
+  first page run imports most of them, the first run of another page a few more, and a later run
+  (a click) then starts after the previous run's own collection. Frozen objects are still freed
+  when no longer referenced; only reference cycles among them would stay, and freezes happen only
+  as often as new modules appear (a handful of times per server).
 - **BLAS on one thread.** OpenBLAS keeps a worker per core spinning for a while after each call; a
   click does a few small matrix products, so the spinning costs more CPU than the products, and the
   server's other sessions need that core. The limit goes into the environment, which NumPy's and
@@ -36,22 +41,24 @@ from pathlib import Path
 _M_ARENA_MAX = -8        # glibc's malloc.h
 MALLOC_ARENAS = 2
 
-_runs = 0
+_configured = False
+_modules_frozen = 0      # len(sys.modules) at the last freeze
 _lock = threading.Lock()
 
 
 def configure() -> None:
-    """At the first run: BLAS threads and malloc arenas; at the second: freeze the start-up
-    objects; later runs: nothing."""
-    global _runs
+    """At the first call: BLAS threads and malloc arenas. At every call: freeze the objects that
+    exist when modules were imported since the last freeze (see the module's notes). Cheap
+    otherwise: every run calls it, some several times."""
+    global _configured, _modules_frozen
     with _lock:          # sessions start their runs in parallel threads
-        _runs += 1
-        run = _runs
-    if run == 1:
-        limit_blas_threads()
-        limit_malloc_arenas(MALLOC_ARENAS)
-    elif run == 2:
-        gc.freeze()
+        first, _configured = not _configured, True
+        if first:
+            limit_blas_threads()
+            limit_malloc_arenas(MALLOC_ARENAS)
+        if len(sys.modules) > _modules_frozen:
+            gc.freeze()
+            _modules_frozen = len(sys.modules)
 
 
 def limit_blas_threads() -> int:

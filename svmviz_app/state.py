@@ -35,6 +35,7 @@ import streamlit as st
 
 from svmviz.data import Dataset, DataError, load_builtin, split_and_normalize
 from svmviz.data.builtins import BUILTINS, default_dataset_name
+from svmviz_app import server
 
 _REGISTRY = "_svmviz_bound"       # {key: default} of every key bound in this session
 _URL = "_svmviz_url"              # the query parameters the session was opened with
@@ -57,6 +58,7 @@ def start_run() -> None:
     file) and write the URL. ``app.py`` calls it first thing; every state call of a page calls it
     too, so a page run on its own (``AppTest`` of a page file) works the same. Calling it again in
     the same run changes nothing: it only sets values no widget has been drawn for yet."""
+    server.configure()   # a page link on a fresh server runs the page without app.py
     ss = st.session_state
     if _URL not in ss:
         ss[_URL] = {k: st.query_params.get(k) for k in st.query_params}

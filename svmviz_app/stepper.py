@@ -13,7 +13,7 @@ from typing import Callable
 
 import streamlit as st
 
-from svmviz_app import state
+from svmviz_app import server, state
 
 
 def _playing_key(key: str) -> str:
@@ -76,6 +76,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
 
     @st.fragment(run_every=delay_s if playing else None)
     def _stepped():
+        server.configure()   # a step click runs this fragment, not app.py
         ss = st.session_state
         ended = _advance_if_due(key, n, delay_s)
         if ss.pop(f"{key}._restart", False) or ended:

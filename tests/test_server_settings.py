@@ -69,20 +69,50 @@ def test_the_launcher_serves_app_py_from_the_project_folder_with_the_settings_fr
     assert launch_command([], {"MALLOC_ARENA_MAX": "4"})[1]["MALLOC_ARENA_MAX"] == "4"
 
 
-def test_the_objects_left_after_the_first_run_are_frozen_at_the_second_and_only_then():
+def test_objects_are_frozen_whenever_modules_were_imported_since_the_last_freeze():
+    # a page's imports (and its first fit) happen during its first run: the next run freezes them,
+    # however many runs came before (a lone student's clicks after the first page run)
     code = """
 import gc, json
 from svmviz_app import server
 counts = []
-for _ in range(3):
+for _ in range(4):
     server.configure()
     counts.append(gc.get_freeze_count())
+import wave, decimal   # a page's first run importing more
+server.configure()
+counts.append(gc.get_freeze_count())
+server.configure()
+counts.append(gc.get_freeze_count())
 print(json.dumps(counts))
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=True)
-    first, second, third = json.loads(out.stdout)
-    assert first == 0 and second > 0 and third == second
+    counts = json.loads(out.stdout)
+    assert counts[0] > 0 and counts[1:4] == [counts[0]] * 3
+    assert counts[4] > counts[3] and counts[5] == counts[4]
+
+
+def test_a_page_run_and_a_step_click_apply_the_settings_without_app_py(monkeypatch):
+    # a page link on a fresh server runs the page file itself, and a step click runs only the
+    # stepper's fragment: neither runs app.py, and the settings must still be applied
+    from streamlit.testing.v1 import AppTest
+
+    from svmviz_app import server
+
+    calls = []
+    monkeypatch.setattr(server, "configure", lambda: calls.append(1))
+    at = AppTest.from_string("""
+from svmviz_app import state
+from svmviz_app.stepper import stepper
+import streamlit as st
+state.start_run()
+stepper("demo.step", 3, lambda k: st.markdown(f"step {k}"))
+""").run()
+    assert calls and not at.exception
+    n = len(calls)
+    next(b for b in at.button if b.label.startswith("Next")).click().run()
+    assert len(calls) > n and at.markdown[-1].value == "step 1"
 
 
 def test_streamlit_reads_the_garbage_collection_setting_from_the_projects_config():
