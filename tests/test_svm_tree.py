@@ -274,7 +274,7 @@ def test_step_figure_shows_the_step(model, split):
     Xtr, ytr, _, _ = split
     k = 1
     step = model.trace_[k]
-    fig = step_figure(model, Xtr, ytr, k, resolution=40, overlays=("rch", "centroid", "nearest"))
+    fig = step_figure(model, Xtr, ytr, k, overlays=("rch", "centroid", "nearest"))
     assert fig.layout.title.text.startswith(f"Step {k + 1} of {len(model.trace_)}")
     chosen = step.candidates[step.chosen]
     bold = [t for t in fig.data if t.type == "scatter" and t.mode == "lines" and t.line.width == 5]
@@ -608,7 +608,7 @@ def test_chain_and_animation_figures(model, split):
     assert minus_perp and sign                                     # both kinds occur in this tree
     assert all("⊥" in text[i] and "−w" not in text[i] for i in minus_perp)   # one perpendicular
     assert all("−w" in text[i] for i in sign)
-    fig = step_figure(model, Xtr, ytr, 0, resolution=30)
+    fig = step_figure(model, Xtr, ytr, 0)
     assert fig.layout.height >= 600 and fig.layout.legend.x > 1   # legend beside the axes
     anim = animation_figure(model, Xtr, ytr, resolution=20)
     assert all(c.y < 0 for c in list(anim.layout.sliders) + list(anim.layout.updatemenus))  # below the axes

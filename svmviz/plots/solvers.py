@@ -7,10 +7,21 @@ import numpy as np
 import plotly.graph_objects as go
 
 from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid, legend_below, user_text
+from svmviz.plots.contours import level_lines, polyline_xy, simplify
 
 # one line style per solver, so coinciding boundaries stay distinguishable
 _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot", 2.5),
            ("#9467bd", "dashdot", 2)]
+
+
+def _level_line(fig, xs, ys, Z, level, name, color, dash, width):
+    """The line Z = level as a smoothed line trace: its points within a fraction of a pixel
+    (1/2000 of the plot's width), not the grid of Z."""
+    tol = 5e-4 * max(xs[-1] - xs[0], ys[-1] - ys[0])
+    lx, ly = polyline_xy([simplify(line, tol) for line in level_lines(xs, ys, Z, level)])
+    lx, ly = (lx, ly) if lx else ([None], [None])   # no such line in view: its legend entry stays
+    fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines", name=name, hoverinfo="skip",
+                             line=dict(color=color, dash=dash, width=width, shape="spline", smoothing=1)))
 
 
 def _data_on_plane(X, y, names, plane, resolution):
@@ -39,10 +50,7 @@ def plot_boundaries(models: dict, X: np.ndarray, y, names=None, plane=None,
     for k, (label, model) in enumerate(models.items()):
         color, dash, width = _STYLES[k % len(_STYLES)]
         Z = model.decision_function(pts).reshape(len(ys), len(xs))
-        fig.add_trace(go.Contour(x=xs, y=ys, z=Z, contours=dict(start=0, end=0, size=1,
-                                                                 coloring="none"),
-                                 line=dict(color=color, dash=dash, width=width), showscale=False,
-                                 name=f"{label}: f(x) = 0", showlegend=True, hoverinfo="skip"))
+        _level_line(fig, xs, ys, Z, 0.0, f"{label}: f(x) = 0", color, dash, width)
     xl, yl = (plane.labels if plane is not None else ("x1", "x2"))
     base_layout(fig, "Decision boundaries f(x) = 0 of each solver", xl, yl)
     return legend_below(fig)
@@ -110,17 +118,10 @@ def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
     if it.margins:
         levels += [(-1.0, "dash", 1.5, "f_t(x) = −1"), (1.0, "dash", 1.5, "f_t(x) = +1")]
     for level, dash, width, label in levels:
-        fig.add_trace(go.Contour(x=xs, y=ys, z=Z, contours=dict(start=level, end=level, size=1,
-                                                                 coloring="none"),
-                                 line=dict(color="#d62728", dash=dash, width=width),
-                                 showscale=False, name=label, showlegend=True, hoverinfo="skip"))
+        _level_line(fig, xs, ys, Z, level, label, "#d62728", dash, width)
     if target is not None:
         Zt = target.decision_function(pts).reshape(len(ys), len(xs))
-        fig.add_trace(go.Contour(x=xs, y=ys, z=Zt, contours=dict(start=0, end=0, size=1,
-                                                                  coloring="none"),
-                                 line=dict(color="#111111", dash="dot", width=2), showscale=False,
-                                 name="optimum (cvxpy): f(x) = 0", showlegend=True,
-                                 hoverinfo="skip"))
+        _level_line(fig, xs, ys, Zt, 0.0, "optimum (cvxpy): f(x) = 0", "#111111", "dot", 2)
     sv = np.flatnonzero(it.alpha > 0)
     if sv.size:
         fig.add_trace(go.Scatter(x=X2[sv, 0], y=X2[sv, 1], mode="markers", name="α_i > 0",

@@ -63,22 +63,73 @@ def _clip_line(a, c, lo, hi):
     return pts[0], pts[far]
 
 
-def _regions(fig, tree, nodes, plane, P2, resolution):
-    """Heatmap of the regions the given nodes label (0 where none does), with a legend entry for
-    each class's region that shows."""
-    xs, ys, G = grid(P2, resolution)
-    Xg = plane.lift(G)
-    W, t, hc = chain_arrays(nodes, Xg.shape[1])
-    label, _ = chain_predict(Xg, W, t, hc, 0)
-    fig.add_trace(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
-                             zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip",
-                             name="regions labelled"))
+def _clip_polygon(poly: np.ndarray, n: np.ndarray, c: float) -> np.ndarray:
+    """The part {P : n·P ≥ c} of a convex polygon (vertices in order; Sutherland–Hodgman)."""
+    if len(poly) == 0:
+        return poly
+    side = poly @ n - c
+    out = []
+    for i in range(len(poly)):
+        j = (i + 1) % len(poly)
+        if side[i] >= 0:
+            out.append(poly[i])
+        if (side[i] >= 0) != (side[j] >= 0):   # the edge crosses the line
+            f = side[i] / (side[i] - side[j])
+            out.append(poly[i] + f * (poly[j] - poly[i]))
+    return np.array(out).reshape(-1, 2)
+
+
+def decided_regions(nodes, plane: Plane, lo, hi) -> list[tuple[int, np.ndarray]]:
+    """The region each node of a chain labels inside the box [lo, hi] of the plane, exactly:
+    node i labels −hard_class on its non-hard side, where no earlier node has labelled it, so its
+    region is the box cut by i's hyperplane and by the hard sides of the nodes before it — a convex
+    polygon. Returns (label ±1, vertices) for every node whose region is not empty."""
+    box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], dtype=np.float64)
+    rest, out = box, []
+    for nd in nodes:
+        if len(rest) < 3:
+            break
+        a, c = _line_in_plane(nd.w, nd.threshold, plane)
+        s = float(nd.hard_class)   # the node decides where s·(a·P − c) < 0
+        region = _clip_polygon(rest, -s * a, -s * c)
+        if len(region) >= 3 and _area(region) > 0:
+            out.append((int(-nd.hard_class), region))
+        rest = _clip_polygon(rest, s * a, s * c)
+    return out
+
+
+def _area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def _regions(fig, tree, nodes, plane, lo, hi):
+    """The regions the given nodes label, as exact filled polygons: one trace per class, its
+    polygons separated by gaps (a few hundred numbers, where a grid of cells took a hundred kB and
+    drew stair-stepped edges)."""
+    by_label = {-1: [], 1: []}
+    for label, poly in decided_regions(nodes, plane, lo, hi):
+        by_label[label].append(poly)
     for sign, fill in ((-1, NEG_REGION_FILL), (1, POS_REGION_FILL)):
-        if np.any(label == sign):   # a legend-only marker: a heatmap has no legend entry of its own
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip",
-                                     name=f"decided {class_label(tree.classes[(sign + 1) // 2], sign)} by earlier nodes",
-                                     marker=dict(symbol="square", size=16, color=fill,
-                                                 line=dict(width=1, color="#999"))))
+        if not by_label[sign]:
+            continue
+        xs, ys = [], []
+        for poly in by_label[sign]:
+            xs += [_short(v) for v in poly[:, 0]] + [None]
+            ys += [_short(v) for v in poly[:, 1]] + [None]
+        group = f"decided {sign}"
+        fig.add_trace(go.Scatter(x=xs[:-1], y=ys[:-1], mode="lines", fill="toself", fillcolor=fill,
+                                 line=dict(width=0, color=fill), hoverinfo="skip", showlegend=False,
+                                 legendgroup=group, name="regions labelled"))
+        # the legend entry: a square swatch (a filled area's own entry is a line)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", legendgroup=group,
+                                 name=f"decided {class_label(tree.classes[(sign + 1) // 2], sign)} by earlier nodes",
+                                 marker=dict(symbol="square", size=16, color=fill, line=dict(width=1, color="#999"))))
+
+
+def _short(v: float) -> float:
+    """A coordinate to 7 significant digits: far finer than a pixel, a third of the JSON."""
+    return float(f"{v:.7g}")
 
 
 def _signed(v: int) -> str:
@@ -115,7 +166,7 @@ def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, sho
 
 # ---------------------------------------------------------------------------- step k
 def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = None,
-                overlays=(), geometry_label: str | None = None, resolution: int = 160,
+                overlays=(), geometry_label: str | None = None,
                 geometry_solver: str = "cvxpy", height: int = 640) -> go.Figure:
     """Step k (0-based) of tree ``tree_index``: regions labelled by nodes 0..k−1, the samples in
     play, those step k removes (red rings), every candidate line labelled (a–d of Fig. 4.1, −x
@@ -131,7 +182,7 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     P2 = plane.to2d(X)
     lo, hi = padded_box(P2[in_pair])
     fig = go.Figure()
-    _regions(fig, tree, tree.nodes[:k], plane, P2[in_pair], resolution)
+    _regions(fig, tree, tree.nodes[:k], plane, lo, hi)
     out = np.setdiff1d(np.flatnonzero(in_pair), step.active)
     if out.size:
         fig.add_trace(go.Scatter(x=P2[out, 0], y=P2[out, 1], mode="markers", name="left out before",
@@ -387,7 +438,7 @@ def animation_figure(model, X, y, tree_index: int = 0, plane: Plane | None = Non
     """Every step as one figure with a step slider and play button (plotly frames), for handing
     to students as a single HTML file."""
     tree = model.trees_[tree_index]
-    figs = [step_figure(model, X, y, k, tree_index, plane, resolution=resolution)
+    figs = [step_figure(model, X, y, k, tree_index, plane)
             for k in range(len(tree.trace))]
     figs.append(final_figure(model, X, y, True, tree_index, plane, resolution))
     n_tr = max(len(f.data) for f in figs)
