@@ -122,3 +122,13 @@ def test_streamlit_reads_the_garbage_collection_setting_from_the_projects_config
                          check=True)
     assert out.stdout.strip() == "True"
     assert tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]["postScriptGC"] is True
+
+
+def test_streamlit_reads_the_class_settings_of_the_event_loop_and_the_message_cache_from_the_config():
+    # no source watcher (it rescans every module's path on each new session's first run, on the
+    # event loop) and unchanged elements of a step click sent as references from 300 bytes
+    code = ("import streamlit as st; print(st.get_option('server.fileWatcherType'), "
+            "int(st.get_option('global.minCachedMessageSize')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         check=True)
+    assert out.stdout.split() == ["none", "300"]

@@ -153,12 +153,14 @@ def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, sho
     if seg is None:
         return None
     (x1, y1), (x2, y2) = seg
-    fig.add_trace(go.Scatter(x=[x1, x2], y=[y1, y2], mode="lines", name=name,
-                             line=dict(color=color, width=width, dash=dash), showlegend=showlegend,
-                             hoverinfo="name", visible=visible, opacity=opacity))
+    # end points to 7 digits and Plotly's defaults left out: a step draws up to 20 lines
+    fig.add_trace(go.Scatter(x=[_short(x1), _short(x2)], y=[_short(y1), _short(y2)], mode="lines", name=name,
+                             line=dict(color=color, width=width, dash=dash),
+                             showlegend=None if showlegend else False, hoverinfo="name",
+                             visible=None if visible is True else visible, opacity=None if opacity == 1 else opacity))
     if text:
         f = 0.15 + 0.7 * (sum(map(ord, text)) % 7) / 7  # spread labels of lines that coincide
-        fig.add_annotation(x=x1 + f * (x2 - x1), y=y1 + f * (y2 - y1), text=f"<b>{text}</b>",
+        fig.add_annotation(x=_short(x1 + f * (x2 - x1)), y=_short(y1 + f * (y2 - y1)), text=f"<b>{text}</b>",
                            showarrow=False, font=dict(color=color, size=13),
                            bgcolor="rgba(255,255,255,0.7)")
     return seg, a
@@ -219,7 +221,7 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
             a = res[1]
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2
             u = a / (np.linalg.norm(a) or 1.0) * 0.12 * float(np.max(hi - lo))
-            fig.add_annotation(x=mx + u[0], y=my + u[1], ax=mx, ay=my, xref="x", yref="y",
+            fig.add_annotation(x=_short(mx + u[0]), y=_short(my + u[1]), ax=_short(mx), ay=_short(my), xref="x", yref="y",
                                axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=3,
                                arrowcolor=_cand_color(c.label), text="w")
     if overlays:
