@@ -82,7 +82,7 @@ if source == "Draw":
     st.stop()
 ds = data_sidebar()
 share_controls("data")
-st.subheader(ds.name)
+st.subheader(plain(ds.name))
 st.caption(f"{plain(ds.source)} · {ds.n_samples} samples × {ds.n_features} features · {len(ds.classes)} "
            f"classes · {state.split_settings().describe()}")
 

@@ -81,7 +81,7 @@ names = [str(pick[0]), str(pick[1])]
 labels = (fnames[f1], fnames[f2])
 m, m_pos, m_neg = len(y), int((y > 0).sum()), int((y < 0).sum())
 st.markdown(f"**{plain(dname)}** — class **{plain(names[1])}** is +1 ({m_pos} points), class **{plain(names[0])}** is −1 "
-            f"({m_neg} points); axes {labels[0]}, {labels[1]}.")
+            f"({m_neg} points); axes {plain(labels[0])}, {plain(labels[1])}.")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -176,7 +176,7 @@ st.caption("Hard class k with bound D_k on its α, the other class k̄ with D_k�
            "The switch D_k* comes from one LP; the curve below comes from real C-SVM solves.")
 cz1, cz2 = st.columns([1, 2])
 with cz1:
-    hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{names[(c + 1) // 2]} ({c:+d})",
+    hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{plain(names[(c + 1) // 2])} ({c:+d})",
                     **bind("zero.hard", 1, options=[1, -1]), horizontal=True)
     D_other = st.number_input("D_k̄ (bound of the other class)", min_value=1e-3, format="%.3g",
                               **bind("zero.D_other", 1.0, bounds=(1e-3, 1e9)))
@@ -218,6 +218,7 @@ with guard("zero-solution report"):
                                   names=names, labels=labels,
                                   title=f"Hard class {user_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
         st.plotly_chart(figz, key="zero_fig")
+        figure_downloads(figz, f"zero_solution_{names[(hard + 1) // 2]}", "zero_dl", what="hull plot")
         if h1.distance < 1e-7:
             st.caption("H1-SVM view: the centroid lies inside conv(hard class), so p\\* = s and the "
                        "H1-SVM also returns w = 0.")
@@ -229,8 +230,7 @@ with guard("zero-solution report"):
     bar.done()
     figw = plot_w_norm(sweep, D_k)
     st.plotly_chart(figw, key="zero_wfig")
-    figure_downloads(figz, f"zero_solution_{names[(hard + 1) // 2]}", "zero_dl")
-    figure_downloads(figw, "w_norm_vs_Dk", "zerow_dl")
+    figure_downloads(figw, "w_norm_vs_Dk", "zerow_dl", what="‖w‖ curve")
 
 # ------------------------------------------------------------------ the ν-SVM's standard views
 if src == "current data set" and not state.lesson_mode() and not overlap:

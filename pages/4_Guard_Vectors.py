@@ -102,7 +102,7 @@ with guard("cannot fit the guard-vector SVM"):
         except DataError as exc:
             if "not linearly separable" not in str(exc):
                 raise
-            st.info(f"{exc} Below: the two classes' convex hulls, which overlap. To see guard vectors, open "
+            st.info(f"{plain(exc)} Below: the two classes' convex hulls, which overlap. To see guard vectors, open "
                     "the separable example of Yang and Ahuja (2000, Fig. 4), or set Δ = 1 (τ_Δ) here.")
             b1, b2 = st.columns(2)
             b1.button("Show the separable example (Fig. 4)", on_click=state.set_value, args=("guard.src", "cubes50"),
@@ -137,7 +137,7 @@ if not state.lesson_mode():
     c4.metric("LPs solved", model.n_lps_)
     c5.metric("guard test time", f"{model.lp_time_:.4f} s")
     c6.metric("QP converged", "yes" if getattr(model, "qp_converged_", model.converged_) else "no")
-    st.caption(f"How the guard vectors were found: {getattr(model, 'guard_test_', 'per-point LPs')}. "
+    st.caption(f"How the guard vectors were found: {plain(getattr(model, 'guard_test_', 'per-point LPs'))}. "
                f"QP on the guard vectors: {model.qp_time_:.4f} s.")
 convergence_status(model, "the QP on the guard vectors" + (f" and all {model.n_lps_} LPs" if model.n_lps_ else ""))
 if not model.hard_margin_:
@@ -170,7 +170,7 @@ with right:
             verdict = "In the original plane (without τ_Δ): " + verdict
         (st.success if view.is_guard else st.error)(verdict)
         st.markdown(rest)
-        st.caption(f"Status in the fitted model: {model.lp_status_[sel]}. In the dual plane a point "
+        st.caption(f"Status in the fitted model: {plain(model.lp_status_[sel])}. In the dual plane a point "
                    "(x1, x2) is the line y = x1·x − x2 of the data plane; point p's dual is the line "
                    "x2 = p_x·x1 − p_y. Constraints with '≥' keep a point on or below the line. In 2-D the "
                    "paper's LP is this interval test, which the fit uses directly.")

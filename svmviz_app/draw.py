@@ -319,7 +319,7 @@ def _panel() -> None:
                         config={"displayModeBar": False})
     msg = st.session_state.pop(_MSG, None)
     if msg:
-        c2.info(msg)
+        c2.info(plain(msg))   # it quotes the names typed
     need = missing()
     ds = state.current_dataset()
     is_drawn = state.current_spec().startswith("drawn:")

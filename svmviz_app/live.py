@@ -185,7 +185,7 @@ def panel(page) -> None:
         with st.expander("Live class", expanded=live is not None):
             err = ss.pop("_svmviz_live_error", None)
             if err:
-                st.error(err)
+                st.error(plain(err))
             if live is None:
                 st.button("Start a class", key="live_start", on_click=_start_class,
                           help="students follow your page, data, parameters and step live")
@@ -234,14 +234,14 @@ def _instructor_fragment() -> None:
         f = store.follow(live["code"])
     except RoomError as exc:
         st.session_state[_LIVE] = None
-        st.error(str(exc))
+        st.error(plain(exc))
         return
     st.caption(f"{f.n_students} student(s) following")
     q = f.question
     if q is None:
         return
     tally = store.tally(live["code"], live["token"])
-    st.markdown(f"**{q.prompt}**")
+    st.markdown(f"**{plain(q.prompt)}**")
     for opt, n in zip(q.options, tally.counts):
         mark = " ✓" if q.revealed and q.options.index(opt) == q.answer else ""
         st.text(f"{opt}: {n}{mark}")
@@ -322,12 +322,12 @@ def question_panel(make: Callable, step_key: str, n_steps: int) -> None:
         st.markdown(f"**{plain(q.prompt)}**")
         mine = live.get("answers", {}).get(q.qid)
         if q.revealed:
-            st.success(f"Answer: {q.options[q.answer]}" + (" — you got it." if mine == q.answer else ""))
+            st.success(f"Answer: {plain(q.options[q.answer])}" + (" — you got it." if mine == q.answer else ""))
             st.text(q.explanation or "")
         else:
             row = st.container(horizontal=True)
             for i, opt in enumerate(q.options):
-                row.button(opt, key=f"live_ans_{q.qid}_{i}", on_click=_answer, args=(q.qid, i),
+                row.button(plain(opt), key=f"live_ans_{q.qid}_{i}", on_click=_answer, args=(q.qid, i),
                            type="primary" if mine == i else "secondary")
             if mine is not None:
-                st.caption(f"Your answer: {q.options[mine]} (you can change it until the reveal)")
+                st.caption(f"Your answer: {plain(q.options[mine])} (you can change it until the reveal)")

@@ -33,7 +33,7 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from svmviz.data import Dataset, DataError, load_builtin, split_and_normalize
+from svmviz.data import Dataset, DataError, load_builtin, plain_text, split_and_normalize
 from svmviz.data.builtins import BUILTINS, default_dataset_name
 from svmviz_app import server
 
@@ -42,6 +42,7 @@ _URL = "_svmviz_url"              # the query parameters the session was opened 
 _DATASET = "_svmviz_dataset"      # the current Dataset
 _SPEC = "data"                    # its spec string (also the URL parameter)
 _NOTES = "_svmviz_notes"          # one-line notes for the user (a link that could not be followed)
+_NOTES_BOX = "_svmviz_notes_box"  # where this run shows the notes (the sidebar summary's box)
 _PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
 _SPLIT_CACHE = "_svmviz_split_cache"
 _ROUTED = "_svmviz_routed"        # this session's runs go through app.py's navigation
@@ -49,6 +50,11 @@ _ROUTED = "_svmviz_routed"        # this session's runs go through app.py's navi
 LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
 
 SPLIT_DEFAULTS = {"split.norm": "none", "split.test": 0.3, "split.seed": 0, "split.strat": True}
+# what the Data page's widgets allow; every page splits before the Data page was opened, so a link
+# value outside is clamped when it is read (a seed of −1 or 2⁴⁰ would reach scikit-learn)
+SPLIT_BOUNDS = {"split.test": (0.0, 0.5), "split.seed": (0, 2**31 - 1)}
+#: characters of a link value quoted back in a note (a link can carry half a megabyte)
+QUOTE_CHARS = 60
 NORMALIZATIONS = ("none", "minmax", "stddev")
 
 
@@ -76,7 +82,7 @@ def start_run() -> None:
                 ss[_URL][k] = _encode(v)
                 ss.pop(k, None)
     for k, default in SPLIT_DEFAULTS.items():
-        _init(k, default)
+        _init(k, default, SPLIT_BOUNDS.get(k))
 
 
 def _serve_page_link_through_the_app() -> None:
@@ -106,12 +112,14 @@ def _serve_page_link_through_the_app() -> None:
 def app_started() -> None:
     """``app.py``: this run goes through the app's navigation."""
     st.session_state[_ROUTED] = True
+    st.session_state.pop(_NOTES_BOX, None)   # the last run's box is gone
     start_run()
     sync_url()
 
 
 def finish_run() -> None:
     """After the page (also after ``st.stop()``): the URL holds every value the page set."""
+    st.session_state.pop(_NOTES_BOX, None)
     sync_url()
 
 
@@ -165,7 +173,7 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
     start_run()
     ss = st.session_state
     ss[_REGISTRY][key] = default
-    _init(key, default)
+    _init(key, default, bounds)
     v = shown = ss[key]
     if options is not None:
         opts = list(options)
@@ -230,13 +238,34 @@ def notes() -> list[str]:
     return st.session_state.get(_NOTES, [])
 
 
+def show_notes(box) -> None:
+    """Show the notes (as plain text) in ``box``, a container of this run, and the notes made
+    later in this run there too: a link value is checked when its widget binds it, which is
+    after the sidebar summary drew the box, and its note belongs to the run that used the
+    default instead."""
+    st.session_state[_NOTES_BOX] = box
+    for msg in notes():
+        box.info(plain_text(msg))
+
+
 def _note(msg: str) -> None:
     st.session_state.setdefault(_NOTES, [])
     if msg not in st.session_state[_NOTES]:
         st.session_state[_NOTES].append(msg)
+        box = st.session_state.get(_NOTES_BOX)
+        if box is not None:
+            box.info(plain_text(msg))
 
 
-def _init(key: str, default: Any) -> None:
+def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """``repr`` of a user value for a note, cut to ``limit`` characters with its length said."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(str(value)):,} characters)"
+
+
+def _init(key: str, default: Any, bounds: tuple[float, float] | None = None) -> None:
     ss = st.session_state
     if key in ss:
         return
@@ -246,11 +275,23 @@ def _init(key: str, default: Any) -> None:
         try:
             ss[key] = _decode(raw, default)
         except ValueError:
-            _note(f"The link's value {raw!r} for {key} could not be used; the default is shown.")
+            _note(f"The link's value {quote(raw)} for {key} could not be used; the default is shown.")
         if key == "split.norm" and ss[key] not in NORMALIZATIONS:
             ss[key] = default   # the link then loses it: finish_run writes non-default values only
-            _note(f"The link's normalization {raw!r} is not one of {', '.join(NORMALIZATIONS)}; "
+            _note(f"The link's normalization {quote(raw)} is not one of {', '.join(NORMALIZATIONS)}; "
                   f"{default!r} is used.")
+        v = ss[key]
+        if bounds is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
+            lo, hi = bounds
+            if not lo <= v <= hi:
+                ss[key] = type(default)(min(max(v, lo), hi))
+                _note(f"The link's value {quote(raw)} for {key} is outside {lo:,} … {hi:,}; "
+                      f"{ss[key]:,} is used.")
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    """A message that may quote a link value, cut to ``limit`` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def _encode(v: Any) -> str:
@@ -353,7 +394,8 @@ def current_dataset() -> Dataset:
         try:
             ds = dataset_from_spec(spec)
         except ValueError as exc:
-            _note(f"The link's data could not be loaded ({exc}); the default data set is shown.")
+            _note(f"The link's data could not be loaded ({_shorten(str(exc))}); the default data set "
+                  "is shown.")
             spec = None
     if ds is None:
         spec = default_dataset_name()

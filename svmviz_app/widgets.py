@@ -23,8 +23,8 @@ def guard(what: str = ""):
     the app state stays as it was."""
     try:
         yield
-    except ValueError as exc:
-        st.error(f"{what + ': ' if what else ''}{exc}")
+    except ValueError as exc:   # messages quote file names, headers, link values: plain text
+        st.error(plain(f"{what + ': ' if what else ''}{exc}"))
 
 
 def data_sidebar() -> Dataset:
@@ -35,8 +35,7 @@ def data_sidebar() -> Dataset:
         st.markdown(f"**Data:** {plain(ds.name)}  \n{ds.n_samples} samples × {ds.n_features} features, "
                     f"{len(ds.classes)} classes")
         st.caption(f"{plain(ds.source)}; {state.split_settings().describe()} — change it on the Data page")
-    for note in state.notes():
-        st.info(note)
+    state.show_notes(st.container())   # link notes, also those made later in this run
     return ds
 
 
@@ -66,7 +65,7 @@ def dataset_from_upload(uploaded) -> bool | None:
     seen = st.session_state.get(_UPLOAD_SEEN)
     if seen is not None and seen[0] == ident:
         if seen[1]:
-            st.error(seen[1])
+            st.error(plain(seen[1]))
         return None
     error, lesson = None, None
     name = getattr(uploaded, "name", "the upload")
@@ -85,7 +84,7 @@ def dataset_from_upload(uploaded) -> bool | None:
             state.set_dataset(load_dataset(uploaded))
     except ValueError as exc:
         error = f"cannot load {name}: {exc}"
-        st.error(error)
+        st.error(plain(error))
     st.session_state[_UPLOAD_SEEN] = (ident, error)
     if lesson is not None:
         state.restore(lesson.dataset, values)
@@ -106,17 +105,19 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_") or "figure"
 
 
-def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg")) -> None:
+def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"), what: str = "") -> None:
     """Download buttons for ``fig``. The file is made only when a button is clicked (Streamlit
     runs the callable then), so a page rerun never pays for a 4 MB HTML or a kaleido render.
-    PNG/SVG need a Chromium for kaleido; without one the page says so instead."""
+    PNG/SVG need a Chromium for kaleido; without one the page says so instead. ``what`` names
+    the figure on the buttons, for a page that shows several figures' buttons close together."""
     name = _slug(basename)
     images = image_export_available()
     shown = [f for f in formats if f == "html" or images]
     cols = st.columns(max(len(shown), 1) + 1)
     for col, fmt in zip(cols, shown):
         mime = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml"}[fmt]
-        col.download_button(f"Download {fmt.upper()}", lambda fmt=fmt: figure_bytes(fig, fmt),
+        label = f"Download {what} ({fmt.upper()})" if what else f"Download {fmt.upper()}"
+        col.download_button(label, lambda fmt=fmt: figure_bytes(fig, fmt),
                             f"{name}.{fmt}", mime, key=f"{key}_{fmt}", on_click="ignore")
     if len(shown) < len(formats):
         cols[-1].caption("PNG/SVG export needs Chromium (Debian: apt-get install chromium); HTML works.")
@@ -168,7 +169,7 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                     error = f"cannot use {up.name}: {exc}"
                 st.session_state[seen] = (ident, error)
             if st.session_state[seen][1]:
-                st.error(st.session_state[seen][1])
+                st.error(plain(st.session_state[seen][1]))
         if slot in st.session_state:
             st.caption(f"Showing the imported model from {plain(st.session_state[slot][1])}.")
             if st.button("Use this page's own fit instead", key=f"{key}_drop"):
