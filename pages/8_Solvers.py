@@ -5,6 +5,7 @@ the violation/objective curves at iteration t of a recorded run, for the C-SVM a
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -95,9 +96,11 @@ with guard("cannot record the SMO run"):
         est, ref_est = BinarySVC(C=float(C), **common), BinarySVC(C=float(C), solver="cvxpy", **common)
     else:
         m_min = int(np.min(np.unique(ys, return_counts=True)[1]))
-        nu_max = 2 * m_min / ys.size
-        nu = st.slider("ν (μ = 2/(ν·m) bounds each λ_i)", 0.01, float(max(round(nu_max, 2), 0.02)), step=0.01,
-                       **bind("solvers.nu", min(0.5, round(0.8 * nu_max, 2)), bounds=(0.01, max(nu_max, 0.02))))
+        # the slider's top stop is ν_max rounded down to its step: a link value above it is clamped
+        nu_top = max(math.floor(200 * m_min / ys.size + 1e-9) / 100, 0.02)
+        nu = st.slider("ν (μ = 2/(ν·m) bounds each λ_i)", 0.01, nu_top, step=0.01,
+                       **bind("solvers.nu", min(0.5, round(0.8 * 2 * m_min / ys.size, 2), nu_top),
+                            bounds=(0.01, nu_top)))
         est, ref_est = BinaryNuSVC(nu=nu, **common), BinaryNuSVC(nu=nu, solver="cvxpy", **common)
     model = cached_fit(est.set_params(trace=True, max_trace=MAX_TRACE), Xs, ys)
     target = cached_fit(ref_est, Xs, ys)
