@@ -328,6 +328,28 @@ def zero_solution_frame(model, k: int, tree_index: int = 0) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- the end
+def _acting_segment(seg, in_play):
+    """The part of the segment ``seg`` (two end points) where every half-plane of ``in_play``
+    holds, each (a, c, h) meaning h·(a·P − c) ≥ 0: where a chain node still gets samples from
+    the nodes before it. None when nothing of it is left."""
+    P1, P2 = np.asarray(seg[0], dtype=np.float64), np.asarray(seg[1], dtype=np.float64)
+    s_lo, s_hi = 0.0, 1.0
+    for a, c, h in in_play:      # g(s) = g0 + s·g1 ≥ 0 along P1 + s(P2 − P1)
+        g0, g1 = h * (a @ P1 - c), h * (a @ (P2 - P1))
+        if abs(g1) < 1e-14:
+            if g0 < -1e-12:
+                return None
+            continue
+        root = -g0 / g1
+        if g1 > 0:
+            s_lo = max(s_lo, root)
+        else:
+            s_hi = min(s_hi, root)
+        if s_lo >= s_hi:
+            return None
+    return P1 + s_lo * (P2 - P1), P1 + s_hi * (P2 - P1)
+
+
 def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
                  plane: Plane | None = None, resolution: int = 200) -> go.Figure:
     """The partition of the whole tree: with pruning applied (kept nodes, and the RBF node of §3.3
@@ -350,10 +372,22 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     fig = go.Figure(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
                                zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip"))
     add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6)
+    if pruned and tree.svm is not None:   # the RBF node takes every sample after these
+        nodes = nodes[:tree.nonlinear.depth]
+    # each node drawn where it acts: on the samples the nodes before it pass on (§3.2.1)
+    in_play = []
     for n in nodes:
-        _add_line(fig, n.w, n.threshold, plane, lo, hi, f"node {n.depth + 1} ({n.label})",
-                  NEG_COLOR if n.hard_class > 0 else POS_COLOR, 2, "solid", str(n.depth + 1),
-                  showlegend=False)
+        a, c = _line_in_plane(n.w, n.threshold, plane)
+        seg = _clip_line(a, c, lo, hi)
+        seg = None if seg is None else _acting_segment(seg, in_play)
+        if seg is not None:
+            (x1, y1), (x2, y2) = seg
+            color = NEG_COLOR if n.hard_class > 0 else POS_COLOR
+            fig.add_trace(go.Scatter(x=[x1, x2], y=[y1, y2], mode="lines", name=f"node {n.depth + 1} ({n.label})",
+                                     line=dict(color=color, width=2), showlegend=False, hoverinfo="name"))
+            fig.add_annotation(x=(x1 + x2) / 2, y=(y1 + y2) / 2, text=f"<b>{n.depth + 1}</b>", showarrow=False,
+                               font=dict(color=color, size=13), bgcolor="rgba(255,255,255,0.7)")
+        in_play.append((a, c, float(n.hard_class)))
     what = (f"after pruning: {len(tree.kept())} hyperplanes" if pruned
             else f"before pruning: {len(tree.nodes)} hyperplanes")
     if pruned and tree.svm is not None:
