@@ -49,7 +49,9 @@ def app_navigation(lesson: bool):
 
     st.set_page_config(page_title="svmviz", layout="wide")
     projector_style()
-    home = st.Page(ROOT / "home.py", title="Home", icon=":material/home:", default=True)
+    # an emoji, not a Material icon: Streamlit makes the page's icon the tab's icon, fetched from
+    # fonts.gstatic.com for a Material one (a request off the server, failing offline)
+    home = st.Page(ROOT / "home.py", title="Home", icon="🏠", default=True)
     pages = [home] + [st.Page(PAGES_DIR / fname, title=fname[2:-3].replace("_", " "), url_path=fname[2:-3])
                       for fname, _, _ in PAGES if page_exists(fname)]
     return st.navigation(pages, position="hidden" if lesson else "sidebar")

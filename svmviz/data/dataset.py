@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from numbers import Real
 
@@ -128,6 +129,10 @@ def validate_xy(X, y, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
 #: Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MARKDOWN_SPECIAL = "\\`*_{}[]()<>#+-.!|~$&"
+#: Where GitHub-flavoured Markdown (Streamlit's) starts a link of bare text — ``http://…``,
+#: ``www.…``, ``a@b.c`` — escaped characters or not: an invisible word joiner (U+2060) inside
+#: the pattern breaks it and shows the same text.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=@)", re.IGNORECASE)
 
 
 def csv_cell(value):
@@ -146,6 +151,8 @@ def csv_cell(value):
 def plain_text(value) -> str:
     """``str(value)`` with every Markdown/HTML character escaped, for ``st.markdown`` and
     friends: a class name like ``![x](http://…)`` is shown as typed instead of fetching an
-    image; line breaks become spaces."""
+    image, and a bare ``http://…`` as text rather than a link (a word joiner, U+2060, follows
+    its ``:`` — invisible); line breaks become spaces."""
     text = " ".join(str(value).splitlines())
+    text = _AUTOLINK.sub("\u2060", text)
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
