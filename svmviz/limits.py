@@ -35,6 +35,14 @@ MAX_GRID_KERNEL = 400_000_000
 #: Training samples of one quadratic program solved by SMO (C = 10⁴, γ = 10³ on 14,000 samples
 #: took about a minute).
 MAX_SOLVER_SAMPLES = 10_000
+#: Sample pairs × θ of a search over a (C, γ) grid of RBF SVMs: Σ (samples of each SVM)² over the
+#: SVMs it may train, counting a leaf at ceiling σ as σ samples and every machine of a multi-class
+#: SVM. The tree decomposition's search (Chang et al. 2009 §2.2), the global SVM it is compared
+#: with and its bound terms are checked alike. An SMO solve costs about 2–6·10⁻⁷ s per unit there
+#: (more for larger problems and the grid's largest C and γ): the 7 × 9 grid of the paper on
+#: 1,600 samples took 57 s for one global search (1.6·10⁸ units), on 30,000 points the
+#: page ran over 210 s.
+MAX_SEARCH_WORK = 40_000_000
 
 
 def _refuse(what: str, amount: int, bound: int, advice: str) -> None:
@@ -111,3 +119,17 @@ def check_solver_size(n_samples: int, what: str = "the SVM") -> None:
     if n_samples > MAX_SOLVER_SAMPLES:
         _refuse(f"{what} would be trained on {n_samples:,} samples", n_samples, MAX_SOLVER_SAMPLES,
                 "use a larger test fraction or a sample of the data")
+
+
+def machine_factor(n_classes: int, multi_class: str = "ovo") -> float:
+    """Σ (machine samples)² of one multi-class SVM over (its samples)²: 1 for two classes, at
+    most 2 for one-vs-one (K(K−1)/2 pairs on about 2n/K samples each), K for one-vs-rest."""
+    if n_classes <= 2:
+        return 1.0
+    return 2.0 if multi_class == "ovo" else float(n_classes)
+
+
+def check_search_work(work: float, what: str, advice: str) -> None:
+    """At most ``MAX_SEARCH_WORK`` sample pairs × θ for a grid search of RBF SVMs."""
+    if work > MAX_SEARCH_WORK:
+        _refuse(f"{what} needs (samples per SVM)² × θ of training", int(work), MAX_SEARCH_WORK, advice)

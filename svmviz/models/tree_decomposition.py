@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from joblib import Parallel, delayed
 
+from svmviz import limits
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
@@ -224,6 +225,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         grid = [(float(C), float(g)) for g in np.atleast_1d(self.gamma_grid)
                 for C in np.atleast_1d(self.C_grid)]
         tols = np.unique(np.atleast_1d(np.asarray(self.purity_tol, dtype=np.float64)))
+        self._check_work(n, K, len(grid), tols[0])
         report.update(0, self._planned_leaf_svms(n, len(grid), tols[0]))
         # (node, C, γ) -> (SVM, its validation predictions): a node is the same leaf, with the same
         # samples, at every σ where it is a leaf, so its SVMs carry over to later stages.
@@ -261,6 +263,26 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         self.fit_time_ = time.perf_counter() - t0
         report.update(report.total, report.total)
         return self
+
+    def _check_work(self, n: int, K: int, n_grid: int, tol0: float) -> None:
+        """The search's SVM training stated before it starts (``limits.MAX_SEARCH_WORK``), read
+        from the grown tree: (leaf size)² × θ for every leaf SVM the search could train — every θ
+        on the leaves needing an SVM at σ₀, the top k on the new ones at each later σ_t (the
+        others reuse theirs) — times the machines of a multi-class SVM."""
+        counts, sizes = self.tree_.counts, self.tree_.n_samples
+        share = 1.0 - counts.max(axis=1) / np.maximum(counts.sum(axis=1), 1)
+        sigmas = self._stage_sigmas(n)
+        seen, work = set(), 0.0
+        for t, sigma in enumerate(sigmas):
+            nodes = {int(nd) for nd in self.tree_.leaves_at(sigma) if share[nd] > tol0} - seen
+            work += sum(float(sizes[nd]) ** 2 for nd in nodes) * (n_grid if t == 0 else min(self.top_k, n_grid))
+            seen |= nodes
+        limits.check_search_work(
+            work * limits.machine_factor(K, self.multi_class),
+            f"the tree decomposition search on {n:,} samples ({n_grid} θ, then the top "
+            f"{min(self.top_k, n_grid)} at σ = {', '.join(f'{s:,}' for s in sigmas)})",
+            "use a smaller θ grid, fewer θ carried (top k), fewer σ stages, a smaller σ₀ or fewer "
+            "samples (a larger test fraction)")
 
     def _stage_sigmas(self, n: int) -> list[int]:
         """σ₀, σ₁, ... as the search would visit them if it never stopped early."""
@@ -481,6 +503,9 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         out = {"L": L, "R": R, "T1": R * math.log(n) ** 2, "T2": L * math.log(d * n * L ** 2),
                "R_over_L": R / L}
         if with_global:
+            limits.check_search_work(limits.machine_factor(self.classes_.size, self.multi_class) * n * n,
+                                     f"the global SVM of the bound terms on {n:,} samples",
+                                     "use fewer samples (a larger test fraction)")
             yi = self._label_index(y)
             report = _Reporter(progress)
             report.update(0, 1)
@@ -594,6 +619,10 @@ def global_svm_search(Xt, yt, Xv, yv, C_grid=C_GRID, gamma_grid=GAMMA_GRID, prog
         raise ParameterError(f"solver must be one of {', '.join(SVM_SOLVERS)}, not {solver!r}")
     t0 = time.perf_counter()
     thetas = [(float(C), float(g)) for g in np.atleast_1d(gamma_grid) for C in np.atleast_1d(C_grid)]
+    n, K = len(Xt), np.unique(yt).size
+    limits.check_search_work(limits.machine_factor(K, multi_class) * n * n * len(thetas),
+                             f"one global SVM on {n:,} samples for each of {len(thetas)} θ",
+                             "use a smaller θ grid or fewer samples (a larger test fraction)")
     best = None
 
     def consider(C, g, acc, model):
