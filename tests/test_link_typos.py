@@ -4,12 +4,15 @@ none."""
 
 from __future__ import annotations
 
+import re
+
 from apphelpers import page_test, problems
 from svmviz.data import BUILTINS
 
 
 def _notes(at) -> str:
-    return " ".join(i.value for i in at.info)
+    """The notes as read: shown as plain text, their Markdown characters escaped."""
+    return " ".join(re.sub(r"\\(.)", r"\1", i.value) for i in at.info)
 
 
 def test_unknown_data_name_says_so_and_lists_the_names():

@@ -81,4 +81,4 @@ def test_the_page_says_what_to_lower_for_the_paper_grid_on_30000_points():
     at.run()
     assert not problems(at)
     errors = [e.value for e in at.error]
-    assert any("smaller θ grid" in e and "40,000,000" in e for e in errors), errors
+    assert any("smaller θ grid" in e and f"{limits.MAX_SEARCH_WORK:,}" in e for e in errors), errors
