@@ -9,7 +9,7 @@ import pytest
 from apphelpers import page_test, problems
 from svmviz.data.generators import DRAW_PRESETS, generate
 from svmviz.export.lesson import dumps_lesson, loads_lesson
-from svmviz.plots.draw import canvas_grid, canvas_range, drawing_canvas
+from svmviz.plots.draw import GRID, canvas_grid, canvas_range, drawing_canvas
 from svmviz_app.draw import MAX_POINTS, NAMES, POINTS, drawn_dataset, edited_points, renamed
 
 NAMES4 = ["setosa", "<b>bold</b>", "*star*", "ω"]
@@ -127,6 +127,14 @@ def test_canvas_clicks_cover_the_visible_range_and_names_are_escaped():
     assert [t.name for t in classes] == ["setosa (2)", "&lt;b&gt;bold&lt;/b&gt; (2)", "*star* (2)", "ω (2)"]
     assert [list(t.customdata) for t in classes] == [[0, 1], [2, 3], [4, 5], [6, 7]]
     assert ring.hoverinfo == "skip"   # the selection ring takes no clicks
+
+
+def test_the_click_grid_is_cheap_to_mount_at_every_click():
+    # the canvas is mounted anew after every click: its thousands of click targets must cost the
+    # browser neither a WebGL context nor a DOM node each, only their data
+    grid = drawing_canvas(P4[:, :2], P4[:, 2], NAMES4).data[0]
+    assert grid.type == "scatter" and grid.mode == "markers"
+    assert len(grid.x) == GRID * GRID and grid.marker.maxdisplayed == 1
 
 
 def test_canvas_range_grows_to_hold_points_outside_the_unit_square():
