@@ -230,3 +230,14 @@ def test_drawn_data_from_a_lesson_file_loads_back_onto_the_canvas():
     np.testing.assert_array_equal(at.session_state[POINTS], P4)
     assert at.session_state[NAMES] == NAMES4
     assert at.session_state["_svmviz_dataset"].class_names == NAMES4
+
+
+def test_pairwise_boundaries_are_named_by_their_two_classes_as_typed():
+    from svmviz.models.dag import PairwiseVotingSVC
+    from svmviz.plots.dag import plot_pairwise_boundaries
+
+    ds = drawn_dataset(P4, NAMES4)
+    vote = PairwiseVotingSVC(C=10, kernel="linear").fit(ds.X, ds.y)
+    lines = [t.name for t in plot_pairwise_boundaries(vote, ds.X, ds.y, list(ds.class_names)).data
+             if t.type == "contour"]
+    assert "setosa vs &lt;b&gt;bold&lt;/b&gt;: D = 0" in lines and "*star* vs ω: D = 0" in lines
