@@ -241,3 +241,13 @@ def test_pairwise_boundaries_are_named_by_their_two_classes_as_typed():
     lines = [t.name for t in plot_pairwise_boundaries(vote, ds.X, ds.y, list(ds.class_names)).data
              if t.type == "contour"]
     assert "setosa vs &lt;b&gt;bold&lt;/b&gt;: D = 0" in lines and "*star* vs ω: D = 0" in lines
+
+
+def test_support_vector_rings_leave_the_class_symbol_visible():
+    from svmviz.models.scatter import ScatterSVC
+    from svmviz.plots.scatter import CLASS_MARKER, plot_prototypes
+
+    ds = drawn_dataset(P4, NAMES4)
+    fig = plot_prototypes(ScatterSVC(kernel="linear").fit(ds.X, ds.y), ds.X, ds.y, ds.class_names)
+    rings = [t for t in fig.data if t.name == "support vectors (size ∝ α)"]
+    assert rings and min(min(t.marker.size) for t in rings) >= 2 * CLASS_MARKER
