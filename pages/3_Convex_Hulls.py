@@ -2,6 +2,7 @@
 (Zapién Arreola, Fehr and Burkhardt 2007, §3.1)."""
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 from sklearn.svm import NuSVC
 
@@ -15,7 +16,7 @@ from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz_app import state
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.cache import cached_call, cached_fit
-from svmviz_app.views import convergence_status, standard_views
+from svmviz_app.views import convergence_status, shared_figure, standard_views
 from svmviz_app.state import bind
 from svmviz.models import BinaryNuSVC
 from svmviz.plots.standard import add_boundary
@@ -134,8 +135,10 @@ with guard("hull geometry"):
     overlap = _overlap(X2, y, mu)
     npnt = None if overlap else _nearest(X2, y, mu)
     w_sk, b_sk = (None, None) if overlap else _nusvc(X2, y, nu)
-    fig = plot_hulls(X2, y, hulls, rch, mu, npnt, None if overlap else (w_sk, b_sk), names, labels)
+    # built once for every session with the same content; an imported model draws on a copy
+    fig = shared_figure(plot_hulls, X2, y, hulls, rch, mu, npnt, None if overlap else (w_sk, b_sk), names, labels)
     if imported is not None:
+        fig = go.Figure(fig)
         with guard("cannot draw the imported model"):
             add_boundary(fig, imported, X2, f"imported ν-SVM (ν = {imported.nu:g})")
             st.caption(f"Purple dash-dot: the imported {type(imported).__name__} (ν = {imported.nu:g}, "
@@ -204,19 +207,20 @@ with guard("zero-solution report"):
             st.markdown("The centroid lies **outside** the hard class's convex hull: the zero solution "
                         "never happens for this hard class.")
         mu_z = D_k / (D_other * m_other)
-        w = c_svm_w(X2, y, D_k if hard == 1 else D_other, D_other if hard == 1 else D_k, "smo", 1e-8)
+        w = cached_call(c_svm_w, X2, y, float(D_k if hard == 1 else D_other), float(D_other if hard == 1 else D_k),
+                        "smo", 1e-8)
         nw = float(np.linalg.norm(w))
         predicted_zero = finite and D_k >= Dstar * (1 - 1e-9)
         st.metric("solver's ‖w‖", f"{nw:.3g}")
         st.metric("prediction", "w = 0" if predicted_zero else "w ≠ 0")
         st.caption(f"μ = D_k/(D_k̄·m_k̄) = {mu_z:.4g}")
     Xh = X2[y == hard]
-    rch_h = reduced_convex_hull(Xh, mu_z)
-    h1 = nearest_point_to(case.centroid_other, Xh, 1.0, solver="smo")
+    rch_h = cached_call(reduced_convex_hull, Xh, float(mu_z))
+    h1 = cached_call(nearest_point_to, case.centroid_other, Xh, 1.0, solver="smo")
     with cz2:
-        figz = plot_zero_solution(X2, y, hard, rch_h, case.centroid_other, w=w, h1_point=h1.point,
-                                  names=names, labels=labels,
-                                  title=f"Hard class {user_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
+        figz = shared_figure(plot_zero_solution, X2, y, int(hard), rch_h, case.centroid_other, w=w,
+                             h1_point=h1.point, names=names, labels=labels,
+                             title=f"Hard class {user_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
         st.plotly_chart(figz, key="zero_fig")
         figure_downloads(figz, f"zero_solution_{names[(hard + 1) // 2]}", "zero_dl", what="hull plot")
         if h1.distance < 1e-7:
@@ -228,7 +232,7 @@ with guard("zero-solution report"):
     bar = Progress("solving the C-SVM for each D_k")
     sweep = cached_call(w_norm_sweep, X2, y, int(hard), float(D_other), grid[::2], "smo", 1e-8, progress=bar)
     bar.done()
-    figw = plot_w_norm(sweep, D_k)
+    figw = shared_figure(plot_w_norm, sweep, D_k)
     st.plotly_chart(figw, key="zero_wfig")
     figure_downloads(figw, "w_norm_vs_Dk", "zerow_dl", what="‖w‖ curve")
 

@@ -9,7 +9,7 @@ import pytest
 from apphelpers import page_test, problems
 from svmviz.data.generators import DRAW_PRESETS, generate
 from svmviz.export.lesson import dumps_lesson, loads_lesson
-from svmviz.plots.draw import canvas_grid, canvas_range, drawing_canvas
+from svmviz.plots.draw import GRID, canvas_grid, canvas_range, drawing_canvas
 from svmviz_app.draw import MAX_POINTS, NAMES, POINTS, drawn_dataset, edited_points, renamed
 
 NAMES4 = ["setosa", "<b>bold</b>", "*star*", "ω"]
@@ -129,6 +129,14 @@ def test_canvas_clicks_cover_the_visible_range_and_names_are_escaped():
     assert ring.hoverinfo == "skip"   # the selection ring takes no clicks
 
 
+def test_the_click_grid_is_cheap_to_mount_at_every_click():
+    # the canvas is mounted anew after every click: its thousands of click targets must cost the
+    # browser neither a WebGL context nor a DOM node each, only their data
+    grid = drawing_canvas(P4[:, :2], P4[:, 2], NAMES4).data[0]
+    assert grid.type == "scatter" and grid.mode == "markers"
+    assert len(grid.x) == GRID * GRID and grid.marker.maxdisplayed == 1
+
+
 def test_canvas_range_grows_to_hold_points_outside_the_unit_square():
     assert canvas_range(np.empty((0, 2))) == (-1.0, 1.0)
     assert canvas_range(np.array([[-1.3, 0.2]])) == (-1.5, 1.0)
@@ -222,3 +230,24 @@ def test_drawn_data_from_a_lesson_file_loads_back_onto_the_canvas():
     np.testing.assert_array_equal(at.session_state[POINTS], P4)
     assert at.session_state[NAMES] == NAMES4
     assert at.session_state["_svmviz_dataset"].class_names == NAMES4
+
+
+def test_pairwise_boundaries_are_named_by_their_two_classes_as_typed():
+    from svmviz.models.dag import PairwiseVotingSVC
+    from svmviz.plots.dag import plot_pairwise_boundaries
+
+    ds = drawn_dataset(P4, NAMES4)
+    vote = PairwiseVotingSVC(C=10, kernel="linear").fit(ds.X, ds.y)
+    lines = [t.name for t in plot_pairwise_boundaries(vote, ds.X, ds.y, list(ds.class_names)).data
+             if t.type == "contour"]
+    assert "setosa vs &lt;b&gt;bold&lt;/b&gt;: D = 0" in lines and "*star* vs ω: D = 0" in lines
+
+
+def test_support_vector_rings_leave_the_class_symbol_visible():
+    from svmviz.models.scatter import ScatterSVC
+    from svmviz.plots.scatter import CLASS_MARKER, plot_prototypes
+
+    ds = drawn_dataset(P4, NAMES4)
+    fig = plot_prototypes(ScatterSVC(kernel="linear").fit(ds.X, ds.y), ds.X, ds.y, ds.class_names)
+    rings = [t for t in fig.data if t.name == "support vectors (size ∝ α)"]
+    assert rings and min(min(t.marker.size) for t in rings) >= 2 * CLASS_MARKER

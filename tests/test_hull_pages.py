@@ -85,3 +85,41 @@ def test_convex_hulls_page_shows_an_imported_nu_svm():
     at.file_uploader(key="hull_upload").set_value(("nu.json", dumps_model(good).encode(), "application/json")).run()
     assert not problems(at) and not at.error
     assert any("imported BinaryNuSVC" in c.value for c in at.caption)
+
+
+def test_a_second_session_on_the_same_view_computes_no_geometry_and_no_figure(monkeypatch):
+    # a class opening one link: the first session computes the hulls, the C-SVM's w, the H1 point
+    # and the three figures; every later session takes them from the shared cache
+    import numpy as np
+
+    import svmviz.geometry as geometry
+    import svmviz.geometry.zero_solution as zero_solution
+    import svmviz.plots.hulls as hull_plots
+    from apphelpers import page_test, problems
+    from svmviz.data import Dataset
+
+    calls = []
+
+    def counted(module, name):
+        fn = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            calls.append(name)
+            return fn(*args, **kwargs)
+        wrapper.__module__, wrapper.__qualname__ = fn.__module__, fn.__qualname__
+        monkeypatch.setattr(module, name, wrapper)
+
+    for module, name in [(geometry, "reduced_convex_hull"), (geometry, "nearest_point_to"),
+                         (zero_solution, "c_svm_w"), (hull_plots, "plot_hulls"),
+                         (hull_plots, "plot_zero_solution"), (hull_plots, "plot_w_norm")]:
+        counted(module, name)
+    rng = np.random.default_rng(20)
+    X = np.vstack([rng.normal(-1, 0.8, (40, 2)), rng.normal(1, 0.8, (40, 2))])
+    ds = Dataset(X, np.repeat([-1, 1], 40), ["a", "b"], ["-1", "1"], "two blobs", "")
+    first = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="upload:blobs").run()
+    assert not problems(first) and len(first.get("plotly_chart")) >= 3
+    assert {"reduced_convex_hull", "nearest_point_to", "c_svm_w", "plot_zero_solution", "plot_w_norm"} <= set(calls)
+    calls.clear()
+    second = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="upload:blobs").run()
+    assert not problems(second) and len(second.get("plotly_chart")) == len(first.get("plotly_chart"))
+    assert calls == []

@@ -74,7 +74,8 @@ def _zero_line(view: _View, values: np.ndarray, name: str, color: str, dash="sol
 
 
 def _pair_name(names, i, j):
-    return f"D_{names[i]},{names[j]} = 0"
+    # class names are whatever the user typed (spaces, commas): spelled out, never as a subscript
+    return f"{names[i]} vs {names[j]}: D = 0"
 
 
 def plot_pairwise_boundaries(model, X, y, class_names=None, plane: Plane | None = None,

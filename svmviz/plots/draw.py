@@ -5,6 +5,12 @@ Plotly reports clicks on points only, not on empty space; a grid of transparent 
 the visible range turns a click anywhere into the coordinates of the nearest grid node (spacing
 ``(hi − lo)/(GRID − 1)``), which is where a new point goes. Both axes are constrained to their
 domain, so the visible range is exactly the grid's range whatever the width of the browser.
+
+The canvas is a new chart after every click (its figure changed), so what the browser pays to
+mount it is paid per click. The grid is an SVG scatter that draws a single marker
+(``marker.maxdisplayed``): Plotly finds the clicked node among all the grid's data, drawn or not,
+so the grid costs no DOM node per target and no WebGL context (a ``scattergl`` grid made every
+click create and compile one, about 1 s of CPU in a browser without a GPU).
 """
 
 from __future__ import annotations
@@ -52,8 +58,8 @@ def drawing_canvas(points: np.ndarray, labels: np.ndarray, names: list[str], sel
     lo, hi = canvas_range(P)
     G = canvas_grid(lo, hi).astype(np.float32)   # click targets: single precision halves the bytes sent
     n_classes = len(names)
-    traces = [dict(type="scattergl", x=G[:, 0], y=G[:, 1], mode="markers", name="click target", showlegend=False,
-                   marker=dict(size=9, color="rgba(0,0,0,0)"), hoverinfo="none",
+    traces = [dict(type="scatter", x=G[:, 0], y=G[:, 1], mode="markers", name="click target", showlegend=False,
+                   marker=dict(size=9, color="rgba(0,0,0,0)", maxdisplayed=1), hoverinfo="none",
                    selected=dict(marker=dict(opacity=0)), unselected=dict(marker=dict(opacity=0)))]
     for k in range(1, n_classes + 1):
         rows = np.flatnonzero(labels == k)

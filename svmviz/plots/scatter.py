@@ -12,6 +12,8 @@ from svmviz.plots.common import Plane, add_class_scatter, base_layout, class_col
 
 MEAN_COLOR = "#111111"
 
+CLASS_MARKER = 6   # marker size of the samples in the prototype view
+
 
 def _region_colorscale(K: int):
     """A stepwise colour scale: integer z = k gets class k's colour."""
@@ -59,12 +61,14 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
                                  contours=dict(start=0, end=0, size=1, coloring="none"),
                                  line=dict(color="#222", width=2), showscale=False, hoverinfo="skip",
                                  name="boundary f₁ = f₀", showlegend=True))
-    add_class_scatter(fig, X2, y, classes=model.classes_, names=names, size=6, opacity=0.8)
+    add_class_scatter(fig, X2, y, classes=model.classes_, names=names, size=CLASS_MARKER, opacity=0.8)
 
     sv2 = plane.to2d(model.support_vectors_)
     a = model.alpha_[model.support_]
     if a.size:
-        size = 9 + 21 * a / a.max()
+        # the smallest ring is twice the class marker: a ring of a small α around a point keeps
+        # the point's own symbol visible inside it instead of reading as a filled dot of its colour
+        size = 2 * CLASS_MARKER + 18 * a / a.max()
         for k in range(K):
             m = model.support_classes_ == k
             if m.any():
