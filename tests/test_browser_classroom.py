@@ -45,11 +45,12 @@ def test_drawn_points_become_the_data_of_the_solvers_page(streamlit_url, page, a
     # all six points train: drawn data is not split 70/30 behind the instructor's back
     assert "drawn data" in text and "6 samples" in text and "all samples for training" in text
     assert "/Solvers" in page.url
-    # the decision boundary is drawn: a contour trace exists in the first plot
-    n_contours = page.evaluate(
+    # the decision boundary is drawn: a level line f(x) = 0 with points in the first plot
+    n_boundary = page.evaluate(
         "() => { const p = document.querySelector('.js-plotly-plot'); "
-        "return p && p.data ? p.data.filter(t => t.type === 'contour').length : 0; }")
-    assert n_contours >= 1
+        "return p && p._fullData ? p._fullData.filter(t => /f(_t)?\\(x\\) = 0/.test(t.name || '') "
+        "&& t.x && t.x.length > 1).length : 0; }")
+    assert n_boundary >= 1
     assert not page.locator('[data-testid="stException"]').count()
 
 
