@@ -1,0 +1,348 @@
+"""The frame every method page runs in. A page declares what it is — a ``MethodPage``: its URL
+prefix, title, citation, estimator class, parameters, size bound, how the fit inputs come from
+the Data page's split, and its views — and ``run_page`` does the rest: the data sidebar, the
+parameter widgets bound to the URL, the size bound with its note, model import or the shared
+cached fit with progress and Stop, the convergence status, the share link and lesson file,
+lesson mode, and downloads for every figure and the model.
+
+A parameter's bounds or options are read from the estimator class (``param_spec`` of its
+``_parameter_constraints``), never written again on a page; a page only narrows what it offers
+(``within``: a slider's teaching range, a subset of the options) and the frame checks that this
+stays inside what the class accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import streamlit as st
+
+from svmviz.data import Dataset
+from svmviz.models import param_spec
+from svmviz_app import state
+from svmviz_app.cache import cached_fit
+from svmviz_app.projector import projector_chart
+from svmviz_app.state import bind
+from svmviz_app.views import convergence_status, standard_views
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
+                                model_upload, share_controls)
+
+WIDGETS = ("number", "slider", "select_slider", "select", "radio", "checkbox")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One sidebar widget. ``name``: the estimator parameter it sets (a tuple for a preset that
+    sets several, e.g. a (C grid, γ grid) pair); None for a page control that is no estimator
+    parameter (its ``key`` is then required, its options or bounds given here).
+
+    - ``key``: the URL key under the page's prefix (default: ``name``); never change it, old links
+      and lesson files carry it.
+    - ``widget``: one of ``WIDGETS``; ``label``, ``default``, ``help`` as shown.
+    - ``within``: for a number, the (lo, hi) a slider offers inside the class's bounds; for
+      options, the subset the page offers. Checked against the class.
+    - ``choices``: presets ``{url id: (label, value)}`` when the widget picks among values the page
+      names (grids, rules); each value is checked against the class's constraint.
+    - ``labels``: how options of the class are shown (``{option: label}``).
+    - ``step``, ``horizontal``, ``fmt`` (a format function of the value): widget details.
+    - ``section``: a subheader drawn before this widget.
+    - ``disabled``: a function of the values read so far (``{key: value}``) that greys it out.
+    """
+
+    name: str | tuple[str, ...] | None
+    label: str
+    default: Any
+    widget: str = "number"
+    key: str | None = None
+    help: str | None = None
+    within: tuple | None = None
+    choices: Mapping[str, tuple[str, Any]] | None = None
+    labels: Mapping[Any, str] | None = None
+    options: Sequence | None = None       # a page control's options
+    bounds: tuple | None = None           # a page control's bounds
+    step: float | None = None
+    horizontal: bool = False
+    fmt: Callable[[Any], str] | None = None
+    section: str | None = None
+    disabled: Callable[[dict], bool] | None = None
+
+    @property
+    def url_key(self) -> str:
+        if self.key is not None:
+            return self.key
+        if not isinstance(self.name, str):
+            raise ValueError(f"{self.label!r}: a preset of several parameters or a page control needs a key")
+        return self.name
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the estimator is fitted on: ``X``, ``y`` and any further ``fit`` arguments."""
+
+    X: Any
+    y: Any
+    fit_kw: dict = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """What a view receives: the fitted model and everything it was fitted from."""
+
+    page: "MethodPage"
+    model: Any
+    imported: bool                # the model came from a file (its search is not repeated)
+    values: dict                  # widget values by their key under the page prefix
+    params: dict                  # the estimator's parameters the page set
+    train: Dataset                # the (bounded) training part
+    test: Dataset | None
+    inputs: Inputs
+    dataset: Dataset              # the current data set (for names)
+    lesson: bool
+
+    def figure(self, fig, key: str, name: str, dl_key: str | None = None, **chart_kw) -> None:
+        """Draw ``fig`` (the projector's size in lesson mode) with its downloads (not in lesson
+        mode). ``chart_kw`` (``on_select``...) go to ``st.plotly_chart``."""
+        if chart_kw or not self.lesson:
+            st.plotly_chart(fig, key=key, **chart_kw)
+        else:
+            projector_chart(fig, key=key)
+        if not self.lesson:
+            figure_downloads(fig, name, key=dl_key or f"{key}_dl")
+
+    def model_download(self, name: str | None = None) -> None:
+        model_download(self.model, name or f"{self.page.key}_{self.dataset.name}", key=self.page.model_key)
+
+
+@dataclass(frozen=True)
+class View:
+    """A part of the page drawn after the fit: ``draw(ctx)``. ``lesson``: also drawn in lesson
+    mode (the projector view keeps only what a class looks at)."""
+
+    draw: Callable[[Context], None]
+    lesson: bool = False
+
+
+def standard(ctx: Context) -> None:
+    """The standard views (decision function, confusion matrix, ROC) as a page view."""
+    standard_views(ctx.model, ctx.train, ctx.test, key=ctx.page.key)
+
+
+@dataclass(frozen=True)
+class MethodPage:
+    """What a method page is. ``data(values)`` gives (train, test) — default the Data page's
+    split — or None after drawing why there is nothing to fit; ``prepare(train, test, values)``
+    gives the fit ``Inputs`` (default: all of ``train``). ``fixed``: estimator parameters the page
+    does not offer. ``accept_import(model, inputs)``: whether an imported model fits this data
+    (else a message and the page's own fit). ``on_fit_error(exc, train, inputs)``: a known
+    ``ValueError`` of the fit explained by the page (returns True when it drew the explanation;
+    the page then stops without a model)."""
+
+    key: str
+    title: str
+    name: str                      # in the size bound's note: "The <name> page works on at most..."
+    citation: str
+    estimator: type
+    params: tuple[Param, ...]
+    max_samples: int
+    views: tuple[View, ...]
+    summary: str | None = None
+    sidebar_title: str | None = None
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    data: Callable[[dict], tuple[Dataset, Dataset | None] | None] | None = None
+    prepare: Callable[[Dataset, Dataset | None, dict], Inputs] | None = None
+    progress: str = "fitting"
+    fit_error: str = "the fit failed"
+    converged: Callable[[Any], str] | None = None   # what converged, named in the status
+    accept_import: Callable[[Any, Inputs], bool] | None = None
+    on_fit_error: Callable[[ValueError, Dataset, Inputs], bool] | None = None
+    model_key: str | None = None   # the model download's key (default: "<key>_model")
+
+    def __post_init__(self):
+        if self.model_key is None:
+            object.__setattr__(self, "model_key", f"{self.key}_model")
+
+
+# ------------------------------------------------------------------ parameters -> widgets
+def _names(p: Param) -> tuple[str, ...]:
+    return () if p.name is None else ((p.name,) if isinstance(p.name, str) else tuple(p.name))
+
+
+def _rule(cls, name: str):
+    return cls._parameter_constraints[name]
+
+
+def _check_value(cls, p: Param, v) -> None:
+    names = _names(p)
+    vals = (v,) if len(names) == 1 else tuple(v)
+    if len(vals) != len(names):
+        raise ValueError(f"{p.label!r}: a value for each of {names}, got {v!r}")
+    for n, x in zip(names, vals):
+        if not _rule(cls, n).ok(x):
+            raise ValueError(f"{p.label!r}: {x!r} is outside what {cls.__name__} accepts for {n} "
+                             f"({_rule(cls, n).describe()})")
+
+
+def widget_spec(cls, p: Param) -> dict:
+    """What the widget of ``p`` offers, from the class: ``{"options": [...]}`` (URL ids, with
+    ``labels``), ``{"bounds": (lo, hi)}`` or ``{}`` (a flag). Raises ``ValueError`` when the page
+    offers something the class refuses (a range beyond its bounds, an unknown option, a default
+    outside)."""
+    if p.widget not in WIDGETS:
+        raise ValueError(f"{p.label!r}: widget must be one of {WIDGETS}, not {p.widget!r}")
+    if p.name is None:   # a page control: it states its own options or bounds
+        if p.choices is not None:
+            return {"options": list(p.choices), "labels": {i: lab for i, (lab, _) in p.choices.items()}}
+        if p.options is not None:
+            return {"options": list(p.options), "labels": dict(p.labels or {})}
+        return {"bounds": p.bounds} if p.bounds is not None else {}
+    if p.choices is not None:   # presets: every value must be one the class accepts
+        for _, v in p.choices.values():
+            _check_value(cls, p, v)
+        return {"options": list(p.choices), "labels": {i: lab for i, (lab, _) in p.choices.items()}}
+    (name,) = _names(p)
+    spec = param_spec(cls, name)
+    if spec is bool:
+        if p.widget != "checkbox":
+            raise ValueError(f"{p.label!r}: {cls.__name__}.{name} is a flag: a checkbox shows it")
+        _check_value(cls, p, p.default)
+        return {}
+    if not isinstance(spec, tuple):
+        raise ValueError(f"{p.label!r}: {cls.__name__}.{name} takes {spec.describe()}: name its presets "
+                         "(choices)")
+    if p.widget in ("select", "radio") or (p.widget == "select_slider" and p.options is None):
+        options = list(spec)   # the class's options; the page may offer a subset
+        if p.within is not None:
+            unknown = [o for o in p.within if o not in options]
+            if unknown:
+                raise ValueError(f"{p.label!r}: {cls.__name__} has no option {unknown[0]!r} for {name}")
+            options = list(p.within)
+        if p.default not in options:
+            raise ValueError(f"{p.label!r}: the default {p.default!r} is not among {options}")
+        return {"options": options, "labels": dict(p.labels or {})}
+    lo, hi = spec   # a number: (lo, hi), None where unbounded
+    if p.widget == "select_slider":   # stops the page names, each inside the class's bounds
+        for v in p.options:
+            _check_value(cls, p, v)
+        if p.default not in p.options:
+            raise ValueError(f"{p.label!r}: the default {p.default!r} is not among the stops")
+        return {"options": list(p.options), "labels": dict(p.labels or {})}
+    if p.within is not None:   # the range the page offers, inside the class's
+        for v in p.within:
+            _check_value(cls, p, v)
+        lo = p.within[0] if lo is None else max(lo, p.within[0])
+        hi = p.within[1] if hi is None else min(hi, p.within[1])
+    if p.widget == "slider" and (lo is None or hi is None):
+        raise ValueError(f"{p.label!r}: {cls.__name__}.{name} is unbounded; a slider needs a range (within)")
+    _check_value(cls, p, p.default)
+    return {"bounds": (lo, hi)}
+
+
+def _draw(p: Param, full_key: str, ws: dict, disabled: bool):
+    kw = dict(help=p.help, disabled=disabled)
+    if "options" in ws:
+        options, labels = ws["options"], ws["labels"]
+        fmt = p.fmt or (labels.get if labels else str)
+        b = bind(full_key, p.default, options=labels if p.choices is not None else options)
+        if p.widget == "select":
+            return st.selectbox(p.label, options, format_func=fmt, **b, **kw)
+        if p.widget == "radio":
+            return st.radio(p.label, options, format_func=fmt, horizontal=p.horizontal, **b, **kw)
+        if p.widget == "select_slider":
+            return st.select_slider(p.label, options, format_func=fmt, **b, **kw)
+        raise ValueError(f"{p.label!r}: a {p.widget} cannot pick among options")
+    if p.widget == "checkbox":
+        return st.checkbox(p.label, **bind(full_key, bool(p.default)), **kw)
+    lo, hi = ws.get("bounds", (None, None))
+    num = type(p.default)
+    lo_, hi_ = (None if lo is None else num(lo)), (None if hi is None else num(hi))
+    b = bind(full_key, p.default, bounds=(-math.inf if lo is None else lo, math.inf if hi is None else hi))
+    step = None if p.step is None else num(p.step)
+    if p.widget == "slider":
+        return st.slider(p.label, lo_, hi_, step=step, **b, **kw)
+    if p.widget == "number":
+        return st.number_input(p.label, lo_, hi_, step=step, **b, **kw)
+    raise ValueError(f"{p.label!r}: a {p.widget} cannot take a number")
+
+
+def parameter_widgets(page: MethodPage) -> tuple[dict, dict]:
+    """Draw the page's parameter widgets (call inside the sidebar). Returns ``(values, params)``:
+    the widget values by key, and the estimator parameters they set (presets resolved)."""
+    values, params = {}, dict(page.fixed)
+    for p in page.params:
+        ws = widget_spec(page.estimator, p)
+        if p.section:
+            st.subheader(p.section)
+        v = _draw(p, f"{page.key}.{p.url_key}", ws, bool(p.disabled and p.disabled(values)))
+        values[p.url_key] = v
+        names = _names(p)
+        if not names:
+            continue
+        chosen = p.choices[v][1] if p.choices is not None else v
+        if len(names) == 1:
+            chosen = (chosen,)
+        params.update(zip(names, chosen))
+    return values, params
+
+
+# ------------------------------------------------------------------ the frame
+def _default_data(values: dict):
+    return state.current_split()
+
+
+def _default_prepare(train: Dataset, test: Dataset | None, values: dict) -> Inputs:
+    return Inputs(train.X, train.y)
+
+
+def run_page(page: MethodPage) -> None:
+    """Run ``page``: everything a method page shows, in the same order on every page."""
+    state.start_run()   # before any element: a page link on a fresh server is routed through the app here
+    st.title(page.title)
+    st.caption(page.citation)
+    if page.summary:
+        st.caption(page.summary)
+    ds = data_sidebar()
+    lesson = state.lesson_mode()
+    with st.sidebar:
+        if page.sidebar_title:
+            st.header(page.sidebar_title)
+        values, params = parameter_widgets(page)
+    st.caption(f"This page works on at most {page.max_samples:,} training samples (a stratified sample "
+               "above that).")
+
+    got = inputs = None
+    with guard("cannot prepare the data"):
+        got = (page.data or _default_data)(values)
+        if got is not None:
+            train, test = got
+            train = bounded(train, page.max_samples, f"The {page.name} page")
+            inputs = (page.prepare or _default_prepare)(train, test, values)
+    if inputs is None:
+        st.stop()
+
+    imported = model = None
+    with guard(page.fit_error):
+        imported = model_upload(page.estimator, page.key, n_features=inputs.X.shape[1])
+        if imported is not None and page.accept_import is not None and not page.accept_import(imported, inputs):
+            imported = None
+        model = imported
+        if model is None:
+            bar = Progress(page.progress)   # Stop or a closed tab ends the fit inside the solver
+            try:
+                model = cached_fit(page.estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
+            except ValueError as exc:
+                if page.on_fit_error is None or not page.on_fit_error(exc, train, inputs):
+                    raise
+            finally:
+                bar.done()
+    share_controls(page.key, model)
+    if model is None:
+        st.stop()
+    if page.converged is not None:
+        convergence_status(model, page.converged(model))
+
+    ctx = Context(page, model, imported is not None, values, params, train, test, inputs, ds, lesson)
+    for view in page.views:
+        if view.lesson or not lesson:
+            view.draw(ctx)
