@@ -236,6 +236,8 @@ def widget_spec(cls, p: Param) -> dict:
     if p.widget == "slider" and (lo is None or hi is None):
         raise ValueError(f"{p.label!r}: {cls.__name__}.{name} is unbounded; a slider needs a range (within)")
     _check_value(cls, p, p.default)
+    if (lo is not None and p.default < lo) or (hi is not None and p.default > hi):
+        raise ValueError(f"{p.label!r}: the default {p.default!r} is outside the offered {lo!r}…{hi!r}")
     return {"bounds": (lo, hi)}
 
 
