@@ -46,7 +46,7 @@ class Param:
     - ``choices``: presets ``{url id: (label, value)}`` when the widget picks among values the page
       names (grids, rules); each value is checked against the class's constraint.
     - ``labels``: how options of the class are shown (``{option: label}``).
-    - ``step``, ``horizontal``, ``fmt`` (a format function of the value): widget details.
+    - ``step``, ``format``, ``horizontal``, ``fmt`` (a format function of the value): widget details.
     - ``section``: a subheader drawn before this widget.
     - ``disabled``: a function of the values read so far (``{key: value}``) that greys it out.
     """
@@ -63,6 +63,7 @@ class Param:
     options: Sequence | None = None       # a page control's options
     bounds: tuple | None = None           # a page control's bounds
     step: float | None = None
+    format: str | None = None             # a number's printf format ("%g")
     horizontal: bool = False
     fmt: Callable[[Any], str] | None = None
     section: str | None = None
@@ -134,7 +135,10 @@ class MethodPage:
     """What a method page is. ``data(values)`` gives (train, test) — default the Data page's
     split — or None after drawing why there is nothing to fit; ``prepare(train, test, values)``
     gives the fit ``Inputs`` (default: all of ``train``). ``fixed``: estimator parameters the page
-    does not offer. ``accept_import(model, inputs)``: whether an imported model fits this data
+    does not offer; ``derive(values, inputs)``: estimator parameters computed from the widget
+    values and the fit inputs (a bound relative to the smallest class, an option dict). Returning
+    None from ``prepare`` stops the page after its message. ``import_note``: said when an
+    imported model is shown. ``accept_import(model, inputs)``: whether an imported model fits this data
     (else a message and the page's own fit). ``on_fit_error(exc, train, inputs)``: a known
     ``ValueError`` of the fit explained by the page (returns True when it drew the explanation;
     the page then stops without a model)."""
@@ -151,17 +155,22 @@ class MethodPage:
     sidebar_title: str | None = None
     fixed: Mapping[str, Any] = field(default_factory=dict)
     data: Callable[[dict], tuple[Dataset, Dataset | None] | None] | None = None
-    prepare: Callable[[Dataset, Dataset | None, dict], Inputs] | None = None
+    prepare: Callable[[Dataset, Dataset | None, dict], Inputs | None] | None = None
+    derive: Callable[[dict, Inputs], dict] | None = None
+    import_note: str | None = None
     progress: str = "fitting"
     fit_error: str = "the fit failed"
     converged: Callable[[Any], str] | None = None   # what converged, named in the status
     accept_import: Callable[[Any, Inputs], bool] | None = None
     on_fit_error: Callable[[ValueError, Dataset, Inputs], bool] | None = None
     model_key: str | None = None   # the model download's key (default: "<key>_model")
+    share_key: str | None = None   # the share panel's key, naming the lesson file (default: key)
 
     def __post_init__(self):
         if self.model_key is None:
             object.__setattr__(self, "model_key", f"{self.key}_model")
+        if self.share_key is None:
+            object.__setattr__(self, "share_key", self.key)
 
 
 # ------------------------------------------------------------------ parameters -> widgets
@@ -262,9 +271,9 @@ def _draw(p: Param, full_key: str, ws: dict, disabled: bool):
     b = bind(full_key, p.default, bounds=(-math.inf if lo is None else lo, math.inf if hi is None else hi))
     step = None if p.step is None else num(p.step)
     if p.widget == "slider":
-        return st.slider(p.label, lo_, hi_, step=step, **b, **kw)
+        return st.slider(p.label, lo_, hi_, step=step, format=p.format, **b, **kw)
     if p.widget == "number":
-        return st.number_input(p.label, lo_, hi_, step=step, **b, **kw)
+        return st.number_input(p.label, lo_, hi_, step=step, format=p.format, **b, **kw)
     raise ValueError(f"{p.label!r}: a {p.widget} cannot take a number")
 
 
@@ -297,8 +306,9 @@ def _default_prepare(train: Dataset, test: Dataset | None, values: dict) -> Inpu
     return Inputs(train.X, train.y)
 
 
-def run_page(page: MethodPage) -> None:
-    """Run ``page``: everything a method page shows, in the same order on every page."""
+def run_page(page: MethodPage) -> Context:
+    """Run ``page``: everything a method page shows, in the same order on every page. Returns
+    the views' ``Context`` (a page may go on drawing after its declared views)."""
     state.start_run()   # before any element: a page link on a fresh server is routed through the app here
     st.title(page.title)
     st.caption(page.citation)
@@ -329,7 +339,11 @@ def run_page(page: MethodPage) -> None:
         if imported is not None and page.accept_import is not None and not page.accept_import(imported, inputs):
             imported = None
         model = imported
+        if model is not None and page.import_note:
+            st.info(page.import_note)
         if model is None:
+            if page.derive is not None:
+                params.update(page.derive(values, inputs))
             bar = Progress(page.progress)   # Stop or a closed tab ends the fit inside the solver
             try:
                 model = cached_fit(page.estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
@@ -338,13 +352,14 @@ def run_page(page: MethodPage) -> None:
                     raise
             finally:
                 bar.done()
-    share_controls(page.key, model)
+    share_controls(page.share_key, model)
     if model is None:
         st.stop()
-    if page.converged is not None:
-        convergence_status(model, page.converged(model))
+    if page.converged is not None and (not lesson or not getattr(model, "converged_", True)):
+        convergence_status(model, page.converged(model))   # a projector shows only a problem
 
     ctx = Context(page, model, imported is not None, values, params, train, test, inputs, ds, lesson)
     for view in page.views:
         if view.lesson or not lesson:
             view.draw(ctx)
+    return ctx
