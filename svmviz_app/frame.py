@@ -23,6 +23,7 @@ from svmviz.data import Dataset
 from svmviz.models import param_spec
 from svmviz_app import state
 from svmviz_app.cache import cached_fit
+from svmviz_app.controls import KERNELS, log_stops, nearest_stop
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
@@ -48,7 +49,9 @@ class Param:
     - ``labels``: how options of the class are shown (``{option: label}``).
     - ``step``, ``format``, ``horizontal``, ``fmt`` (a format function of the value): widget details.
     - ``section``: a subheader drawn before this widget.
-    - ``disabled``: a function of the values read so far (``{key: value}``) that greys it out.
+    - ``disabled``: a function of the values read so far (``{key: value}``) that greys it out;
+      ``when``: one that says whether it is drawn at all (hidden: value None, the estimator's own
+      default for its parameter).
     """
 
     name: str | tuple[str, ...] | None
@@ -68,6 +71,7 @@ class Param:
     fmt: Callable[[Any], str] | None = None
     section: str | None = None
     disabled: Callable[[dict], bool] | None = None
+    when: Callable[[dict], bool] | None = None   # drawn only then; else the estimator's default applies
 
     @property
     def url_key(self) -> str:
@@ -158,7 +162,7 @@ class MethodPage:
     prepare: Callable[[Dataset, Dataset | None, dict], Inputs | None] | None = None
     derive: Callable[[dict, Inputs], dict] | None = None
     import_note: str | None = None
-    progress: str = "fitting"
+    progress: str | Callable[[Dataset], str] = "fitting"   # the progress bar's label (of the training part)
     fit_error: str = "the fit failed"
     converged: Callable[[Any], str] | None = None   # what converged, named in the status
     accept_import: Callable[[Any, Inputs], bool] | None = None
@@ -212,6 +216,12 @@ def widget_spec(cls, p: Param) -> dict:
         return {"options": list(p.choices), "labels": {i: lab for i, (lab, _) in p.choices.items()}}
     (name,) = _names(p)
     spec = param_spec(cls, name)
+    if p.widget == "select_slider" and p.options is not None:   # stops the page names, each one the class accepts
+        for v in p.options:
+            _check_value(cls, p, v)
+        if p.default not in p.options:
+            raise ValueError(f"{p.label!r}: the default {p.default!r} is not among the stops")
+        return {"options": list(p.options), "labels": dict(p.labels or {})}
     if spec is bool:
         if p.widget != "checkbox":
             raise ValueError(f"{p.label!r}: {cls.__name__}.{name} is a flag: a checkbox shows it")
@@ -231,12 +241,6 @@ def widget_spec(cls, p: Param) -> dict:
             raise ValueError(f"{p.label!r}: the default {p.default!r} is not among {options}")
         return {"options": options, "labels": dict(p.labels or {})}
     lo, hi = spec   # a number: (lo, hi), None where unbounded
-    if p.widget == "select_slider":   # stops the page names, each inside the class's bounds
-        for v in p.options:
-            _check_value(cls, p, v)
-        if p.default not in p.options:
-            raise ValueError(f"{p.label!r}: the default {p.default!r} is not among the stops")
-        return {"options": list(p.options), "labels": dict(p.labels or {})}
     if p.within is not None:   # the range the page offers, inside the class's
         for v in p.within:
             _check_value(cls, p, v)
@@ -283,6 +287,9 @@ def parameter_widgets(page: MethodPage) -> tuple[dict, dict]:
     values, params = {}, dict(page.fixed)
     for p in page.params:
         ws = widget_spec(page.estimator, p)
+        if p.when is not None and not p.when(values):
+            values[p.url_key] = None
+            continue
         if p.section:
             st.subheader(p.section)
         v = _draw(p, f"{page.key}.{p.url_key}", ws, bool(p.disabled and p.disabled(values)))
@@ -344,7 +351,8 @@ def run_page(page: MethodPage) -> Context:
         if model is None:
             if page.derive is not None:
                 params.update(page.derive(values, inputs))
-            bar = Progress(page.progress)   # Stop or a closed tab ends the fit inside the solver
+            label = page.progress(train) if callable(page.progress) else page.progress
+            bar = Progress(label)   # Stop or a closed tab ends the fit inside the solver
             try:
                 model = cached_fit(page.estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
             except ValueError as exc:
@@ -363,3 +371,23 @@ def run_page(page: MethodPage) -> Context:
         if view.lesson or not lesson:
             view.draw(ctx)
     return ctx
+
+
+# ------------------------------------------------------------------ shared declarations
+def kernel_params(C_default: float = 1.0, kernels: Sequence[str] = KERNELS) -> tuple[Param, ...]:
+    """The kernel SVM's parameters as a page declares them (keys ``kernel``, ``C``, ``gamma_scale``,
+    ``gamma``, ``degree``, ``coef0``, as ``controls.kernel_controls`` binds them): C and γ on
+    log-scale stops (C and γ change by factors, as instructors explain them), γ = 'scale' unless
+    unticked, degree and coef0 enabled only for the kernels that use them."""
+    c_stops, g_stops = log_stops(1e-3, 1e4), log_stops(1e-3, 1e3)
+    log_fmt = lambda v: f"{v:g}"  # noqa: E731
+    return (
+        Param("kernel", "Kernel", "rbf", "select", within=tuple(kernels)),
+        Param("C", "C (log scale)", nearest_stop(c_stops, C_default), "select_slider", options=c_stops, fmt=log_fmt),
+        Param(None, "γ = 'scale' (1 / (d · Var X))", True, "checkbox", key="gamma_scale",
+              disabled=lambda v: v["kernel"] == "linear"),
+        Param("gamma", "γ (log scale)", nearest_stop(g_stops, 1.0), "select_slider", options=g_stops, fmt=log_fmt,
+              when=lambda v: not v["gamma_scale"] and v["kernel"] != "linear"),
+        Param("degree", "degree", 3, "number", within=(1, 10), disabled=lambda v: v["kernel"] != "poly"),
+        Param("coef0", "coef0", 0.0, "number", format="%g", disabled=lambda v: v["kernel"] not in ("poly", "sigmoid")),
+    )
