@@ -103,7 +103,7 @@ PAGE = MethodPage(
 )
 ctx = run_page(PAGE)
 model, train, test, lesson, solver = ctx.model, ctx.train, ctx.test, ctx.lesson, ctx.params["solver"]
-imported = model if ctx.imported else None
+imported = ctx.imported
 
 tree_index = 0
 if len(model.trees_) > 1:

@@ -58,13 +58,13 @@ def data(values):
     return two_of(train, pick, f1, f2), two_of(test, pick, f1, f2, check=False)
 
 
-def accept_import(model, inputs) -> bool:
+def use_import(model, inputs):
     n = len(model.guard_vectors_)
     if n != len(inputs.X):
         st.info(f"The imported model was fitted on {n} points; guard vectors belong to their training points, "
                 f"so it is shown only with those {n} points. Fitting this page's data instead.")
-        return False
-    return True
+        return None
+    return model
 
 
 def not_separable(exc, train, inputs) -> bool:
@@ -222,7 +222,7 @@ PAGE = MethodPage(
         Param("prefilter", "pre-filter: test only points on their class's hull boundary", True, "checkbox"),
         Param("delta", "Δ of the projection τ_Δ (§3.3; 0 = none)", 0.0, "number", step=0.5),
     ),
-    fixed={"tol": 1e-8}, data=data, accept_import=accept_import, on_fit_error=not_separable,
+    fixed={"tol": 1e-8}, data=data, use_import=use_import, on_fit_error=not_separable,
     progress="testing each point", fit_error="cannot fit the guard-vector SVM",
     converged=lambda m: "the QP on the guard vectors" + (f" and all {m.n_lps_} LPs" if m.n_lps_ else ""),
     views=(View(metrics), View(point_and_dual, lesson=True), View(every_point), View(standard), View(table1)),

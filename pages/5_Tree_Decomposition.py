@@ -98,7 +98,7 @@ def search(ctx) -> None:
                     f"Training samples in homogeneous leaves: **{100 * td.homogeneous_fraction_:.1f} %**; "
                     f"in leaves labelled by their majority (purity_tol): **{100 * td.majority_fraction_:.1f} %**.  \n"
                     f"Leaf SVMs reused from an earlier σ stage: {sum(lv.n_reused for lv in td.search_path_)}.")
-        if not ctx.imported:
+        if ctx.imported is None:
             with guard("cannot compute the bound terms"):
                 bbar = Progress("bound terms: one global SVM at θ_opt")
                 bt = cached_call(_td_bound_terms, p, ctx.inputs.X, ctx.inputs.y, fit_kw["X_val"],
@@ -116,7 +116,7 @@ def search(ctx) -> None:
 def against_global(ctx) -> None:
     td, p, test = ctx.model, ctx.params, ctx.test
     st.subheader("TD against one global SVM on the same training part")
-    if ctx.imported:
+    if ctx.imported is not None:
         st.caption("An imported model: its search is not repeated here.")
     elif test is None:
         st.caption("No test part (the Data page keeps every sample for training): no comparison.")

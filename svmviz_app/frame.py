@@ -28,7 +28,7 @@ from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
-                                model_upload, share_controls)
+                                model_upload, share_controls, share_model)
 
 WIDGETS = ("number", "slider", "select_slider", "select", "radio", "checkbox")
 
@@ -97,7 +97,7 @@ class Context:
 
     page: "MethodPage"
     model: Any
-    imported: bool                # the model came from a file (its search is not repeated)
+    imported: Any                 # the model loaded from a file (None: none), shown unless the page declined it
     values: dict                  # widget values by their key under the page prefix
     params: dict                  # the estimator's parameters the page set
     train: Dataset                # the (bounded) training part
@@ -115,6 +115,10 @@ class Context:
             projector_chart(fig, key=key)
         if not self.lesson:
             figure_downloads(fig, name, key=dl_key or f"{key}_dl")
+
+    def share(self, model) -> None:
+        """Make ``model`` the one the lesson file of this view carries (a model a view builds)."""
+        share_model(model)
 
     def model_download(self, name: str | None = None) -> None:
         model_download(self.model, name or f"{self.page.key}_{self.dataset.name}", key=self.page.model_key)
@@ -139,11 +143,13 @@ class MethodPage:
     """What a method page is. ``data(values)`` gives (train, test) — default the Data page's
     split — or None after drawing why there is nothing to fit; ``prepare(train, test, values)``
     gives the fit ``Inputs`` (default: all of ``train``). ``fixed``: estimator parameters the page
-    does not offer; ``derive(values, inputs)``: estimator parameters computed from the widget
+    does not offer; ``imports``: the model types a user may load (default: the estimator);
+    ``derive(values, inputs)``: estimator parameters computed from the widget
     values and the fit inputs (a bound relative to the smallest class, an option dict). Returning
     None from ``prepare`` stops the page after its message. ``import_note``: said when an
-    imported model is shown. ``accept_import(model, inputs)``: whether an imported model fits this data
-    (else a message and the page's own fit). ``on_fit_error(exc, train, inputs)``: a known
+    imported model is shown. ``use_import(model, inputs)``: the model to show for an imported one (it,
+    or one built from it), or None to fit the page's own instead (after a message); by default
+    the imported model itself. ``on_fit_error(exc, train, inputs)``: a known
     ``ValueError`` of the fit explained by the page (returns True when it drew the explanation;
     the page then stops without a model)."""
 
@@ -165,7 +171,8 @@ class MethodPage:
     progress: str | Callable[[Dataset], str] = "fitting"   # the progress bar's label (of the training part)
     fit_error: str = "the fit failed"
     converged: Callable[[Any], str] | None = None   # what converged, named in the status
-    accept_import: Callable[[Any, Inputs], bool] | None = None
+    imports: tuple[type, ...] | None = None
+    use_import: Callable[[Any, Inputs], Any] | None = None
     on_fit_error: Callable[[ValueError, Dataset, Inputs], bool] | None = None
     model_key: str | None = None   # the model download's key (default: "<key>_model")
     share_key: str | None = None   # the share panel's key, naming the lesson file (default: key)
@@ -342,10 +349,8 @@ def run_page(page: MethodPage) -> Context:
 
     imported = model = None
     with guard(page.fit_error):
-        imported = model_upload(page.estimator, page.key, n_features=inputs.X.shape[1])
-        if imported is not None and page.accept_import is not None and not page.accept_import(imported, inputs):
-            imported = None
-        model = imported
+        imported = model_upload(page.imports or page.estimator, page.key, n_features=inputs.X.shape[1])
+        model = imported if imported is None or page.use_import is None else page.use_import(imported, inputs)
         if model is not None and page.import_note:
             st.info(page.import_note)
         if model is None:
@@ -366,7 +371,7 @@ def run_page(page: MethodPage) -> Context:
     if page.converged is not None and (not lesson or not getattr(model, "converged_", True)):
         convergence_status(model, page.converged(model))   # a projector shows only a problem
 
-    ctx = Context(page, model, imported is not None, values, params, train, test, inputs, ds, lesson)
+    ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson)
     for view in page.views:
         if view.lesson or not lesson:
             view.draw(ctx)
@@ -374,7 +379,8 @@ def run_page(page: MethodPage) -> Context:
 
 
 # ------------------------------------------------------------------ shared declarations
-def kernel_params(C_default: float = 1.0, kernels: Sequence[str] = KERNELS) -> tuple[Param, ...]:
+def kernel_params(C_default: float = 1.0, kernels: Sequence[str] = KERNELS,
+                  section: str | None = None) -> tuple[Param, ...]:
     """The kernel SVM's parameters as a page declares them (keys ``kernel``, ``C``, ``gamma_scale``,
     ``gamma``, ``degree``, ``coef0``, as ``controls.kernel_controls`` binds them): C and γ on
     log-scale stops (C and γ change by factors, as instructors explain them), γ = 'scale' unless
@@ -382,7 +388,7 @@ def kernel_params(C_default: float = 1.0, kernels: Sequence[str] = KERNELS) -> t
     c_stops, g_stops = log_stops(1e-3, 1e4), log_stops(1e-3, 1e3)
     log_fmt = lambda v: f"{v:g}"  # noqa: E731
     return (
-        Param("kernel", "Kernel", "rbf", "select", within=tuple(kernels)),
+        Param("kernel", "Kernel", "rbf", "select", within=tuple(kernels), section=section),
         Param("C", "C (log scale)", nearest_stop(c_stops, C_default), "select_slider", options=c_stops, fmt=log_fmt),
         Param(None, "γ = 'scale' (1 / (d · Var X))", True, "checkbox", key="gamma_scale",
               disabled=lambda v: v["kernel"] == "linear"),
