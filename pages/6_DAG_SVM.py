@@ -19,7 +19,7 @@ from svmviz.plots.common import Plane
 from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import KERNELS, plane_controls
-from svmviz_app.frame import MethodPage, Param, kernel_params, run_page
+from svmviz_app.frame import MethodPage, Param, kernel_params, param_widget, run_page
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status
 from svmviz_app.widgets import Progress, figure_downloads, guard, model_download, plain
@@ -39,6 +39,17 @@ PRESET_SETTINGS = {
                                           "dag.wdag_weight": "gaussian_paper"},
 }
 SOURCES = [CURRENT, *PRESETS]
+# the weighted DAG's own parameters, set in its tab after the pairwise fit
+WDAG_PARAMS = (
+    Param("n_clusters", "Clusters N", 3, "slider", key="wdag_n", within=(1, 8)),
+    Param("weight", "Weights", WEIGHTS[0], "radio", key="wdag_weight", horizontal=True,
+          labels={"gaussian": "Gaussian density", "gaussian_paper": "eq. 12 as printed"},
+          help="Gaussian density: the multivariate normal density; eq. 12 as printed in "
+               "Sabzekar et al.: exp(−q) and 1/√(2π)"),
+    Param("covariance_reg", "covariance_reg", 1e-3, "number", key="wdag_reg", within=(1e-8, 10.0), format="%g",
+          help="added to each covariance, times the mean feature variance"),
+    Param("random_state", "K-Means random_state", 0, "number", key="wdag_seed", within=(0, 10_000)),
+)
 
 
 def _apply_preset(name: str) -> None:
@@ -247,15 +258,11 @@ with guard("cannot train the models"):
                     "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
                     "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
         c1, c2, c3, c4 = st.columns(4)
-        n_clusters = c1.slider("Clusters N", 1, 8, **bind("dag.wdag_n", 3, bounds=(1, 8)))
-        weight = c2.radio("Weights", WEIGHTS, horizontal=True,
-                          **bind("dag.wdag_weight", WEIGHTS[0], options=WEIGHTS),
-                          format_func={"gaussian": "Gaussian density", "gaussian_paper": "eq. 12 as printed"}.get,
-                          help="Gaussian density: the multivariate normal density; eq. 12 as printed in "
-                               "Sabzekar et al.: exp(−q) and 1/√(2π)")
-        reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", **bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
-                              help="added to each covariance, times the mean feature variance")
-        seed = c4.number_input("K-Means random_state", 0, 10_000, **bind("dag.wdag_seed", 0, bounds=(0, 10_000)))
+        shown = []
+        for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
+            with col:
+                shown.append(param_widget(WeightedDAGSVC, "dag", p))
+        n_clusters, weight, reg, seed = shown
         if isinstance(imported, WeightedDAGSVC):
             wdag, wparams = imported, None
             st.caption("Showing the imported weighted DAG SVM.")

@@ -288,19 +288,24 @@ def _draw(p: Param, full_key: str, ws: dict, disabled: bool):
     raise ValueError(f"{p.label!r}: a {p.widget} cannot take a number")
 
 
+def param_widget(cls, prefix: str, p: Param, values: dict | None = None):
+    """Draw the widget of ``p`` (a parameter of ``cls``) bound as ``prefix.key``, where the caller
+    is drawing (a view's column: estimator parameters set after the page's fit); returns its
+    value. ``values``: those read so far, for ``disabled``."""
+    return _draw(p, f"{prefix}.{p.url_key}", widget_spec(cls, p), bool(p.disabled and p.disabled(values or {})))
+
+
 def parameter_widgets(page: MethodPage) -> tuple[dict, dict]:
     """Draw the page's parameter widgets (call inside the sidebar). Returns ``(values, params)``:
     the widget values by key, and the estimator parameters they set (presets resolved)."""
     values, params = {}, dict(page.fixed)
     for p in page.params:
-        ws = widget_spec(page.estimator, p)
         if p.when is not None and not p.when(values):
             values[p.url_key] = None
             continue
         if p.section:
             st.subheader(p.section)
-        v = _draw(p, f"{page.key}.{p.url_key}", ws, bool(p.disabled and p.disabled(values)))
-        values[p.url_key] = v
+        v = values[p.url_key] = param_widget(page.estimator, page.key, p, values)
         names = _names(p)
         if not names:
             continue
