@@ -69,6 +69,8 @@ def boundary(ctx):
 def details(ctx):
     st.markdown("details for the notes")
     ctx.model_download()
+    # a model this view builds itself goes into the lesson file instead of the page's fit
+    ctx.share(BinarySVC(C=2.0, kernel="linear").fit(ctx.inputs.X, ctx.inputs.y))
 
 run_page(MethodPage(
     key="mini", title="A minimal method", name="Minimal", citation="Nobody (2026).", estimator=BinarySVC,
@@ -139,3 +141,11 @@ def test_the_rendered_widget_follows_the_class_constraint(monkeypatch):
     assert not at.exception and not at.error
     number = at.number_input(key="mini.C")
     assert (number.min, number.max, number.value) == (0.5, 100.0, 100.0)
+
+
+def test_the_lesson_file_carries_the_model_a_view_shares():
+    at = _mini().run()
+    assert not at.exception and not at.error
+    assert any("mini_lesson" in b.proto.id for b in at.get("download_button"))
+    shared = at.session_state["_svmviz_lesson_source"]["model"]
+    assert isinstance(shared, _SVC) and shared.C == 2.0
