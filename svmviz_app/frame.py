@@ -35,7 +35,8 @@ WIDGETS = ("number", "slider", "select_slider", "select", "radio", "checkbox")
 
 @dataclass(frozen=True)
 class Param:
-    """One sidebar widget. ``name``: the estimator parameter it sets (a tuple for a preset that
+    """One declared widget (in the sidebar, or where a view draws it with ``param_widget``).
+    ``name``: the estimator parameter it sets (a tuple for a preset that
     sets several, e.g. a (C grid, γ grid) pair); None for a page control that is no estimator
     parameter (its ``key`` is then required, its options or bounds given here).
 
