@@ -11,14 +11,14 @@ from svmviz.questions import svm_tree_winner
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
                                    final_figure, step_figure, zero_solution_frame)
 from svmviz_app import live, state
-from svmviz_app.cache import cached_fit, shared_view
+from svmviz_app.cache import shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
-from svmviz_app.views import convergence_status, shared_figure, standard_views
+from svmviz_app.views import shared_figure, standard_views
 from svmviz_app.stepper import stepper
-from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
-                                model_upload, plain, share_controls)
+from svmviz_app.frame import Inputs, MethodPage, Param, run_page
+from svmviz_app.widgets import figure_downloads, guard, plain
 
 MAX_SAMPLES = 1500  # each step solves a few dense QPs on the samples still in play: a fit within seconds
 
@@ -51,81 +51,59 @@ Where this implementation departs from the paper (Zapién Arreola, Fehr and Burk
   that reach it; it is trained on the whole training set, as the paper insists.
 """
 
-state.start_run()   # before any element: a page link on a fresh server is routed through the app here
-st.title("SVM decision tree")
-st.caption("Zapién Arreola, Fehr and Burkhardt, *Fast Support Vector Machine Classification of very large "
-           "Datasets* (2007), chapters 3–4.")
-st.caption("A chain of linear SVM nodes: at each step the four candidates of Fig. 4.1 (C-SVM and H1-SVM, "
-           "each class as the hard class) are solved on the samples still in play, and the one that leaves "
-           "out the most samples of the non-hard class is chosen.")
+def prepare(train, test, values) -> Inputs | None:
+    if not (values["use_c"] or values["use_h"]):
+        st.info("Switch on C-SVM or H1-SVM (or both): without them there is no candidate.")
+        return None
+    return Inputs(train.X, train.y)
 
-ds = data_sidebar()
-lesson = state.lesson_mode()
-with st.sidebar:
-    st.header("Tree")
-    greedy = st.radio("greedy level g1", [0, 1], horizontal=True, **bind("tree.g1", 0, options=[0, 1]),
-                      help="0: perpendicular hyperplanes only when stuck; 1: always among the candidates (§4.3.4)")
-    ck_rule = st.radio("C_k rule after w = 0", ["exact", "paper"], horizontal=True,
-                       **bind("tree.ck_rule", "exact", options=["exact", "paper"]),
-                       help="paper: C_k ← C_k / f (§4.3.2); exact: just below the threshold D_k* (one LP)")
-    C_hard = st.number_input("C_hard (first C_k of the hard class)", min_value=1e-3, max_value=1e9,
-                             **bind("tree.C_hard", 1000.0, bounds=(1e-3, 1e9)), format="%g")
-    reduction = st.number_input("reduction f (C_k ← C_k / f)", min_value=1.01, max_value=1000.0,
-                                **bind("tree.f", 10.0, bounds=(1.01, 1000.0)))
-    w_tol = st.number_input("w_tol (zero solution: ‖w‖ / Σα‖x − x̄‖ below)", min_value=1e-12, max_value=0.5,
-                            **bind("tree.w_tol", 1e-3, bounds=(1e-12, 0.5)), format="%g")
-    c1, c2 = st.columns(2)
-    use_c = c1.checkbox("C-SVM", **bind("tree.use_c", True))
-    use_h = c2.checkbox("H1-SVM", **bind("tree.use_h", True))
-    sign_change = c1.checkbox("sign change", **bind("tree.sign", True))
-    perpendicular = c2.checkbox("perpendicular", **bind("tree.perp", True))
-    prune = c1.checkbox("pruning", **bind("tree.prune", True))
-    majority = c2.checkbox("majority stop", **bind("tree.majority", False),
-                           help="opt-in, not in the paper: stop at the first stuck step")
-    fallback = st.radio("fallbacks (−w, ⊥)", ["per_candidate", "all_stuck"], horizontal=True,
-                        **bind("tree.fallback", "per_candidate", options=["per_candidate", "all_stuck"]),
-                        format_func={"per_candidate": "per candidate", "all_stuck": "only when all stuck"}.get,
-                        help="per candidate: a candidate that leaves no sample out gets its −w (§4.3.3) and "
-                             "its perpendiculars (§4.3.4); only when all stuck: when no candidate leaves a "
-                             "sample out, perpendiculars, then sign changes")
-    solver = st.selectbox("QP solver", ["smo", "cvxpy"], **bind("tree.solver", "smo", options=["smo", "cvxpy"]))
-    use_nl = st.checkbox("non-linear node (§3.3)", **bind("tree.nl", False))
-    nl_k = st.number_input("RBF node before the first node deciding fewer than k samples", min_value=1,
-                           max_value=1000, **bind("tree.nl_k", 5, bounds=(1, 1000)), disabled=not use_nl)
 
-if not (use_c or use_h):
-    st.info("Switch on C-SVM or H1-SVM (or both): without them there is no candidate.")
-    st.stop()
-
-train = test = None
-with guard("cannot prepare the data"):
-    train, test = state.current_split()
-    train = bounded(train, MAX_SAMPLES, "The SVM Tree page")
-if train is None:
-    st.stop()
-
-params = dict(C_hard=float(C_hard), reduction=float(reduction), w_tol=float(w_tol), ck_rule=ck_rule,
-              greedy_level=int(greedy), use_c_svm=use_c, use_h1_svm=use_h, sign_change=sign_change,
-              perpendicular=perpendicular, fallback=fallback, majority_stop=majority, prune=prune,
-              nonlinear={"k": int(nl_k)} if use_nl else None, solver=solver)
-imported = model_upload(SVMTreeClassifier, "tree", n_features=train.n_features)
-model = None
-if imported is not None:
-    model = imported
-    st.info("Showing the imported model (no refit). Its steps refer to the samples it was trained on: load "
-            "the same data and split on the Data page to see them on the plot.")
-else:
-    with guard("cannot fit the SVM tree"):
-        bar = Progress("fitting the SVM tree")
-        model = cached_fit(SVMTreeClassifier(**params), train.X, train.y, progress=bar)
-        bar.done()
-if model is None:
-    st.stop()
-share_controls("svm_tree", model)
-if not lesson or not getattr(model, "converged_", True):   # a projector shows only a problem
-    n_qp = getattr(model, "n_subproblems_", None)
-    convergence_status(model, "every node QP" + (f" ({n_qp} solved)" if n_qp is not None else "")
-                       + (" and the RBF node" if any(t.svm is not None for t in model.trees_) else ""))
+PAGE = MethodPage(
+    key="tree", title="SVM decision tree", name="SVM Tree",
+    citation="Zapién Arreola, Fehr and Burkhardt, *Fast Support Vector Machine Classification of very large "
+             "Datasets* (2007), chapters 3–4.",
+    summary="A chain of linear SVM nodes: at each step the four candidates of Fig. 4.1 (C-SVM and H1-SVM, "
+            "each class as the hard class) are solved on the samples still in play, and the one that leaves "
+            "out the most samples of the non-hard class is chosen.",
+    estimator=SVMTreeClassifier, sidebar_title="Tree", max_samples=MAX_SAMPLES,
+    params=(
+        Param("greedy_level", "greedy level g1", 0, "radio", key="g1", horizontal=True,
+              help="0: perpendicular hyperplanes only when stuck; 1: always among the candidates (§4.3.4)"),
+        Param("ck_rule", "C_k rule after w = 0", "exact", "radio", horizontal=True,
+              help="paper: C_k ← C_k / f (§4.3.2); exact: just below the threshold D_k* (one LP)"),
+        Param("C_hard", "C_hard (first C_k of the hard class)", 1000.0, "number", within=(1e-3, 1e9), format="%g"),
+        Param("reduction", "reduction f (C_k ← C_k / f)", 10.0, "number", key="f", within=(1.01, 1000.0)),
+        Param("w_tol", "w_tol (zero solution: ‖w‖ / Σα‖x − x̄‖ below)", 1e-3, "number", within=(1e-12, 0.5),
+              format="%g"),
+        Param("use_c_svm", "C-SVM", True, "checkbox", key="use_c"),
+        Param("use_h1_svm", "H1-SVM", True, "checkbox", key="use_h"),
+        Param("sign_change", "sign change", True, "checkbox", key="sign"),
+        Param("perpendicular", "perpendicular", True, "checkbox", key="perp"),
+        Param("prune", "pruning", True, "checkbox"),
+        Param("majority_stop", "majority stop", False, "checkbox", key="majority",
+              help="opt-in, not in the paper: stop at the first stuck step"),
+        Param("fallback", "fallbacks (−w, ⊥)", "per_candidate", "radio", horizontal=True,
+              labels={"per_candidate": "per candidate", "all_stuck": "only when all stuck"},
+              help="per candidate: a candidate that leaves no sample out gets its −w (§4.3.3) and "
+                   "its perpendiculars (§4.3.4); only when all stuck: when no candidate leaves a "
+                   "sample out, perpendiculars, then sign changes"),
+        Param("solver", "QP solver", "smo", "select"),
+        Param(None, "non-linear node (§3.3)", False, "checkbox", key="nl"),
+        Param(None, "RBF node before the first node deciding fewer than k samples", 5, "number", key="nl_k",
+              bounds=(1, 1000), disabled=lambda v: not v["nl"]),
+    ),
+    prepare=prepare, derive=lambda v, _: {"nonlinear": {"k": int(v["nl_k"])} if v["nl"] else None},
+    progress="fitting the SVM tree", fit_error="cannot fit the SVM tree",
+    import_note="Showing the imported model (no refit). Its steps refer to the samples it was trained on: load "
+                "the same data and split on the Data page to see them on the plot.",
+    converged=lambda m: ("every node QP" + (f" ({m.n_subproblems_} solved)" if getattr(m, "n_subproblems_", None)
+                                            is not None else "")
+                         + (" and the RBF node" if any(t.svm is not None for t in m.trees_) else "")),
+    views=(), share_key="svm_tree",
+)
+ctx = run_page(PAGE)
+model, train, test, lesson, solver = ctx.model, ctx.train, ctx.test, ctx.lesson, ctx.params["solver"]
+imported = ctx.imported
 
 tree_index = 0
 if len(model.trees_) > 1:
@@ -297,4 +275,4 @@ if tab_step.open:
 if tab_final.open:
     with tab_final:
         _final_views()
-model_download(model, "svm_tree_model", key="tree_model")
+ctx.model_download("svm_tree_model")

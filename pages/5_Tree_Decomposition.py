@@ -8,28 +8,24 @@ import streamlit as st
 from svmviz.models import TreeDecompositionSVC
 from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search, validation_split
 from svmviz.plots.tree_decomposition import leaf_rows, plot_partition, plot_search_path, plot_td_vs_global
-from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.frame import Inputs, MethodPage, Param, View, run_page, standard
 from svmviz_app.state import bind
-from svmviz_app.views import convergence_status, standard_views
-from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
-                                model_upload, plain, share_controls)
+from svmviz_app.views import convergence_status
+from svmviz_app.widgets import Progress, guard, plain
 
 # TD itself scales to far more, but the page also searches one global SVM over the same grid
 # (O(n²) per θ) and draws every leaf: 20,000 training samples keep both interactive.
 MAX_SAMPLES = 20_000
-GRIDS = {"small 3 × 3 (C 1…100, γ 0.1…10)": ((1.0, 10.0, 100.0), (0.1, 1.0, 10.0)),
-         "Chang et al. (2009) 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)": (C_GRID, GAMMA_GRID)}
-PURITY = {"0 (Chang et al. 2009: only homogeneous leaves)": 0.0, "0.02": 0.02, "0.05": 0.05, "0.1": 0.1,
-          "chosen on validation from 0.02, 0.05, 0.1": (0.02, 0.05, 0.1)}
-STAGES = {"search (Chang et al. 2009)": None, "1 (σ₀ only)": 1, "2": 2, "3": 3}
 # the URL names each choice by a stable id, the widget shows its label
-GRID_IDS = dict(zip(["small", "paper"], GRIDS))
-PURITY_IDS = dict(zip(["0", "0.02", "0.05", "0.1", "validation"], PURITY))
-STAGES_IDS = dict(zip(["search", "1", "2", "3"], STAGES))
+GRIDS = {"small": ("small 3 × 3 (C 1…100, γ 0.1…10)", ((1.0, 10.0, 100.0), (0.1, 1.0, 10.0))),
+         "paper": ("Chang et al. (2009) 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)", (C_GRID, GAMMA_GRID))}
+PURITY = {"0": ("0 (Chang et al. 2009: only homogeneous leaves)", 0.0), "0.02": ("0.02", 0.02),
+          "0.05": ("0.05", 0.05), "0.1": ("0.1", 0.1),
+          "validation": ("chosen on validation from 0.02, 0.05, 0.1", (0.02, 0.05, 0.1))}
+STAGES = {"search": ("search (Chang et al. 2009)", None), "1": ("1 (σ₀ only)", 1), "2": ("2", 2), "3": ("3", 3)}
 MIN_GAINS = [0.0, 0.0025, 0.005, 0.01, 0.02]
 GLOBAL_SOLVER = {"smo": "svmviz's SMO", "libsvm": "scikit-learn's SVC (LIBSVM, the paper's baseline)"}
-
 
 
 def _td_bound_terms(params, Xt, yt, Xv, yv, progress=None):
@@ -39,170 +35,150 @@ def _td_bound_terms(params, Xt, yt, Xv, yv, progress=None):
     return td.bound_terms(Xt, yt, progress=progress)
 
 
-state.start_run()   # before any element: a page link on a fresh server is routed through the app here
-st.title("Tree decomposition")
-st.caption("Chang, Guo, Lin and Lu, *Tree Decomposition for Large-Scale SVM Problems: Experimental and "
-           "Theoretical Results* (2009).")
-st.caption("A decision tree (entropy, axis-aligned splits) cuts the data space; a leaf with one class "
-           "classifies by itself, every other leaf gets its own RBF SVM. The ceiling size σ and "
-           "θ = (C, γ) come from the search of §2.2 on a validation component.")
-
-ds = data_sidebar()
-lesson = state.lesson_mode()
-
-with st.sidebar:
-    st.subheader("TD parameters")
-    grid_name = GRID_IDS[st.selectbox("θ grid", list(GRID_IDS), format_func=GRID_IDS.get,
-                                      **bind("td.grid", "small", options=GRID_IDS))]
-    sigma0 = st.number_input("σ₀ (initial ceiling size)", 2, 100000, step=50,
-                             **bind("td.sigma0", 1500, bounds=(2, 100000)),
-                             help="The paper's 1,500; with small data the tree is grown to "
-                                  "min(σ₀, max(30, n/8)).")
-    top_k = st.slider("top k θ carried", 1, 10, **bind("td.top_k", 5, bounds=(1, 10)))
-    min_gain = st.select_slider("stop when the gain is below", MIN_GAINS, format_func=lambda v: f"{100 * v:g} %",
-                                **bind("td.min_gain", 0.005, options=MIN_GAINS))
-    multi_class = st.radio("multi-class", ["ovo", "ovr"], horizontal=True,
-                           **bind("td.multi_class", "ovo", options=["ovo", "ovr"]),
-                           help="ovo = the paper's 1A1 (pairwise, votes); ovr = 1AO")
-    solver = st.radio("leaf solver", ["smo", "libsvm"], horizontal=True,
-                      **bind("td.solver", "smo", options=["smo", "libsvm"]))
-    val_fraction = st.slider("validation share of the training part", 0.1, 0.5, step=0.05,
-                             **bind("td.val_fraction", 0.2, bounds=(0.1, 0.5)),
-                             help="Chang, Guo, Lin and Lu (2009) train on 4 parts and validate on 1 (0.2).")
-    st.subheader("Extensions (not in Chang et al. 2009)")
-    purity_name = PURITY_IDS[st.selectbox("purity_tol ε", list(PURITY_IDS), format_func=PURITY_IDS.get,
-                               **bind("td.purity", "0", options=PURITY_IDS),
-                               help="Leaves whose minority share is ≤ ε take their majority label and "
-                                    "train no SVM. With label noise almost no leaf is exactly pure, so "
-                                    "the paper's rule trains an SVM on nearly every leaf.")]
-    stages_name = STAGES_IDS[st.selectbox("σ stages", list(STAGES_IDS), format_func=STAGES_IDS.get,
-                                          **bind("td.stages", "search", options=STAGES_IDS),
-                               help="1 = a fixed ceiling σ₀: no search over σ.")]
-    compare = st.checkbox("compare with one global SVM (same grid, same training part)",
-                          **bind("td.compare", True))
-st.caption(f"This page works on at most {MAX_SAMPLES:,} training samples (a stratified sample above that).")
-
-imported = None
-Xt = Xv = None
-with guard("cannot prepare the data"):
-    train, test = state.current_split()
-    train = bounded(train, MAX_SAMPLES, "The Tree decomposition page")
-    imported = model_upload(TreeDecompositionSVC, "td", n_features=train.n_features)
+def prepare(train, test, values) -> Inputs:
     # The Data page's test part stays untouched: TD's validation component is carved out of the
     # Data page's training part (Chang et al. 2009 §3 splits 4 : 1 : 1 the same way).
-    tr, va = validation_split(train.y, float(val_fraction), 0)
-    Xt, yt, Xv, yv = train.X[tr], train.y[tr], train.X[va], train.y[va]
-if Xt is None:
-    st.stop()
-st.info(f"TD trains on {len(tr)} samples of the Data page's training part and chooses σ and θ on the "
-        f"other {len(va)} (its validation component, {100 * float(val_fraction):g} % of the training "
-        "part); the test part "
-        + ("(none: the Data page keeps every sample for training)" if test is None
-           else f"({test.n_samples} samples) is used only for the comparison below."))
+    val_fraction = float(values["val_fraction"])
+    tr, va = validation_split(train.y, val_fraction, 0)
+    st.info(f"TD trains on {len(tr)} samples of the Data page's training part and chooses σ and θ on the "
+            f"other {len(va)} (its validation component, {100 * val_fraction:g} % of the training "
+            "part); the test part "
+            + ("(none: the Data page keeps every sample for training)" if test is None
+               else f"({test.n_samples} samples) is used only for the comparison below."))
+    return Inputs(train.X[tr], train.y[tr], dict(X_val=train.X[va], y_val=train.y[va]))
 
-C_grid, gamma_grid = GRIDS[grid_name]
-params = dict(sigma0=int(sigma0), top_k=int(top_k), min_gain=float(min_gain), multi_class=multi_class,
-              svm_solver=solver, C_grid=C_grid, gamma_grid=gamma_grid, purity_tol=PURITY[purity_name],
-              max_stages=STAGES[stages_name])
-td = imported
-if td is None:
-    with guard("the search failed"):
-        bar = Progress("ceiling-size search: leaf SVMs trained")
-        td = cached_fit(TreeDecompositionSVC(**params), Xt, yt, X_val=Xv, y_val=yv, progress=bar)
-        bar.done()
-if td is None:
-    st.stop()
-share_controls("td", td)
 
-st.subheader("The partition")
-levels = [lv.sigma for lv in td.search_path_]
-sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
-                         **bind("td.sigma", td.sigma_, options=levels))
-lvl = td.search_path_[levels.index(sigma)]
-level_svms = [lf.svm for lf in td.level_leaves(sigma) if lf.svm is not None]
-n_bad = sum(not s.converged for s in level_svms)
-c1, c2, c3, c4, c5 = st.columns(5)
-c1.metric("leaves", lvl.n_leaves)
-c2.metric("leaves with an SVM", len(level_svms))
-c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.2f} %")
-c4.metric("θ at this σ", f"C={lvl.C[lvl.best]:g}, γ={lvl.gamma[lvl.best]:g}")
-c5.metric("converged", "yes" if n_bad == 0 else f"no ({n_bad} of {len(level_svms)})",
-          help="whether every leaf SVM at this σ (and its θ) reached the solver's tolerance")
-if sigma == td.sigma_:   # the model's own leaves: named in the warning when not converged
-    convergence_status(td, f"the {len(level_svms)} leaf SVMs of the model (σ = {td.sigma_})")
-elif n_bad:
-    st.warning(f"Not converged at σ = {sigma}: {n_bad} of the {len(level_svms)} leaf SVMs stopped before "
-               "reaching the solver's tolerance, so their boundaries are not optimal. Normalize the "
-               "features on the Data page, use a smaller θ grid (the largest C and γ are the slow ones) "
-               "or the libsvm leaf solver.")
-if td.n_features_in_ == 2:
-    with guard("cannot draw the partition"):
-        fig = plot_partition(td, Xt, yt, sigma=sigma)
-        st.plotly_chart(fig, key="td_partition")
-        if not lesson:
-            figure_downloads(fig, f"td_partition_{ds.name}_sigma{sigma}", key="td_partition_dl")
-else:
-    st.info(f"The partition is drawn for 2-D data; {plain(ds.name)} has {td.n_features_in_} features. "
-            "The search, the leaves and the comparison below still apply.")
-st.markdown("Filled boxes: leaves classified by their label (homogeneous; dotted outline: labelled by "
-            "their majority under purity_tol, an extension). Outlined boxes: leaves with a local SVM, "
-            "its regions and boundary drawn inside.")
-if lesson:
-    st.stop()
+def partition(ctx) -> None:
+    td, Xt, yt = ctx.model, ctx.inputs.X, ctx.inputs.y
+    st.subheader("The partition")
+    levels = [lv.sigma for lv in td.search_path_]
+    sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
+                             **bind("td.sigma", td.sigma_, options=levels))
+    ctx.values["sigma"] = sigma
+    lvl = td.search_path_[levels.index(sigma)]
+    level_svms = [lf.svm for lf in td.level_leaves(sigma) if lf.svm is not None]
+    n_bad = sum(not s.converged for s in level_svms)
+    c1, c2, c3, c4, c5 = st.columns(5)
+    c1.metric("leaves", lvl.n_leaves)
+    c2.metric("leaves with an SVM", len(level_svms))
+    c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.2f} %")
+    c4.metric("θ at this σ", f"C={lvl.C[lvl.best]:g}, γ={lvl.gamma[lvl.best]:g}")
+    c5.metric("converged", "yes" if n_bad == 0 else f"no ({n_bad} of {len(level_svms)})",
+              help="whether every leaf SVM at this σ (and its θ) reached the solver's tolerance")
+    if sigma == td.sigma_:   # the model's own leaves: named in the warning when not converged
+        convergence_status(td, f"the {len(level_svms)} leaf SVMs of the model (σ = {td.sigma_})")
+    elif n_bad:
+        st.warning(f"Not converged at σ = {sigma}: {n_bad} of the {len(level_svms)} leaf SVMs stopped before "
+                   "reaching the solver's tolerance, so their boundaries are not optimal. Normalize the "
+                   "features on the Data page, use a smaller θ grid (the largest C and γ are the slow ones) "
+                   "or the libsvm leaf solver.")
+    if td.n_features_in_ == 2:
+        with guard("cannot draw the partition"):
+            ctx.figure(plot_partition(td, Xt, yt, sigma=sigma), "td_partition",
+                       f"td_partition_{ctx.dataset.name}_sigma{sigma}")
+    else:
+        st.info(f"The partition is drawn for 2-D data; {plain(ctx.dataset.name)} has {td.n_features_in_} "
+                "features. The search, the leaves and the comparison below still apply.")
+    st.markdown("Filled boxes: leaves classified by their label (homogeneous; dotted outline: labelled by "
+                "their majority under purity_tol, an extension). Outlined boxes: leaves with a local SVM, "
+                "its regions and boundary drawn inside.")
 
-left, right = st.columns([3, 2])
-with left:
-    st.subheader("Search path")
-    fig_path = plot_search_path(td)
-    st.plotly_chart(fig_path, key="td_path")
-    figure_downloads(fig_path, f"td_search_{ds.name}", key="td_path_dl")
-with right:
-    st.subheader("Result")
-    st.markdown(f"σ_opt = **{td.sigma_}** (tree grown once to σ₀ = {td.sigma0_}), "
-                f"θ_opt = (C = **{td.params_['C']:g}**, γ = **{td.params_['gamma']:g}**), "
-                f"ε = **{td.purity_tol_:g}**.  \n"
-                f"Training samples in homogeneous leaves: **{100 * td.homogeneous_fraction_:.1f} %**; "
-                f"in leaves labelled by their majority (purity_tol): **{100 * td.majority_fraction_:.1f} %**.  \n"
-                f"Leaf SVMs reused from an earlier σ stage: {sum(lv.n_reused for lv in td.search_path_)}.")
-    if imported is None:
-        with guard("cannot compute the bound terms"):
-            bbar = Progress("bound terms: one global SVM at θ_opt")
-            bt = cached_call(_td_bound_terms, params, Xt, yt, Xv, yv, progress=bbar)
-            bbar.done()
-            st.markdown("Bound terms of §4.3 (training data): "
-                        f"T₁ = {bt['T1']:.4g}, T₂ = {bt['T2']:.4g}, R = {bt['R']:.4g}, S = {bt['S']:.4g}, "
-                        f"R/L = {bt['R_over_L']:.4g}")
-    model_download(td, f"tree_decomposition_{ds.name}", key="td_model")
 
-st.subheader(f"Leaves at σ = {sigma}")
-st.dataframe(pd.DataFrame(leaf_rows(td, sigma)), hide_index=True)
+def search(ctx) -> None:
+    td, p, fit_kw = ctx.model, ctx.params, ctx.inputs.fit_kw
+    left, right = st.columns([3, 2])
+    with left:
+        st.subheader("Search path")
+        ctx.figure(plot_search_path(td), "td_path", f"td_search_{ctx.dataset.name}")
+    with right:
+        st.subheader("Result")
+        st.markdown(f"σ_opt = **{td.sigma_}** (tree grown once to σ₀ = {td.sigma0_}), "
+                    f"θ_opt = (C = **{td.params_['C']:g}**, γ = **{td.params_['gamma']:g}**), "
+                    f"ε = **{td.purity_tol_:g}**.  \n"
+                    f"Training samples in homogeneous leaves: **{100 * td.homogeneous_fraction_:.1f} %**; "
+                    f"in leaves labelled by their majority (purity_tol): **{100 * td.majority_fraction_:.1f} %**.  \n"
+                    f"Leaf SVMs reused from an earlier σ stage: {sum(lv.n_reused for lv in td.search_path_)}.")
+        if ctx.imported is None:
+            with guard("cannot compute the bound terms"):
+                bbar = Progress("bound terms: one global SVM at θ_opt")
+                bt = cached_call(_td_bound_terms, p, ctx.inputs.X, ctx.inputs.y, fit_kw["X_val"],
+                                 fit_kw["y_val"], progress=bbar)
+                bbar.done()
+                st.markdown("Bound terms of §4.3 (training data): "
+                            f"T₁ = {bt['T1']:.4g}, T₂ = {bt['T2']:.4g}, R = {bt['R']:.4g}, S = {bt['S']:.4g}, "
+                            f"R/L = {bt['R_over_L']:.4g}")
+        ctx.model_download(f"tree_decomposition_{ctx.dataset.name}")
+    sigma = ctx.values["sigma"]
+    st.subheader(f"Leaves at σ = {sigma}")
+    st.dataframe(pd.DataFrame(leaf_rows(td, sigma)), hide_index=True)
 
-st.subheader("TD against one global SVM on the same training part")
-if imported is not None:
-    st.caption("An imported model: its search is not repeated here.")
-elif test is None:
-    st.caption("No test part (the Data page keeps every sample for training): no comparison.")
-elif compare:
-    with guard("the global SVM failed"):
-        gbar = Progress("global SVM over the same grid: θ")
-        # the leaves' solver: the speed-up compares the decomposition, not two solvers, and the
-        # SMO is polled during a long solve (one LIBSVM fit cannot be stopped half-way)
-        glob = dict(cached_call(global_svm_search, Xt, yt, Xv, yv, C_grid, gamma_grid, progress=gbar,
-                                solver=solver, multi_class=multi_class))
-        gbar.done()
-        g = glob.pop("model")
-        glob.update(nsv=float(g.support_.size), accuracy=float(np.mean(g.predict(test.X) == test.y)))
-        tdm = {"time_s": td.fit_time_, "nsv": td.nsv(test.X), "accuracy": float(np.mean(td.predict(test.X) == test.y))}
-        st.caption(f"Both searched the same {len(C_grid) * len(gamma_grid)} θ on the same training and "
-                   f"validation components; test part: {test.n_samples} samples. Global SVM: "
-                   f"{GLOBAL_SOLVER[solver]}, the leaves' solver, best θ = (C = {glob['C']:g}, γ = {glob['gamma']:g}). Wall-time speed-up "
-                   f"×{glob['time_s'] / td.fit_time_:.2f} (first fit of each; a shared server makes it noisy), "
-                   f"NSV ratio ×{glob['nsv'] / max(tdm['nsv'], 1e-9):.2f}. The paper's large speed-ups come "
-                   "with large data (see benchmarks/bench_td.py).")
-        fig_cmp = plot_td_vs_global(tdm, glob)
-        st.plotly_chart(fig_cmp, key="td_cmp")
-        figure_downloads(fig_cmp, f"td_vs_global_{ds.name}", key="td_cmp_dl")
-else:
-    st.caption("Tick “compare with one global SVM” in the sidebar to train it.")
 
-standard_views(td, train, test, key="td")
+def against_global(ctx) -> None:
+    td, p, test = ctx.model, ctx.params, ctx.test
+    st.subheader("TD against one global SVM on the same training part")
+    if ctx.imported is not None:
+        st.caption("An imported model: its search is not repeated here.")
+    elif test is None:
+        st.caption("No test part (the Data page keeps every sample for training): no comparison.")
+    elif ctx.values["compare"]:
+        with guard("the global SVM failed"):
+            gbar = Progress("global SVM over the same grid: θ")
+            C_grid, gamma_grid, solver = p["C_grid"], p["gamma_grid"], p["svm_solver"]
+            # the leaves' solver: the speed-up compares the decomposition, not two solvers, and the
+            # SMO is polled during a long solve (one LIBSVM fit cannot be stopped half-way)
+            glob = dict(cached_call(global_svm_search, ctx.inputs.X, ctx.inputs.y, ctx.inputs.fit_kw["X_val"],
+                                    ctx.inputs.fit_kw["y_val"], C_grid, gamma_grid, progress=gbar,
+                                    solver=solver, multi_class=p["multi_class"]))
+            gbar.done()
+            g = glob.pop("model")
+            glob.update(nsv=float(g.support_.size), accuracy=float(np.mean(g.predict(test.X) == test.y)))
+            tdm = {"time_s": td.fit_time_, "nsv": td.nsv(test.X),
+                   "accuracy": float(np.mean(td.predict(test.X) == test.y))}
+            st.caption(f"Both searched the same {len(C_grid) * len(gamma_grid)} θ on the same training and "
+                       f"validation components; test part: {test.n_samples} samples. Global SVM: "
+                       f"{GLOBAL_SOLVER[solver]}, the leaves' solver, best θ = (C = {glob['C']:g}, "
+                       f"γ = {glob['gamma']:g}). Wall-time speed-up ×{glob['time_s'] / td.fit_time_:.2f} (first "
+                       "fit of each; a shared server makes it noisy), "
+                       f"NSV ratio ×{glob['nsv'] / max(tdm['nsv'], 1e-9):.2f}. The paper's large speed-ups come "
+                       "with large data (see benchmarks/bench_td.py).")
+            ctx.figure(plot_td_vs_global(tdm, glob), "td_cmp", f"td_vs_global_{ctx.dataset.name}")
+    else:
+        st.caption("Tick “compare with one global SVM” in the sidebar to train it.")
+
+
+PAGE = MethodPage(
+    key="td", title="Tree decomposition", name="Tree decomposition",
+    citation="Chang, Guo, Lin and Lu, *Tree Decomposition for Large-Scale SVM Problems: Experimental and "
+             "Theoretical Results* (2009).",
+    summary="A decision tree (entropy, axis-aligned splits) cuts the data space; a leaf with one class "
+            "classifies by itself, every other leaf gets its own RBF SVM. The ceiling size σ and "
+            "θ = (C, γ) come from the search of §2.2 on a validation component.",
+    estimator=TreeDecompositionSVC, sidebar_title="TD parameters", max_samples=MAX_SAMPLES,
+    params=(
+        Param(("C_grid", "gamma_grid"), "θ grid", "small", "select", key="grid", choices=GRIDS),
+        Param("sigma0", "σ₀ (initial ceiling size)", 1500, "number", step=50, within=(2, 100000),
+              help="The paper's 1,500; with small data the tree is grown to min(σ₀, max(30, n/8))."),
+        Param("top_k", "top k θ carried", 5, "slider", within=(1, 10)),
+        Param("min_gain", "stop when the gain is below", 0.005, "select_slider", options=MIN_GAINS,
+              fmt=lambda v: f"{100 * v:g} %"),
+        Param("multi_class", "multi-class", "ovo", "radio", horizontal=True,
+              help="ovo = the paper's 1A1 (pairwise, votes); ovr = 1AO"),
+        Param("svm_solver", "leaf solver", "smo", "radio", key="solver", within=("smo", "libsvm"), horizontal=True),
+        Param("validation_fraction", "validation share of the training part", 0.2, "slider", key="val_fraction",
+              within=(0.1, 0.5), step=0.05,
+              help="Chang, Guo, Lin and Lu (2009) train on 4 parts and validate on 1 (0.2)."),
+        Param("purity_tol", "purity_tol ε", "0", "select", key="purity", choices=PURITY,
+              section="Extensions (not in Chang et al. 2009)",
+              help="Leaves whose minority share is ≤ ε take their majority label and train no SVM. With "
+                   "label noise almost no leaf is exactly pure, so the paper's rule trains an SVM on "
+                   "nearly every leaf."),
+        Param("max_stages", "σ stages", "search", "select", key="stages", choices=STAGES,
+              help="1 = a fixed ceiling σ₀: no search over σ."),
+        Param(None, "compare with one global SVM (same grid, same training part)", True, "checkbox",
+              key="compare"),
+    ),
+    prepare=prepare, progress="ceiling-size search: leaf SVMs trained", fit_error="the search failed",
+    views=(View(partition, lesson=True), View(search), View(against_global), View(standard)),
+)
+
+run_page(PAGE)

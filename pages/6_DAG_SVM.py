@@ -18,11 +18,11 @@ from svmviz.plots import dag as P
 from svmviz.plots.common import Plane
 from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
-from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
+from svmviz_app.controls import KERNELS, plane_controls
+from svmviz_app.frame import MethodPage, Param, kernel_params, param_widget, run_page
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status
-from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
-                                model_upload, plain, share_controls)
+from svmviz_app.widgets import Progress, figure_downloads, guard, model_download, plain
 
 # Every map evaluates K(K−1)/2 SVMs (and N cluster DAGs) on a grid of ~10⁴ points; the pairwise
 # training is O(n²) per pair: 3,000 training samples keep the page interactive.
@@ -39,6 +39,17 @@ PRESET_SETTINGS = {
                                           "dag.wdag_weight": "gaussian_paper"},
 }
 SOURCES = [CURRENT, *PRESETS]
+# the weighted DAG's own parameters, set in its tab after the pairwise fit
+WDAG_PARAMS = (
+    Param("n_clusters", "Clusters N", 3, "slider", key="wdag_n", within=(1, 8)),
+    Param("weight", "Weights", WEIGHTS[0], "radio", key="wdag_weight", horizontal=True,
+          labels={"gaussian": "Gaussian density", "gaussian_paper": "eq. 12 as printed"},
+          help="Gaussian density: the multivariate normal density; eq. 12 as printed in "
+               "Sabzekar et al.: exp(−q) and 1/√(2π)"),
+    Param("covariance_reg", "covariance_reg", 1e-3, "number", key="wdag_reg", within=(1e-8, 10.0), format="%g",
+          help="added to each covariance, times the mean feature variance"),
+    Param("random_state", "K-Means random_state", 0, "number", key="wdag_seed", within=(0, 10_000)),
+)
 
 
 def _apply_preset(name: str) -> None:
@@ -77,36 +88,15 @@ def _dag_page_figure(kind, params, wparams, order, X, y, names, plane_args, orde
     return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
 
-state.start_run()   # before any element: a page link on a fresh server is routed through the app here
-st.title("DAG SVM and weighted DAG SVM")
-st.caption("Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, *Improved DAG SVM: A New Method for "
-           "Multi-Class SVM Classification*: pairwise SVMs D_ij, max-wins voting and "
-           "its unclassifiable region (§3, eq. 5–9), the decision DAG (Fig. 2–3), and the weighted "
-           "DAG SVM with K-Means clusters, Gaussian weights and the fusion τ (§4, eq. 10–17).")
-
-current = data_sidebar()
-lesson = state.lesson_mode()
-
-# ---------------------------------------------------------------- data and parameters (sidebar)
-with st.sidebar:
-    src = st.selectbox("Data for this page", SOURCES, **bind("dag.src", CURRENT, options=SOURCES),
-                       help="The Data page's data set (its training part), or one of the two presets.")
-    st.header("Pairwise SVMs")
-    kp = kernel_controls("dag", C_default=10.0)
-    solver = st.selectbox("Solver", ["smo", "cvxpy"], **bind("dag.solver", "smo", options=["smo", "cvxpy"]),
-                          help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
-
-if not lesson:
-    st.markdown("**Presets** — the two situations of the paper's weighted DAG:")
-    b1, b2 = st.columns(2)
-    b1.button("WDAG can win: locally separable data, the paper's weak (linear) baseline", key="dag_preset_win",
-              on_click=_apply_preset, args=(SOURCES[1],))
-    b2.button("WDAG cannot win: Data4, overlapping Gaussians (Bayes ≈ 69 %)", key="dag_preset_lose",
-              on_click=_apply_preset, args=(SOURCES[2],))
-    st.caption(f"The page works on at most {MAX_SAMPLES:,} training samples (a stratified sample above that).")
-
-train = test = None
-with guard("cannot prepare the data"):
+def data(values):
+    if not state.lesson_mode():
+        st.markdown("**Presets** — the two situations of the paper's weighted DAG:")
+        b1, b2 = st.columns(2)
+        b1.button("WDAG can win: locally separable data, the paper's weak (linear) baseline", key="dag_preset_win",
+                  on_click=_apply_preset, args=(SOURCES[1],))
+        b2.button("WDAG cannot win: Data4, overlapping Gaussians (Bayes ≈ 69 %)", key="dag_preset_lose",
+                  on_click=_apply_preset, args=(SOURCES[2],))
+    src = values["src"]
     if src == CURRENT:
         train, test = state.current_split()
     else:
@@ -117,19 +107,45 @@ with guard("cannot prepare the data"):
         st.info(f"This page shows the preset {plain(train.name)} (a local override; the other pages use the "
                 f"Data page's choice), split as the Data page says. Bayes accuracy of its generating density: "
                 f"{100 * acc:.1f} % (± {100 * se:.1f}, Monte Carlo): no classifier can do better on average.")
-    train = bounded(train, MAX_SAMPLES, "The DAG SVM page")
-if train is None:
-    st.stop()
-if train.classes.size < 3:
-    st.info(f"{plain(train.name)} has {train.classes.size} classes: with two, voting, the DAG and every cluster "
-            "reduce to one binary SVM. Choose a preset or load a data set with three or more classes.")
-if train.n_features < 2:
-    st.info("The maps need two or more features.")
-    st.stop()
+    if train.classes.size < 3:
+        st.info(f"{plain(train.name)} has {train.classes.size} classes: with two, voting, the DAG and every cluster "
+                "reduce to one binary SVM. Choose a preset or load a data set with three or more classes.")
+    if train.n_features < 2:
+        st.info("The maps need two or more features.")
+        return None
+    return train, test
 
+
+def pairwise_of(imported, inputs):
+    """An imported DAG or voting model shows its own pairwise SVMs; an imported weighted DAG is
+    shown in its tab, next to this page's own pairwise fit."""
+    return None if isinstance(imported, WeightedDAGSVC) else PairwiseVotingSVC.from_pairwise(imported)
+
+
+PAGE = MethodPage(
+    key="dag", title="DAG SVM and weighted DAG SVM", name="DAG SVM",
+    citation="Sabzekar, GhasemiGol, Naghibzadeh and Sadoghi Yazdi, *Improved DAG SVM: A New Method for "
+             "Multi-Class SVM Classification*: pairwise SVMs D_ij, max-wins voting and "
+             "its unclassifiable region (§3, eq. 5–9), the decision DAG (Fig. 2–3), and the weighted "
+             "DAG SVM with K-Means clusters, Gaussian weights and the fusion τ (§4, eq. 10–17).",
+    estimator=PairwiseVotingSVC, max_samples=MAX_SAMPLES,
+    params=(
+        Param(None, "Data for this page", CURRENT, "select", key="src", options=SOURCES,
+              help="The Data page's data set (its training part), or one of the two presets."),
+        *kernel_params(C_default=10.0, kernels=KERNELS, section="Pairwise SVMs"),
+        Param("solver", "Solver", "smo", "select",
+              help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)"),
+    ),
+    data=data, imports=(PairwiseVotingSVC, DAGSVC, WeightedDAGSVC), use_import=pairwise_of,
+    progress="training the pairwise SVMs", fit_error="cannot train the models",   # Stop ends it between pairs
+    converged=lambda m: (("the pairwise C-SVM" if len(m.estimators_) == 1 else f"all {len(m.estimators_)} "
+                          "pairwise C-SVMs") + " (shared by voting and the DAG)"),
+    views=(), model_key="vote_model",
+)
+ctx = run_page(PAGE)
+train, test, voting, imported, params, lesson = ctx.train, ctx.test, ctx.model, ctx.imported, ctx.params, ctx.lesson
 X, y = train.X, train.y
 names = [str(n) for n in train.class_names]
-imported = model_upload((PairwiseVotingSVC, DAGSVC, WeightedDAGSVC), "dag", n_features=train.n_features)
 
 with guard("cannot train the models"):
     plane = plane_controls(X, train.feature_names, "dag")
@@ -139,19 +155,9 @@ with guard("cannot train the models"):
     if plane is not None:
         st.info(f"{plain(train.name)} has {X.shape[1]} features: the maps show the models on a plane "
                 f"({plain(plane.labels[0])} × {plain(plane.labels[1])}); the models use every feature.")
-    params = dict(C=float(kp["C"]), kernel=kp["kernel"], gamma=parse_gamma(kp["gamma_txt"]), degree=int(kp["degree"]),
-                  coef0=float(kp["coef0"]), solver=solver)
-    if isinstance(imported, WeightedDAGSVC) or imported is None:
-        bar = Progress("training the pairwise SVMs")
-        voting = cached_fit(PairwiseVotingSVC(**params), X, y, progress=bar)   # Stop ends it between pairs
-        bar.done()
-    else:
-        voting = PairwiseVotingSVC.from_pairwise(imported)
+    if imported is not None and not isinstance(imported, WeightedDAGSVC):
         st.caption("Showing the imported pairwise SVMs (voting and DAG tabs).")
     K = voting.classes_.size
-    n_pairs = len(voting.estimators_)
-    convergence_status(voting, ("the pairwise C-SVM" if n_pairs == 1 else f"all {n_pairs} pairwise C-SVMs")
-                       + " (shared by voting and the DAG)")
     own_pairs = not (imported is not None and not isinstance(imported, WeightedDAGSVC))
 
     def figure(kind, wparams=None, order=None, wdag=None, orders=None):
@@ -194,7 +200,7 @@ with guard("cannot train the models"):
         st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
         if not lesson:
             figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
-            model_download(voting, f"{train.name}_pairwise_voting", key="vote_model")
+            ctx.model_download(f"{train.name}_pairwise_voting")
 
     # ------------------------------------------------------------ DAG for a chosen order
     with tab_dag:
@@ -252,15 +258,11 @@ with guard("cannot train the models"):
                     "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
                     "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
         c1, c2, c3, c4 = st.columns(4)
-        n_clusters = c1.slider("Clusters N", 1, 8, **bind("dag.wdag_n", 3, bounds=(1, 8)))
-        weight = c2.radio("Weights", WEIGHTS, horizontal=True,
-                          **bind("dag.wdag_weight", WEIGHTS[0], options=WEIGHTS),
-                          format_func={"gaussian": "Gaussian density", "gaussian_paper": "eq. 12 as printed"}.get,
-                          help="Gaussian density: the multivariate normal density; eq. 12 as printed in "
-                               "Sabzekar et al.: exp(−q) and 1/√(2π)")
-        reg = c3.number_input("covariance_reg", 1e-8, 10.0, format="%g", **bind("dag.wdag_reg", 1e-3, bounds=(1e-8, 10.0)),
-                              help="added to each covariance, times the mean feature variance")
-        seed = c4.number_input("K-Means random_state", 0, 10_000, **bind("dag.wdag_seed", 0, bounds=(0, 10_000)))
+        shown = []
+        for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
+            with col:
+                shown.append(param_widget(WeightedDAGSVC, "dag", p))
+        n_clusters, weight, reg, seed = shown
         if isinstance(imported, WeightedDAGSVC):
             wdag, wparams = imported, None
             st.caption("Showing the imported weighted DAG SVM.")
@@ -300,4 +302,4 @@ with guard("cannot train the models"):
             st.plotly_chart(fig, key="wdag_weights")
             figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
             model_download(wdag, f"{train.name}_wdag", key="wdag_model")
-    share_controls("dag", wdag)
+    ctx.share(wdag)

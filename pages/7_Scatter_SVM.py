@@ -16,71 +16,40 @@ from svmviz.plots.scatter import (plot_gamma_maps, plot_prototypes, plot_sensiti
                                   plot_sensitivity_images)
 from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
-from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
+from svmviz_app.controls import plane_controls
+from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page, standard
 from svmviz_app.state import bind
-from svmviz_app.views import standard_views
-from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
-                                model_upload, plain, share_controls)
+from svmviz_app.widgets import Progress, guard, plain
 
 # The page refits on every change (SMO on the implicit m×m scatter kernel); larger sets belong in
 # benchmarks/bench_scatter.py.
 MAX_SAMPLES = 3000
 
-state.start_run()   # before any element: a page link on a fresh server is routed through the app here
-st.title("Scatter SVM")
-st.caption("Jenssen, Kloft, Zien, Sonnenburg and Müller, *A scatter-based prototype framework and "
-           "multi-class extension of support vector machines* (2012): the dual minimises the "
-           "scatter Σ_c ‖m_c − m̄‖² of class prototypes m_c = Σ_{i∈c} α_i φ(x_i) around their mean m̄ "
-           "(eq. 6–8); the hinge-loss primal gives w_c = m_c − m̄ and the score f_c(x) = ⟨w_c, φ(x)⟩ + b_c "
-           f"(eq. 13–18); sensitivity maps (eq. 20–21). This page works on at most {MAX_SAMPLES:,} training "
-           "samples.")
-
-current = data_sidebar()
 SOURCES = ["current data set", "checkerboard", "circle"]
 SOURCE_LABELS = {"current data set": "the Data page's training part",
                  "checkerboard": "override: checkerboard (9 classes, Table 1 of Jenssen et al. 2012)",
                  "circle": "override: Gaussians on a circle (6 classes, Table 1 of Jenssen et al. 2012)"}
-FORMS = ["C", "nu"]
+FORMS = {"C": "C-form (eq. 15, hinge loss)", "nu": "ν-form (eq. 6/8, scatter)"}
 
-# ---------------------------------------------------------------- data and parameters (sidebar)
-with st.sidebar:
-    st.header("Scatter SVM")
-    src = st.selectbox("Data for this page", SOURCES, format_func=SOURCE_LABELS.get,
-                       **bind("scatter.src", "current data set", options=SOURCES))
-    formulation = st.radio("Formulation", FORMS, **bind("scatter.form", "C", options=FORMS),
-                           format_func=lambda f: {"C": "C-form (eq. 15, hinge loss)",
-                                                  "nu": "ν-form (eq. 6/8, scatter)"}[f])
-    bias = st.checkbox("bias b_c (equal class sums in the dual)", **bind("scatter.bias", False))
-    kc = kernel_controls("scatter")
-    mu_factor = st.slider("μ × (size of the smallest class)", 1.0, 10.0, step=0.25,
-                          **bind("scatter.mu", 2.0, bounds=(1.0, 10.0)), disabled=formulation != "nu",
-                          help="μ bounds every α_i; with bias each class's α sum to 1, so μ ≥ 1/m_smallest.")
-    solver = st.selectbox("Solver", ["smo", "cvxpy"], **bind("scatter.solver", "smo", options=["smo", "cvxpy"]),
-                          help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)")
 
-train = test = None
-with guard("cannot prepare the data"):
-    if src == "current data set":
+def data(values):
+    if values["src"] == "current data set":
         train, test = state.current_split()
-        train = bounded(train, MAX_SAMPLES, "The Scatter SVM page")
     else:
-        train = load_builtin(src)
-        st.info(f"This page shows {SOURCE_LABELS[src][len('override: '):]} (a local override); the other "
-                "pages use the Data page's choice.")
-if train is None:
-    st.stop()
-if train.classes.size < 2 or train.n_features < 2:
-    st.info(f"The Scatter SVM pictures need at least two classes and two features; {plain(train.name)} has "
-            f"{train.classes.size} class(es) and {train.n_features} feature(s). Load other data on the Data "
-            "page or pick an override in the sidebar.")
-    st.stop()
+        train, test = load_builtin(values["src"]), None
+        st.info(f"This page shows {SOURCE_LABELS[values['src']][len('override: '):]} (a local override); the "
+                "other pages use the Data page's choice.")
+    if train.classes.size < 2 or train.n_features < 2:
+        st.info(f"The Scatter SVM pictures need at least two classes and two features; {plain(train.name)} has "
+                f"{train.classes.size} class(es) and {train.n_features} feature(s). Load other data on the Data "
+                "page or pick an override in the sidebar.")
+        return None
+    return train, test
 
 
-def params_for(y) -> dict:
-    counts = np.unique(y, return_counts=True)[1]
-    return dict(formulation=formulation, bias=bool(bias), kernel=kc["kernel"], gamma=parse_gamma(kc["gamma_txt"]),
-                degree=kc["degree"], coef0=float(kc["coef0"]), C=float(kc["C"]),
-                mu=float(mu_factor / counts.min()), solver=solver)
+def mu_of(values, y) -> float:
+    """μ = the page's factor × 1/(size of the smallest class): every α_i ≤ μ."""
+    return float(values["mu"] / np.unique(y, return_counts=True)[1].min())
 
 
 def fit(X, y, params: dict, what: str) -> ScatterSVC:
@@ -94,55 +63,60 @@ def fit(X, y, params: dict, what: str) -> ScatterSVC:
     return model
 
 
-tab_proto, tab_binary, tab_sens = st.tabs(["Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)",
-                                           "Sensitivity maps (Fig. 16–24)"])
+def tabs(ctx) -> None:
+    tab_proto, tab_binary, tab_sens = st.tabs(["Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)",
+                                               "Sensitivity maps (Fig. 16–24)"])
+    with tab_proto:
+        prototypes(ctx)
+    with tab_binary:
+        binary(ctx)
+    with tab_sens:
+        sensitivity(ctx)
+
 
 # ---------------------------------------------------------------- tab 1: prototypes and scatter
-model = None
-with tab_proto:
-    with guard("cannot fit the Scatter SVM"):
+def prototypes(ctx) -> None:
+    model, train = ctx.model, ctx.train
+    with guard("cannot draw the prototypes"):
         plane = plane_controls(train.X, train.feature_names, "scatter")
-        imported = model_upload(ScatterSVC, "scatter", n_features=train.n_features)
-        model = imported if imported is not None else fit(train.X, train.y, params_for(train.y),
-                                                          f"Scatter SVM on {train.name}")
-    if model is not None:
-        with guard("cannot draw the prototypes"):
-            fig = plot_prototypes(model, train.X, train.y, train.class_names, train.feature_names, plane=plane)
-            st.plotly_chart(fig, key="scatter_fig_proto")
-            coincide = model.coinciding_prototypes()
-            if coincide:
-                D = model.prototype_distances()
-                pairs = "; ".join(f"{plain(train.class_names[a])} & {plain(train.class_names[b])} "
-                                  f"(feature-space distance {D[a, b]:.3g})" for a, b in coincide)
-                st.info(f"The prototypes' input-space pictures coincide ({pairs}): drawn as squares they would sit "
-                        "on top of each other, so they are left out. With this kernel each prototype lives in "
-                        "feature space; its picture is the α-weighted centre of its class's support vectors, and "
-                        "here the support vectors of both classes surround the same region.")
-            if not state.lesson_mode():
-                cols = st.columns(5)
-                cols[0].metric("Training accuracy", f"{100 * np.mean(model.predict(train.X) == train.y):.1f} %")
-                cols[1].metric("Scatter Σ‖m_c − m̄‖²", f"{model.scatter_:.4g}")
-                cols[2].metric("Support vectors", f"{model.support_.size} / {train.n_samples}")
-                cols[3].metric("Dual objective", f"{model.objective_:.5g}")
-                cols[4].metric("Converged", "yes" if model.converged_ else "no",
-                               help=f"{model.n_iter_} SMO iterations, {model.n_solves_} QP solve(s), "
-                                    f"{model.fit_time_:.2f} s")
-            exact = model.kernel_params_["name"] == "linear" and model.formulation == "nu" and model.bias
-            squares = ("exactly the prototypes m_c" if exact
-                       else "the α-weighted centres of each class's support vectors (a prototype of a "
-                            "non-linear kernel, or with class sums ≠ 1, does not sit among the samples)")
-            st.caption(f"Squares: {squares}. Diamond: their mean; arrows: m̄ → m_c, the scatter the dual "
-                       "minimises. Circles: support vectors, size ∝ α_i. Background: argmax_c f_c(x) (eq. 18). "
-                       f"Class sums Σ_(i∈c) α_i: {np.array2string(model.class_sums_, precision=3)}"
-                       + (f"; intercepts b_c: {np.array2string(model.intercept_, precision=3)}" if model.bias else ""))
-            if not state.lesson_mode():
-                figure_downloads(fig, f"scatter_svm_{train.name}", key="scatter_dl_proto")
-                model_download(model, f"scatter_svm_{train.name}", key="scatter_dl_model")
-share_controls("scatter", model)
+        fig = plot_prototypes(model, train.X, train.y, train.class_names, train.feature_names, plane=plane)
+        ctx.figure(fig, "scatter_fig_proto", f"scatter_svm_{train.name}", dl_key="scatter_dl_proto")
+        coincide = model.coinciding_prototypes()
+        if coincide:
+            D = model.prototype_distances()
+            pairs = "; ".join(f"{plain(train.class_names[a])} & {plain(train.class_names[b])} "
+                              f"(feature-space distance {D[a, b]:.3g})" for a, b in coincide)
+            st.info(f"The prototypes' input-space pictures coincide ({pairs}): drawn as squares they would sit "
+                    "on top of each other, so they are left out. With this kernel each prototype lives in "
+                    "feature space; its picture is the α-weighted centre of its class's support vectors, and "
+                    "here the support vectors of both classes surround the same region.")
+        if not ctx.lesson:
+            cols = st.columns(5)
+            cols[0].metric("Training accuracy", f"{100 * np.mean(model.predict(train.X) == train.y):.1f} %")
+            cols[1].metric("Scatter Σ‖m_c − m̄‖²", f"{model.scatter_:.4g}")
+            cols[2].metric("Support vectors", f"{model.support_.size} / {train.n_samples}")
+            cols[3].metric("Dual objective", f"{model.objective_:.5g}")
+            cols[4].metric("Converged", "yes" if model.converged_ else "no",
+                           help=f"{model.n_iter_} SMO iterations, {model.n_solves_} QP solve(s), "
+                                f"{model.fit_time_:.2f} s")
+        exact = model.kernel_params_["name"] == "linear" and model.formulation == "nu" and model.bias
+        squares = ("exactly the prototypes m_c" if exact
+                   else "the α-weighted centres of each class's support vectors (a prototype of a "
+                        "non-linear kernel, or with class sums ≠ 1, does not sit among the samples)")
+        st.caption(f"Squares: {squares}. Diamond: their mean; arrows: m̄ → m_c, the scatter the dual "
+                   "minimises. Circles: support vectors, size ∝ α_i. Background: argmax_c f_c(x) (eq. 18). "
+                   f"Class sums Σ_(i∈c) α_i: {np.array2string(model.class_sums_, precision=3)}"
+                   + (f"; intercepts b_c: {np.array2string(model.intercept_, precision=3)}" if model.bias else ""))
+        if not ctx.lesson:
+            ctx.model_download(f"scatter_svm_{train.name}")
+
 
 # ---------------------------------------------------------------- tab 2: the binary ν-SVM view
 BIN_SOURCES = ["generated", "page"]
-with tab_binary:
+
+
+def binary(ctx) -> None:
+    train, solver = ctx.train, ctx.params["solver"]
     st.markdown("With two classes, class sums 1 and 0 ≤ α_i ≤ μ the Scatter SVM is the binary ν-SVM "
                 "(eq. 3–5): the prototypes are points of the reduced convex hulls of the classes, found "
                 "on the border between them, and ‖m₊ − m₋‖² = 2 · scatter. Linear kernel, as in Fig. 1–2.")
@@ -185,13 +159,15 @@ with tab_binary:
         fig2 = plot_prototypes(bin_model, X2, y2, bname, bds.feature_names, boundary=True,
                                title=f"Binary ν-SVM as Scatter SVM (μ = {mu:.4g})<br><sup>‖m₊ − m₋‖² = "
                                      f"{2 * bin_model.scatter_:.4g} = 2 · scatter</sup>")
-        st.plotly_chart(fig2, key="scatter_fig_binary")
-        if not state.lesson_mode():
-            figure_downloads(fig2, f"scatter_binary_nu_{bds.name}", key="scatter_dl_binary")
+        ctx.figure(fig2, "scatter_fig_binary", f"scatter_binary_nu_{bds.name}", dl_key="scatter_dl_binary")
+
 
 # ---------------------------------------------------------------- tab 3: sensitivity maps
 SENS = ["5d", "digits", "tab1"]
-with tab_sens:
+
+
+def sensitivity(ctx) -> None:
+    model, train, p = ctx.model, ctx.train, ctx.params
     st.markdown("Sensitivity of each class score f_c and, in black, the mean over the classes: "
                 "s_j = (1/N) Σ_n (∂f(x_n)/∂x_j)² over the training samples (eq. 20–21), analytic "
                 "derivatives of the kernel. How strongly the discriminative features stand out depends on "
@@ -201,7 +177,7 @@ with tab_sens:
                      format_func=lambda s: {"5d": "5-D generated set (only x1, x2 discriminate)",
                                             "digits": "digits 0, 1, 8 (8×8 images, in place of USPS)",
                                             "tab1": "the data and model of the first tab"}[s])
-    sens_params = dict(formulation=formulation, bias=bool(bias), C=float(kc["C"]), solver=solver)
+    sens_params = dict(formulation=p["formulation"], bias=bool(p["bias"]), C=float(p["C"]), solver=p["solver"])
     with guard("cannot compute the sensitivity map"):
         if which in ("5d", "digits"):
             if which == "5d":
@@ -211,7 +187,7 @@ with tab_sens:
                 dg = load_builtin("digits")
                 keep = np.isin(dg.y, [0, 1, 8])
                 Xs, ys, feats, cnames = dg.X[keep] / 16.0, dg.y[keep], dg.feature_names, ["0", "1", "8"]
-            mu_s = float(mu_factor / np.unique(ys, return_counts=True)[1].min())
+            mu_s = mu_of(ctx.values, ys)
             gbar = Progress("choosing γ on validation data: candidates fitted")
             choice = cached_call(choose_gamma, Xs, ys, None, 0.3, 0, mu=mu_s, progress=gbar, **sens_params)
             gbar.done()
@@ -233,29 +209,51 @@ with tab_sens:
                            "pixels are blank as in the paper's Fig. 21.")
                 figi = plot_sensitivity_images(S, (8, 8), cnames,
                                                title="Sensitivity maps of digits 0, 1, 8 (the paper's Fig. 21–24)")
-                st.plotly_chart(figi, key="scatter_fig_sens_img")
-                if not state.lesson_mode():
-                    figure_downloads(figi, "scatter_sensitivity_digits", key="scatter_dl_sens_img")
+                ctx.figure(figi, "scatter_fig_sens_img", "scatter_sensitivity_digits", dl_key="scatter_dl_sens_img")
             figs = plot_sensitivity_bars(S, feats, cnames, title=(
                 "Sensitivity on the 5-D set (the paper's Fig. 17–20)" if which == "5d" else "The digit maps as bars"))
-            st.plotly_chart(figs, key="scatter_fig_sens")
-            if not state.lesson_mode():
-                figure_downloads(figs, f"scatter_sensitivity_{which}", key="scatter_dl_sens")
-                if which == "5d":
-                    figg = plot_gamma_maps(choice, feats)
-                    st.plotly_chart(figg, key="scatter_fig_gamma")
-                    st.caption("The contrast between the discriminative features and the noise shrinks as γ "
-                               "grows: the same data, the mean map of each candidate γ's model.")
-                    figure_downloads(figg, "scatter_sensitivity_per_gamma", key="scatter_dl_gamma")
+            ctx.figure(figs, "scatter_fig_sens", f"scatter_sensitivity_{which}", dl_key="scatter_dl_sens")
+            if not ctx.lesson and which == "5d":
+                figg = plot_gamma_maps(choice, feats)
+                ctx.figure(figg, "scatter_fig_gamma", "scatter_sensitivity_per_gamma", dl_key="scatter_dl_gamma")
+                st.caption("The contrast between the discriminative features and the noise shrinks as γ "
+                           "grows: the same data, the mean map of each candidate γ's model.")
         else:
-            if model is None:
-                raise ParameterError("the model of the first tab could not be fitted")
             S = model.sensitivity_map(train.X)
             figs = plot_sensitivity_bars(S, train.feature_names, train.class_names,
                                          title=f"Sensitivity on {user_text(train.name)} (the first tab's γ)")
-            st.plotly_chart(figs, key="scatter_fig_sens")
-            if not state.lesson_mode():
-                figure_downloads(figs, f"scatter_sensitivity_{train.name}", key="scatter_dl_sens")
+            ctx.figure(figs, "scatter_fig_sens", f"scatter_sensitivity_{train.name}", dl_key="scatter_dl_sens")
 
-if model is not None and not state.lesson_mode() and src == "current data set":
-    standard_views(model, train, test, key="scatter")
+
+def standard_if_own_data(ctx) -> None:
+    if ctx.values["src"] == "current data set":
+        standard(ctx)
+
+
+PAGE = MethodPage(
+    key="scatter", title="Scatter SVM", name="Scatter SVM",
+    citation="Jenssen, Kloft, Zien, Sonnenburg and Müller, *A scatter-based prototype framework and "
+             "multi-class extension of support vector machines* (2012): the dual minimises the "
+             "scatter Σ_c ‖m_c − m̄‖² of class prototypes m_c = Σ_{i∈c} α_i φ(x_i) around their mean m̄ "
+             "(eq. 6–8); the hinge-loss primal gives w_c = m_c − m̄ and the score f_c(x) = ⟨w_c, φ(x)⟩ + b_c "
+             "(eq. 13–18); sensitivity maps (eq. 20–21).",
+    estimator=ScatterSVC, sidebar_title="Scatter SVM", max_samples=MAX_SAMPLES,
+    params=(
+        Param(None, "Data for this page", "current data set", "select", key="src", options=SOURCES,
+              labels=SOURCE_LABELS),
+        Param("formulation", "Formulation", "C", "radio", key="form", labels=FORMS),
+        Param("bias", "bias b_c (equal class sums in the dual)", False, "checkbox"),
+        *kernel_params(),
+        Param(None, "μ × (size of the smallest class)", 2.0, "slider", key="mu", bounds=(1.0, 10.0), step=0.25,
+              disabled=lambda v: v["form"] != "nu",
+              help="μ bounds every α_i; with bias each class's α sum to 1, so μ ≥ 1/m_smallest."),
+        Param("solver", "Solver", "smo", "select",
+              help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)"),
+    ),
+    data=data, derive=lambda v, inputs: {"mu": mu_of(v, inputs.y)},
+    progress=lambda train: f"Fitting Scatter SVM on {train.name}", fit_error="cannot fit the Scatter SVM",
+    converged=lambda m: f"the Scatter SVM's SMO ({m.n_iter_} iterations)",
+    views=(View(tabs, lesson=True), View(standard_if_own_data)),
+)
+
+run_page(PAGE)

@@ -67,11 +67,20 @@ def log_slider(label: str, key: str, default: float, lo: float, hi: float, per_d
     to the app state under ``key``: C and γ change by factors, as instructors explain them."""
     from svmviz_app.state import bind
 
-    n = int(round(np.log10(hi / lo) * per_decade))
-    options = [float(f"{v:.3g}") for v in np.geomspace(lo, hi, n + 1)]
-    nearest = min(options, key=lambda v: abs(np.log(v / default)))
+    options = log_stops(lo, hi, per_decade)
     return st.select_slider(label, options=options, format_func=lambda v: f"{v:g}",
-                            **bind(key, nearest, options=options))
+                            **bind(key, nearest_stop(options, default), options=options))
+
+
+def log_stops(lo: float, hi: float, per_decade: int = 8) -> list[float]:
+    """``per_decade`` stops per factor of ten from ``lo`` to ``hi``, to 3 significant digits."""
+    n = int(round(np.log10(hi / lo) * per_decade))
+    return [float(f"{v:.3g}") for v in np.geomspace(lo, hi, n + 1)]
+
+
+def nearest_stop(stops: list[float], v: float) -> float:
+    """The stop nearest to ``v`` on a log scale."""
+    return min(stops, key=lambda s: abs(np.log(s / v)))
 
 
 def two_classes_two_features(classes, feature_names, prefix: str) -> tuple[list, int, int]:

@@ -202,6 +202,14 @@ def share_controls(key: str, model=None) -> None:
 _LESSON_SOURCE = "_svmviz_lesson_source"
 
 
+def share_model(model) -> None:
+    """Make ``model`` the one the lesson file of this view carries, for a page that builds the
+    model it shows after the share panel is drawn (the download reads it when clicked)."""
+    source = st.session_state.get(_LESSON_SOURCE)
+    if source is not None:
+        source["model"] = model
+
+
 def _refresh_lesson_source() -> None:
     source = st.session_state.get(_LESSON_SOURCE)
     if source:

@@ -75,6 +75,10 @@ def test_param_spec_gives_options_bounds_and_flags():
     assert models.param_spec(models.BinaryNuSVC, "nu") == (0, 1)
     assert models.param_spec(models.BinarySVC, "kernel") == _constraints("BinarySVC")["kernel"].values
     assert models.param_spec(models.SVMTreeClassifier, "prune") is bool
+    # a seed as a widget shows it: a whole number in [0, 2**32)
+    lo, hi = models.param_spec(models.WeightedDAGSVC, "random_state")
+    rule = models.WeightedDAGSVC._parameter_constraints["random_state"]
+    assert rule.ok(lo) and rule.ok(hi) and not rule.ok(lo - 1) and not rule.ok(hi + 1)
     assert not isinstance(models.param_spec(models.TreeDecompositionSVC, "C_grid"), (tuple, type))
     with pytest.raises(KeyError):
         models.param_spec(models.BinarySVC, "nu")

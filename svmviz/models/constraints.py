@@ -224,8 +224,8 @@ def check_data_needs(est, counts: np.ndarray, classes: np.ndarray) -> None:
 
 def param_spec(cls, name: str):
     """What ``cls`` accepts for parameter ``name``, for building a widget: a tuple of the options
-    (``OneOf``), ``(lo, hi)`` for a number (an end is None when unbounded), ``bool`` for a flag,
-    else the constraint object itself. ``KeyError`` for a parameter the class does not have."""
+    (``OneOf``), ``(lo, hi)`` for a number (an end is None when unbounded) and for a seed given
+    as a whole number (``Seed``), ``bool`` for a flag, else the constraint object itself. ``KeyError`` for a parameter the class does not have."""
     rule = cls._parameter_constraints[name]
     if isinstance(rule, OneOf):
         return tuple(rule.values)
@@ -233,6 +233,8 @@ def param_spec(cls, name: str):
         return (rule.lo, rule.hi)
     if isinstance(rule, Bool):
         return bool
+    if isinstance(rule, Seed):
+        return (0, 2**32 - 1)
     return rule
 
 

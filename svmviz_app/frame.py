@@ -1,0 +1,405 @@
+"""The frame every method page runs in. A page declares what it is — a ``MethodPage``: its URL
+prefix, title, citation, estimator class, parameters, size bound, how the fit inputs come from
+the Data page's split, and its views — and ``run_page`` does the rest: the data sidebar, the
+parameter widgets bound to the URL, the size bound with its note, model import or the shared
+cached fit with progress and Stop, the convergence status, the share link and lesson file,
+lesson mode, and downloads for every figure and the model.
+
+A parameter's bounds or options are read from the estimator class (``param_spec`` of its
+``_parameter_constraints``), never written again on a page; a page only narrows what it offers
+(``within``: a slider's teaching range, a subset of the options) and the frame checks that this
+stays inside what the class accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import streamlit as st
+
+from svmviz.data import Dataset
+from svmviz.models import param_spec
+from svmviz_app import state
+from svmviz_app.cache import cached_fit
+from svmviz_app.controls import KERNELS, log_stops, nearest_stop
+from svmviz_app.projector import projector_chart
+from svmviz_app.state import bind
+from svmviz_app.views import convergence_status, standard_views
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
+                                model_upload, share_controls, share_model)
+
+WIDGETS = ("number", "slider", "select_slider", "select", "radio", "checkbox")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared widget (in the sidebar, or where a view draws it with ``param_widget``).
+    ``name``: the estimator parameter it sets (a tuple for a preset that
+    sets several, e.g. a (C grid, γ grid) pair); None for a page control that is no estimator
+    parameter (its ``key`` is then required, its options or bounds given here).
+
+    - ``key``: the URL key under the page's prefix (default: ``name``); never change it, old links
+      and lesson files carry it.
+    - ``widget``: one of ``WIDGETS``; ``label``, ``default``, ``help`` as shown.
+    - ``within``: for a number, the (lo, hi) a slider offers inside the class's bounds; for
+      options, the subset the page offers. Checked against the class.
+    - ``choices``: presets ``{url id: (label, value)}`` when the widget picks among values the page
+      names (grids, rules); each value is checked against the class's constraint.
+    - ``labels``: how options of the class are shown (``{option: label}``).
+    - ``step``, ``format``, ``horizontal``, ``fmt`` (a format function of the value): widget details.
+    - ``section``: a subheader drawn before this widget.
+    - ``disabled``: a function of the values read so far (``{key: value}``) that greys it out;
+      ``when``: one that says whether it is drawn at all (hidden: value None, the estimator's own
+      default for its parameter).
+    """
+
+    name: str | tuple[str, ...] | None
+    label: str
+    default: Any
+    widget: str = "number"
+    key: str | None = None
+    help: str | None = None
+    within: tuple | None = None
+    choices: Mapping[str, tuple[str, Any]] | None = None
+    labels: Mapping[Any, str] | None = None
+    options: Sequence | None = None       # a page control's options
+    bounds: tuple | None = None           # a page control's bounds
+    step: float | None = None
+    format: str | None = None             # a number's printf format ("%g")
+    horizontal: bool = False
+    fmt: Callable[[Any], str] | None = None
+    section: str | None = None
+    disabled: Callable[[dict], bool] | None = None
+    when: Callable[[dict], bool] | None = None   # drawn only then; else the estimator's default applies
+
+    @property
+    def url_key(self) -> str:
+        if self.key is not None:
+            return self.key
+        if not isinstance(self.name, str):
+            raise ValueError(f"{self.label!r}: a preset of several parameters or a page control needs a key")
+        return self.name
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the estimator is fitted on: ``X``, ``y`` and any further ``fit`` arguments."""
+
+    X: Any
+    y: Any
+    fit_kw: dict = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """What a view receives: the fitted model and everything it was fitted from."""
+
+    page: "MethodPage"
+    model: Any
+    imported: Any                 # the model loaded from a file (None: none), shown unless the page declined it
+    values: dict                  # widget values by their key under the page prefix
+    params: dict                  # the estimator's parameters the page set
+    train: Dataset                # the (bounded) training part
+    test: Dataset | None
+    inputs: Inputs
+    dataset: Dataset              # the current data set (for names)
+    lesson: bool
+
+    def figure(self, fig, key: str, name: str, dl_key: str | None = None, **chart_kw) -> None:
+        """Draw ``fig`` (the projector's size in lesson mode) with its downloads (not in lesson
+        mode). ``chart_kw`` (``on_select``...) go to ``st.plotly_chart``."""
+        if chart_kw or not self.lesson:
+            st.plotly_chart(fig, key=key, **chart_kw)
+        else:
+            projector_chart(fig, key=key)
+        if not self.lesson:
+            figure_downloads(fig, name, key=dl_key or f"{key}_dl")
+
+    def share(self, model) -> None:
+        """Make ``model`` the one the lesson file of this view carries (a model a view builds)."""
+        share_model(model)
+
+    def model_download(self, name: str | None = None) -> None:
+        model_download(self.model, name or f"{self.page.key}_{self.dataset.name}", key=self.page.model_key)
+
+
+@dataclass(frozen=True)
+class View:
+    """A part of the page drawn after the fit: ``draw(ctx)``. ``lesson``: also drawn in lesson
+    mode (the projector view keeps only what a class looks at)."""
+
+    draw: Callable[[Context], None]
+    lesson: bool = False
+
+
+def standard(ctx: Context) -> None:
+    """The standard views (decision function, confusion matrix, ROC) as a page view."""
+    standard_views(ctx.model, ctx.train, ctx.test, key=ctx.page.key)
+
+
+@dataclass(frozen=True)
+class MethodPage:
+    """What a method page is. ``data(values)`` gives (train, test) — default the Data page's
+    split — or None after drawing why there is nothing to fit; ``prepare(train, test, values)``
+    gives the fit ``Inputs`` (default: all of ``train``). ``fixed``: estimator parameters the page
+    does not offer; ``imports``: the model types a user may load (default: the estimator);
+    ``derive(values, inputs)``: estimator parameters computed from the widget
+    values and the fit inputs (a bound relative to the smallest class, an option dict). Returning
+    None from ``prepare`` stops the page after its message. ``import_note``: said when an
+    imported model is shown. ``use_import(model, inputs)``: the model to show for an imported one (it,
+    or one built from it), or None to fit the page's own instead (after a message); by default
+    the imported model itself. ``on_fit_error(exc, train, inputs)``: a known
+    ``ValueError`` of the fit explained by the page (returns True when it drew the explanation;
+    the page then stops without a model)."""
+
+    key: str
+    title: str
+    name: str                      # in the size bound's note: "The <name> page works on at most..."
+    citation: str
+    estimator: type
+    params: tuple[Param, ...]
+    max_samples: int
+    views: tuple[View, ...]
+    summary: str | None = None
+    sidebar_title: str | None = None
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    data: Callable[[dict], tuple[Dataset, Dataset | None] | None] | None = None
+    prepare: Callable[[Dataset, Dataset | None, dict], Inputs | None] | None = None
+    derive: Callable[[dict, Inputs], dict] | None = None
+    import_note: str | None = None
+    progress: str | Callable[[Dataset], str] = "fitting"   # the progress bar's label (of the training part)
+    fit_error: str = "the fit failed"
+    converged: Callable[[Any], str] | None = None   # what converged, named in the status
+    imports: tuple[type, ...] | None = None
+    use_import: Callable[[Any, Inputs], Any] | None = None
+    on_fit_error: Callable[[ValueError, Dataset, Inputs], bool] | None = None
+    model_key: str | None = None   # the model download's key (default: "<key>_model")
+    share_key: str | None = None   # the share panel's key, naming the lesson file (default: key)
+
+    def __post_init__(self):
+        if self.model_key is None:
+            object.__setattr__(self, "model_key", f"{self.key}_model")
+        if self.share_key is None:
+            object.__setattr__(self, "share_key", self.key)
+
+
+# ------------------------------------------------------------------ parameters -> widgets
+def _names(p: Param) -> tuple[str, ...]:
+    return () if p.name is None else ((p.name,) if isinstance(p.name, str) else tuple(p.name))
+
+
+def _rule(cls, name: str):
+    return cls._parameter_constraints[name]
+
+
+def _check_value(cls, p: Param, v) -> None:
+    names = _names(p)
+    vals = (v,) if len(names) == 1 else tuple(v)
+    if len(vals) != len(names):
+        raise ValueError(f"{p.label!r}: a value for each of {names}, got {v!r}")
+    for n, x in zip(names, vals):
+        if not _rule(cls, n).ok(x):
+            raise ValueError(f"{p.label!r}: {x!r} is outside what {cls.__name__} accepts for {n} "
+                             f"({_rule(cls, n).describe()})")
+
+
+def widget_spec(cls, p: Param) -> dict:
+    """What the widget of ``p`` offers, from the class: ``{"options": [...]}`` (URL ids, with
+    ``labels``), ``{"bounds": (lo, hi)}`` or ``{}`` (a flag). Raises ``ValueError`` when the page
+    offers something the class refuses (a range beyond its bounds, an unknown option, a default
+    outside)."""
+    if p.widget not in WIDGETS:
+        raise ValueError(f"{p.label!r}: widget must be one of {WIDGETS}, not {p.widget!r}")
+    if p.name is None:   # a page control: it states its own options or bounds
+        if p.choices is not None:
+            return {"options": list(p.choices), "labels": {i: lab for i, (lab, _) in p.choices.items()}}
+        if p.options is not None:
+            return {"options": list(p.options), "labels": dict(p.labels or {})}
+        return {"bounds": p.bounds} if p.bounds is not None else {}
+    if p.choices is not None:   # presets: every value must be one the class accepts
+        for _, v in p.choices.values():
+            _check_value(cls, p, v)
+        return {"options": list(p.choices), "labels": {i: lab for i, (lab, _) in p.choices.items()}}
+    (name,) = _names(p)
+    spec = param_spec(cls, name)
+    if p.widget == "select_slider" and p.options is not None:   # stops the page names, each one the class accepts
+        for v in p.options:
+            _check_value(cls, p, v)
+        if p.default not in p.options:
+            raise ValueError(f"{p.label!r}: the default {p.default!r} is not among the stops")
+        return {"options": list(p.options), "labels": dict(p.labels or {})}
+    if spec is bool:
+        if p.widget != "checkbox":
+            raise ValueError(f"{p.label!r}: {cls.__name__}.{name} is a flag: a checkbox shows it")
+        _check_value(cls, p, p.default)
+        return {}
+    if not isinstance(spec, tuple):
+        raise ValueError(f"{p.label!r}: {cls.__name__}.{name} takes {spec.describe()}: name its presets "
+                         "(choices)")
+    if p.widget in ("select", "radio") or (p.widget == "select_slider" and p.options is None):
+        options = list(spec)   # the class's options; the page may offer a subset
+        if p.within is not None:
+            unknown = [o for o in p.within if o not in options]
+            if unknown:
+                raise ValueError(f"{p.label!r}: {cls.__name__} has no option {unknown[0]!r} for {name}")
+            options = list(p.within)
+        if p.default not in options:
+            raise ValueError(f"{p.label!r}: the default {p.default!r} is not among {options}")
+        return {"options": options, "labels": dict(p.labels or {})}
+    lo, hi = spec   # a number: (lo, hi), None where unbounded
+    if p.within is not None:   # the range the page offers, inside the class's
+        for v in p.within:
+            _check_value(cls, p, v)
+        lo = p.within[0] if lo is None else max(lo, p.within[0])
+        hi = p.within[1] if hi is None else min(hi, p.within[1])
+    if p.widget == "slider" and (lo is None or hi is None):
+        raise ValueError(f"{p.label!r}: {cls.__name__}.{name} is unbounded; a slider needs a range (within)")
+    _check_value(cls, p, p.default)
+    if (lo is not None and p.default < lo) or (hi is not None and p.default > hi):
+        raise ValueError(f"{p.label!r}: the default {p.default!r} is outside the offered {lo!r}…{hi!r}")
+    return {"bounds": (lo, hi)}
+
+
+def _draw(p: Param, full_key: str, ws: dict, disabled: bool):
+    kw = dict(help=p.help, disabled=disabled)
+    if "options" in ws:
+        options, labels = ws["options"], ws["labels"]
+        fmt = p.fmt or (labels.get if labels else str)
+        b = bind(full_key, p.default, options=labels if p.choices is not None else options)
+        if p.widget == "select":
+            return st.selectbox(p.label, options, format_func=fmt, **b, **kw)
+        if p.widget == "radio":
+            return st.radio(p.label, options, format_func=fmt, horizontal=p.horizontal, **b, **kw)
+        if p.widget == "select_slider":
+            return st.select_slider(p.label, options, format_func=fmt, **b, **kw)
+        raise ValueError(f"{p.label!r}: a {p.widget} cannot pick among options")
+    if p.widget == "checkbox":
+        return st.checkbox(p.label, **bind(full_key, bool(p.default)), **kw)
+    lo, hi = ws.get("bounds", (None, None))
+    num = type(p.default)
+    lo_, hi_ = (None if lo is None else num(lo)), (None if hi is None else num(hi))
+    b = bind(full_key, p.default, bounds=(-math.inf if lo is None else lo, math.inf if hi is None else hi))
+    step = None if p.step is None else num(p.step)
+    if p.widget == "slider":
+        return st.slider(p.label, lo_, hi_, step=step, format=p.format, **b, **kw)
+    if p.widget == "number":
+        return st.number_input(p.label, lo_, hi_, step=step, format=p.format, **b, **kw)
+    raise ValueError(f"{p.label!r}: a {p.widget} cannot take a number")
+
+
+def param_widget(cls, prefix: str, p: Param, values: dict | None = None):
+    """Draw the widget of ``p`` (a parameter of ``cls``) bound as ``prefix.key``, where the caller
+    is drawing (a view's column: estimator parameters set after the page's fit); returns its
+    value. ``values``: those read so far, for ``disabled``."""
+    return _draw(p, f"{prefix}.{p.url_key}", widget_spec(cls, p), bool(p.disabled and p.disabled(values or {})))
+
+
+def parameter_widgets(page: MethodPage) -> tuple[dict, dict]:
+    """Draw the page's parameter widgets (call inside the sidebar). Returns ``(values, params)``:
+    the widget values by key, and the estimator parameters they set (presets resolved)."""
+    values, params = {}, dict(page.fixed)
+    for p in page.params:
+        if p.when is not None and not p.when(values):
+            values[p.url_key] = None
+            continue
+        if p.section:
+            st.subheader(p.section)
+        v = values[p.url_key] = param_widget(page.estimator, page.key, p, values)
+        names = _names(p)
+        if not names:
+            continue
+        chosen = p.choices[v][1] if p.choices is not None else v
+        if len(names) == 1:
+            chosen = (chosen,)
+        params.update(zip(names, chosen))
+    return values, params
+
+
+# ------------------------------------------------------------------ the frame
+def _default_data(values: dict):
+    return state.current_split()
+
+
+def _default_prepare(train: Dataset, test: Dataset | None, values: dict) -> Inputs:
+    return Inputs(train.X, train.y)
+
+
+def run_page(page: MethodPage) -> Context:
+    """Run ``page``: everything a method page shows, in the same order on every page. Returns
+    the views' ``Context`` (a page may go on drawing after its declared views)."""
+    state.start_run()   # before any element: a page link on a fresh server is routed through the app here
+    st.title(page.title)
+    st.caption(page.citation)
+    if page.summary:
+        st.caption(page.summary)
+    ds = data_sidebar()
+    lesson = state.lesson_mode()
+    with st.sidebar:
+        if page.sidebar_title:
+            st.header(page.sidebar_title)
+        values, params = parameter_widgets(page)
+    st.caption(f"This page works on at most {page.max_samples:,} training samples (a stratified sample "
+               "above that).")
+
+    got = inputs = None
+    with guard("cannot prepare the data"):
+        got = (page.data or _default_data)(values)
+        if got is not None:
+            train, test = got
+            train = bounded(train, page.max_samples, f"The {page.name} page")
+            inputs = (page.prepare or _default_prepare)(train, test, values)
+    if inputs is None:
+        st.stop()
+
+    imported = model = None
+    with guard(page.fit_error):
+        imported = model_upload(page.imports or page.estimator, page.key, n_features=inputs.X.shape[1])
+        model = imported if imported is None or page.use_import is None else page.use_import(imported, inputs)
+        if model is not None and page.import_note:
+            st.info(page.import_note)
+        if model is None:
+            if page.derive is not None:
+                params.update(page.derive(values, inputs))
+            label = page.progress(train) if callable(page.progress) else page.progress
+            bar = Progress(label)   # Stop or a closed tab ends the fit inside the solver
+            try:
+                model = cached_fit(page.estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
+            except ValueError as exc:
+                if page.on_fit_error is None or not page.on_fit_error(exc, train, inputs):
+                    raise
+            finally:
+                bar.done()
+    share_controls(page.share_key, model)
+    if model is None:
+        st.stop()
+    if page.converged is not None and (not lesson or not getattr(model, "converged_", True)):
+        convergence_status(model, page.converged(model))   # a projector shows only a problem
+
+    ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson)
+    for view in page.views:
+        if view.lesson or not lesson:
+            view.draw(ctx)
+    return ctx
+
+
+# ------------------------------------------------------------------ shared declarations
+def kernel_params(C_default: float = 1.0, kernels: Sequence[str] = KERNELS,
+                  section: str | None = None) -> tuple[Param, ...]:
+    """The kernel SVM's parameters as a page declares them (keys ``kernel``, ``C``, ``gamma_scale``,
+    ``gamma``, ``degree``, ``coef0``, as ``controls.kernel_controls`` binds them): C and γ on
+    log-scale stops (C and γ change by factors, as instructors explain them), γ = 'scale' unless
+    unticked, degree and coef0 enabled only for the kernels that use them."""
+    c_stops, g_stops = log_stops(1e-3, 1e4), log_stops(1e-3, 1e3)
+    log_fmt = lambda v: f"{v:g}"  # noqa: E731
+    return (
+        Param("kernel", "Kernel", "rbf", "select", within=tuple(kernels), section=section),
+        Param("C", "C (log scale)", nearest_stop(c_stops, C_default), "select_slider", options=c_stops, fmt=log_fmt),
+        Param(None, "γ = 'scale' (1 / (d · Var X))", True, "checkbox", key="gamma_scale",
+              disabled=lambda v: v["kernel"] == "linear"),
+        Param("gamma", "γ (log scale)", nearest_stop(g_stops, 1.0), "select_slider", options=g_stops, fmt=log_fmt,
+              when=lambda v: not v["gamma_scale"] and v["kernel"] != "linear"),
+        Param("degree", "degree", 3, "number", within=(1, 10), disabled=lambda v: v["kernel"] != "poly"),
+        Param("coef0", "coef0", 0.0, "number", format="%g", disabled=lambda v: v["kernel"] not in ("poly", "sigmoid")),
+    )

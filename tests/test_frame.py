@@ -1,0 +1,151 @@
+"""The page frame: a declared parameter's widget offers what the estimator class accepts (read from
+its constraints, narrowed only by what the page offers), and a minimal declared page runs the
+whole frame — widgets bound to the URL, the fit, its views, lesson mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from svmviz.data import Dataset
+from svmviz.models import BinarySVC, GuardVectorSVC, TreeDecompositionSVC, param_spec
+from svmviz.models.svc import BinarySVC as _SVC
+from svmviz_app import frame
+from svmviz_app.frame import Param, widget_spec
+
+
+def test_number_bounds_and_options_come_from_the_class():
+    assert widget_spec(GuardVectorSVC, Param("delta", "Δ", 0.0)) == {"bounds": param_spec(GuardVectorSVC, "delta")}
+    ws = widget_spec(BinarySVC, Param("kernel", "kernel", "rbf", "select"))
+    assert ws["options"] == list(param_spec(BinarySVC, "kernel"))
+    assert widget_spec(GuardVectorSVC, Param("prefilter", "pre-filter", True, "checkbox")) == {}
+
+
+def test_changing_the_class_constraint_changes_the_widget(monkeypatch):
+    p = Param("top_k", "top k", 5, "slider", within=(1, 10))
+    assert widget_spec(TreeDecompositionSVC, p) == {"bounds": (1, 10)}
+    real = frame.param_spec
+    monkeypatch.setattr(frame, "param_spec", lambda cls, name: (3, 8) if name == "top_k" else real(cls, name))
+    assert widget_spec(TreeDecompositionSVC, p) == {"bounds": (3, 8)}
+    monkeypatch.setattr(frame, "param_spec", lambda cls, name: ("ovr",) if name == "multi_class" else real(cls, name))
+    assert widget_spec(TreeDecompositionSVC, Param("multi_class", "mc", "ovr", "radio"))["options"] == ["ovr"]
+
+
+@pytest.mark.parametrize("p", [
+    Param("top_k", "top k", 5, "slider", within=(0, 10)),          # below the class's lower bound
+    Param("top_k", "top k", 50, "slider", within=(1, 10)),         # a default outside what is offered
+    Param("svm_solver", "solver", "smo", "radio", within=("smo", "sklearn")),   # an option the class lacks
+    Param("purity_tol", "ε", "bad", "select", choices={"bad": ("0.7", 0.7)}),     # a preset the class refuses
+    Param("C_grid", "grid", "g", "select"),                        # a list parameter without presets
+    Param("prefilter", "flag", True, "number"),                    # a flag shown as a number
+])
+def test_a_page_cannot_offer_what_the_class_refuses(p):
+    cls = GuardVectorSVC if p.name == "prefilter" else TreeDecompositionSVC
+    with pytest.raises(ValueError):
+        widget_spec(cls, p)
+
+
+def test_a_slider_needs_a_range_when_the_class_leaves_one_end_open(monkeypatch):
+    real = frame.param_spec
+    monkeypatch.setattr(frame, "param_spec", lambda cls, name: (1, None) if name == "top_k" else real(cls, name))
+    with pytest.raises(ValueError, match="slider needs a range"):
+        widget_spec(TreeDecompositionSVC, Param("top_k", "top k", 5, "slider"))
+    assert widget_spec(TreeDecompositionSVC, Param("top_k", "top k", 5, "number")) == {"bounds": (1, None)}
+
+
+MINI = '''
+import streamlit as st
+from svmviz.models.svc import BinarySVC
+from svmviz_app.frame import MethodPage, Param, View, run_page
+
+def boundary(ctx):
+    import plotly.graph_objects as go
+    st.markdown(f"support vectors: {len(ctx.model.support_)}; C = {ctx.params['C']:g}; "
+                f"kernel = {ctx.params['kernel']}; seen {ctx.values['show']}")
+    ctx.figure(go.Figure(go.Scatter(x=ctx.inputs.X[:, 0], y=ctx.inputs.X[:, 1], mode="markers")),
+               "mini_fig", "mini_points")
+
+def details(ctx):
+    st.markdown("details for the notes")
+    ctx.model_download()
+    # a model this view builds itself goes into the lesson file instead of the page's fit
+    ctx.share(BinarySVC(C=2.0, kernel="linear").fit(ctx.inputs.X, ctx.inputs.y))
+
+run_page(MethodPage(
+    key="mini", title="A minimal method", name="Minimal", citation="Nobody (2026).", estimator=BinarySVC,
+    params=(Param("C", "C", 1.0, "number"), Param("kernel", "Kernel", "linear", "select", within=("linear", "rbf")),
+            Param(None, "show details", True, "checkbox", key="show")),
+    fixed={"tol": 1e-6}, max_samples=50, progress="fitting the SVM",
+    converged=lambda m: "the SMO solve",
+    views=(View(boundary, lesson=True), View(details))))
+'''
+
+
+def _mini(monkeypatch=None, **values) -> AppTest:
+    rng = np.random.default_rng(0)
+    y = np.arange(80) % 2
+    X = rng.normal(size=(80, 2)) + 3.0 * y[:, None]
+    at = AppTest.from_string(MINI, default_timeout=120)
+    at.session_state["_svmviz_dataset"] = Dataset(X, y, ["x1", "x2"], [], "blobs", "test")
+    at.session_state["data"] = "upload:test"
+    for k, v in values.items():
+        at.session_state[k] = v
+    return at
+
+
+def test_a_declared_page_runs_the_whole_frame():
+    at = _mini(**{"mini.C": 10.0}).run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert at.title[0].value == "A minimal method"
+    number = at.number_input(key="mini.C")
+    lo, hi = param_spec(_SVC, "C")
+    assert (number.min, number.max, number.value) == (lo, hi, 10.0)
+    assert at.selectbox(key="mini.kernel").options == ["linear", "rbf"]
+    # the training part (70 % of 80 = 56) is over the page's bound of 50: a stratified sample
+    assert any("works on at most 50 samples" in i.value for i in at.info)
+    text = " ".join(m.value for m in at.markdown)
+    assert "C = 10; kernel = linear; seen True" in text and "details for the notes" in text
+    assert any(c.value.startswith("Converged: the SMO solve") for c in at.caption)
+    assert any("mini_fig_dl_html" in b.proto.id for b in at.get("download_button"))
+    assert any("mini_model_model" in b.proto.id for b in at.get("download_button"))
+    # bound to the app state under the page's prefix (app.py writes bound values into the URL)
+    assert {"mini.C", "mini.kernel", "mini.show"} <= set(at.session_state["_svmviz_bound"])
+    at.selectbox(key="mini.kernel").set_value("rbf").run()
+    assert "kernel = rbf" in " ".join(m.value for m in at.markdown)
+    assert at.session_state["mini.kernel"] == "rbf"
+
+
+def test_a_link_value_the_class_refuses_is_brought_inside_its_bounds():
+    at = _mini(**{"mini.C": -5.0}).run()
+    assert not at.exception
+    assert at.number_input(key="mini.C").value == param_spec(_SVC, "C")[0]
+    # C's lower end is open: the clamped value is refused by the estimator with a message, not a traceback
+    assert all("C must be" in e.value for e in at.error)
+
+
+def test_lesson_mode_keeps_only_the_lesson_views():
+    at = _mini()
+    at.query_params["lesson"] = "1"
+    at.run()
+    assert not at.exception and not at.error
+    text = " ".join(m.value for m in at.markdown)
+    assert "support vectors" in text and "details for the notes" not in text
+    assert not any("_dl_" in b.proto.id for b in at.get("download_button"))
+
+
+def test_the_rendered_widget_follows_the_class_constraint(monkeypatch):
+    real = frame.param_spec
+    monkeypatch.setattr(frame, "param_spec", lambda cls, name: (0.5, 100.0) if name == "C" else real(cls, name))
+    at = _mini(**{"mini.C": 1000.0}).run()
+    assert not at.exception and not at.error
+    number = at.number_input(key="mini.C")
+    assert (number.min, number.max, number.value) == (0.5, 100.0, 100.0)
+
+
+def test_the_lesson_file_carries_the_model_a_view_shares():
+    at = _mini().run()
+    assert not at.exception and not at.error
+    assert any("mini_lesson" in b.proto.id for b in at.get("download_button"))
+    shared = at.session_state["_svmviz_lesson_source"]["model"]
+    assert isinstance(shared, _SVC) and shared.C == 2.0
