@@ -26,3 +26,11 @@ def page_test(page: str, dataset=None, spec: str | None = None, timeout: float =
 def problems(at: AppTest) -> list[str]:
     """Exceptions shown by the page (tracebacks in the browser): must be empty."""
     return [e.value for e in at.exception]
+
+
+def as_read(text: str) -> str:
+    """What a reader sees of a message the app escaped to plain text (``plain_text``): the
+    Markdown escapes and the invisible word joiners gone."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", str(text)).replace("\u2060", "")

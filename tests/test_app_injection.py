@@ -43,7 +43,7 @@ def _rendered(at) -> list[str]:
 def _live(texts: list[str]) -> list[str]:
     """Texts holding a planted fragment verbatim: escaped it always carries a backslash (a bare
     ``http://`` too, which GitHub-flavoured Markdown would make a link)."""
-    return [t for t in texts if any(f in t for f in (BOLD, LINK, IMG, MD_IMG, "](http", "://"))]
+    return [t for t in texts if any(f in t for f in (BOLD, LINK, IMG, MD_IMG, "](http", "://evil"))]
 
 
 def _as_read(text: str) -> str:

@@ -320,7 +320,7 @@ def test_lesson_state_is_checked_against_the_settings():
     ({"data_upload": "x"}, "internal to the app"),
 ])
 def test_the_data_page_refuses_a_lesson_with_a_bad_setting_and_keeps_the_data(state, words):
-    from apphelpers import page_test, problems
+    from apphelpers import as_read, page_test, problems
     from svmviz.export.lesson import dumps_lesson
 
     ds = load_builtin("hypercubes")
@@ -329,12 +329,12 @@ def test_the_data_page_refuses_a_lesson_with_a_bad_setting_and_keeps_the_data(st
     at.radio(key="data.source").set_value("Upload a file").run()
     at.file_uploader(key="data_upload").set_value(("lesson.json", text.encode(), "application/json")).run()
     assert not problems(at)
-    assert any(words in e.value for e in at.error), [e.value for e in at.error]
+    assert any(words in as_read(e.value) for e in at.error), [e.value for e in at.error]
     assert at.session_state["_svmviz_dataset"] is ds
 
 
 def test_a_three_class_model_on_two_class_data_is_refused_on_its_page():
-    from apphelpers import page_test, problems
+    from apphelpers import as_read, page_test, problems
     from svmviz.data.generators import checkerboard
     from svmviz.models import DAGSVC
 
@@ -345,5 +345,6 @@ def test_a_three_class_model_on_two_class_data_is_refused_on_its_page():
     at.file_uploader(key="dag_upload").set_value(("three.json", dumps_model(model).encode(),
                                                   "application/json")).run()
     assert not problems(at)
-    assert any("cannot use three.json" in e.value and "does not have" in e.value for e in at.error)
+    assert any("cannot use three.json" in as_read(e.value) and "does not have" in as_read(e.value)
+               for e in at.error)
     assert not any("imported model" in c.value for c in at.caption)
