@@ -72,7 +72,7 @@ def wait_for_running_fit(page) -> tuple[int, int]:
         m = re.search(r"\((\d+)/(\d+)\)", bar.first.inner_text()) if bar.count() else None
         if m and int(m.group(1)) >= 1:
             done, total = int(m.group(1)), int(m.group(2))
-            assert total > 5 * done and total > 500, (done, total)   # far from finished
+            assert total > 2 * done and total > 500, (done, total)   # far from finished
             return done, total
         page.wait_for_timeout(250)
     pytest.fail("the fit did not report a leaf SVM within 180 s")
