@@ -317,13 +317,13 @@ def _repacked(n, size, w, w_new, rng, in_order=False):
     """A full cache of rows of w (``_cache``, random prefixes and recency, or recency in slot
     order) repacked to rows of w_new: (pool, slot_of, owner, slen, prv, nxt), lens, recency,
     the columns by old slot, the new slot count."""
-    from svmviz.solvers import _smo_core as core
+    from svmviz.solvers._smo_cache import Cache, repack
     ns_old = min(n, size // w)
     lens = rng.integers(0, w + 1, size=ns_old)
     recency = np.arange(ns_old) if in_order else rng.permutation(ns_old)
     cache = _cache(n, size, w, lens, recency)
     cols = cache[2][:ns_old].copy()
-    return cache, lens, recency, cols, core.repack(w_new, w, n, *cache)
+    return cache, lens, recency, cols, repack(w_new, w, n, Cache(*cache))
 
 
 def test_repack_cuts_and_widens_rows_in_place_keeping_the_recent_columns():

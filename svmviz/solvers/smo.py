@@ -5,7 +5,7 @@ bounds 0. Here, for the general problem of ``problem.py``:
 
 - working set: second-order selection (Fan, Chen & Lin 2005, "WSS2") inside each equality group;
   variables in no group are candidates for a single-variable Newton step; the candidate with the
-  largest predicted decrease is taken (``_smo_core.select_working_set``; for one group holding
+  largest predicted decrease is taken (``_smo_solver.select_working_set``; for one group holding
   every variable, the C-SVM, the selection is inlined in the main loop);
 - update: the analytic two-variable step with general lower/upper bounds of Zapién Arreola, Fehr and Burkhardt 2007 §4.1
   (Algorithm 1), written along the direction that keeps Σ s α fixed and clipped to the box
@@ -16,10 +16,11 @@ bounds 0. Here, for the general problem of ``problem.py``:
 - shrinking with LIBSVM's ``G_bar`` and gradient reconstruction from the free α only
   (``do_shrinking``/``reconstruct_gradient``), the active variables kept contiguous by swaps as
   LIBSVM's ``swap_index``, and a column cache that survives shrinking and whose rows follow the
-  active size when the columns do not fit (see ``_smo_core``);
+  active size when the columns do not fit (see ``_smo_cache``);
 - rho per group from the KKT conditions as LIBSVM's ``calculate_rho`` (``kkt.rho``);
 - Q: a dense matrix when it fits ``dense_mb``, otherwise columns computed on demand in Numba
-  with an LRU cache of ``cache_mb`` MB.
+  (``_smo_columns``) with an LRU cache of ``cache_mb`` MB (``_smo_cache``), the solver proper
+  (``_smo_solver``) seeing Q only through the cache, as LIBSVM's ``Solver`` through ``get_Q``.
 
 Convergence. As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
 finitely many iterations for any tol > 0 (Fan, Chen & Lin 2005, Theorem 3 / Chen, Fan & Lin
@@ -40,7 +41,9 @@ import numpy as np
 
 from svmviz.errors import ConvergenceError, ParameterError, SvmvizError
 from svmviz.solvers import kkt
-from svmviz.solvers import _smo_core as core
+from svmviz.solvers import _smo_solver as core
+from svmviz.solvers._smo_cache import new_cache
+from svmviz.solvers._smo_columns import kernel_columns
 from svmviz.solvers.result import QPResult, SMOTrace
 
 DEFAULT_DENSE_MB = 2.0   # n ≤ 512: beyond that cached columns were faster
@@ -49,38 +52,6 @@ DEFAULT_MAX_TRACE = 20_000
 HISTORY_POINTS = 2048
 CHUNK = 1 << 20          # iterations between two calls of ``progress``
 NO_CAP = np.iinfo(np.int64).max
-
-_EMPTY2 = np.empty((0, 0))
-
-
-def _column_source(problem, dense_mb: float, order):
-    """The ``src`` tuple of ``_smo_core``: a dense Q (given, or built when it fits ``dense_mb``)
-    or the samples, in the solver's starting ``order``, for columns on demand. Arrays are fresh
-    copies (the solver reorders them)."""
-    n = problem.n
-    ibuf = np.empty(n, dtype=np.int64)
-    if problem.Q is None:
-        k = problem.kernel
-        on_demand = n * n * 8 > dense_mb * 2**20
-        if not on_demand:   # dense_Q builds Q in the original order
-            order = slice(None)
-        X = problem.X[order]
-        classes = (np.empty(0, dtype=np.int64) if problem.scatter_classes is None
-                   else np.array(problem.scatter_classes, dtype=np.int64)[order])
-        inv_K = 0.0 if problem.scatter_classes is None else 1.0 / problem.n_classes
-        src = (False, _EMPTY2, core.KERNEL_CODES[k.name], float(k.gamma), float(k.coef0),
-               int(k.degree), np.array(X.T, order="C"), np.einsum("ij,ij->i", X, X),
-               np.array(problem.signs, dtype=np.float64)[order], classes, inv_K, ibuf)
-        if on_demand:
-            return src
-        Q = core.dense_Q(src)
-    else:
-        Q = np.ascontiguousarray(problem.Q, dtype=np.float64)
-        if not np.array_equal(Q, Q.T):
-            Q = 0.5 * (Q + Q.T)  # only the symmetric part enters ½αᵀQα
-    return (True, Q, 0, 0.0, 0.0, 0, np.empty((0, n)), np.zeros(n), np.ones(n),
-            np.empty(0, dtype=np.int64), 0.0, ibuf)
-
 
 def _start(problem, alpha0):
     L, U = problem.lower, problem.upper
@@ -139,83 +110,76 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         s_eq = -s_eq   # the same feasible set: Σ s α = r is Σ (−s) α = −r
     else:
         ordr = np.arange(n)
-    src = _column_source(problem, dense_mb, ordr)
+    cols = kernel_columns(problem, dense_mb, ordr)
     # enough cache slots for the columns one iteration holds at once (two group heads + a pair)
     n_slots = int(min(n, max(4, cache_mb * 2**20 // (8 * n))))
+    cache = new_cache(n, n_slots)
     # compact copies in the starting order: the solver reorders them in place (active first)
     a = alpha_start[ordr]
-    farr = (a, np.empty(n), np.empty(n), np.array(problem.p, dtype=np.float64)[ordr],
-            np.array(problem.lower, dtype=np.float64)[ordr],
-            np.array(problem.upper, dtype=np.float64)[ordr], s_eq[ordr],
-            np.array(problem.diag(), dtype=np.float64)[ordr],   # Q_ii in double, as LIBSVM's QD
-            np.zeros(n))   # G_bar changes not yet added (core.flush_gbar)
-    grp = np.array(problem.groups, dtype=np.int64)[ordr]
-    buf = np.empty(n)
-    core.initial_gradient(a, farr[1], farr[2], farr[3], farr[4], farr[5], src, ordr, buf)
-    L, U, pos = farr[4], farr[5], farr[6] > 0
+    L = np.array(problem.lower, dtype=np.float64)[ordr]
+    U = np.array(problem.upper, dtype=np.float64)[ordr]
+    s = s_eq[ordr]
+    pos = s > 0
     st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
           + core.POS * pos).astype(np.int8)   # core.status_of for every variable
-    # the cache: rows of n entries at first, narrower as the active set shrinks (core.repack);
-    # the slot arrays have room for a slot per column
-    pool = np.empty(n_slots * n)
-    slot_of = np.full(n, -1, dtype=np.int64)
-    owner = np.full(n, -1, dtype=np.int64)
-    slen = np.zeros(n + 1, dtype=np.int64)   # entry n_slots counts the slots in use
-    # LRU list: slot k links to k ± 1, the sentinel n_slots closes the ring
-    nxt = np.zeros(n + 1, dtype=np.int64)
-    prv = np.zeros(n + 1, dtype=np.int64)
-    nxt[:n_slots + 1] = np.append(np.arange(1, n_slots + 1), 0)
-    prv[:n_slots + 1] = np.append(n_slots, np.arange(n_slots))
+    v = core.Variables(a=a, G=np.empty(n), Gbar=np.empty(n),
+                       p=np.array(problem.p, dtype=np.float64)[ordr], L=L, U=U, s=s,
+                       QD=np.array(problem.diag(), dtype=np.float64)[ordr], pend=np.zeros(n),
+                       grp=np.array(problem.groups, dtype=np.int64)[ordr], st=st, ordr=ordr)
     n_groups = problem.n_groups
-    Gmax1, Gmax2, imax = np.empty(n_groups), np.empty(n_groups), np.empty(n_groups, np.int64)
-    ist = np.zeros(13, dtype=np.int64)
-    ist[core.S_M] = n
-    ist[core.S_W] = n
-    ist[core.S_WMIN] = n
-    ist[core.S_COUNTER] = shrink_every + 1
-    ist[core.S_STRIDE] = 1
-    fst = np.array([-np.inf, float(0.5 * a @ (farr[1] + farr[3])), np.inf])
-    obj0 = float(fst[core.F_OBJ])
-    hist = (np.empty(HISTORY_POINTS, dtype=np.int64), np.empty(HISTORY_POINTS),
-            np.empty(HISTORY_POINTS))
+    work = core.Work(Gmax1=np.empty(n_groups), Gmax2=np.empty(n_groups),
+                     imax=np.empty(n_groups, np.int64), buf=np.empty(n))
+    core.initial_gradient(v, cols, work.buf)
     T = int(max_trace) if trace else 0
-    tr = (np.empty((T, 2), dtype=np.int64), np.empty((T, 4)), np.empty((T, 2)),
-          np.empty((T, 2), dtype=np.int64))
+    rec = core.Record(hist_it=np.empty(HISTORY_POINTS, dtype=np.int64),
+                      hist_viol=np.empty(HISTORY_POINTS), hist_obj=np.empty(HISTORY_POINTS),
+                      tr_ij=np.empty((T, 2), dtype=np.int64), tr_a=np.empty((T, 4)),
+                      tr_vo=np.empty((T, 2)), ev=np.empty((T, 2), dtype=np.int64))
+    ctr = np.zeros(1, dtype=core.COUNTERS)
+    c = ctr[0]
+    c["m"] = c["w"] = c["w_min"] = n
+    c["counter"] = shrink_every + 1
+    c["stride"] = 1
+    c["pre_gmax"] = -np.inf
+    c["obj"] = obj0 = float(0.5 * a @ (v.G + v.p))
+    c["viol"] = np.inf
+    opts = core.Settings(tol=float(tol), shrinking=bool(shrinking), shrink_every=shrink_every,
+                         one_group=one_group)
     while True:
-        it = int(ist[core.S_IT])
+        it = int(c["it"])
         stop_it = min(cap, it + CHUNK) if progress is not None else cap
-        status = core.run(farr, grp, st, ordr, src, pool, slot_of, owner, slen, prv, nxt,
-                          Gmax1, Gmax2, imax, buf, float(tol), stop_it, bool(shrinking),
-                          shrink_every, one_group, ist, fst, *hist, *tr)
+        status = core.run(v, cols, cache, work, rec, ctr, opts, stop_it)
         if status == core.RESHAPED:   # the cache's rows changed width: go on with new views
             continue
-        if status != core.RUNNING or ist[core.S_IT] >= cap:
+        if status != core.RUNNING or c["it"] >= cap:
             break
-        progress(int(ist[core.S_IT]), 0 if max_iter is None else cap)
+        progress(int(c["it"]), 0 if max_iter is None else cap)
     if status == core.UNBOUNDED:
         raise SvmvizError("the objective is unbounded below: some variable has U = inf and no "
                           "curvature (Q_ii = 0) along a descent direction")
-    alpha, G, Gbar = core.finish(farr, ordr, src, pool, slot_of, slen, buf, ist)
+    alpha, G, Gbar = core.finish(v, cols, cache, work.buf, ctr)
     if _internals is not None:   # for the tests of the G_bar bookkeeping and the cache rows
         _internals["G_bar"] = Gbar
-        _internals["min_width"] = int(ist[core.S_WMIN])
-    n_iter = int(ist[core.S_IT])
+        _internals["min_width"] = int(c["w_min"])
+    n_iter = int(c["it"])
     p = problem.p
     objective = float(0.5 * alpha @ (G + p))
     converged = status == core.CONVERGED
-    viol = float(max(fst[core.F_VIOL], 0.0)) if converged else float(kkt.max_violation(problem, alpha, G))
-    n_hist = int(ist[core.S_NHIST])
-    history = {"iteration": hist[0][:n_hist].tolist() + [n_iter],
-               "max_violation": hist[1][:n_hist].tolist() + [viol],
-               "objective": hist[2][:n_hist].tolist() + [objective]}
-    rec = None
+    viol = float(max(c["viol"], 0.0)) if converged else float(kkt.max_violation(problem, alpha, G))
+    n_hist = int(c["n_hist"])
+    history = {"iteration": rec.hist_it[:n_hist].tolist() + [n_iter],
+               "max_violation": rec.hist_viol[:n_hist].tolist() + [viol],
+               "objective": rec.hist_obj[:n_hist].tolist() + [objective]}
+    smo_trace = None
     if trace:
-        k = int(ist[core.S_NTRACE])
-        rec = SMOTrace(alpha0=alpha_start, objective0=obj0, pairs=tr[0][:k].copy(),
-                       alpha_before=tr[1][:k, :2].copy(), alpha_after=tr[1][:k, 2:].copy(),
-                       max_violation=tr[2][:k, 0].copy(), objective=tr[2][:k, 1].copy(),
-                       shrink_events=tr[3][:int(ist[core.S_NEV])].copy(), n_iter=n_iter,
-                       truncated=n_iter > k)
+        k = int(c["n_trace"])
+        smo_trace = SMOTrace(alpha0=alpha_start, objective0=obj0, pairs=rec.tr_ij[:k].copy(),
+                             alpha_before=rec.tr_a[:k, :2].copy(),
+                             alpha_after=rec.tr_a[:k, 2:].copy(),
+                             max_violation=rec.tr_vo[:k, 0].copy(),
+                             objective=rec.tr_vo[:k, 1].copy(),
+                             shrink_events=rec.ev[:int(c["n_ev"])].copy(), n_iter=n_iter,
+                             truncated=n_iter > k)
     res = QPResult(
         alpha=alpha,
         objective=objective,
@@ -228,7 +192,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         solver_name="smo-wss2-numba",
         time_s=time.perf_counter() - t0,
         history=history,
-        trace=rec,
+        trace=smo_trace,
     )
     if not converged and on_cap == "raise":
         raise ConvergenceError(
