@@ -19,8 +19,9 @@ class KernelColumns(NamedTuple):
     """Where the columns of Q come from: a dense Q (``dense``, ``Qd`` in the original order) or
     the samples in the solver's compact order (``XT`` d × n, ``xsq`` the squared norms,
     ``signs`` t, ``classes`` the Scatter class of each sample, empty without a Scatter factor,
-    ``inv_K`` = 1/K then). ``kind``: 0 linear, 1 poly, 2 rbf, 3 sigmoid. ``ibuf``: int64 work
-    space of n entries. The solver swaps the per-sample arrays as it reorders its variables."""
+    ``inv_K`` = 1/K then). ``kind``: 0 linear, 1 poly, 2 rbf, 3 sigmoid. ``ibuf``, ``fbuf``:
+    int64 and float64 work space of n entries. The solver swaps the per-sample arrays as it
+    reorders its variables."""
     dense: bool
     Qd: np.ndarray
     kind: int
@@ -33,6 +34,7 @@ class KernelColumns(NamedTuple):
     classes: np.ndarray
     inv_K: float
     ibuf: np.ndarray
+    fbuf: np.ndarray
 
 
 _EMPTY2 = np.empty((0, 0))
@@ -57,7 +59,7 @@ def kernel_columns(problem, dense_mb: float, order):
                              float(k.coef0), int(k.degree), np.array(X.T, order="C"),
                              np.einsum("ij,ij->i", X, X),
                              np.array(problem.signs, dtype=np.float64)[order], classes, inv_K,
-                             ibuf)
+                             ibuf, np.empty(n))
         if on_demand:
             return cols
         Q = dense_Q(cols)
@@ -66,7 +68,7 @@ def kernel_columns(problem, dense_mb: float, order):
         if not np.array_equal(Q, Q.T):
             Q = 0.5 * (Q + Q.T)  # only the symmetric part enters ½αᵀQα
     return KernelColumns(True, Q, 0, 0.0, 0.0, 0, np.empty((0, n)), np.zeros(n), np.ones(n),
-                         np.empty(0, dtype=np.int64), 0.0, ibuf)
+                         np.empty(0, dtype=np.int64), 0.0, ibuf, np.empty(n))
 
 
 # exp(x) = 2^k · e^r with k = round(x / ln 2), |r| ≤ ln(2)/2 and a degree-13 Taylor polynomial
@@ -151,7 +153,7 @@ def _dot_block(out, XT, ci, b0, b1):
 def fill_column(out, ci, start, stop, cols, ordr):
     """out[k] = Q(ci, k) for compact positions start ≤ k < stop (``ordr`` maps a position to
     the original index: only the dense Q is kept in the original order)."""
-    dense, Qd, kind, gamma, coef0, degree, XT, xsq, signs, classes, inv_K, ibuf = cols
+    dense, Qd, kind, gamma, coef0, degree, XT, xsq, signs, classes, inv_K, ibuf, _ = cols
     if stop <= start:
         return
     if dense:
@@ -218,3 +220,18 @@ def swap_samples(i, j, cols):
     _swap(cols.signs, i, j)
     if cols.classes.shape[0] > 0:
         _swap(cols.classes, i, j)
+
+
+@njit(cache=True)
+def fill_row(row, ci, start, stop, cols, ordr):
+    """``fill_column`` into a cache row of float64 or float32 entries: a float32 row gets the
+    double-precision entries rounded once (through ``cols.fbuf``), never sums and exponentials
+    taken in single precision (the distance ‖x_i‖² + ‖x_k‖² − 2 x_i·x_k of near points would
+    lose most of its digits)."""
+    if row.itemsize == 8:
+        fill_column(row, ci, start, stop, cols, ordr)
+        return
+    fb = cols.fbuf
+    fill_column(fb, ci, start, stop, cols, ordr)
+    for k in range(start, stop):
+        row[k] = fb[k]

@@ -30,7 +30,7 @@ from numba import njit
 
 from svmviz.solvers._smo_cache import (col_miss, col_slot, repack, rows_at, swap_positions, touch,
                                        width_for)
-from svmviz.solvers._smo_columns import fill_column, swap_samples
+from svmviz.solvers._smo_columns import fill_column, fill_row, swap_samples
 
 TAU = 1e-12  # LIBSVM's TAU: curvature used when a pair's second derivative is not positive
 # WSS2 keeps j with the smallest o_t = −g_t²/q_t (g_t > 0, q_t > 0). With B = −(best o so far),
@@ -297,7 +297,7 @@ def _add_column(j, sl, delta, n, Gbar, buf, ordr, rows, cols):
     if sl >= 0:
         ln = slen[sl]
         if ln < n and data.shape[1] >= n:
-            fill_column(data[sl], j, ln, n, cols, ordr)
+            fill_row(data[sl], j, ln, n, cols, ordr)
             slen[sl] = n
             ln = n
         for r in range(ln):
@@ -456,7 +456,7 @@ def reconstruct_gradient(m, n, var, buf, rows, cols):
                 sl = slot_of[ordr[j]]
                 if sl >= 0 and (wide or slen[sl] >= n):
                     if slen[sl] < n:
-                        fill_column(data[sl], j, slen[sl], n, cols, ordr)
+                        fill_row(data[sl], j, slen[sl], n, cols, ordr)
                         slen[sl] = n
                     for r in range(m, n):
                         G[r] += aj * data[sl, r]

@@ -49,6 +49,11 @@ from svmviz.solvers.result import QPResult, SMOTrace
 DEFAULT_DENSE_MB = 2.0   # n ≤ 512: beyond that cached columns were faster
 DEFAULT_CACHE_MB = 200.0
 DEFAULT_MAX_TRACE = 20_000
+# below this n the float64 columns of the default cache all fit (4096² × 8 B = 128 MB), and a
+# smaller cache_mb on a small problem is a test of the cache's bookkeeping, which compares
+# iterates across cache sizes bit for bit: "auto" keeps float64 there
+AUTO_FLOAT32_N = 4096
+REFINE_ROUNDS = 3   # restarts from the exact gradient after float32 columns, then float64
 HISTORY_POINTS = 2048
 CHUNK = 1 << 20          # iterations between two calls of ``progress``
 NO_CAP = np.iinfo(np.int64).max
@@ -68,17 +73,126 @@ def _start(problem, alpha0):
     return alpha
 
 
+class _Pass:
+    """One run of the Numba solver from ``alpha_start`` with a cache of ``dtype`` entries: its
+    state (``_smo_solver``'s named tuples) and the loop that calls ``progress`` between chunks."""
+
+    def __init__(self, problem, alpha_start, ordr, s_eq, one_group, dense_mb, cache_mb, dtype,
+                 tol, shrinking, shrink_every, T, it0=0):
+        n = problem.n
+        ordr = ordr.copy()   # the solver reorders it in place
+        self.cols = cols = kernel_columns(problem, dense_mb, ordr)
+        # enough cache slots for the columns one iteration holds at once (two group heads + a
+        # pair)
+        itemsize = np.dtype(dtype).itemsize
+        n_slots = int(min(n, max(4, cache_mb * 2**20 // (itemsize * n))))
+        self.cache = new_cache(n, n_slots, dtype)
+        # compact copies in the starting order: the solver reorders them in place (active first)
+        a = alpha_start[ordr]
+        L = np.array(problem.lower, dtype=np.float64)[ordr]
+        U = np.array(problem.upper, dtype=np.float64)[ordr]
+        s = s_eq[ordr]
+        pos = s > 0
+        st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
+              + core.POS * pos).astype(np.int8)   # core.status_of for every variable
+        self.var = v = core.Variables(
+            a=a, G=np.empty(n), Gbar=np.empty(n), p=np.array(problem.p, dtype=np.float64)[ordr],
+            L=L, U=U, s=s, QD=np.array(problem.diag(), dtype=np.float64)[ordr],
+            pend=np.zeros(n), grp=np.array(problem.groups, dtype=np.int64)[ordr], st=st,
+            ordr=ordr)
+        n_groups = problem.n_groups
+        self.work = core.Work(Gmax1=np.empty(n_groups), Gmax2=np.empty(n_groups),
+                              imax=np.empty(n_groups, np.int64), buf=np.empty(n))
+        core.initial_gradient(v, cols, self.work.buf)
+        self.rec = core.Record(hist_it=np.empty(HISTORY_POINTS, dtype=np.int64),
+                               hist_viol=np.empty(HISTORY_POINTS),
+                               hist_obj=np.empty(HISTORY_POINTS),
+                               tr_ij=np.empty((T, 2), dtype=np.int64), tr_a=np.empty((T, 4)),
+                               tr_vo=np.empty((T, 2)), ev=np.empty((T, 2), dtype=np.int64))
+        self.ctr = np.zeros(1, dtype=core.COUNTERS)
+        c = self.ctr[0]
+        c["m"] = c["w"] = c["w_min"] = n
+        c["it"] = it0
+        c["counter"] = shrink_every + 1
+        c["stride"] = 1
+        c["pre_gmax"] = -np.inf
+        c["obj"] = self.obj0 = float(0.5 * a @ (v.G + v.p))
+        c["viol"] = np.inf
+        self.opts = core.Settings(tol=tol, shrinking=shrinking, shrink_every=shrink_every,
+                                  one_group=one_group)
+
+    def go(self, cap, progress, max_iter):
+        """Iterate to convergence or iteration ``cap``, calling ``progress`` between chunks."""
+        c = self.ctr[0]
+        while True:
+            it = int(c["it"])
+            stop_it = min(cap, it + CHUNK) if progress is not None else cap
+            status = core.run(self.var, self.cols, self.cache, self.work, self.rec, self.ctr,
+                              self.opts, stop_it)
+            if status == core.RESHAPED:   # the cache's rows changed width: go on with new views
+                continue
+            if status != core.RUNNING or c["it"] >= cap:
+                break
+            progress(int(c["it"]), 0 if max_iter is None else cap)
+        if status == core.UNBOUNDED:
+            raise SvmvizError("the objective is unbounded below: some variable has U = inf and "
+                              "no curvature (Q_ii = 0) along a descent direction")
+        return status
+
+    def finish(self, exact: bool):
+        """α, G and G_bar in the original order; ``exact``: G and G_bar recomputed in double
+        from α (after a float32 cache, whose rounded columns the gradient has summed)."""
+        if exact:
+            v = self.var
+            core.initial_gradient(v, self.cols, self.work.buf)
+            v.pend[:] = 0.0
+            self.ctr[0]["m"] = v.a.shape[0]
+        return core.finish(self.var, self.cols, self.cache, self.work.buf, self.ctr)
+
+    def restart(self):
+        """Go on from the exact gradient ``finish(exact=True)`` left, all variables active."""
+        c = self.ctr[0]
+        c["pre_ok"] = False
+        c["unshrunk"] = False
+        c["counter"] = self.opts.shrink_every + 1
+        c["viol"] = np.inf
+        c["obj"] = float(0.5 * self.var.a @ (self.var.G + self.var.p))
+
+    @property
+    def n_iter(self):
+        return int(self.ctr[0]["it"])
+
+    @property
+    def w_min(self):
+        return int(self.ctr[0]["w_min"])
+
+    @property
+    def viol(self):
+        return float(self.ctr[0]["viol"])
+
+    def history(self):
+        k = int(self.ctr[0]["n_hist"])
+        return {"iteration": self.rec.hist_it[:k].tolist(),
+                "max_violation": self.rec.hist_viol[:k].tolist(),
+                "objective": self.rec.hist_obj[:k].tolist()}
+
+
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: float | None = None,
           dense_mb: float | None = None, shrinking: bool = True, trace: bool = False,
           max_trace: int = DEFAULT_MAX_TRACE, progress=None, on_cap: str = "return",
-          shrink_every: int | None = None, _internals: dict | None = None) -> QPResult:
+          shrink_every: int | None = None, cache_dtype: str = "auto",
+          _internals: dict | None = None) -> QPResult:
     """Solve ``problem`` by SMO; see the module docstring.
 
     ``max_iter``: None (default) runs to convergence; a number caps the iterations (then
     ``converged`` is False, or ``ConvergenceError`` with ``on_cap="raise"``). ``trace``: record the first ``max_trace`` iterations in
     ``result.trace`` (``SMOTrace``). ``progress(done, total)``: called every ``CHUNK`` iterations
     (``total`` = ``max_iter``, 0 when uncapped); raising in it ends the solve. ``shrink_every``:
-    iterations between shrinking steps (LIBSVM's min(n, 1000)). An unknown option is a
+    iterations between shrinking steps (LIBSVM's min(n, 1000)). ``cache_dtype``: the cached
+    columns' entries, "float64", "float32" (twice the columns per MB; the gradient is recomputed
+    in double at the end and the solve goes on with float64 columns while the exact violation is
+    above ``tol``) or "auto" (float32 when the float64 columns do not all fit in ``cache_mb`` and
+    n ≥ ``AUTO_FLOAT32_N``, float64 otherwise and with ``trace``). An unknown option is a
     ``TypeError``.
     """
     t0 = time.perf_counter()
@@ -90,6 +204,8 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     cap = NO_CAP if max_iter is None else int(max_iter)
     if cap < 0:
         raise ParameterError(f"max_iter must be non-negative or None, got {max_iter}")
+    if cache_dtype not in ("auto", "float64", "float32"):
+        raise ParameterError(f"cache_dtype must be 'auto', 'float64' or 'float32', not {cache_dtype!r}")
     if on_cap not in ("return", "raise"):
         raise ParameterError(f"on_cap must be 'return' or 'raise', not {on_cap!r}")
     if trace and int(max_trace) < 1:
@@ -110,68 +226,60 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         s_eq = -s_eq   # the same feasible set: Σ s α = r is Σ (−s) α = −r
     else:
         ordr = np.arange(n)
-    cols = kernel_columns(problem, dense_mb, ordr)
-    # enough cache slots for the columns one iteration holds at once (two group heads + a pair)
-    n_slots = int(min(n, max(4, cache_mb * 2**20 // (8 * n))))
-    cache = new_cache(n, n_slots)
-    # compact copies in the starting order: the solver reorders them in place (active first)
-    a = alpha_start[ordr]
-    L = np.array(problem.lower, dtype=np.float64)[ordr]
-    U = np.array(problem.upper, dtype=np.float64)[ordr]
-    s = s_eq[ordr]
-    pos = s > 0
-    st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
-          + core.POS * pos).astype(np.int8)   # core.status_of for every variable
-    v = core.Variables(a=a, G=np.empty(n), Gbar=np.empty(n),
-                       p=np.array(problem.p, dtype=np.float64)[ordr], L=L, U=U, s=s,
-                       QD=np.array(problem.diag(), dtype=np.float64)[ordr], pend=np.zeros(n),
-                       grp=np.array(problem.groups, dtype=np.int64)[ordr], st=st, ordr=ordr)
-    n_groups = problem.n_groups
-    work = core.Work(Gmax1=np.empty(n_groups), Gmax2=np.empty(n_groups),
-                     imax=np.empty(n_groups, np.int64), buf=np.empty(n))
-    core.initial_gradient(v, cols, work.buf)
     T = int(max_trace) if trace else 0
-    rec = core.Record(hist_it=np.empty(HISTORY_POINTS, dtype=np.int64),
-                      hist_viol=np.empty(HISTORY_POINTS), hist_obj=np.empty(HISTORY_POINTS),
-                      tr_ij=np.empty((T, 2), dtype=np.int64), tr_a=np.empty((T, 4)),
-                      tr_vo=np.empty((T, 2)), ev=np.empty((T, 2), dtype=np.int64))
-    ctr = np.zeros(1, dtype=core.COUNTERS)
-    c = ctr[0]
-    c["m"] = c["w"] = c["w_min"] = n
-    c["counter"] = shrink_every + 1
-    c["stride"] = 1
-    c["pre_gmax"] = -np.inf
-    c["obj"] = obj0 = float(0.5 * a @ (v.G + v.p))
-    c["viol"] = np.inf
-    opts = core.Settings(tol=float(tol), shrinking=bool(shrinking), shrink_every=shrink_every,
-                         one_group=one_group)
-    while True:
-        it = int(c["it"])
-        stop_it = min(cap, it + CHUNK) if progress is not None else cap
-        status = core.run(v, cols, cache, work, rec, ctr, opts, stop_it)
-        if status == core.RESHAPED:   # the cache's rows changed width: go on with new views
-            continue
-        if status != core.RUNNING or c["it"] >= cap:
-            break
-        progress(int(c["it"]), 0 if max_iter is None else cap)
-    if status == core.UNBOUNDED:
-        raise SvmvizError("the objective is unbounded below: some variable has U = inf and no "
-                          "curvature (Q_ii = 0) along a descent direction")
-    alpha, G, Gbar = core.finish(v, cols, cache, work.buf, ctr)
+    # float32 columns when the float64 ones do not all fit (``_smo_cache``), not for a trace
+    # (its steps are the lesson: they stay those of the exact Q)
+    on_demand = problem.Q is None and n * n * 8 > dense_mb * 2**20
+    single = on_demand and (cache_dtype == "float32" or (
+        cache_dtype == "auto" and not trace and n >= AUTO_FLOAT32_N
+        and n * n * 8 > cache_mb * 2**20))
+    run = _Pass(problem, alpha_start, ordr, s_eq, one_group, dense_mb, cache_mb,
+                np.float32 if single else np.float64, float(tol), bool(shrinking), shrink_every, T)
+    status = run.go(cap, progress, max_iter)
+    alpha, G, Gbar = run.finish(exact=single)
+    obj0 = run.obj0
+    passes = [np.dtype(run.cache.pool.dtype).name]
+    if single:
+        # the rounded columns' gradient drifted from the exact one: go on from the exact
+        # gradient with the same cache (its columns stay valid) while that finds violations
+        for _ in range(REFINE_ROUNDS):
+            if status != core.CONVERGED or kkt.max_violation(problem, alpha, G) <= tol:
+                break
+            run.restart()
+            status = run.go(cap, progress, max_iter)
+            alpha, G, Gbar = run.finish(exact=True)
+            passes.append(passes[0])
+    n_iter = run.n_iter
+    history = run.history()
+    if single and status == core.CONVERGED:
+        viol32 = float(kkt.max_violation(problem, alpha, G))
+        if viol32 > tol:
+            # the rounded columns stopped short of tol on the exact gradient: go on in double
+            run = _Pass(problem, alpha, ordr, s_eq, one_group, dense_mb, cache_mb, np.float64,
+                        float(tol), bool(shrinking), shrink_every, 0, n_iter)
+            status = run.go(cap, progress, max_iter)
+            alpha, G, Gbar = run.finish(exact=False)
+            passes.append("float64")
+            more = run.history()
+            for key in history:
+                history[key] = history[key] + more[key]
+            n_iter = run.n_iter
     if _internals is not None:   # for the tests of the G_bar bookkeeping and the cache rows
         _internals["G_bar"] = Gbar
-        _internals["min_width"] = int(c["w_min"])
-    n_iter = int(c["it"])
+        _internals["min_width"] = run.w_min
+        _internals["cache_dtype"] = np.dtype(run.cache.pool.dtype).name
+        _internals["passes"] = passes
     p = problem.p
     objective = float(0.5 * alpha @ (G + p))
     converged = status == core.CONVERGED
-    viol = float(max(c["viol"], 0.0)) if converged else float(kkt.max_violation(problem, alpha, G))
-    n_hist = int(c["n_hist"])
-    history = {"iteration": rec.hist_it[:n_hist].tolist() + [n_iter],
-               "max_violation": rec.hist_viol[:n_hist].tolist() + [viol],
-               "objective": rec.hist_obj[:n_hist].tolist() + [objective]}
+    viol = (float(max(run.viol, 0.0)) if converged and not single
+            else float(kkt.max_violation(problem, alpha, G)))
+    history["iteration"].append(n_iter)
+    history["max_violation"].append(viol)
+    history["objective"].append(objective)
     smo_trace = None
     if trace:
+        rec, c = run.rec, run.ctr[0]
         k = int(c["n_trace"])
         smo_trace = SMOTrace(alpha0=alpha_start, objective0=obj0, pairs=rec.tr_ij[:k].copy(),
                              alpha_before=rec.tr_a[:k, :2].copy(),
