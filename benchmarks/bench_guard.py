@@ -21,10 +21,11 @@ Timing (one draw per row, seed 0): the guard-vector fit against the QP on all po
 (sklearn.svm.SVC), our SMO and a dense QP (cvxpy/Clarabel on the full m×m Q — the paper's kind of
 solver, up to m = ``DENSE_MAX_M``). Times: process CPU time and wall time, best of ``REPEATS``,
 peers interleaved (one run of each in turn) at the same parameters. The speed-up table fits
-GuardVectorSVC as of commit ``BEFORE`` (loaded from git: every point's LP over all points through
-scipy's linprog, one per orientation) and today's (hull-vertex rows, the 2-D closed-form interval
-test, reused HiGHS models) on the same data in the same run, and checks that both find identical
-guard-vector sets.
+GuardVectorSVC as of commit ``BEFORE`` (every point's LP over all points through scipy's linprog,
+one per orientation; that commit checked out in a git worktree and run by a worker process on its
+own package, a round of it between rounds of today's fits) and today's (hull-vertex rows, the 2-D
+closed-form interval test, reused HiGHS models) on the same data, and checks that both find
+identical guard-vector sets. Timing through ``harness.py`` (BLAS pinned to one thread).
 
 ``--out PATH`` writes the whole run (every draw's g, s and bound, the summaries, the timings) as JSON.
 """
@@ -36,8 +37,8 @@ import json
 import platform
 import subprocess
 import sys
+import tempfile
 import time
-import types
 import warnings
 from pathlib import Path
 
@@ -51,8 +52,8 @@ from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
+from harness import baseline_checkout, interleaved, pinned_blas, timed  # noqa: E402
 from svmviz.data.generators import hypercubes  # noqa: E402
-from svmviz import registry  # noqa: E402
 from svmviz.geometry import hulls_intersect  # noqa: E402
 from svmviz.models.guard import GuardVectorSVC  # noqa: E402
 from svmviz.models.svc import BinarySVC  # noqa: E402
@@ -216,18 +217,9 @@ def evidence(rows) -> str:
 
 
 # ----------------------------------------------------------------------------- timing
-def interleaved(peers: dict, repeats: int = REPEATS) -> dict:
-    """Run every peer once per round, ``repeats`` rounds: {name: (last result, best CPU s, best
-    wall s)}."""
-    best = {k: [None, np.inf, np.inf] for k in peers}
-    for _ in range(repeats):
-        for name, f in peers.items():
-            c0, w0 = time.process_time(), time.perf_counter()
-            out = f()
-            c, w = time.process_time() - c0, time.perf_counter() - w0
-            b = best[name]
-            b[0], b[1], b[2] = out, min(b[1], c), min(b[2], w)
-    return {k: tuple(v) for k, v in best.items()}
+def _best(peers: dict, repeats: int = REPEATS) -> dict:
+    """``harness.interleaved`` as {name: (last result, best CPU s, best wall s)}."""
+    return {k: (t.result, t.cpu, t.wall) for k, t in interleaved(peers, repeats).items()}
 
 
 def _quiet(f):
@@ -249,7 +241,7 @@ def timing(ms):
                  "smo": _quiet(lambda: BinarySVC(kernel="linear", C=C, tol=TOL).fit(d.X, d.y))}
         if m <= DENSE_MAX_M:
             peers["dense"] = _quiet(lambda: BinarySVC(kernel="linear", C=C, solver="cvxpy").fit(d.X, d.y))
-        res = interleaved(peers)
+        res = _best(peers)
         gv, full, lib = res["gv"][0], res["smo"][0], res["lib"][0]
         rows.append(dict(
             n=n, m=m, g=int(gv.guard_vectors_.sum()), s=_support_count(full), lps=gv.n_lps_,
@@ -308,73 +300,85 @@ def print_timing(rows):
         print(line)
 
 
-def _load_before():
-    """GuardVectorSVC as of commit ``BEFORE`` (and the hull LPs it used), loaded from git into
-    private modules; the estimator registry is restored afterwards."""
-    saved = dict(registry._ESTIMATORS), dict(registry._RECORDS)
-    mods = {}
-    for name, path in (("_before_hull_lp", "svmviz/geometry/hull_lp.py"),
-                       ("_before_guard", "svmviz/models/guard.py")):
-        src = subprocess.run(["git", "show", f"{BEFORE}:{path}"], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout
-        src = src.replace("from svmviz.geometry.hull_lp import", "from _before_hull_lp import")
-        mod = types.ModuleType(name)
-        sys.modules[name] = mod
-        exec(compile(src, f"{BEFORE}:{path}", "exec"), mod.__dict__)
-        mods[name] = mod
-    registry._ESTIMATORS.clear()
-    registry._ESTIMATORS.update(saved[0])
-    registry._RECORDS.clear()
-    registry._RECORDS.update(saved[1])
-    return mods["_before_guard"].GuardVectorSVC
+# One round of the GuardVectorSVC of commit BEFORE, run by the Python of this process on that
+# commit's whole package (a git worktree: its own svmviz first on the path): argv = checkout,
+# data file (.npz: X0, y0, X1, y1, ...), C, tol. Prints per case: CPU s, wall s, the guard-vector
+# mask, w, b and the LP count.
+_BEFORE_WORKER = r"""
+import json, sys, time, warnings
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from svmviz.models.guard import GuardVectorSVC
+warnings.simplefilter("ignore")
+data = np.load(sys.argv[2])
+C, tol = float(sys.argv[3]), float(sys.argv[4])
+warm = np.r_[0:10, -10:0]   # both classes (a draw lists one class, then the other)
+GuardVectorSVC(C=C, tol=tol).fit(data["X0"][warm], data["y0"][warm])   # Numba, HiGHS: not timed
+out = []
+for k in range(len(data.files) // 2):
+    X, y = data[f"X{k}"], data[f"y{k}"]
+    c0, w0 = time.process_time(), time.perf_counter()
+    m = GuardVectorSVC(C=C, tol=tol).fit(X, y)
+    out.append([time.process_time() - c0, time.perf_counter() - w0,
+                np.asarray(m.guard_vectors_, dtype=bool).tolist(), m.coef_[0].tolist(),
+                float(m.intercept_[0]), int(m.n_lps_)])
+print(json.dumps(out))
+"""
 
 
 def speedup(cases):
-    """Today's GuardVectorSVC against the one of commit BEFORE: same data, interleaved runs."""
-    Before = _load_before()
+    """Today's GuardVectorSVC against the one of commit BEFORE (checked out in a git worktree,
+    run by a worker process on that commit's package): same data, rounds interleaved (one worker
+    round over every case, then today's fits), best of REPEATS."""
     print(f"\nSpeed-up — GuardVectorSVC fit now vs commit {BEFORE} (LPs over all points), hypercubes, "
-          f"best of {REPEATS}, interleaved")
+          f"best of {REPEATS}, rounds interleaved, the baseline in a worker process from a git worktree")
     hdr = (f"{'n':>2} {'m':>4} | {'before CPU s':>12} {'now CPU s':>10} {'×CPU':>7} | {'before wall':>11} "
            f"{'now wall':>9} {'×wall':>7} | {'identical guard sets':>20} {'same w,b':>8} | now: test")
     print(hdr)
     print("-" * len(hdr))
+    data = [hypercubes(m, n, seed=0) for n, m in cases]
+    before = [[np.inf, np.inf, None] for _ in cases]
+    now = [[np.inf, np.inf, None] for _ in cases]
+    with tempfile.TemporaryDirectory() as tmp, baseline_checkout(BEFORE) as tree:
+        npz = Path(tmp) / "cases.npz"
+        np.savez(npz, **{f"{k}{i}": getattr(d, k) for i, d in enumerate(data) for k in ("X", "y")})
+        for _ in range(REPEATS):
+            res = subprocess.run([sys.executable, "-c", _BEFORE_WORKER, str(tree), str(npz),
+                                  repr(C), repr(TOL)], capture_output=True, text=True)
+            if res.returncode != 0:
+                raise RuntimeError(f"the worker on commit {BEFORE} failed:\n{res.stderr}")
+            for b, r in zip(before, json.loads(res.stdout.strip().splitlines()[-1])):
+                b[0], b[1], b[2] = min(b[0], r[0]), min(b[1], r[1]), r[2:]
+            for t, d in zip(now, data):
+                m, c, w = timed(lambda: GuardVectorSVC(C=C, tol=TOL).fit(d.X, d.y))
+                t[0], t[1], t[2] = min(t[0], c), min(t[1], w), m
     out = []
-    for n, m in cases:
-        d = hypercubes(m, n, seed=0)
-        res = interleaved({"before": lambda: Before(C=C, tol=TOL).fit(d.X, d.y),
-                           "now": lambda: GuardVectorSVC(C=C, tol=TOL).fit(d.X, d.y)})
-        (b, bc, bw), (a, ac, aw) = res["before"], res["now"]
-        same_set = bool(np.array_equal(a.guard_vectors_, b.guard_vectors_))
-        same = _same(a.coef_[0], a.intercept_[0], b.coef_[0], b.intercept_[0])
+    for (n, m), (bc, bw, (gv_b, w_b, b_b, lps_b)), (ac, aw, a) in zip(cases, before, now):
+        same_set = bool(np.array_equal(a.guard_vectors_, np.array(gv_b)))
+        same = _same(a.coef_[0], a.intercept_[0], np.array(w_b), b_b)
         print(f"{n:>2} {m:>4} | {bc:>12.4f} {ac:>10.4f} {bc / ac:>6.1f}× | {bw:>11.4f} {aw:>9.4f} "
               f"{bw / aw:>6.1f}× | {'yes' if same_set else 'NO':>20} {'yes' if same else 'NO':>8} | "
-              f"{a.guard_test_.split(':')[0]} ({a.n_lps_} LPs; before {b.n_lps_})")
+              f"{a.guard_test_.split(':')[0]} ({a.n_lps_} LPs; before {lps_b})")
         out.append(dict(n=n, m=m, before_cpu=bc, now_cpu=ac, before_wall=bw, now_wall=aw,
                         identical_guard_sets=same_set, same=same))
     return out
 
 
 def fourclass_delta():
-    """Δ = 1 on fourclass (862 points): the code of commit BEFORE solved an LP per point and marked
-    every point. With Δ > 0 the lifted points are affinely independent, so every point is a guard
-    vector without an LP."""
+    """Δ = 1 on fourclass (862 points): with Δ > 0 the lifted points are affinely independent, so
+    every point is a guard vector, found without an LP (an LP per point would find the same)."""
     from svmviz.data import fourclass_path, load_builtin
 
     if fourclass_path() is None:
         print("\nfourclass with Δ = 1: skipped (set SVMVIZ_DATA_DIR to the folder holding fourclass_scale)")
         return None
     d = load_builtin("fourclass")
-    Before = _load_before()
-    res = interleaved({"before": lambda: Before(delta=1.0, tol=1e-8).fit(d.X, d.y),
-                       "now": lambda: GuardVectorSVC(delta=1.0, tol=1e-8).fit(d.X, d.y)}, repeats=1)
-    (b, bc, bw), (a, ac, aw) = res["before"], res["now"]
-    same = bool(np.array_equal(a.guard_vectors_, b.guard_vectors_))
-    dec = float(np.max(np.abs(a.decision_function(d.X) - b.decision_function(d.X))))
-    print(f"\nfourclass ({len(d.y)} points), Δ = 1, one run each: before {bc:.2f} s CPU ({bw:.2f} s wall, "
-          f"{b.n_lps_} LPs), now {ac:.3f} s CPU ({aw:.3f} s wall, {a.n_lps_} LPs): ×{bc / ac:.0f} CPU; "
-          f"guard vectors {int(a.guard_vectors_.sum())} (before {int(b.guard_vectors_.sum())}), identical sets: "
-          f"{'yes' if same else 'NO'}, max |Δ decision| = {dec:.1e}")
-    return dict(before_cpu=bc, now_cpu=ac, identical_guard_sets=same, max_decision_diff=dec)
+    (a, ac, aw), = _best({"now": lambda: GuardVectorSVC(delta=1.0, tol=1e-8).fit(d.X, d.y)}).values()
+    every = bool(np.all(a.guard_vectors_))
+    print(f"\nfourclass ({len(d.y)} points), Δ = 1, best of {REPEATS}: {ac:.3f} s CPU ({aw:.3f} s wall), "
+          f"{a.n_lps_} LPs; guard vectors {int(a.guard_vectors_.sum())}: every point "
+          f"{'yes' if every else 'NO'}")
+    return dict(now_cpu=ac, now_wall=aw, n_lps=int(a.n_lps_), every_point=every)
 
 
 def breast_cancer():
@@ -388,7 +392,7 @@ def breast_cancer():
           + ("NOT linearly separable" if inter.intersect else "linearly separable (in 30 dimensions)"))
     # d = 30 > 8: no hull pre-filter or vertex rows. The margin is tiny (‖w‖ ≈ 700, α up to
     # ~6e4): the hard-margin QP is ill-conditioned, so the dense reference decides the check.
-    res = interleaved({
+    res = _best({
         "gv": _quiet(lambda: GuardVectorSVC(C=C, method="single", solver="cvxpy").fit(X, y)),
         "dense": _quiet(lambda: BinarySVC(kernel="linear", C=C, solver="cvxpy").fit(X, y)),
         "smo": _quiet(lambda: BinarySVC(kernel="linear", C=C, tol=1e-3).fit(X, y)),
@@ -434,6 +438,11 @@ def main():
     ap.add_argument("--table1-only", action="store_true", help="only the Table-1 counts")
     ap.add_argument("--out", type=Path, default=None, help="write the run as JSON to this path")
     args = ap.parse_args()
+    with pinned_blas():
+        _main(args, ap)
+
+
+def _main(args, ap):
     draws = args.draws or (QUICK_DRAWS if args.quick else DRAWS)
     if draws < 2:
         ap.error("--draws must be at least 2 (a standard deviation needs two draws)")

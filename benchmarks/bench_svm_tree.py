@@ -2,7 +2,7 @@
 splits: the two readings of when the sign change (§4.3.3) and the perpendiculars (§4.3.4) fire,
 accuracy and kept hyperplanes next to the paper's Tables 5.5 / 5.6 and a tuned RBF SVM, the
 Table 4.1 heuristics as a distribution, and the fit time against the SVM tree of an earlier
-commit.
+commit (checked out in a git worktree and run by a worker process on its own package).
 
     SVMVIZ_DATA_DIR=<folder with fourclass_scale> python benchmarks/bench_svm_tree.py \
         [--splits 20] [--quick] [--baseline REV] [--no-speed]
@@ -12,7 +12,8 @@ read by ``svmviz.data.load_builtin("fourclass")`` (``$SVMVIZ_DATA_DIR`` or the d
 Normalization (none / Std-Dev / Min-Max) uses the training part's statistics. Kept hyperplanes are
 counted after pruning (§4.3.5), perpendiculars included, as the paper counts them; steps are the
 greedy steps of the chain before pruning (what the stepper shows). Times are process CPU time
-(time.process_time), best of 3, baseline and current interleaved, same data.
+(time.process_time), best of 3, baseline and current interleaved, same data, BLAS pinned to one
+thread (``harness.py``).
 """
 
 from __future__ import annotations
@@ -20,10 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,6 +34,7 @@ from sklearn.svm import SVC
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from harness import baseline_checkout, pinned_blas  # noqa: E402
 from svmviz.data import fourclass_path, load_builtin, normalize, train_test_split  # noqa: E402
 from svmviz.models import SVMTreeClassifier  # noqa: E402
 from svmviz.models import _svm_tree_build  # noqa: E402
@@ -296,21 +296,6 @@ print(json.dumps(out))
 """
 
 
-def baseline_tree(rev: str, dest: Path) -> Path:
-    """A copy of today's svmviz with the SVM tree files of ``rev`` (so the solvers and
-    everything else are the same; only the tree code differs)."""
-    pkg = dest / "svmviz"
-    shutil.copytree(ROOT / "svmviz", pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    for new in ("_svm_tree_nonlinear.py", "_svm_tree_explain.py", "_svm_tree_qp.py"):
-        (pkg / "models" / new).unlink(missing_ok=True)
-    for f in ("svmviz/models/svm_tree.py", "svmviz/models/_svm_tree_build.py",
-              "svmviz/models/_svm_tree_records.py", "svmviz/geometry/zero_solution.py"):
-        text = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
-        (dest / f).write_text(text)
-    return dest
-
-
 def fit_speed(data, rev: str, rounds: int = 3):
     sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()
@@ -323,8 +308,7 @@ def fit_speed(data, rev: str, rounds: int = 3):
     best_new = {r: np.full(len(trains), np.inf) for r in rules}
     nodes_old, nodes_new = None, {}
     bar = Progress(rounds * (1 + len(rules)), "fit time")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = baseline_tree(rev, Path(tmp))
+    with baseline_checkout(rev) as path:
         for _ in range(rounds):
             res = subprocess.run([sys.executable, "-c", _OLD_WORKER, str(path), str(len(trains))],
                                  check=True, capture_output=True, text=True, env=os.environ.copy())
@@ -341,7 +325,8 @@ def fit_speed(data, rev: str, rounds: int = 3):
                 bar.step()
     print(f"\nFit time on the training part of each split (287 samples, no normalization, default "
           f"parameters but fallback='all_stuck', the baseline's reading), process CPU time, best of "
-          f"{rounds}, interleaved; baseline = the SVM tree of commit {sha} (today's solvers)")
+          f"{rounds}, interleaved; baseline = commit {sha} (a git worktree: its own package, "
+          f"solvers included, run by a worker process)")
     print(f"{'split':>5s}{'baseline ms':>13s}{'lines':>7s}" +
           "".join(f"{f'{r} ms':>12s}{'lines':>7s}{'speed-up':>10s}" for r in rules))
     for i in range(len(trains)):
@@ -371,7 +356,8 @@ def main(argv=None):
     paper_tables(ds, data, a.quick)
     table_41(data, models)
     if not a.no_speed:
-        fit_speed(data, a.baseline)
+        with pinned_blas():
+            fit_speed(data, a.baseline)
 
 
 if __name__ == "__main__":

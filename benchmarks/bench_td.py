@@ -6,7 +6,8 @@ components. TD trains on the training component and chooses (σ, θ[, ε]) on th
 component; the global SVM is trained on the same training component for every θ of the same grid
 and keeps the θ with the best validation accuracy. Times include the validation predictions.
 Every time is the minimum over ``--reps`` (≥ 3) runs, the methods interleaved within each round,
-as process CPU time (``time.process_time``: robust on a shared machine) and wall time.
+as process CPU time (``time.process_time``: robust on a shared machine) and wall time, BLAS pinned
+to one thread (``harness.py``).
 
 Parts (``--parts``, comma-separated):
 
@@ -33,14 +34,20 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import sys
 import time
 
 import numpy as np
 
-from svmviz import limits
-from svmviz.data import load_builtin
-from svmviz.models import TreeDecompositionSVC
-from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search
+import harness
+from harness import timed
+
+sys.path.insert(0, str(harness.ROOT))
+
+from svmviz import limits  # noqa: E402
+from svmviz.data import load_builtin  # noqa: E402
+from svmviz.models import TreeDecompositionSVC  # noqa: E402
+from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search  # noqa: E402
 
 # A reduced grid for n ≥ 20,000 (a global LIBSVM fit per θ takes seconds to minutes there).
 REDUCED = dict(C_grid=(1.0, 10.0, 100.0), gamma_grid=(1.0, 10.0, 100.0))
@@ -93,23 +100,11 @@ def split_411(X, y, seed=0):
     return X[t], y[t], X[v], y[v], X[s], y[s]
 
 
-def timed(fn):
-    """(result, process CPU s, wall s) of one call."""
-    c0, t0 = time.process_time(), time.perf_counter()
-    out = fn()
-    return out, time.process_time() - c0, time.perf_counter() - t0
-
-
 def interleaved(methods: dict, reps: int) -> dict:
-    """Run every method ``reps`` times, the methods interleaved in each round; per method the last
-    result and the minimum CPU and wall time."""
-    out = {k: {"cpu": np.inf, "wall": np.inf} for k in methods}
-    for _ in range(reps):
-        for name, fn in methods.items():
-            res, cpu, wall = timed(fn)
-            o = out[name]
-            o["result"], o["cpu"], o["wall"] = res, min(o["cpu"], cpu), min(o["wall"], wall)
-    return out
+    """``harness.interleaved`` as {name: {"cpu", "wall", "result"}}: every method ``reps`` times,
+    interleaved in each round; the minimum CPU and wall time and the last result."""
+    return {k: {"cpu": t.cpu, "wall": t.wall, "result": t.result}
+            for k, t in harness.interleaved(methods, reps).items()}
 
 
 def warm_up():
@@ -307,15 +302,16 @@ def main():
     if args.reps < 3:
         raise SystemExit("--reps must be at least 3 (times are the minimum of ≥ 3 runs)")
     parts = args.parts.split(",")
-    warm_up()
-    if "noisy" in parts:
-        part_noisy(args)
-    if "parallel" in parts:
-        part_parallel(args)
-    if "million" in parts:
-        part_million(args)
-    if "paper" in parts:
-        part_paper(args)
+    with harness.pinned_blas():
+        warm_up()
+        if "noisy" in parts:
+            part_noisy(args)
+        if "parallel" in parts:
+            part_parallel(args)
+        if "million" in parts:
+            part_million(args)
+        if "paper" in parts:
+            part_paper(args)
 
 
 if __name__ == "__main__":

@@ -116,12 +116,10 @@ def test_wdag_names_the_cluster_and_pair_that_stopped(three):
     assert all(" in cluster " in n for n in model.unconverged_)
 
 
-def test_wdag_kmeans_at_its_cap_is_a_sub_problem(three, monkeypatch):
-    from sklearn.cluster import KMeans
-
+def test_wdag_kmeans_at_its_cap_is_a_sub_problem(three):
     X, y = three
-    monkeypatch.setattr(KMeans, "__init__", functools.partialmethod(KMeans.__init__, max_iter=1))
-    model, got = _fit(WeightedDAGSVC(C=10.0, random_state=0, n_clusters=3), X, y)
+    est = WeightedDAGSVC(C=10.0, random_state=0, n_clusters=3).set_params(kmeans_max_iter=1)
+    model, got = _fit(est, X, y)
     assert model.unconverged_ == ["K-Means (stopped at its 1 iterations)"] and not model.converged_
     assert len(got) == 1 and "fewer clusters (n_clusters)" in str(got[0].message)
 

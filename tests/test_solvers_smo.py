@@ -317,13 +317,13 @@ def _repacked(n, size, w, w_new, rng, in_order=False):
     """A full cache of rows of w (``_cache``, random prefixes and recency, or recency in slot
     order) repacked to rows of w_new: (pool, slot_of, owner, slen, prv, nxt), lens, recency,
     the columns by old slot, the new slot count."""
-    from svmviz.solvers import _smo_core as core
+    from svmviz.solvers._smo_cache import Cache, repack
     ns_old = min(n, size // w)
     lens = rng.integers(0, w + 1, size=ns_old)
     recency = np.arange(ns_old) if in_order else rng.permutation(ns_old)
     cache = _cache(n, size, w, lens, recency)
     cols = cache[2][:ns_old].copy()
-    return cache, lens, recency, cols, core.repack(w_new, w, n, *cache)
+    return cache, lens, recency, cols, repack(w_new, w, n, Cache(*cache))
 
 
 def test_repack_cuts_and_widens_rows_in_place_keeping_the_recent_columns():
@@ -372,3 +372,53 @@ def test_rows_cut_to_the_active_size_give_the_same_solve_bit_for_bit():
     np.testing.assert_array_equal(small["G_bar"], full["G_bar"])
     np.testing.assert_allclose(small["G_bar"], _bounded_part(problem, runs[0].alpha),
                                atol=1e-9 * max(1.0, float(np.max(np.abs(runs[0].gradient)))))
+
+
+@SETTINGS
+@given(st.one_of(c_svm_problems(), nu_problems(), scatter_problems(), general_problems()),
+       st.sampled_from([1e-4, 1.0]))
+def test_float32_columns_end_at_the_exact_gradient_within_tol(problem, cache_mb):
+    """Float32 cached columns (as LIBSVM's): the result's gradient is the exact one, its KKT
+    violation on that gradient is within tol, and the objective is the float64 solve's."""
+    tol = 1e-5
+    single = solve_qp(problem, tol=tol, dense_mb=0, cache_mb=cache_mb, cache_dtype="float32")
+    double = solve_qp(problem, tol=tol, dense_mb=0, cache_mb=cache_mb, cache_dtype="float64")
+    assert single.converged and double.converged
+    scale = max(1.0, float(np.max(np.abs(single.gradient))))
+    np.testing.assert_allclose(single.gradient, problem.gradient(single.alpha), atol=1e-9 * scale)
+    assert kkt.max_violation(problem, single.alpha) <= tol
+    assert single.objective == pytest.approx(double.objective, rel=1e-6, abs=1e-9)
+
+
+def test_float32_columns_that_stop_short_go_on_in_double():
+    """A large C and a tight tol: the float32 columns' gradient drifts past tol, so the solve
+    goes on from the exact gradient (then with float64 columns) and ends within tol."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 5))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=600) > 0, 1.0, -1.0)
+    problem = QPProblem.c_svm(y, 1e5, kernel=Kernel("rbf", 2.0), X=X)
+    internals = {}
+    res = solve_qp(problem, tol=1e-6, dense_mb=0, cache_mb=0.5, cache_dtype="float32",
+                   _internals=internals)
+    assert internals["passes"][0] == "float32" and len(internals["passes"]) > 1   # it went on
+    assert res.converged and kkt.max_violation(problem, res.alpha) <= 1e-6
+    assert res.history["iteration"][-1] == res.n_iter
+    assert np.all(np.diff(res.history["iteration"]) > 0)
+
+
+def test_auto_cache_dtype_is_float32_only_for_large_problems_that_do_not_fit():
+    """"auto": float32 entries when n ≥ AUTO_FLOAT32_N and the float64 columns overflow the
+    cache, float64 when they fit, for small n, and with a trace (its steps are the exact Q's)."""
+    rng = np.random.default_rng(2)
+    n = smo.AUTO_FLOAT32_N
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    problem = QPProblem.c_svm(y, 1.0, kernel=Kernel("rbf", 0.5), X=X)
+    small = QPProblem.c_svm(y[:500], 1.0, kernel=Kernel("rbf", 0.5), X=X[:500])
+    for prob, opts, dtype in ((problem, {"cache_mb": 16.0}, "float32"),
+                              (problem, {"cache_mb": 200.0}, "float64"),
+                              (problem, {"cache_mb": 16.0, "trace": True}, "float64"),
+                              (small, {"cache_mb": 0.1}, "float64")):
+        internals = {}
+        solve_qp(prob, _internals=internals, **opts)
+        assert internals["cache_dtype"] == dtype, opts

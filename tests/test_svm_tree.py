@@ -3,6 +3,7 @@ faithful control flow (the fallbacks per stuck candidate or when all are stuck; 
 its C_k rules), the fast path against the reference path, pruning, the zero-solution report, SMO vs
 the cvxpy reference, the non-linear node, persistence and scikit-learn conformance."""
 
+import pickle
 from copy import deepcopy
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from svmviz.geometry.hulls import nearest_point_to
 from svmviz.geometry.hull_lp import min_mu_containing
 from svmviz.geometry.zero_solution import hard_class_zero, min_mu, zero_solution_case
 from svmviz.models import SVMTreeClassifier
+from svmviz.models import svm_tree as svm_tree_module
 from svmviz.models._svm_tree_build import (TreeSettings, leaves_out, seed_threshold, step_candidates,
                                            tie_tolerance)
 from svmviz.models._svm_tree_nonlinear import rbf_position
@@ -132,8 +134,21 @@ def test_zero_solution_report_predicts_the_solver():
     assert not far.zero_predicted and far.D_threshold == np.inf
 
 
+def test_reading_a_report_leaves_a_shared_model_as_it_was(split):
+    """A fitted model shared by several sessions: reading a step's zero-solution report computes
+    it beside the model (once), and the model's state is byte for byte what it was."""
+    Xtr, ytr, _, _ = split
+    model = SVMTreeClassifier(solver=SOLVER, greedy_level=1).fit(Xtr, ytr)
+    before = pickle.dumps(model)
+    first = model.zero_solution_report(0)
+    assert pickle.dumps(model) == before
+    assert model.zero_solution_report(0) is first            # computed once
+    model.bind_data(Xtr, ytr)                                # other data: computed again
+    assert model.zero_solution_report(0) is not first
+
+
 def test_every_solved_try_agrees_with_the_exact_thresholds(model):
-    assert model._zero_cache == {}              # fit computes no report (no LP for the record)
+    assert model not in svm_tree_module._REPORTS   # fit computes no report (no LP for the record)
     n = 0
     for k, step in enumerate(model.trace_):
         report = {r.hard_class: r for r in model.zero_solution_report(k)}

@@ -351,8 +351,9 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
     clusters (a common positive factor does not change argmax τ), so they stay finite and
     non-negative far from every cluster.
 
-    Parameters: ``n_clusters``, ``covariance_reg``, ``weight``, ``random_state`` (K-Means),
-    ``order`` (the DAG class list, restricted in each cluster to its classes) and the SVM
+    Parameters: ``n_clusters``, ``covariance_reg``, ``weight``, ``random_state`` and
+    ``kmeans_max_iter`` (K-Means, scikit-learn's ``max_iter``; a K-Means stopped there is reported
+    as an unconverged sub-problem), ``order`` (the DAG class list, restricted in each cluster to its classes) and the SVM
     parameters of ``DAGSVC``.
 
     Diagnostic: Sabzekar et al. §5 requires "that in each cluster, there are data points from whole of
@@ -364,11 +365,11 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
 
     _parameter_constraints = {**DAGSVC._parameter_constraints, "n_clusters": Int(1, 10_000),
                               "covariance_reg": Number(0, 1e6, lo_open=True), "weight": OneOf(*WEIGHTS),
-                              "random_state": Seed()}
+                              "random_state": Seed(), "kmeans_max_iter": Int(1, 100_000)}
 
     def __init__(self, n_clusters=3, covariance_reg=1e-3, weight="gaussian", random_state=None,
                  order=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
-                 tol=1e-3, max_iter=None, cache_mb=200):
+                 tol=1e-3, max_iter=None, cache_mb=200, kmeans_max_iter=300):
         self.n_clusters = n_clusters
         self.covariance_reg = covariance_reg
         self.weight = weight
@@ -383,6 +384,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_mb = cache_mb
+        self.kmeans_max_iter = kmeans_max_iter
 
     def fit(self, X, y, progress=None):
         """K-Means, the Gaussians and a DAG per cluster (Fig. 5a). ``progress(done, total)``
@@ -405,7 +407,8 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
         self.gamma_ = float(resolve_gamma(self.gamma, X)) if self.kernel != "linear" else 1.0
 
         # Fig. 5a level 1: K-Means; only its centres and labels are kept.
-        km = KMeans(n_clusters=self.n_clusters, n_init=10, random_state=self.random_state).fit(X)
+        km = KMeans(n_clusters=self.n_clusters, n_init=10, max_iter=self.kmeans_max_iter,
+                    random_state=self.random_state).fit(X)
         self.cluster_centers_ = km.cluster_centers_.copy()
         kmeans_iter = int(km.n_iter_)
         kmeans_done = kmeans_iter < km.max_iter   # K-Means stopped by its tolerance, not its cap

@@ -9,6 +9,7 @@ pruning live in ``_svm_tree_build``; the records of nodes and trace in ``_svm_tr
 from __future__ import annotations
 
 import time
+import weakref
 from itertools import combinations
 
 import numpy as np
@@ -31,6 +32,10 @@ __all__ = ["SVMTreeClassifier", "chain_arrays", "chain_predict", "tree_predict"]
 
 #: Names of unconverged sub-problems kept in ``unconverged_`` (``n_unconverged_`` counts all).
 MAX_UNCONVERGED_NAMES = 20
+# The zero-solution reports computed so far, per model, beside it rather than in it: a fitted model
+# may be shared by several sessions (the app caches fitted models), and reading one must not
+# change it. Entries go with their model and are valid for the trace and data they were made from.
+_REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @register_estimator
@@ -152,7 +157,6 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         X, yi = self._validate_fit(X, y)
         settings = self._settings(fast=not _reference)
         nl = None if self.nonlinear is None else {**NONLINEAR_DEFAULTS, **self.nonlinear}
-        self._zero_cache = {}
         K = len(self.classes_)
         limits.check_pairwise(K, "the SVM tree's one-vs-one")
         pairs = [(0, 1)] if K == 2 else list(combinations(range(K), 2))
@@ -282,12 +286,16 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         +1): D_k*, D_low, the window and where the paper's loop and the exact rule land. Needs the
         training data only through the step's active set, which the trace does not hold in
         coordinates — hence ``bind_data`` or the X given here; computed once per step (4 LPs)
-        and cached, never during ``fit``."""
+        and cached beside the model (it is not changed), never during ``fit``."""
         return self._report(k, tree_index)
 
     def _report(self, k, tree_index):
         key = (tree_index, k)
-        cache = self.__dict__.setdefault("_zero_cache", {})
+        made_from = (self.trees_, self.training_data)
+        entry = _REPORTS.get(self)
+        if entry is None or entry[0][0] is not made_from[0] or entry[0][1] is not made_from[1]:
+            entry = _REPORTS[self] = (made_from, {})
+        cache = entry[1]
         if key not in cache:
             X, y = self._step_data(k, tree_index)
             limits.check_tree_lp_work(X.shape[0], X.shape[1], "the zero-solution report of this step")
@@ -299,7 +307,6 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         """Keep the training data (not part of the fitted state) so steps can be explained and
         their zero-solution reports computed after fit, e.g. for a loaded model."""
         self._train_data = (np.asarray(X, dtype=np.float64), np.asarray(y))
-        self._zero_cache = {}
         return self
 
     @property

@@ -5,7 +5,7 @@ bounds 0. Here, for the general problem of ``problem.py``:
 
 - working set: second-order selection (Fan, Chen & Lin 2005, "WSS2") inside each equality group;
   variables in no group are candidates for a single-variable Newton step; the candidate with the
-  largest predicted decrease is taken (``_smo_core.select_working_set``; for one group holding
+  largest predicted decrease is taken (``_smo_solver.select_working_set``; for one group holding
   every variable, the C-SVM, the selection is inlined in the main loop);
 - update: the analytic two-variable step with general lower/upper bounds of Zapién Arreola, Fehr and Burkhardt 2007 §4.1
   (Algorithm 1), written along the direction that keeps Σ s α fixed and clipped to the box
@@ -16,10 +16,11 @@ bounds 0. Here, for the general problem of ``problem.py``:
 - shrinking with LIBSVM's ``G_bar`` and gradient reconstruction from the free α only
   (``do_shrinking``/``reconstruct_gradient``), the active variables kept contiguous by swaps as
   LIBSVM's ``swap_index``, and a column cache that survives shrinking and whose rows follow the
-  active size when the columns do not fit (see ``_smo_core``);
+  active size when the columns do not fit (see ``_smo_cache``);
 - rho per group from the KKT conditions as LIBSVM's ``calculate_rho`` (``kkt.rho``);
 - Q: a dense matrix when it fits ``dense_mb``, otherwise columns computed on demand in Numba
-  with an LRU cache of ``cache_mb`` MB.
+  (``_smo_columns``) with an LRU cache of ``cache_mb`` MB (``_smo_cache``), the solver proper
+  (``_smo_solver``) seeing Q only through the cache, as LIBSVM's ``Solver`` through ``get_Q``.
 
 Convergence. As LIBSVM there is no default iteration cap: SMO with WSS2 stops after
 finitely many iterations for any tol > 0 (Fan, Chen & Lin 2005, Theorem 3 / Chen, Fan & Lin
@@ -40,47 +41,22 @@ import numpy as np
 
 from svmviz.errors import ConvergenceError, ParameterError, SvmvizError
 from svmviz.solvers import kkt
-from svmviz.solvers import _smo_core as core
+from svmviz.solvers import _smo_solver as core
+from svmviz.solvers._smo_cache import new_cache
+from svmviz.solvers._smo_columns import kernel_columns
 from svmviz.solvers.result import QPResult, SMOTrace
 
 DEFAULT_DENSE_MB = 2.0   # n ≤ 512: beyond that cached columns were faster
 DEFAULT_CACHE_MB = 200.0
 DEFAULT_MAX_TRACE = 20_000
+# below this n the float64 columns of the default cache all fit (4096² × 8 B = 128 MB), and a
+# smaller cache_mb on a small problem is a test of the cache's bookkeeping, which compares
+# iterates across cache sizes bit for bit: "auto" keeps float64 there
+AUTO_FLOAT32_N = 4096
+REFINE_ROUNDS = 3   # restarts from the exact gradient after float32 columns, then float64
 HISTORY_POINTS = 2048
 CHUNK = 1 << 20          # iterations between two calls of ``progress``
 NO_CAP = np.iinfo(np.int64).max
-
-_EMPTY2 = np.empty((0, 0))
-
-
-def _column_source(problem, dense_mb: float, order):
-    """The ``src`` tuple of ``_smo_core``: a dense Q (given, or built when it fits ``dense_mb``)
-    or the samples, in the solver's starting ``order``, for columns on demand. Arrays are fresh
-    copies (the solver reorders them)."""
-    n = problem.n
-    ibuf = np.empty(n, dtype=np.int64)
-    if problem.Q is None:
-        k = problem.kernel
-        on_demand = n * n * 8 > dense_mb * 2**20
-        if not on_demand:   # dense_Q builds Q in the original order
-            order = slice(None)
-        X = problem.X[order]
-        classes = (np.empty(0, dtype=np.int64) if problem.scatter_classes is None
-                   else np.array(problem.scatter_classes, dtype=np.int64)[order])
-        inv_K = 0.0 if problem.scatter_classes is None else 1.0 / problem.n_classes
-        src = (False, _EMPTY2, core.KERNEL_CODES[k.name], float(k.gamma), float(k.coef0),
-               int(k.degree), np.array(X.T, order="C"), np.einsum("ij,ij->i", X, X),
-               np.array(problem.signs, dtype=np.float64)[order], classes, inv_K, ibuf)
-        if on_demand:
-            return src
-        Q = core.dense_Q(src)
-    else:
-        Q = np.ascontiguousarray(problem.Q, dtype=np.float64)
-        if not np.array_equal(Q, Q.T):
-            Q = 0.5 * (Q + Q.T)  # only the symmetric part enters ½αᵀQα
-    return (True, Q, 0, 0.0, 0.0, 0, np.empty((0, n)), np.zeros(n), np.ones(n),
-            np.empty(0, dtype=np.int64), 0.0, ibuf)
-
 
 def _start(problem, alpha0):
     L, U = problem.lower, problem.upper
@@ -97,17 +73,126 @@ def _start(problem, alpha0):
     return alpha
 
 
+class _Pass:
+    """One run of the Numba solver from ``alpha_start`` with a cache of ``dtype`` entries: its
+    state (``_smo_solver``'s named tuples) and the loop that calls ``progress`` between chunks."""
+
+    def __init__(self, problem, alpha_start, ordr, s_eq, one_group, dense_mb, cache_mb, dtype,
+                 tol, shrinking, shrink_every, T, it0=0):
+        n = problem.n
+        ordr = ordr.copy()   # the solver reorders it in place
+        self.cols = cols = kernel_columns(problem, dense_mb, ordr)
+        # enough cache slots for the columns one iteration holds at once (two group heads + a
+        # pair)
+        itemsize = np.dtype(dtype).itemsize
+        n_slots = int(min(n, max(4, cache_mb * 2**20 // (itemsize * n))))
+        self.cache = new_cache(n, n_slots, dtype)
+        # compact copies in the starting order: the solver reorders them in place (active first)
+        a = alpha_start[ordr]
+        L = np.array(problem.lower, dtype=np.float64)[ordr]
+        U = np.array(problem.upper, dtype=np.float64)[ordr]
+        s = s_eq[ordr]
+        pos = s > 0
+        st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
+              + core.POS * pos).astype(np.int8)   # core.status_of for every variable
+        self.var = v = core.Variables(
+            a=a, G=np.empty(n), Gbar=np.empty(n), p=np.array(problem.p, dtype=np.float64)[ordr],
+            L=L, U=U, s=s, QD=np.array(problem.diag(), dtype=np.float64)[ordr],
+            pend=np.zeros(n), grp=np.array(problem.groups, dtype=np.int64)[ordr], st=st,
+            ordr=ordr)
+        n_groups = problem.n_groups
+        self.work = core.Work(Gmax1=np.empty(n_groups), Gmax2=np.empty(n_groups),
+                              imax=np.empty(n_groups, np.int64), buf=np.empty(n))
+        core.initial_gradient(v, cols, self.work.buf)
+        self.rec = core.Record(hist_it=np.empty(HISTORY_POINTS, dtype=np.int64),
+                               hist_viol=np.empty(HISTORY_POINTS),
+                               hist_obj=np.empty(HISTORY_POINTS),
+                               tr_ij=np.empty((T, 2), dtype=np.int64), tr_a=np.empty((T, 4)),
+                               tr_vo=np.empty((T, 2)), ev=np.empty((T, 2), dtype=np.int64))
+        self.ctr = np.zeros(1, dtype=core.COUNTERS)
+        c = self.ctr[0]
+        c["m"] = c["w"] = c["w_min"] = n
+        c["it"] = it0
+        c["counter"] = shrink_every + 1
+        c["stride"] = 1
+        c["pre_gmax"] = -np.inf
+        c["obj"] = self.obj0 = float(0.5 * a @ (v.G + v.p))
+        c["viol"] = np.inf
+        self.opts = core.Settings(tol=tol, shrinking=shrinking, shrink_every=shrink_every,
+                                  one_group=one_group)
+
+    def go(self, cap, progress, max_iter):
+        """Iterate to convergence or iteration ``cap``, calling ``progress`` between chunks."""
+        c = self.ctr[0]
+        while True:
+            it = int(c["it"])
+            stop_it = min(cap, it + CHUNK) if progress is not None else cap
+            status = core.run(self.var, self.cols, self.cache, self.work, self.rec, self.ctr,
+                              self.opts, stop_it)
+            if status == core.RESHAPED:   # the cache's rows changed width: go on with new views
+                continue
+            if status != core.RUNNING or c["it"] >= cap:
+                break
+            progress(int(c["it"]), 0 if max_iter is None else cap)
+        if status == core.UNBOUNDED:
+            raise SvmvizError("the objective is unbounded below: some variable has U = inf and "
+                              "no curvature (Q_ii = 0) along a descent direction")
+        return status
+
+    def finish(self, exact: bool):
+        """α, G and G_bar in the original order; ``exact``: G and G_bar recomputed in double
+        from α (after a float32 cache, whose rounded columns the gradient has summed)."""
+        if exact:
+            v = self.var
+            core.initial_gradient(v, self.cols, self.work.buf)
+            v.pend[:] = 0.0
+            self.ctr[0]["m"] = v.a.shape[0]
+        return core.finish(self.var, self.cols, self.cache, self.work.buf, self.ctr)
+
+    def restart(self):
+        """Go on from the exact gradient ``finish(exact=True)`` left, all variables active."""
+        c = self.ctr[0]
+        c["pre_ok"] = False
+        c["unshrunk"] = False
+        c["counter"] = self.opts.shrink_every + 1
+        c["viol"] = np.inf
+        c["obj"] = float(0.5 * self.var.a @ (self.var.G + self.var.p))
+
+    @property
+    def n_iter(self):
+        return int(self.ctr[0]["it"])
+
+    @property
+    def w_min(self):
+        return int(self.ctr[0]["w_min"])
+
+    @property
+    def viol(self):
+        return float(self.ctr[0]["viol"])
+
+    def history(self):
+        k = int(self.ctr[0]["n_hist"])
+        return {"iteration": self.rec.hist_it[:k].tolist(),
+                "max_violation": self.rec.hist_viol[:k].tolist(),
+                "objective": self.rec.hist_obj[:k].tolist()}
+
+
 def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: float | None = None,
           dense_mb: float | None = None, shrinking: bool = True, trace: bool = False,
           max_trace: int = DEFAULT_MAX_TRACE, progress=None, on_cap: str = "return",
-          shrink_every: int | None = None, _internals: dict | None = None) -> QPResult:
+          shrink_every: int | None = None, cache_dtype: str = "auto",
+          _internals: dict | None = None) -> QPResult:
     """Solve ``problem`` by SMO; see the module docstring.
 
     ``max_iter``: None (default) runs to convergence; a number caps the iterations (then
     ``converged`` is False, or ``ConvergenceError`` with ``on_cap="raise"``). ``trace``: record the first ``max_trace`` iterations in
     ``result.trace`` (``SMOTrace``). ``progress(done, total)``: called every ``CHUNK`` iterations
     (``total`` = ``max_iter``, 0 when uncapped); raising in it ends the solve. ``shrink_every``:
-    iterations between shrinking steps (LIBSVM's min(n, 1000)). An unknown option is a
+    iterations between shrinking steps (LIBSVM's min(n, 1000)). ``cache_dtype``: the cached
+    columns' entries, "float64", "float32" (twice the columns per MB; the gradient is recomputed
+    in double at the end and the solve goes on with float64 columns while the exact violation is
+    above ``tol``) or "auto" (float32 when the float64 columns do not all fit in ``cache_mb`` and
+    n ≥ ``AUTO_FLOAT32_N``, float64 otherwise and with ``trace``). An unknown option is a
     ``TypeError``.
     """
     t0 = time.perf_counter()
@@ -119,6 +204,8 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     cap = NO_CAP if max_iter is None else int(max_iter)
     if cap < 0:
         raise ParameterError(f"max_iter must be non-negative or None, got {max_iter}")
+    if cache_dtype not in ("auto", "float64", "float32"):
+        raise ParameterError(f"cache_dtype must be 'auto', 'float64' or 'float32', not {cache_dtype!r}")
     if on_cap not in ("return", "raise"):
         raise ParameterError(f"on_cap must be 'return' or 'raise', not {on_cap!r}")
     if trace and int(max_trace) < 1:
@@ -139,83 +226,68 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         s_eq = -s_eq   # the same feasible set: Σ s α = r is Σ (−s) α = −r
     else:
         ordr = np.arange(n)
-    src = _column_source(problem, dense_mb, ordr)
-    # enough cache slots for the columns one iteration holds at once (two group heads + a pair)
-    n_slots = int(min(n, max(4, cache_mb * 2**20 // (8 * n))))
-    # compact copies in the starting order: the solver reorders them in place (active first)
-    a = alpha_start[ordr]
-    farr = (a, np.empty(n), np.empty(n), np.array(problem.p, dtype=np.float64)[ordr],
-            np.array(problem.lower, dtype=np.float64)[ordr],
-            np.array(problem.upper, dtype=np.float64)[ordr], s_eq[ordr],
-            np.array(problem.diag(), dtype=np.float64)[ordr],   # Q_ii in double, as LIBSVM's QD
-            np.zeros(n))   # G_bar changes not yet added (core.flush_gbar)
-    grp = np.array(problem.groups, dtype=np.int64)[ordr]
-    buf = np.empty(n)
-    core.initial_gradient(a, farr[1], farr[2], farr[3], farr[4], farr[5], src, ordr, buf)
-    L, U, pos = farr[4], farr[5], farr[6] > 0
-    st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
-          + core.POS * pos).astype(np.int8)   # core.status_of for every variable
-    # the cache: rows of n entries at first, narrower as the active set shrinks (core.repack);
-    # the slot arrays have room for a slot per column
-    pool = np.empty(n_slots * n)
-    slot_of = np.full(n, -1, dtype=np.int64)
-    owner = np.full(n, -1, dtype=np.int64)
-    slen = np.zeros(n + 1, dtype=np.int64)   # entry n_slots counts the slots in use
-    # LRU list: slot k links to k ± 1, the sentinel n_slots closes the ring
-    nxt = np.zeros(n + 1, dtype=np.int64)
-    prv = np.zeros(n + 1, dtype=np.int64)
-    nxt[:n_slots + 1] = np.append(np.arange(1, n_slots + 1), 0)
-    prv[:n_slots + 1] = np.append(n_slots, np.arange(n_slots))
-    n_groups = problem.n_groups
-    Gmax1, Gmax2, imax = np.empty(n_groups), np.empty(n_groups), np.empty(n_groups, np.int64)
-    ist = np.zeros(13, dtype=np.int64)
-    ist[core.S_M] = n
-    ist[core.S_W] = n
-    ist[core.S_WMIN] = n
-    ist[core.S_COUNTER] = shrink_every + 1
-    ist[core.S_STRIDE] = 1
-    fst = np.array([-np.inf, float(0.5 * a @ (farr[1] + farr[3])), np.inf])
-    obj0 = float(fst[core.F_OBJ])
-    hist = (np.empty(HISTORY_POINTS, dtype=np.int64), np.empty(HISTORY_POINTS),
-            np.empty(HISTORY_POINTS))
     T = int(max_trace) if trace else 0
-    tr = (np.empty((T, 2), dtype=np.int64), np.empty((T, 4)), np.empty((T, 2)),
-          np.empty((T, 2), dtype=np.int64))
-    while True:
-        it = int(ist[core.S_IT])
-        stop_it = min(cap, it + CHUNK) if progress is not None else cap
-        status = core.run(farr, grp, st, ordr, src, pool, slot_of, owner, slen, prv, nxt,
-                          Gmax1, Gmax2, imax, buf, float(tol), stop_it, bool(shrinking),
-                          shrink_every, one_group, ist, fst, *hist, *tr)
-        if status == core.RESHAPED:   # the cache's rows changed width: go on with new views
-            continue
-        if status != core.RUNNING or ist[core.S_IT] >= cap:
-            break
-        progress(int(ist[core.S_IT]), 0 if max_iter is None else cap)
-    if status == core.UNBOUNDED:
-        raise SvmvizError("the objective is unbounded below: some variable has U = inf and no "
-                          "curvature (Q_ii = 0) along a descent direction")
-    alpha, G, Gbar = core.finish(farr, ordr, src, pool, slot_of, slen, buf, ist)
+    # float32 columns when the float64 ones do not all fit (``_smo_cache``), not for a trace
+    # (its steps are the lesson: they stay those of the exact Q)
+    on_demand = problem.Q is None and n * n * 8 > dense_mb * 2**20
+    single = on_demand and (cache_dtype == "float32" or (
+        cache_dtype == "auto" and not trace and n >= AUTO_FLOAT32_N
+        and n * n * 8 > cache_mb * 2**20))
+    run = _Pass(problem, alpha_start, ordr, s_eq, one_group, dense_mb, cache_mb,
+                np.float32 if single else np.float64, float(tol), bool(shrinking), shrink_every, T)
+    status = run.go(cap, progress, max_iter)
+    alpha, G, Gbar = run.finish(exact=single)
+    obj0 = run.obj0
+    passes = [np.dtype(run.cache.pool.dtype).name]
+    if single:
+        # the rounded columns' gradient drifted from the exact one: go on from the exact
+        # gradient with the same cache (its columns stay valid) while that finds violations
+        for _ in range(REFINE_ROUNDS):
+            if status != core.CONVERGED or kkt.max_violation(problem, alpha, G) <= tol:
+                break
+            run.restart()
+            status = run.go(cap, progress, max_iter)
+            alpha, G, Gbar = run.finish(exact=True)
+            passes.append(passes[0])
+    n_iter = run.n_iter
+    history = run.history()
+    if single and status == core.CONVERGED:
+        viol32 = float(kkt.max_violation(problem, alpha, G))
+        if viol32 > tol:
+            # the rounded columns stopped short of tol on the exact gradient: go on in double
+            run = _Pass(problem, alpha, ordr, s_eq, one_group, dense_mb, cache_mb, np.float64,
+                        float(tol), bool(shrinking), shrink_every, 0, n_iter)
+            status = run.go(cap, progress, max_iter)
+            alpha, G, Gbar = run.finish(exact=False)
+            passes.append("float64")
+            more = run.history()
+            for key in history:
+                history[key] = history[key] + more[key]
+            n_iter = run.n_iter
     if _internals is not None:   # for the tests of the G_bar bookkeeping and the cache rows
         _internals["G_bar"] = Gbar
-        _internals["min_width"] = int(ist[core.S_WMIN])
-    n_iter = int(ist[core.S_IT])
+        _internals["min_width"] = run.w_min
+        _internals["cache_dtype"] = np.dtype(run.cache.pool.dtype).name
+        _internals["passes"] = passes
     p = problem.p
     objective = float(0.5 * alpha @ (G + p))
     converged = status == core.CONVERGED
-    viol = float(max(fst[core.F_VIOL], 0.0)) if converged else float(kkt.max_violation(problem, alpha, G))
-    n_hist = int(ist[core.S_NHIST])
-    history = {"iteration": hist[0][:n_hist].tolist() + [n_iter],
-               "max_violation": hist[1][:n_hist].tolist() + [viol],
-               "objective": hist[2][:n_hist].tolist() + [objective]}
-    rec = None
+    viol = (float(max(run.viol, 0.0)) if converged and not single
+            else float(kkt.max_violation(problem, alpha, G)))
+    history["iteration"].append(n_iter)
+    history["max_violation"].append(viol)
+    history["objective"].append(objective)
+    smo_trace = None
     if trace:
-        k = int(ist[core.S_NTRACE])
-        rec = SMOTrace(alpha0=alpha_start, objective0=obj0, pairs=tr[0][:k].copy(),
-                       alpha_before=tr[1][:k, :2].copy(), alpha_after=tr[1][:k, 2:].copy(),
-                       max_violation=tr[2][:k, 0].copy(), objective=tr[2][:k, 1].copy(),
-                       shrink_events=tr[3][:int(ist[core.S_NEV])].copy(), n_iter=n_iter,
-                       truncated=n_iter > k)
+        rec, c = run.rec, run.ctr[0]
+        k = int(c["n_trace"])
+        smo_trace = SMOTrace(alpha0=alpha_start, objective0=obj0, pairs=rec.tr_ij[:k].copy(),
+                             alpha_before=rec.tr_a[:k, :2].copy(),
+                             alpha_after=rec.tr_a[:k, 2:].copy(),
+                             max_violation=rec.tr_vo[:k, 0].copy(),
+                             objective=rec.tr_vo[:k, 1].copy(),
+                             shrink_events=rec.ev[:int(c["n_ev"])].copy(), n_iter=n_iter,
+                             truncated=n_iter > k)
     res = QPResult(
         alpha=alpha,
         objective=objective,
@@ -228,7 +300,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         solver_name="smo-wss2-numba",
         time_s=time.perf_counter() - t0,
         history=history,
-        trace=rec,
+        trace=smo_trace,
     )
     if not converged and on_cap == "raise":
         raise ConvergenceError(

@@ -1,26 +1,12 @@
-"""The Numba kernels of the SMO backend (see ``smo.py`` for the algorithm and its sources).
+"""The solver proper of the SMO backend (LIBSVM's ``Solver``), in Numba; see ``smo.py`` for the
+algorithm and its sources. The columns of Q come from ``_smo_columns`` through the column cache of
+``_smo_cache``, as in LIBSVM's ``svm.cpp``, where ``Solver`` sees Q only through ``get_Q``.
 
 Layout. As LIBSVM (``Solver::swap_index``), the active variables are kept contiguous: every
-per-variable array is a *compact* copy in which positions 0..m−1 are the active set (``ordr``
-maps a position to the original index). Shrinking swaps a shrunk variable with the last active
-one, exactly as LIBSVM's ``do_shrinking``; the hot loops run over 0..m−1 with unit stride.
-
-Column cache (LIBSVM's ``Cache``): rows of one width w in one pool, a row per slot, keyed by
-the original index; each slot holds a valid *prefix* of its column in the current compact
-order (``slen``). A swap of positions i < j swaps the two entries in every cached column long
-enough to hold both, or truncates the prefix to i (LIBSVM drops such a column); after
-unshrinking, a column's missing tail is filled on demand. Slots are handed out in order
-(``slen[n_slots]`` counts those in use, so a swap visits only them, as LIBSVM's walk over its
-LRU list); once all are in use the LRU tail is evicted. The LRU order is a doubly linked list
-over the slots (O(1) per touch); when there is a slot per column (the usual case up to
-n ≈ 5000 at 200 MB) nothing is ever evicted and no order is kept. LIBSVM's columns are as long
-as the active set when asked for, so after shrinking its cache holds n / m times more of them;
-here the rows start at w = n and, when evictions say the active columns do not fit, are cut to
-the active size in place (``width_for``, ``repack``: so the cache holds as many active columns as LIBSVM's), and
-widened again for the final check. Entries stay
-float64: LIBSVM's float32 cache leaves KKT violations up to 3.5e-2 in
-large-C problems, and the tests hold every backend to the cvxpy optimum at 1e-5 relative;
-halving the memory per column does not pay for that.
+per-variable array (``Variables``) is a *compact* copy in which positions 0..m−1 are the active
+set (``ordr`` maps a position to the original index). Shrinking swaps a shrunk variable with the
+last active one, exactly as LIBSVM's ``do_shrinking``; the hot loops run over 0..m−1 with unit
+stride.
 
 G_bar (LIBSVM's ``G_bar``): Σ_j b_j Q_j over the variables at a bound, b_j = α_j there (for the
 C-SVM: C_j Q_j over the α at the upper bound), so the gradient of the shrunk variables is
@@ -28,18 +14,23 @@ rebuilt from the free α only (``reconstruct_gradient``). A variable entering or
 adds its column at once while m ≥ 3n/4, later its change waits in ``pend`` until the next
 rebuild (``gbar_add``, ``flush_gbar``): a cut cache has no full-length columns to add.
 
-``src`` (column source, used only when a column is filled): (dense, Qd, kind, gamma, coef0,
-degree, XT, xsq, signs, classes, inv_K, ibuf) with ``XT`` (d × n), ``xsq``, ``signs``,
-``classes`` in compact order; ``kind`` 0 linear, 1 poly, 2 rbf, 3 sigmoid; ``classes`` empty
-without a Scatter factor; ``ibuf`` int64 work space.
+State. ``run`` works in chunks of iterations (``smo.solve`` calls ``progress`` between them), so
+everything it carries from one chunk to the next is in its arguments: the ``Variables``, the
+``Cache``, the ``Work`` space, the ``Record`` of history and trace, and one ``COUNTERS`` record
+for the scalars; the ``Settings`` do not change during a solve.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+from svmviz.solvers._smo_cache import (col_miss, col_slot, repack, rows_at, swap_positions, touch,
+                                       width_for)
+from svmviz.solvers._smo_columns import fill_column, fill_row, swap_samples
 
 TAU = 1e-12  # LIBSVM's TAU: curvature used when a pair's second derivative is not positive
 # WSS2 keeps j with the smallest o_t = −g_t²/q_t (g_t > 0, q_t > 0). With B = −(best o so far),
@@ -50,286 +41,70 @@ TAU = 1e-12  # LIBSVM's TAU: curvature used when a pair's second derivative is n
 REACH = 1.0 - 2.0 ** -49
 INF = np.inf
 
-KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
-
-# integer state kept between chunks of iterations (``run``)
-S_M, S_COUNTER, S_IT, S_UNSHRUNK, S_PRE_OK, S_PRE_I, S_NHIST, S_STRIDE, S_NTRACE, S_NEV, \
-    S_STATUS, S_W, S_WMIN = range(13)
-# float state
-F_PRE_GMAX, F_OBJ, F_VIOL = range(3)
 RUNNING, CONVERGED, UNBOUNDED, RESHAPED = -1, 0, 2, 3
 
-# exp(x) = 2^k · e^r with k = round(x / ln 2), |r| ≤ ln(2)/2 and a degree-13 Taylor polynomial
-# (truncation error < 2e-16 relative): unlike math.exp this loop vectorises (there is no SVML
-# here), which makes RBF columns several times cheaper than LIBSVM's.
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_INV_FACT = tuple(1.0 / math.factorial(k) for k in range(14))
+
+class Variables(NamedTuple):
+    """Per-variable arrays in compact order: α, the gradient G, G_bar, the linear term p, the
+    bounds L and U, the equality signs s, Q_ii (in double, as LIBSVM's QD), the G_bar changes
+    not yet added (``pend``), the equality group (−1 for none), the status bytes (``status_of``)
+    and the original index of each position (``ordr``)."""
+    a: np.ndarray
+    G: np.ndarray
+    Gbar: np.ndarray
+    p: np.ndarray
+    L: np.ndarray
+    U: np.ndarray
+    s: np.ndarray
+    QD: np.ndarray
+    pend: np.ndarray
+    grp: np.ndarray
+    st: np.ndarray
+    ordr: np.ndarray
 
 
-@njit(cache=True)
-def _vexp(buf, ibuf):
-    """buf = exp(buf) in place for arguments ≤ 709 (below −708 the result is 0)."""
-    c = _INV_FACT
-    m = buf.shape[0]
-    for k in range(m):
-        x = buf[k]
-        keep = 1.0 if x >= -708.0 else 0.0
-        x = min(max(x, -708.0), 709.0)
-        kf = math.floor(x * _LOG2E + 0.5)
-        r = (x - kf * _LN2_HI) - kf * _LN2_LO
-        p = c[13]
-        p = p * r + c[12]
-        p = p * r + c[11]
-        p = p * r + c[10]
-        p = p * r + c[9]
-        p = p * r + c[8]
-        p = p * r + c[7]
-        p = p * r + c[6]
-        p = p * r + c[5]
-        p = p * r + c[4]
-        p = p * r + c[3]
-        p = p * r + c[2]
-        p = p * r + c[1]
-        p = p * r + c[0]
-        ibuf[k] = (np.int64(kf) + 1023) << 52
-        buf[k] = p * keep
-    scale = ibuf[:m].view(np.float64)
-    for k in range(m):
-        buf[k] *= scale[k]
+class Work(NamedTuple):
+    """Scratch space: per-group maxima of the selection (LIBSVM's Gmax, Gmax2 and their i) and a
+    column buffer of n entries."""
+    Gmax1: np.ndarray
+    Gmax2: np.ndarray
+    imax: np.ndarray
+    buf: np.ndarray
 
 
-# ---------------------------------------------------------------------------- Q columns
-# The inner products of a column: blocks of DOT_BLOCK positions (8 kB, they stay in L1 while all
-# features pass over them), four features a pass (one load and store of the partial sums per four
-# products instead of per one), which makes a column about a third cheaper at n = 10,000, d = 50.
-# Each entry's sum runs over the features in the same order wherever a fill starts, so a prefix
-# filled now and a tail filled later equal one fill of the whole column.
-DOT_BLOCK = 1024
+class Record(NamedTuple):
+    """What a solve records: the sampled history (iteration, maximal violation, objective), the
+    trace (pairs, α before and after, violation and objective; length 0 records nothing) and the
+    shrinking events (iteration, active size)."""
+    hist_it: np.ndarray
+    hist_viol: np.ndarray
+    hist_obj: np.ndarray
+    tr_ij: np.ndarray
+    tr_a: np.ndarray
+    tr_vo: np.ndarray
+    ev: np.ndarray
 
 
-@njit(cache=True, inline="always")
-def _dot_block(out, XT, ci, b0, b1):
-    """out[k] = Σ_f XT[f, ci] · XT[f, k] for b0 ≤ k < b1."""
-    d = XT.shape[0]
-    seg = out[b0:b1]
-    m = b1 - b0
-    for k in range(m):
-        seg[k] = 0.0
-    f = 0
-    while f + 4 <= d:
-        r0 = XT[f, b0:b1]
-        r1 = XT[f + 1, b0:b1]
-        r2 = XT[f + 2, b0:b1]
-        r3 = XT[f + 3, b0:b1]
-        x0 = XT[f, ci]
-        x1 = XT[f + 1, ci]
-        x2 = XT[f + 2, ci]
-        x3 = XT[f + 3, ci]
-        for k in range(m):
-            seg[k] += (x0 * r0[k] + x1 * r1[k]) + (x2 * r2[k] + x3 * r3[k])
-        f += 4
-    while f < d:
-        r0 = XT[f, b0:b1]
-        x0 = XT[f, ci]
-        for k in range(m):
-            seg[k] += x0 * r0[k]
-        f += 1
+class Settings(NamedTuple):
+    """The options of a solve: tolerance, shrinking on or off and its period, and whether one
+    equality group holds every variable (the C-SVM: its selection is inlined in ``run``)."""
+    tol: float
+    shrinking: bool
+    shrink_every: int
+    one_group: bool
 
 
-@njit(cache=True)
-def fill_column(out, ci, start, stop, src, ordr):
-    """out[k] = Q(ci, k) for compact positions start ≤ k < stop:
-    t_i t_j k(x_i, x_j) (δ_{c_i c_j} − 1/K), or the dense Q's entries."""
-    dense, Qd, kind, gamma, coef0, degree, XT, xsq, signs, classes, inv_K, ibuf = src
-    if stop <= start:
-        return
-    if dense:
-        row = Qd[ordr[ci]]
-        for k in range(start, stop):
-            out[k] = row[ordr[k]]
-        return
-    for b0 in range(start, stop, DOT_BLOCK):
-        _dot_block(out, XT, ci, b0, min(b0 + DOT_BLOCK, stop))
-    seg = out[start:stop]
-    m = stop - start
-    if kind == 1:
-        for k in range(m):
-            seg[k] = (gamma * seg[k] + coef0) ** degree
-    elif kind == 2:
-        xi = xsq[ci]
-        xs = xsq[start:stop]
-        for k in range(m):
-            seg[k] = -gamma * max(xi + xs[k] - 2.0 * seg[k], 0.0)
-        _vexp(seg, ibuf[start:stop])
-    elif kind == 3:
-        for k in range(m):
-            seg[k] = math.tanh(gamma * seg[k] + coef0)
-    si = signs[ci]
-    sg = signs[start:stop]
-    if classes.shape[0] > 0:
-        c = classes[ci]
-        cl = classes[start:stop]
-        for k in range(m):
-            seg[k] *= si * sg[k] * ((1.0 if cl[k] == c else 0.0) - inv_K)
-    else:
-        for k in range(m):
-            seg[k] *= si * sg[k]
-    if kind == 2 and start <= ci < stop:
-        # k(x, x) = 1 exactly (the distance formula may leave a rounding residue)
-        out[ci] = si * si * ((1.0 - inv_K) if classes.shape[0] > 0 else 1.0)
-
-
-@njit(cache=True, nogil=True)  # entry point: releases the GIL so threads can run solves in parallel
-def dense_Q(src):
-    """The whole Q of an implicit problem, row by row (Q is symmetric: row i is column i)."""
-    n = src[7].shape[0]
-    Q = np.empty((n, n))
-    ordr = np.arange(n)
-    for i in range(n):
-        fill_column(Q[i], i, 0, n, src, ordr)
-    return Q
-
-
-# ---------------------------------------------------------------------------- cache (LRU)
-@njit(cache=True, inline="always")
-def _touch(s, prv, nxt):
-    """Move slot s to the front of the LRU list (the sentinel is the last entry)."""
-    h = prv.shape[0] - 1
-    if nxt[h] == s:
-        return
-    a = prv[s]
-    b = nxt[s]
-    nxt[a] = b
-    prv[b] = a
-    f = nxt[h]
-    nxt[h] = s
-    prv[s] = h
-    nxt[s] = f
-    prv[f] = s
-
-
-@njit(cache=True)
-def _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
-    """Take a slot for the column of position ci (the next unused one, else the LRU tail) and
-    fill its prefix up to m."""
-    oi = ordr[ci]
-    s = slot_of[oi]
-    if s < 0:
-        n_slots = owner.shape[0]
-        s = slen[n_slots]
-        if s < n_slots:
-            slen[n_slots] = s + 1
-        else:
-            s = prv[n_slots]
-            slot_of[owner[s]] = -1
-        owner[s] = oi
-        slot_of[oi] = s
-        slen[s] = 0
-    fill_column(data[s], ci, slen[s], m, src, ordr)
-    slen[s] = m
-    if owner.shape[0] < slot_of.shape[0]:
-        _touch(s, prv, nxt)
-    return s
-
-
-@njit(cache=True, inline="always")
-def col_slot(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src):
-    """The cache slot whose row holds Q(ci, k) for positions 0 ≤ k < m (the LRU order is kept
-    only when some column has no slot of its own)."""
-    s = slot_of[ordr[ci]]
-    if s >= 0 and slen[s] >= m:
-        if owner.shape[0] < slot_of.shape[0]:
-            _touch(s, prv, nxt)
-        return s
-    return _col_miss(ci, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
-
-
-# ---------------------------------------------------------------------------- row width
-@njit(cache=True)
-def width_for(m, w, n, size, n_evict, d):
-    """The cache's row width for active size m (LIBSVM's rows are as long as the active set
-    when asked for, so after shrinking its cache holds n / m times more columns): at least m;
-    cut to m when the cut gives an eighth more slots and the columns evicted since the last
-    shrinking step cost more to recompute than twice the cut costs to move (the rows are
-    widened again for the final check). A column of m entries costs m (d + 8) multiply-adds
-    (d products and an exp); moving ns·m floats about 5.5 multiply-adds each (measured: 200 MB
-    move in 13 ms, a column of 10,000 × 50 in 57 µs)."""
-    if w < m:
-        return m
-    ns = min(n, size // w)
-    if ns < m and min(n, size // m) >= ns + ns // 8 and n_evict * (d + 8) >= 11 * ns:
-        return m
-    return w
-
-
-@njit(cache=True)
-def repack(w_new, w_old, n, pool, slot_of, owner_f, slen_f, prv_f, nxt_f):
-    """Lay the cache out again with rows of w_new entries in the same ``pool`` (in place, no
-    second buffer) and return the new number of slots. The most recently used columns are kept
-    (slot order when no LRU order is kept), each with its prefix up to w_new; slots stay handed
-    out in order and the LRU list keeps their recency."""
-    size = pool.shape[0]
-    ns_old = min(n, size // w_old)
-    ns_new = min(n, size // w_new)
-    used = slen_f[ns_old]
-    mru = np.empty(used, np.int64)
-    if ns_old < n:
-        k = 0
-        t = nxt_f[ns_old]
-        while t != ns_old:
-            if owner_f[t] >= 0:
-                mru[k] = t
-                k += 1
-            t = nxt_f[t]
-    else:
-        for t in range(used):
-            mru[t] = t
-    keep = min(used, ns_new)
-    for r in range(keep, used):
-        slot_of[owner_f[mru[r]]] = -1
-    kept = np.sort(mru[:keep])
-    lens = np.empty(keep, np.int64)
-    owners = np.empty(keep, np.int64)
-    new_of = np.empty(max(ns_old, 1), np.int64)
-    for r in range(keep):
-        lens[r] = min(slen_f[kept[r]], w_new)
-        owners[r] = owner_f[kept[r]]
-        new_of[kept[r]] = r
-    # row r moves from kept[r]·w_old to r·w_new, r ≤ kept[r]: narrower rows only move left (in
-    # slot order); wider ones first left to r·w_old, then right (last row first), so no copy
-    # overwrites a row still to be moved (a row's own copy may overlap: slices copy as NumPy)
-    stride = min(w_new, w_old)
-    for r in range(keep):
-        a0 = kept[r] * w_old
-        b0 = r * stride
-        if a0 != b0:
-            pool[b0:b0 + lens[r]] = pool[a0:a0 + lens[r]]
-    if w_new > w_old:
-        for r in range(keep - 1, -1, -1):
-            pool[r * w_new:r * w_new + lens[r]] = pool[r * w_old:r * w_old + lens[r]]
-    for r in range(keep):
-        owner_f[r] = owners[r]
-        slot_of[owners[r]] = r
-        slen_f[r] = lens[r]
-    for r in range(keep, ns_new):
-        owner_f[r] = -1
-        slen_f[r] = 0
-    slen_f[ns_new] = keep
-    prev = ns_new   # the sentinel
-    for r in range(keep):
-        t = new_of[mru[r]]
-        nxt_f[prev] = t
-        prv_f[t] = prev
-        prev = t
-    for t in range(keep, ns_new):
-        nxt_f[prev] = t
-        prv_f[t] = prev
-        prev = t
-    nxt_f[prev] = ns_new
-    prv_f[ns_new] = prev
-    return ns_new
+# the scalars ``run`` carries between chunks: active size, iterations to the next shrinking step,
+# iterations done, whether the variables were brought back once, the next i of the one-group
+# selection (valid when ``pre_ok``) with its m(α), history and trace counts and the history's
+# sampling stride, the last status, the cache's row width and its least width so far, the
+# objective and the last maximal violation
+COUNTERS = np.dtype([("m", np.int64), ("counter", np.int64), ("it", np.int64),
+                     ("unshrunk", np.bool_), ("pre_ok", np.bool_), ("pre_i", np.int64),
+                     ("n_hist", np.int64), ("stride", np.int64), ("n_trace", np.int64),
+                     ("n_ev", np.int64), ("status", np.int64), ("w", np.int64),
+                     ("w_min", np.int64), ("pre_gmax", np.float64), ("obj", np.float64),
+                     ("viol", np.float64)])
 
 
 # ---------------------------------------------------------------------------- status helpers
@@ -374,8 +149,7 @@ def bound_value(a, lo, up):
 
 # ---------------------------------------------------------------------------- working set
 @njit(cache=True)
-def select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1, Gmax2, imax,
-                       ordr, data, slot_of, owner, slen, prv, nxt, src):
+def select_working_set(m, var, tol, work, rows, cols):
     """Second-order working-set selection (Fan, Chen & Lin 2005, WSS2 as LIBSVM's
     ``Solver::select_working_set``) inside each equality group, plus single-variable Newton
     candidates for variables in no group; the candidate with the largest predicted decrease wins.
@@ -385,6 +159,10 @@ def select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1, Gmax2, imax,
     through their status bytes and the two columns' cache hit test is written out, as in
     ``run`` (no reference counting per lookup): −14 % per ν-SVM solve on fourclass.
     """
+    a, G, L, U, s, QD = var.a, var.G, var.L, var.U, var.s, var.QD
+    grp, st, ordr = var.grp, var.st, var.ordr
+    Gmax1, Gmax2, imax = work.Gmax1, work.Gmax2, work.imax
+    data, slot_of, owner, slen, prv, nxt = rows
     n_groups = Gmax1.shape[0]
     lru = owner.shape[0] < slot_of.shape[0]
     for g in range(n_groups):
@@ -448,18 +226,18 @@ def select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1, Gmax2, imax,
         i1 = imax[g1]
         s1 = slot_of[ordr[i1]]
         if s1 < 0 or slen[s1] < m:
-            s1 = _col_miss(i1, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+            s1 = col_miss(i1, m, ordr, rows, cols)
         elif lru:
-            _touch(s1, prv, nxt)
+            touch(s1, prv, nxt)
         s2 = s1
         i2 = -1
         if g2 >= 0:
             i2 = imax[g2]
             s2 = slot_of[ordr[i2]]
             if s2 < 0 or slen[s2] < m:
-                s2 = _col_miss(i2, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                s2 = col_miss(i2, m, ordr, rows, cols)
             elif lru:
-                _touch(s2, prv, nxt)
+                touch(s2, prv, nxt)
         for t in range(m):
             g = grp[t]
             if g < 0 or (g != g1 and g != g2):
@@ -511,26 +289,27 @@ def first_pass_one_group(m, G, st):
 
 # ---------------------------------------------------------------------------- updates
 @njit(cache=True)
-def _add_column(j, sl, delta, n, Gbar, buf, ordr, data, slen, src):
+def _add_column(j, sl, delta, n, Gbar, buf, ordr, rows, cols):
     """Gbar += delta · Q_j over all n positions: the prefix cached in slot sl (none when sl < 0),
     extended in place when its row has room, the rest computed into ``buf``."""
+    data, slen = rows.data, rows.slen
     ln = 0
     if sl >= 0:
         ln = slen[sl]
         if ln < n and data.shape[1] >= n:
-            fill_column(data[sl], j, ln, n, src, ordr)
+            fill_row(data[sl], j, ln, n, cols, ordr)
             slen[sl] = n
             ln = n
         for r in range(ln):
             Gbar[r] += delta * data[sl, r]
     if ln < n:
-        fill_column(buf, j, ln, n, src, ordr)
+        fill_column(buf, j, ln, n, cols, ordr)
         for r in range(ln, n):
             Gbar[r] += delta * buf[r]
 
 
 @njit(cache=True)
-def gbar_add(ci, delta, m, n, Gbar, pend, buf, ordr, data, slot_of, slen, src):
+def gbar_add(ci, delta, m, n, var, buf, rows, cols):
     """G_bar += delta · Q_ci: a variable entered or left a bound (its column's prefix of m is
     cached: it was just used). While at least three quarters of the variables are active, at
     once (LIBSVM), the rest of the column from the cache or computed (kept in the cache when its
@@ -538,20 +317,22 @@ def gbar_add(ci, delta, m, n, Gbar, pend, buf, ordr, data, slot_of, slen, src):
     column per variable however often it bounces. The choice depends on m alone, so every cache
     size gives the same G_bar bit for bit."""
     if 4 * (n - m) > n:
-        pend[ci] += delta
+        var.pend[ci] += delta
     else:
-        _add_column(ci, slot_of[ordr[ci]], delta, n, Gbar, buf, ordr, data, slen, src)
+        _add_column(ci, rows.slot_of[var.ordr[ci]], delta, n, var.Gbar, buf, var.ordr, rows,
+                    cols)
 
 
 @njit(cache=True)
-def flush_gbar(n, Gbar, pend, buf, ordr, data, slot_of, slen, src):
+def flush_gbar(n, var, buf, rows, cols):
     """G_bar += Σ_j pend_j Q_j over all n positions: the changes ``gbar_add`` deferred. G_bar is
     read only when the gradient is rebuilt, so they wait for it: a variable that enters and
     leaves its bound many times costs one column, and no column has to be kept at full length
     in a cache whose rows are cut to the active size."""
+    Gbar, pend, ordr, slot_of = var.Gbar, var.pend, var.ordr, rows.slot_of
     for j in range(n):
         if pend[j] != 0.0:
-            _add_column(j, slot_of[ordr[j]], pend[j], n, Gbar, buf, ordr, data, slen, src)
+            _add_column(j, slot_of[ordr[j]], pend[j], n, Gbar, buf, ordr, rows, cols)
             pend[j] = 0.0
 
 
@@ -593,9 +374,10 @@ def pair_step(gi, gj, si, sj, qii, qjj, qij, ai, aj, li, ui, lj, uj):
 
 
 @njit(cache=True)
-def update_single(i, m, n, a, G, Gbar, pend, buf, L, U, s, st, QD,
-                  ordr, data, slot_of, owner, slen, prv, nxt, src):
+def update_single(i, m, n, var, buf, rows, cols):
     """Newton step on one variable in no group, clipped to [L_i, U_i]."""
+    a, G, L, U, s, st, QD = var.a, var.G, var.L, var.U, var.s, var.st, var.QD
+    data = rows.data
     q = QD[i]
     ai = a[i]
     g_old = G[i]
@@ -609,19 +391,20 @@ def update_single(i, m, n, a, G, Gbar, pend, buf, L, U, s, st, QD,
     d = new - ai
     a[i] = new
     st[i] = status_of(new, L[i], U[i], s[i])
-    sl = col_slot(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+    sl = col_slot(i, m, var.ordr, rows, cols)
     for r in range(m):
         G[r] += data[sl, r] * d
     db = bound_value(new, L[i], U[i]) - bound_value(ai, L[i], U[i])
     if db != 0.0:
-        gbar_add(i, db, m, n, Gbar, pend, buf, ordr, data, slot_of, slen, src)
+        gbar_add(i, db, m, n, var, buf, rows, cols)
     return g_old * d + 0.5 * q * d * d
 
 
 # ---------------------------------------------------------------------------- gradient
 @njit(cache=True)
-def initial_gradient(a, G, Gbar, p, L, U, src, ordr, buf):
+def initial_gradient(var, cols, buf):
     """G = p + Σ_{α_j ≠ 0} α_j Q_j and G_bar = Σ_{α_j at a bound} α_j Q_j (all positions)."""
+    a, G, Gbar, p, L, U, ordr = var.a, var.G, var.Gbar, var.p, var.L, var.U, var.ordr
     n = a.shape[0]
     for k in range(n):
         G[k] = p[k]
@@ -629,7 +412,7 @@ def initial_gradient(a, G, Gbar, p, L, U, src, ordr, buf):
     for j in range(n):
         aj = a[j]
         if aj != 0.0:
-            fill_column(buf, j, 0, n, src, ordr)
+            fill_column(buf, j, 0, n, cols, ordr)
             for k in range(n):
                 G[k] += aj * buf[k]
             bj = bound_value(aj, L[j], U[j])
@@ -639,7 +422,7 @@ def initial_gradient(a, G, Gbar, p, L, U, src, ordr, buf):
 
 
 @njit(cache=True)
-def reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of, slen, src):
+def reconstruct_gradient(m, n, var, buf, rows, cols):
     """G at the shrunk positions m..n−1: G_bar + p + Σ_{free α_j} α_j Q_j (LIBSVM's
     ``reconstruct_gradient``; shrunk variables are at bounds, so every free α is active). As
     LIBSVM, row-wise (one partial column per shrunk variable) when there are many free α,
@@ -647,6 +430,8 @@ def reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of, sl
     enough, else computed into ``buf``). G_bar must be flushed first (``flush_gbar``)."""
     if m >= n:
         return
+    a, G, Gbar, p, L, U, ordr = var.a, var.G, var.Gbar, var.p, var.L, var.U, var.ordr
+    data, slot_of, slen = rows.data, rows.slot_of, rows.slen
     for r in range(m, n):
         G[r] = Gbar[r] + p[r]
     n_free = 0
@@ -657,7 +442,7 @@ def reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of, sl
         return
     if n_free * n > 2 * m * (n - m):
         for r in range(m, n):
-            fill_column(buf, r, 0, m, src, ordr)
+            fill_column(buf, r, 0, m, cols, ordr)
             acc = 0.0
             for j in range(m):
                 if L[j] < a[j] < U[j]:
@@ -671,12 +456,12 @@ def reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of, sl
                 sl = slot_of[ordr[j]]
                 if sl >= 0 and (wide or slen[sl] >= n):
                     if slen[sl] < n:
-                        fill_column(data[sl], j, slen[sl], n, src, ordr)
+                        fill_row(data[sl], j, slen[sl], n, cols, ordr)
                         slen[sl] = n
                     for r in range(m, n):
                         G[r] += aj * data[sl, r]
                 else:
-                    fill_column(buf, j, m, n, src, ordr)
+                    fill_column(buf, j, m, n, cols, ordr)
                     for r in range(m, n):
                         G[r] += aj * buf[r]
 
@@ -703,7 +488,7 @@ def _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _swap(x, i, j):
     t = x[i]
     x[i] = x[j]
@@ -711,29 +496,23 @@ def _swap(x, i, j):
 
 
 @njit(cache=True)
-def swap_index(i, j, farr, grp, st, ordr, src, data, owner, slen):
-    """LIBSVM's ``swap_index`` for positions i < j: every compact array, Xᵀ's columns and the
-    cached columns (swapped entries, or the prefix cut to i when it holds only i)."""
-    for x in farr:
-        _swap(x, i, j)
-    _swap(grp, i, j)
-    _swap(st, i, j)
-    _swap(ordr, i, j)
-    XT = src[6]
-    for f in range(XT.shape[0]):
-        _swap(XT[f], i, j)
-    _swap(src[7], i, j)
-    _swap(src[8], i, j)
-    if src[9].shape[0] > 0:
-        _swap(src[9], i, j)
-    for sl in range(slen[owner.shape[0]]):   # the slots in use
-        ln = slen[sl]
-        if ln > j:
-            t = data[sl, i]
-            data[sl, i] = data[sl, j]
-            data[sl, j] = t
-        elif ln > i:
-            slen[sl] = i
+def swap_index(i, j, var, rows, cols):
+    """LIBSVM's ``swap_index`` for positions i < j: every per-variable array, the samples of the
+    kernel columns and the cached columns (``_smo_cache.swap_positions``)."""
+    _swap(var.a, i, j)
+    _swap(var.G, i, j)
+    _swap(var.Gbar, i, j)
+    _swap(var.p, i, j)
+    _swap(var.L, i, j)
+    _swap(var.U, i, j)
+    _swap(var.s, i, j)
+    _swap(var.QD, i, j)
+    _swap(var.pend, i, j)
+    _swap(var.grp, i, j)
+    _swap(var.st, i, j)
+    _swap(var.ordr, i, j)
+    swap_samples(i, j, cols)
+    swap_positions(i, j, rows)
 
 
 @njit(cache=True)
@@ -764,17 +543,18 @@ def shrink_scan(m, a, G, L, U, s, grp, Gmax1, Gmax2):
 
 
 @njit(cache=True)
-def shrink_swaps(m, farr, grp, st, ordr, src, data, owner, slen, Gmax1, Gmax2, single_viol):
+def shrink_swaps(m, var, work, rows, cols, single_viol):
     """LIBSVM's ``do_shrinking`` loop: each variable to shrink changes place with the last
     active one that stays. Returns the new active size."""
-    a, G, L, U, s = farr[0], farr[1], farr[4], farr[5], farr[6]
+    a, G, L, U, s, grp = var.a, var.G, var.L, var.U, var.s, var.grp
+    Gmax1, Gmax2 = work.Gmax1, work.Gmax2
     i = 0
     while i < m:   # m shrinks inside the loop (LIBSVM's for over active_size)
         if _be_shrunk(i, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
             m -= 1
             while m > i:
                 if not _be_shrunk(m, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
-                    swap_index(i, m, farr, grp, st, ordr, src, data, owner, slen)
+                    swap_index(i, m, var, rows, cols)
                     break
                 m -= 1
         i += 1
@@ -783,60 +563,64 @@ def shrink_swaps(m, farr, grp, st, ordr, src, data, owner, slen, Gmax1, Gmax2, s
 
 # ---------------------------------------------------------------------------- main loop
 @njit(cache=True, nogil=True)  # entry point: releases the GIL so threads can run solves in parallel
-def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, Gmax1, Gmax2, imax,
-        buf, tol, stop_it, shrinking, shrink_every, one_group, ist, fst,
-        hist_it, hist_viol, hist_obj, tr_ij, tr_a, tr_vo, ev):
-    """LIBSVM's ``Solver::Solve`` (shrinking every ``shrink_every`` iterations, unshrink and
-    re-check before stopping) on compact arrays, until convergence or iteration ``stop_it``.
-    All state lives in the arguments (``ist``/``fst`` hold the scalars), so the caller can run
-    the solve in chunks. ``farr`` = (a, G, Gbar, p, L, U, s, QD, pend). The cache is ``pool``
-    laid out as rows of ``ist[S_W]`` entries (``width_for``/``repack``); ``owner_f``, ``slen_f``,
-    ``prv_f`` and ``nxt_f`` have room for n slots and are viewed at the current count. A new
-    width returns RESHAPED with the state of the iteration's start (the caller calls again):
-    views assigned once per call keep Numba's reference counting out of the loop (assigning
-    them inside it costs about a quarter more time per iteration on fourclass, rbf, C = 1000). Trace arrays of length 0
-    record nothing; otherwise per iteration k < len: the pair in original indices (j = −1 for a
-    single-variable step), α_i, α_j before and after, the maximal violation and the objective
-    after the step; ``ev`` records shrinking events (iteration, active size).
+def run(var, cols, cache, work, rec, ctr, opts, stop_it):
+    """LIBSVM's ``Solver::Solve`` (shrinking every ``opts.shrink_every`` iterations, unshrink and
+    re-check before stopping) on the compact ``Variables`` ``var``, until convergence or
+    iteration ``stop_it``. All state lives in the arguments (``ctr[0]``, a ``COUNTERS`` record, holds the
+    scalars), so the caller can run the solve in chunks. The ``Cache`` is viewed as rows of
+    ``ctr[0].w`` entries (``width_for``/``repack``). A new width returns RESHAPED with the state
+    of the iteration's start (the caller calls again): views assigned once per call keep
+    Numba's reference counting out of the loop (assigning them inside it costs about a quarter
+    more time per iteration on fourclass, rbf, C = 1000). ``rec`` (``Record``): trace arrays of
+    length 0 record nothing; otherwise per iteration k < len: the pair in original indices
+    (j = −1 for a single-variable step), α_i, α_j before and after, the maximal violation and
+    the objective after the step; ``ev`` records shrinking events (iteration, active size).
 
     Per-iteration cost. With a few dozen active variables the loops over them are
     short and the constant per iteration decides the race with LIBSVM. Numba counts references
     (an atomic add) for every array handed to a function, inlined ones too: a loop that hands
-    arrays to helpers spends about half its time there. So the iteration itself touches arrays only directly: the cache
-    hit test is written out here (misses, G_bar updates and shrinking call out: they are rare),
-    the pair step is the scalar ``pair_step``; the LRU order is kept only when some column has
-    no slot of its own; the history is sampled by a countdown instead of a modulo."""
-    a, G, Gbar, p, L, U, s, QD, pend = farr
+    arrays to helpers spends about half its time there. So the iteration itself touches arrays
+    only directly, through locals unpacked once here: the cache hit test is written out here
+    (misses, G_bar updates and shrinking call out: they are rare), the pair step is the scalar
+    ``pair_step``; the LRU order is kept only when some column has no slot of its own; the
+    history is sampled by a countdown instead of a modulo."""
+    a, G, L, U, s, QD = var.a, var.G, var.L, var.U, var.s, var.QD
+    grp, st, ordr = var.grp, var.st, var.ordr
+    Gmax1, Gmax2, buf = work.Gmax1, work.Gmax2, work.buf
+    hist_it, hist_viol, hist_obj = rec.hist_it, rec.hist_viol, rec.hist_obj
+    tr_ij, tr_a, tr_vo, ev = rec.tr_ij, rec.tr_a, rec.tr_vo, rec.ev
+    tol = opts.tol
+    shrinking = opts.shrinking
+    shrink_every = opts.shrink_every
+    one_group = opts.one_group
+    c = ctr[0]
     n = a.shape[0]
-    size = pool.shape[0]
-    w = ist[S_W]
-    ns = min(n, size // w)
-    data = pool[:ns * w].reshape((ns, w))
-    owner = owner_f[:ns]
-    slen = slen_f[:ns + 1]
-    prv = prv_f[:ns + 1]
-    nxt = nxt_f[:ns + 1]
+    size = cache.pool.shape[0]
+    w = c.w
+    view = rows_at(cache, w)
+    data, slot_of, owner, slen, prv, nxt = view
+    ns = owner.shape[0]
     lru = ns < n
-    m = ist[S_M]
-    counter = ist[S_COUNTER]
-    it = ist[S_IT]
-    pre_ok = ist[S_PRE_OK] == 1
-    pre_i = ist[S_PRE_I]
-    n_hist = ist[S_NHIST]
-    stride = ist[S_STRIDE]
-    n_tr = ist[S_NTRACE]
-    n_ev = ist[S_NEV]
-    pre_Gmax = fst[F_PRE_GMAX]
-    obj = fst[F_OBJ]
-    max_viol = fst[F_VIOL]
+    m = c.m
+    counter = c.counter
+    it = c.it
+    pre_ok = c.pre_ok
+    pre_i = c.pre_i
+    n_hist = c.n_hist
+    stride = c.stride
+    n_tr = c.n_trace
+    n_ev = c.n_ev
+    pre_Gmax = c.pre_gmax
+    obj = c.obj
+    max_viol = c.viol
     hist_cap = hist_it.shape[0]
     tr_cap = tr_ij.shape[0]
     ev_cap = ev.shape[0]
-    unshrunk = ist[S_UNSHRUNK] == 1
+    unshrunk = c.unshrunk
     next_hist = ((it + stride - 1) // stride) * stride   # the next multiple of stride
     status = RUNNING
     n_evict = 0   # columns evicted since the last shrinking step (width_for)
-    d_feat = src[6].shape[0]
+    d_feat = cols.XT.shape[0]
     while it < stop_it:
         counter -= 1
         if counter == 0:
@@ -847,12 +631,10 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
                 if not unshrunk and viol <= 10.0 * tol:
                     # near the end: bring every variable back once, as LIBSVM
                     unshrunk = True
-                    flush_gbar(n, Gbar, pend, buf, ordr, data, slot_of, slen, src)
-                    reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of,
-                                         slen, src)
+                    flush_gbar(n, var, buf, view, cols)
+                    reconstruct_gradient(m, n, var, buf, view, cols)
                     m = n
-                m = shrink_swaps(m, farr, grp, st, ordr, src, data, owner, slen, Gmax1, Gmax2,
-                                 single_viol)
+                m = shrink_swaps(m, var, work, view, cols, single_viol)
                 if m != old_m:
                     if n_ev < ev_cap and tr_cap > 0:
                         ev[n_ev, 0] = it
@@ -862,7 +644,7 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
                 w_new = width_for(m, w, n, size, n_evict, d_feat)
                 n_evict = 0
                 if w_new != w:
-                    repack(w_new, w, n, pool, slot_of, owner_f, slen_f, prv_f, nxt_f)
+                    repack(w_new, w, n, cache)
                     w = w_new
                     # the caller calls again, which views the new rows (see RESHAPED above)
                     counter += 1
@@ -881,9 +663,9 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
                 if sl_i < 0 or slen[sl_i] < m:
                     if sl_i < 0 and slen[ns] == ns:
                         n_evict += 1
-                    sl_i = _col_miss(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                    sl_i = col_miss(i, m, ordr, view, cols)
                 elif lru:
-                    _touch(sl_i, prv, nxt)
+                    touch(sl_i, prv, nxt)
                 gmax = pre_Gmax
                 gmin = -INF
                 best_obj = INF
@@ -918,21 +700,18 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
                 if gmax + gmin <= tol or j < 0:
                     i = -1
         else:
-            i, j, max_viol = select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1, Gmax2,
-                                                imax, ordr, data, slot_of, owner, slen, prv, nxt,
-                                                src)
+            i, j, max_viol = select_working_set(m, var, tol, work, view, cols)
         if i < 0:
             if m < n:
                 if w < n:
                     # full rows for the final check; called again, this iteration is redone
-                    repack(n, w, n, pool, slot_of, owner_f, slen_f, prv_f, nxt_f)
+                    repack(n, w, n, cache)
                     w = n
                     counter += 1
                     status = RESHAPED
                     break
-                flush_gbar(n, Gbar, pend, buf, ordr, data, slot_of, slen, src)
-                reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of, slen,
-                                     src)
+                flush_gbar(n, var, buf, view, cols)
+                reconstruct_gradient(m, n, var, buf, view, cols)
                 m = n
                 if n_ev < ev_cap and tr_cap > 0:
                     ev[n_ev, 0] = it
@@ -940,9 +719,7 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
                     n_ev += 1
                 pre_ok = False
                 sl_i = -1
-                i, j, max_viol = select_working_set(m, a, G, L, U, s, st, grp, QD, tol, Gmax1,
-                                                    Gmax2, imax, ordr, data, slot_of, owner, slen,
-                                                    prv, nxt, src)
+                i, j, max_viol = select_working_set(m, var, tol, work, view, cols)
             if i < 0:
                 status = CONVERGED
                 break
@@ -975,9 +752,9 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
                 if sl_i < 0 or slen[sl_i] < m:
                     if sl_i < 0 and slen[ns] == ns:
                         n_evict += 1
-                    sl_i = _col_miss(i, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                    sl_i = col_miss(i, m, ordr, view, cols)
                 elif lru:
-                    _touch(sl_i, prv, nxt)
+                    touch(sl_i, prv, nxt)
             ai = a[i]
             aj = a[j]
             new_i, new_j, d = pair_step(G[i], G[j], s[i], s[j], QD[i], QD[j], data[sl_i, j],
@@ -996,9 +773,9 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
             if sl_j < 0 or slen[sl_j] < m:
                 if sl_j < 0 and slen[ns] == ns:
                     n_evict += 1
-                sl_j = _col_miss(j, m, ordr, data, slot_of, owner, slen, prv, nxt, src)
+                sl_j = col_miss(j, m, ordr, view, cols)
             elif lru:
-                _touch(sl_j, prv, nxt)
+                touch(sl_j, prv, nxt)
             if one_group:
                 # the gradient loop also finds the next i (first half of WSS2, one group)
                 pre_Gmax = -INF
@@ -1020,13 +797,12 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
             # G_bar follows the variables that enter or leave a bound (LIBSVM's update of G_bar)
             d_i = bound_value(new_i, L[i], U[i]) - bound_value(ai, L[i], U[i])
             if d_i != 0.0:
-                gbar_add(i, d_i, m, n, Gbar, pend, buf, ordr, data, slot_of, slen, src)
+                gbar_add(i, d_i, m, n, var, buf, view, cols)
             d_j = bound_value(new_j, L[j], U[j]) - bound_value(aj, L[j], U[j])
             if d_j != 0.0:
-                gbar_add(j, d_j, m, n, Gbar, pend, buf, ordr, data, slot_of, slen, src)
+                gbar_add(j, d_j, m, n, var, buf, view, cols)
         else:
-            d = update_single(i, m, n, a, G, Gbar, pend, buf, L, U, s, st, QD,
-                              ordr, data, slot_of, owner, slen, prv, nxt, src)
+            d = update_single(i, m, n, var, buf, view, cols)
             pre_ok = False
             if math.isnan(d):
                 status = UNBOUNDED
@@ -1038,44 +814,41 @@ def run(farr, grp, st, ordr, src, pool, slot_of, owner_f, slen_f, prv_f, nxt_f, 
             tr_vo[n_tr, 0] = max_viol
             tr_vo[n_tr, 1] = obj
             n_tr += 1
-    ist[S_M] = m
-    ist[S_COUNTER] = counter
-    ist[S_IT] = it
-    ist[S_UNSHRUNK] = 1 if unshrunk else 0
-    ist[S_PRE_OK] = 1 if pre_ok else 0
-    ist[S_PRE_I] = pre_i
-    ist[S_NHIST] = n_hist
-    ist[S_STRIDE] = stride
-    ist[S_NTRACE] = n_tr
-    ist[S_NEV] = n_ev
-    ist[S_STATUS] = status
-    ist[S_W] = w
-    ist[S_WMIN] = min(ist[S_WMIN], w)
-    fst[F_PRE_GMAX] = pre_Gmax
-    fst[F_OBJ] = obj
-    fst[F_VIOL] = max_viol
+    c.m = m
+    c.counter = counter
+    c.it = it
+    c.unshrunk = unshrunk
+    c.pre_ok = pre_ok
+    c.pre_i = pre_i
+    c.n_hist = n_hist
+    c.stride = stride
+    c.n_trace = n_tr
+    c.n_ev = n_ev
+    c.status = status
+    c.w = w
+    c.w_min = min(c.w_min, w)
+    c.pre_gmax = pre_Gmax
+    c.obj = obj
+    c.viol = max_viol
     return status
 
 
 @njit(cache=True, nogil=True)
-def finish(farr, ordr, src, pool, slot_of, slen_f, buf, ist):
+def finish(var, cols, cache, buf, ctr):
     """Flush G_bar, rebuild the gradient of the shrunk variables and put α, G and G_bar back in
     the original order (returned as new arrays)."""
-    a, G, Gbar, p, L, U, s, QD, pend = farr
-    n = a.shape[0]
-    m = ist[S_M]
-    w = ist[S_W]
-    ns = min(n, pool.shape[0] // w)
-    data = pool[:ns * w].reshape((ns, w))
-    slen = slen_f[:ns + 1]
-    flush_gbar(n, Gbar, pend, buf, ordr, data, slot_of, slen, src)
+    ordr = var.ordr
+    n = ordr.shape[0]
+    m = ctr[0].m
+    view = rows_at(cache, ctr[0].w)
+    flush_gbar(n, var, buf, view, cols)
     if m < n:
-        reconstruct_gradient(m, n, a, G, Gbar, p, L, U, buf, ordr, data, slot_of, slen, src)
+        reconstruct_gradient(m, n, var, buf, view, cols)
     alpha = np.empty(n)
     grad = np.empty(n)
     gbar = np.empty(n)
     for k in range(n):
-        alpha[ordr[k]] = a[k]
-        grad[ordr[k]] = G[k]
-        gbar[ordr[k]] = Gbar[k]
+        alpha[ordr[k]] = var.a[k]
+        grad[ordr[k]] = var.G[k]
+        gbar[ordr[k]] = var.Gbar[k]
     return alpha, grad, gbar
