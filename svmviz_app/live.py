@@ -36,6 +36,7 @@ import streamlit as st
 from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
+from svmviz.questions import dag_reached_class
 from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
 from svmviz_app import state
 from svmviz_app.navigation import PAGES
@@ -265,7 +266,7 @@ def _instructor_fragment() -> None:
         if st.button("Reveal and go on", key="live_reveal", type="primary"):
             store.reveal(live["code"], live["token"])
             adv = st.session_state.pop(_ADVANCE, None)
-            if adv is not None:
+            if adv is not None and adv[0] is not None:
                 key, n_steps = adv
                 state.set_value(key, min(int(state.value(key, 0)) + 1, n_steps - 1))
             st.rerun(scope="app")   # the step lives in the page's fragment
@@ -409,15 +410,16 @@ def _answer(qid: int, option: int) -> None:
         st.session_state["_svmviz_live_error"] = str(exc)
 
 
-def question_panel(make: Callable, step_key: str, n_steps: int) -> None:
+def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0) -> None:
     """In a page's step view: the instructor's "Ask the class" button (``make()`` returns the
-    ``svmviz.questions.Question`` of the step shown); a student's question, answer buttons and,
-    once revealed, the answer and its explanation. Draws nothing outside a class."""
+    ``svmviz.questions.Question`` of the step shown; the reveal moves ``step_key`` on, unless it
+    is None); a student's question, answer buttons and, once revealed, the answer and its
+    explanation. Draws nothing outside a class."""
     live = _live()
     if not live:
         return
     if live["role"] == "instructor":
-        if int(state.value(step_key, 0)) < n_steps - 1:
+        if step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
             st.button("Ask the class: what happens next?", key="live_ask", on_click=_pose,
                       args=(make, step_key, n_steps), icon=":material/quiz:")
         return
@@ -437,3 +439,26 @@ def question_panel(make: Callable, step_key: str, n_steps: int) -> None:
                            type="primary" if mine == i else "secondary")
             if mine is not None:
                 st.caption(f"Your answer: {plain(q.options[mine])} (you can change it until the reveal)")
+
+
+def question_open() -> bool:
+    """True while this session's class has a question posed and not yet revealed (a page hides
+    what gives the answer away meanwhile)."""
+    live = _live()
+    if not live:
+        return False
+    if live["role"] == "student":
+        q = st.session_state.get(_QUESTION)
+        return q is not None and not q.revealed and not live["detached"]
+    try:
+        q = room_store().follow(live["code"]).question
+    except RoomError:
+        return False
+    return q is not None and not q.revealed
+
+
+def dag_question(dag, X, index: int, class_names) -> bool:
+    """The DAG page's "which class does sample ``index`` reach?" (``svmviz.questions``) for the
+    class; True while it is open, so the page hides the sample's path until the reveal."""
+    question_panel(lambda: dag_reached_class(dag, X, index, class_names))
+    return question_open()

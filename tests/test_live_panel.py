@@ -75,3 +75,28 @@ def test_the_keys_a_steppers_view_binds_are_known_to_the_live_class():
     assert not problems(at)
     bound = at.session_state["_svmviz_step_bound"]["tree.step"]
     assert "tree.geo" in bound and "tree.C_hard" not in bound
+
+
+def test_the_dag_question_hides_the_samples_path_until_the_reveal():
+    from svmviz.data.generators import generate
+
+    store = _store()
+    code, token = store.create_room()
+    ds = generate("checkerboard", n_classes=3, n_per_class=20, seed=1)
+    at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="gen:checkerboard;n_classes=3;n_per_class=20;seed=1",
+                   **{"dag.probe": 4})
+    at.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
+    at.run()
+    assert not problems(at)
+    shown = [c.value for c in at.caption if c.value.startswith("Sample #4")]
+    assert shown and "→ predicted" in shown[0]          # no question: the path is shown
+    at.button(key="live_ask").click().run()
+    assert not problems(at)
+    q = store.follow(code).question
+    assert q is not None and q.prompt == "Which class does sample 4 reach in the DAG?"
+    assert set(q.options) == {str(n) for n in ds.class_names}
+    hidden = [c.value for c in at.caption if c.value.startswith("Sample #4")]
+    assert hidden and "predicted" not in hidden[0] and "after the reveal" in hidden[0]
+    store.reveal(code, token)
+    at.run()
+    assert "→ predicted" in [c.value for c in at.caption if c.value.startswith("Sample #4")][0]
