@@ -25,6 +25,7 @@ instructor's session holds the room's token in its session state only, never in 
 
 from __future__ import annotations
 
+import io
 import secrets
 import time
 from typing import Callable
@@ -195,7 +196,7 @@ def panel(page) -> None:
     live = _live()
     lesson = state.lesson_mode()
     if live and live["role"] == "instructor" and lesson:
-        _code_banner(live["code"])
+        _code_banner(live["code"], qr=True)
     with st.sidebar:
         with st.expander("Live class", expanded=live is not None):
             err = ss.pop("_svmviz_live_error", None)
@@ -232,10 +233,26 @@ def join_link(code: str) -> str:
     return f"{base}{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
 
 
-def _code_banner(code: str) -> None:
-    st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
-                f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
-    st.code(join_link(code), language=None)
+def join_qr_svg(link: str) -> str:
+    """The join link as a QR code (SVG markup; error correction M or better, a 4-module quiet
+    zone as the standard asks) that a phone's camera opens from the back of a room."""
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(link, error="m").save(buf, kind="svg", scale=8, border=4, xmldecl=False, dark="#000", light="#fff")
+    return buf.getvalue().decode()
+
+
+def _code_banner(code: str, qr: bool = False) -> None:
+    """The join code large, the link, and in lesson mode (the projector) the link's QR code."""
+    link = join_link(code)
+    text, image = st.columns([3, 1]) if qr else (st.container(), None)
+    with text:
+        st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
+                    f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
+        st.code(link, language=None)
+    if image is not None:
+        image.image(join_qr_svg(link), caption="Scan to join", width=220)
 
 
 @st.fragment(run_every=1.0)

@@ -100,3 +100,44 @@ def test_the_dag_question_hides_the_samples_path_until_the_reveal():
     store.reveal(code, token)
     at.run()
     assert "→ predicted" in [c.value for c in at.caption if c.value.startswith("Sample #4")][0]
+
+
+def test_the_projector_shows_the_join_link_as_a_qr_code_without_the_token():
+    import base64
+
+    import segno
+
+    from svmviz.rooms import display_code
+    from svmviz_app.live import join_qr_svg
+
+    link = "http://class.example:8501/SVM_Tree?room=ABCD-EFGH"
+    svg = join_qr_svg(link)
+    assert svg.startswith("<svg") and svg == join_qr_svg(link)
+    assert segno.make(link, error="m").designator.endswith(("M", "Q", "H"))   # readable from afar
+    teacher = page_test("app.py")
+    teacher.query_params["lesson"] = "1"
+    teacher.run()
+    teacher.session_state[LIVE] = None
+    code, token = _store().create_room()
+    teacher.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
+    teacher.run()
+    assert not problems(teacher)
+    imgs = [img for el in teacher.get("image") for img in el.proto.imgs]
+    assert [img.caption for img in imgs] == ["Scan to join"], "no QR code in the lesson display"
+    kind, _, data = imgs[0].url.partition(";base64,")
+    assert kind == "data:image/svg+xml"
+    # the code of the students' link (on this page, with the room's code), never the token
+    shown = base64.b64decode(data).decode()
+    assert shown == join_qr_svg(f"/?room={display_code(code)}") and token not in shown
+
+
+def test_a_follower_switches_to_the_page_the_instructor_shows():
+    store = _store()
+    code, token = store.create_room()
+    store.publish(code, token, {"page": "Data", "spec": "fourclass_like", "state": {"split.test": 0.25}})
+    student = page_test("app.py")
+    student.query_params["room"] = code
+    student.run()
+    assert not problems(student)
+    assert student.session_state["_svmviz_live_page"] == "Data"     # switched from Home
+    assert student.session_state["split.test"] == 0.25
