@@ -159,6 +159,8 @@ def _join_typed() -> None:
 def _detach() -> None:
     live = _live()
     live["detached"] = True
+    st.session_state.pop(_STEPPING, None)
+    st.session_state.pop(_APPLIED, None)   # re-joining applies the whole view again
     try:
         room_store().leave(live["code"], live["sid"])
     except RoomError:
@@ -325,6 +327,22 @@ def step_only_change(old: dict | None, new: dict, scopes: dict[str, set]) -> tup
     return None
 
 
+def diverged(applied: dict | None, page: str, spec: str, values: dict) -> bool:
+    """True when this session no longer shows the view it last applied (its page, data, or a
+    value both hold differs: the student clicked around while following); the next view is then
+    applied whole."""
+    if applied is None:
+        return True
+    if applied.get("page") != page or applied.get("spec") != spec:
+        return True
+    return any(k in values and values[k] != v for k, v in (applied.get("state") or {}).items())
+
+
+def _local_diverged() -> bool:
+    ss = st.session_state
+    return diverged(ss.get(_APPLIED), ss.get(_PAGE, ""), state.current_spec(), state.snapshot())
+
+
 def _scopes(keys) -> dict[str, set]:
     return {k: state.step_bound(k) for k in keys}
 
@@ -348,7 +366,8 @@ def _follow_fragment() -> None:
         return
     f, changed_q = _poll(live)
     if f.view is not None:
-        found = step_only_change(st.session_state.get(_APPLIED), f.view, _scopes(_steppers()))
+        found = None if _local_diverged() else step_only_change(st.session_state.get(_APPLIED), f.view,
+                                                                   _scopes(_steppers()))
         if found is not None:   # the instructor steps: the stepper follows the next steps itself
             st.session_state[_STEPPING] = (found[0], time.monotonic())
         _take(live, f)
@@ -395,7 +414,7 @@ def follow_step(key: str, n_steps: int) -> None:
             ss.pop(_STEPPING, None)
             st.rerun(scope="app")
         return           # a changed question is drawn by this run (the question panel is in the step view)
-    found = step_only_change(ss.get(_APPLIED), f.view, _scopes((key,)))
+    found = None if _local_diverged() else step_only_change(ss.get(_APPLIED), f.view, _scopes((key,)))
     if found is None:
         ss.pop(_STEPPING, None)
         _take(live, f)

@@ -141,3 +141,16 @@ def test_a_follower_switches_to_the_page_the_instructor_shows():
     assert not problems(student)
     assert student.session_state["_svmviz_live_page"] == "Data"     # switched from Home
     assert student.session_state["split.test"] == 0.25
+
+
+def test_a_student_who_clicked_around_while_following_gets_the_whole_view_again():
+    from svmviz_app.live import diverged
+
+    applied = _view(**{"tree.step": 2})
+    here = dict(applied["state"])
+    assert not diverged(applied, "SVM_Tree", "fourclass", here)
+    assert not diverged(applied, "SVM_Tree", "fourclass", {**here, "dag.probe": 3})   # a value the view lacks
+    assert diverged(applied, "SVM_Tree", "fourclass", {**here, "tree.C_hard": 5.0})
+    assert diverged(applied, "SVM_Tree", "fourclass", {**here, "tree.step": 4})
+    assert diverged(applied, "Data", "fourclass", here) and diverged(applied, "SVM_Tree", "gen:moons", here)
+    assert diverged(None, "SVM_Tree", "fourclass", here)
