@@ -271,6 +271,7 @@ async def run_class(args, pid: int) -> dict:
     opened = await asyncio.gather(*(join(s) for s in followers))
     synced = await asyncio.gather(*(s.wait_for(lambda x: (x.shown().step, x.shown().figures) ==
                                                (base.step, base.figures), args.open_timeout) for s in followers))
+    print(f"joined: {sum(opened)} of {len(followers)}; load {bc.loadavg()[0]:.2f}", file=sys.stderr, flush=True)
     r.update(opened=sum(opened), synced=sum(synced), cpu_join=bc.proc_cpu(pid) - cpu0, wall_join=time.time() - t0)
     if not all(synced):
         r["errors"].append(f"{len(synced) - sum(synced)} followers never showed the instructor's view")
@@ -350,17 +351,17 @@ async def question_round(args, pid: int, teacher: LiveSession, followers: list[L
                 s.errors.append("the answer buttons went away before the reveal")
                 return
             opt = random.randrange(len(buttons))
-            mine = re.compile("(Your answer: " + re.escape(buttons[opt][1]) + r")\b")
+            mine = re.compile("(Your answer: " + re.escape(buttons[opt][1]) + r" \()")
+            last[i] = opt       # sent: the server must count it (a lost answer shows in the tally)
             lat = await s.click(buttons[opt][0], args.click_timeout, by_id=True,
                                 until=lambda x: x.find_text(mine) is not None)
             latencies.append(lat)
-            if lat is not None:
-                last[i] = opt
 
     await asyncio.gather(*(answer(i, s) for i, s in enumerate(followers)))
     out["answered_within_s"] = time.perf_counter() - t_pose
     out["answers"] = sum(a is not None for a in last)
     out["answer_p95"] = bc.percentile(latencies, 95)
+    out["answers_unconfirmed"] = sum(v is None for v in latencies)
     if len(labels) != 1:
         return {**out, "question_error": f"the followers saw different options: {sorted(labels)}"}
     options = list(labels.pop())
@@ -375,7 +376,7 @@ async def question_round(args, pid: int, teacher: LiveSession, followers: list[L
     out.update(tally_expected=want, tally_shown=shown, tally_exact=shown == want)
     t_reveal = time.perf_counter()
     await teacher.click("Reveal and go on", args.click_timeout)
-    await asyncio.sleep(args.reveal_wait)
+    await asyncio.gather(*(s.wait_for(lambda x: x.shown().revealed, args.reveal_wait) for s in followers))
     reveals = [first_after(s.history, t_reveal, lambda h: h.revealed) for s in followers]
     out.update(reveal_reached=sum(v is not None for v in reveals),
                reveal_p50=bc.percentile(reveals, 50), reveal_max=max((v for v in reveals if v is not None),
@@ -402,7 +403,8 @@ def report(r: dict, args) -> str:
     if "tally_exact" in r:
         lines.append(
             f"question: seen by {r['question_seen']}/{args.followers} (p95 {r['question_seen_s']:.2f} s), "
-            f"{r['answers']} answers in {r['answered_within_s']:.1f} s (click p95 {r['answer_p95']:.2f} s); tally "
+            f"{r['answers']} answers in {r['answered_within_s']:.1f} s (click p95 {r['answer_p95']:.2f} s, "
+            f"{r['answers_unconfirmed']} not confirmed on screen within the click timeout); tally "
             f"{'exact' if r['tally_exact'] else 'WRONG'} {r['tally_shown']} (expected {r['tally_expected']}); "
             f"reveal reached {r['reveal_reached']}/{args.followers}, {r['reveal_within_target']} within 1.5 s, "
             f"p50 {r['reveal_p50']:.2f} s, max {r['reveal_max']:.2f} s")
@@ -423,7 +425,7 @@ def parse_args(argv=None):
     ap.add_argument("--no-question", dest="question", action="store_false")
     ap.add_argument("--answer-window", type=float, default=10.0)
     ap.add_argument("--tally-timeout", type=float, default=5.0)
-    ap.add_argument("--reveal-wait", type=float, default=4.0, help="s to watch the followers after the reveal")
+    ap.add_argument("--reveal-wait", type=float, default=60.0, help="at most this many s for the reveal to reach them")
     ap.add_argument("--page", default="SVM_Tree", choices=sorted(bc.PAGES))
     ap.add_argument("--query", default=None)
     ap.add_argument("--stagger", type=float, default=3.0, help="followers join within this many s")
