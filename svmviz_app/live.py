@@ -20,7 +20,9 @@ instructor's session holds the room's token in its session state only, never in 
   seconds; an idle poll of the small fragment costs far less than a run of the stepper.
 - **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
   making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
-  live tally in the sidebar and reveals, which moves the step on for everyone.
+  live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
+  which class its followed sample reaches (``dag_question``) and hides the sample's path until
+  the reveal.
 """
 
 from __future__ import annotations
