@@ -11,13 +11,7 @@ instructor's session holds the room's token in its session state only, never in 
 - **Student:** a small fragment polls the room every second (``follow(since=version)``: no view
   is sent while it is unchanged); on a new version it applies the view through
   ``state.restore`` (before any widget of the next run) and reruns the app, switching page when
-  the instructor did. A changed question reruns it too. While the instructor steps (a new view
-  differing from the last one only in the step of a stepper on this page), the poll moves into
-  the stepper's own fragment (``follow_step``): a step is then followed by a run of the stepper
-  alone, never of the page. Streamlit reruns another fragment only from a widget callback
-  (``st.rerun(<fragment key>)``), and a timed run has no callback, so the stepper polls itself
-  while steps come and hands back to the small poll (one app run) after ``STEPPING_S`` quiet
-  seconds; an idle poll of the small fragment costs far less than a run of the stepper.
+  the instructor did. A changed question reruns it too.
 - **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
   making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
   live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
@@ -29,7 +23,6 @@ from __future__ import annotations
 
 import io
 import secrets
-import time
 from typing import Callable
 from urllib.parse import urlsplit
 
@@ -50,12 +43,7 @@ _SENT = "_svmviz_live_sent"     # the last view published (compared before publi
 _QUESTION = "_svmviz_live_question"   # the last poll's question (students)
 _ADVANCE = "_svmviz_live_advance"     # (step key, n_steps) the open question moves on at reveal
 _GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
-_APPLIED = "_svmviz_live_applied"     # the last view applied (students)
-_STEPPERS = "_svmviz_live_steppers"   # (page, step keys of the steppers it drew)
-_STEPPING = "_svmviz_live_stepping"   # (step key, when a step was last followed) while stepping
 ROOM_PARAM = "room"
-POLL_S = 1.0
-STEPPING_S = 8.0   # quiet seconds after which a follower's stepper stops polling
 
 
 @st.cache_resource
@@ -161,8 +149,6 @@ def _join_typed() -> None:
 def _detach() -> None:
     live = _live()
     live["detached"] = True
-    st.session_state.pop(_STEPPING, None)
-    st.session_state.pop(_APPLIED, None)   # re-joining applies the whole view again
     try:
         room_store().leave(live["code"], live["sid"])
     except RoomError:
@@ -184,8 +170,6 @@ def panel(page) -> None:
     """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
     ss = st.session_state
     ss[_PAGE] = getattr(page, "url_path", "") or ""
-    if ss.get(_STEPPERS, ("",))[0] != ss[_PAGE]:
-        ss[_STEPPERS] = (ss[_PAGE], set())   # the page's steppers register as they draw (step_poll_every)
     goto = ss.pop(_GOTO, None)
     if goto is not None and goto != ss[_PAGE]:
         st.switch_page(_page_file(goto))
@@ -223,8 +207,7 @@ def panel(page) -> None:
                 else:
                     st.caption("Following the instructor.")
                     st.button("Detach", key="live_detach", on_click=_detach)
-                    if _stepping() is None:     # else the stepper polls (follow_step)
-                        _follow_fragment()
+                    _follow_fragment()
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
     _publish()
 
@@ -313,46 +296,9 @@ def _poll(live: dict):
     return f, qkey != (None if old is None else (old.qid, old.revealed))
 
 
-def step_only_change(old: dict | None, new: dict, scopes: dict[str, set]) -> tuple[str, dict] | None:
-    """When the view ``new`` differs from ``old`` only in values a stepper draws — its step and
-    the values bound in its view (``scopes``: step key -> those keys) — on the same page and data:
-    (that step key, the changed values); else None."""
-    if old is None or any(old.get(k) != new.get(k) for k in ("page", "spec", "data")):
-        return None
-    a, b = dict(old.get("state") or {}), dict(new.get("state") or {})
-    changed = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
-    if not changed or not changed <= b.keys():
-        return None
-    for key, bound in scopes.items():
-        if key in b and changed <= {key} | set(bound):
-            return key, {k: b[k] for k in changed}
-    return None
-
-
-def diverged(applied: dict | None, page: str, spec: str, values: dict) -> bool:
-    """True when this session no longer shows the view it last applied (its page, data, or a
-    value both hold differs: the student clicked around while following); the next view is then
-    applied whole."""
-    if applied is None:
-        return True
-    if applied.get("page") != page or applied.get("spec") != spec:
-        return True
-    return any(k in values and values[k] != v for k, v in (applied.get("state") or {}).items())
-
-
-def _local_diverged() -> bool:
-    ss = st.session_state
-    return diverged(ss.get(_APPLIED), ss.get(_PAGE, ""), state.current_spec(), state.snapshot())
-
-
-def _scopes(keys) -> dict[str, set]:
-    return {k: state.step_bound(k) for k in keys}
-
-
 def _take(live: dict, f) -> None:
     """Apply a new view at the next app run, switching page when the instructor did."""
     live["version"] = f.version
-    st.session_state[_APPLIED] = f.view
     _apply(f.view)
     page = f.view.get("page", "")
     if page != st.session_state.get(_PAGE, ""):
@@ -360,7 +306,7 @@ def _take(live: dict, f) -> None:
     st.rerun(scope="app")
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(run_every=1.0)
 def _follow_fragment() -> None:
     """A student's poll: apply the instructor's new view or question, else nothing."""
     live = _following()
@@ -368,64 +314,9 @@ def _follow_fragment() -> None:
         return
     f, changed_q = _poll(live)
     if f.view is not None:
-        found = None if _local_diverged() else step_only_change(st.session_state.get(_APPLIED), f.view,
-                                                                   _scopes(_steppers()))
-        if found is not None:   # the instructor steps: the stepper follows the next steps itself
-            st.session_state[_STEPPING] = (found[0], time.monotonic())
         _take(live, f)
     if changed_q:
         st.rerun(scope="app")
-
-
-def _steppers() -> set:
-    ss = st.session_state
-    pair = ss.get(_STEPPERS)
-    return pair[1] if pair and pair[0] == ss.get(_PAGE, "") else set()
-
-
-def _stepping() -> tuple[str, float] | None:
-    s = st.session_state.get(_STEPPING)
-    if s is None or not _following() or s[0] not in _steppers():
-        return None
-    return s
-
-
-def step_poll_every(key: str) -> float | None:
-    """The stepper's ``run_every`` for this session: the poll's interval while it follows the
-    instructor's steps of ``key``, else None. Registers ``key`` as a stepper of the page."""
-    ss = st.session_state
-    if _STEPPERS not in ss or ss[_STEPPERS][0] != ss.get(_PAGE, ""):
-        ss[_STEPPERS] = (ss.get(_PAGE, ""), set())
-    ss[_STEPPERS][1].add(key)
-    s = _stepping()
-    return POLL_S if s is not None and s[0] == key else None
-
-
-def follow_step(key: str, n_steps: int) -> None:
-    """At the start of each run of the stepper of ``key``: while this student follows the
-    instructor's steps, poll the room and take a new step here (the stepper then draws it); any
-    other change, or ``STEPPING_S`` quiet seconds, reruns the app (the small poll takes over)."""
-    s = _stepping()
-    live = _following()
-    if s is None or s[0] != key or live is None:
-        return
-    ss = st.session_state
-    f, changed_q = _poll(live)
-    if f.view is None:
-        if time.monotonic() - s[1] > STEPPING_S:
-            ss.pop(_STEPPING, None)
-            st.rerun(scope="app")
-        return           # a changed question is drawn by this run (the question panel is in the step view)
-    found = None if _local_diverged() else step_only_change(ss.get(_APPLIED), f.view, _scopes((key,)))
-    if found is None:
-        ss.pop(_STEPPING, None)
-        _take(live, f)
-    live["version"] = f.version
-    ss[_APPLIED] = f.view
-    for k, v in found[1].items():   # drawn below, after this: the view's widgets take them
-        ss[k] = v
-    ss[key] = int(min(max(int(ss[key]), 0), max(int(n_steps) - 1, 0)))
-    ss[_STEPPING] = (key, time.monotonic())
 
 
 # ------------------------------------------------------------------ questions on a stepping page

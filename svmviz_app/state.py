@@ -173,9 +173,6 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
     start_run()
     ss = st.session_state
     ss[_REGISTRY][key] = default
-    scope = ss.get(STEP_SCOPE)
-    if scope is not None:     # bound in a stepper's view: a run of the stepper alone redraws it
-        ss.setdefault(_STEP_BOUND, {}).setdefault(scope, set()).add(key)
     _init(key, default, bounds)
     v = shown = ss[key]
     if options is not None:
@@ -192,15 +189,6 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
         ss[key] = shown
         sync_url()   # the link's value could not stay as it was: the URL says what is shown
     return {"key": key, "persist_state": "session"}
-
-
-STEP_SCOPE = "_svmviz_step_scope"   # the step key of the stepper whose view is drawing (stepper.py)
-_STEP_BOUND = "_svmviz_step_bound"   # {step key: keys bound in that stepper's view}
-
-
-def step_bound(step_key: str) -> set[str]:
-    """The keys bound inside the view of the stepper of ``step_key`` (their widgets redraw with it)."""
-    return set(st.session_state.get(_STEP_BOUND, {}).get(step_key, ()))
 
 
 def value(key: str, default: Any = None) -> Any:

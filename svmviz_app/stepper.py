@@ -13,7 +13,7 @@ from typing import Callable
 
 import streamlit as st
 
-from svmviz_app import live, server, state
+from svmviz_app import server, state
 
 
 def _playing_key(key: str) -> str:
@@ -73,13 +73,11 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
     n = max(int(n_steps), 1)
     state.bind(key, 0, bounds=(0, n - 1))
     playing = bool(st.session_state.get(_playing_key(key), False))
-    following = live.step_poll_every(key)   # a live-class student following the instructor's steps
 
-    @st.fragment(run_every=delay_s if playing else following)
+    @st.fragment(run_every=delay_s if playing else None)
     def _stepped():
         server.configure()   # a step click runs this fragment, not app.py
         ss = st.session_state
-        live.follow_step(key, n)
         ended = _advance_if_due(key, n, delay_s)
         if ss.pop(f"{key}._restart", False) or ended:
             st.rerun(scope="app")          # Play switched on or off: the fragment's timer changes
@@ -101,11 +99,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             ss[f"{key}_slider"] = k + 1   # follows the buttons
             st.slider(label, 1, n, key=f"{key}_slider", label_visibility="collapsed",
                       on_change=_from_slider, args=(key, n))
-        ss[state.STEP_SCOPE] = key
-        try:
-            view(k)
-        finally:
-            ss.pop(state.STEP_SCOPE, None)
+        view(k)
         state.sync_url()   # a value the view reset (an option gone at this step)
 
     _stepped()

@@ -45,38 +45,6 @@ def test_instructor_publishes_and_a_student_takes_the_view():
     assert _store().follow(code).n_students == 1
 
 
-def _view(page="SVM_Tree", spec="fourclass", **state):
-    return {"page": page, "spec": spec, "state": {"tree.C_hard": 1.0, "tree.step": 0, "tree.geo": "a", **state}}
-
-
-def test_a_change_of_the_step_and_what_its_view_binds_is_followed_by_the_stepper_alone():
-    from svmviz_app.live import step_only_change
-
-    scopes = {"tree.step": {"tree.geo"}}
-    old = _view()
-    assert step_only_change(old, _view(**{"tree.step": 3}), scopes) == ("tree.step", {"tree.step": 3})
-    assert step_only_change(old, _view(**{"tree.step": 3, "tree.geo": "b"}), scopes) == \
-        ("tree.step", {"tree.step": 3, "tree.geo": "b"})
-    # a parameter outside the stepper (a refit), another page or data, or a first view: the whole app
-    assert step_only_change(old, _view(**{"tree.step": 3, "tree.C_hard": 2.0}), scopes) is None
-    assert step_only_change(old, _view(page="Solvers", **{"tree.step": 3}), scopes) is None
-    assert step_only_change(old, _view(spec="gen:moons", **{"tree.step": 3}), scopes) is None
-    assert step_only_change(None, _view(**{"tree.step": 3}), scopes) is None
-    assert step_only_change(old, _view(), scopes) is None                       # nothing changed
-    assert step_only_change(old, _view(**{"tree.step": 3}), {"solvers.step": set()}) is None
-
-
-def test_the_keys_a_steppers_view_binds_are_known_to_the_live_class():
-    from svmviz.data.generators import generate
-
-    at = page_test("pages/2_SVM_Tree.py", dataset=generate("checkerboard", n_classes=2, n_per_class=40, seed=2),
-                   spec="gen:checkerboard;n_classes=2;n_per_class=40;seed=2")
-    at.run()
-    assert not problems(at)
-    bound = at.session_state["_svmviz_step_bound"]["tree.step"]
-    assert "tree.geo" in bound and "tree.C_hard" not in bound
-
-
 def test_the_dag_question_hides_the_samples_path_until_the_reveal():
     from svmviz.data.generators import generate
 
@@ -141,16 +109,3 @@ def test_a_follower_switches_to_the_page_the_instructor_shows():
     assert not problems(student)
     assert student.session_state["_svmviz_live_page"] == "Data"     # switched from Home
     assert student.session_state["split.test"] == 0.25
-
-
-def test_a_student_who_clicked_around_while_following_gets_the_whole_view_again():
-    from svmviz_app.live import diverged
-
-    applied = _view(**{"tree.step": 2})
-    here = dict(applied["state"])
-    assert not diverged(applied, "SVM_Tree", "fourclass", here)
-    assert not diverged(applied, "SVM_Tree", "fourclass", {**here, "dag.probe": 3})   # a value the view lacks
-    assert diverged(applied, "SVM_Tree", "fourclass", {**here, "tree.C_hard": 5.0})
-    assert diverged(applied, "SVM_Tree", "fourclass", {**here, "tree.step": 4})
-    assert diverged(applied, "Data", "fourclass", here) and diverged(applied, "SVM_Tree", "gen:moons", here)
-    assert diverged(None, "SVM_Tree", "fourclass", here)
