@@ -317,6 +317,7 @@ class Student:
         self.run_id = 0                                           # new_session messages seen
         self.max_age = 2
         self.run_fragment = ""
+        self.run_drew: set[str] = set()                           # fragment ids of the run's elements
         self.finished = asyncio.Event()
         self.status = None
         self.run_bytes = 0
@@ -338,7 +339,8 @@ class Student:
                                 open_timeout=timeout, close_timeout=5, ping_interval=None)
         self.reader = asyncio.create_task(self._read())
 
-    async def rerun(self, widget_states=(), fragment_id: str = "") -> None:
+    async def rerun(self, widget_states=(), fragment_id: str = "", auto: bool = False) -> None:
+        """Ask for a run; ``auto``: a fragment's timed run (``run_every``), as the frontend marks it."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
         bm = BackMsg()
@@ -351,6 +353,7 @@ class Student:
         cs.cached_message_hashes.extend(self.cache)
         if fragment_id:
             cs.fragment_id = fragment_id
+        cs.is_auto_rerun = auto
         ci = cs.context_info
         ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
         ci.url = f"{self.origin}/{self.page}"
@@ -405,6 +408,12 @@ class Student:
             self._element(tuple(msg.metadata.delta_path), msg.delta.new_element, msg.delta.fragment_id)
         elif kind == "script_finished":
             self._finished(msg.script_finished)
+        elif kind in ("auto_rerun", "stop_auto_rerun"):
+            self.timer_message(msg)
+
+    def timer_message(self, msg) -> None:
+        """A fragment's ``run_every`` timer set or stopped: this client does not run timers (a
+        subclass that follows a room does)."""
 
     def _finished(self, status) -> None:
         FM = self._fm
@@ -413,18 +422,25 @@ class Student:
         if status in self.finished_ok:
             fragment_run = status == FM.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
             # what the frontend does: drop what this run did not send (a fragment run: only in
-            # its fragment), then age the message cache
+            # the fragments it drew; a timed run of another fragment may end before the one
+            # asked for), then age the message cache
             self.elements = {p: v for p, v in self.elements.items()
-                             if v[0] == self.run_id or (fragment_run and v[2] != self.run_fragment)}
+                             if v[0] == self.run_id or (fragment_run and v[2] not in self.run_drew)}
+            self.run_drew = set()
             self.runs += 1
             self.cache = {h: e for h, e in self.cache.items() if self.runs - e[1] <= self.max_age}
         else:
             self.run_errors.append("the script has a compile error")
         self.status = status
         self.finished.set()
+        self.run_ended(status)
+
+    def run_ended(self, status) -> None:
+        """Called at the end of every run with what the page shows then (for subclasses)."""
 
     def _element(self, path: tuple, el, fragment_id: str) -> None:
         self.elements[path] = (self.run_id, el, fragment_id)
+        self.run_drew.add(fragment_id)
         kind = el.WhichOneof("type")
         if kind == "exception":
             self.run_errors.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")

@@ -16,7 +16,7 @@ from svmviz.errors import ParameterError
 from svmviz.models.dag import WEIGHTS, ClusterClassWarning, DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
 from svmviz.plots import dag as P
 from svmviz.plots.common import Plane
-from svmviz_app import state
+from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import KERNELS, plane_controls
 from svmviz_app.frame import MethodPage, Param, kernel_params, param_widget, run_page
@@ -225,16 +225,18 @@ with guard("cannot train the models"):
         probe = st.number_input("Follow training sample #", 0, len(y) - 1,
                                 **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
                                 help="its path through the DAG is drawn in red")
+        asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
         left, right = st.columns([3, 2])
         with left:
             fig = figure("dagreg", order=order)
             st.plotly_chart(fig, key="dag_chart")
         with right:
-            figd = P.plot_dag_diagram(dag, names, X=X, highlight=X[probe])
+            figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
             st.plotly_chart(figd, key="dag_diagram")
             path = dag.decision_path(X[probe:probe + 1])[0]
             name_of = dict(zip(voting.classes_.tolist(), names))
-            st.caption(f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
+            st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
+                       f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
                        + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
                        + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
         if not lesson:

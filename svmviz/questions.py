@@ -138,17 +138,24 @@ def smo_next_pair(model, t: int, n_options: int = 4, seed: int = 0) -> Question:
                     options.index(right), expl)
 
 
-def dag_reached_class(model, X, index: int) -> Question:
+def dag_reached_class(model, X, index: int, class_names=None) -> Question:
     """Which class does sample ``index`` of ``X`` reach in a fitted DAG SVM (Platt, Cristianini
-    and Shawe-Taylor 2000, as Sabzekar et al. use it): options are the classes; the explanation
-    walks the DAG's comparisons for that sample."""
+    and Shawe-Taylor 2000, as Sabzekar et al. use it): options are the classes (named by
+    ``class_names``, one per ``model.classes_``, when given); the explanation walks the DAG's
+    comparisons for that sample."""
     X = np.asarray(X)
     if X.ndim != 2 or not 0 <= int(index) < X.shape[0]:
         raise ParameterError(f"index must name a row of X (0 to {max(X.shape[0] - 1, 0) if X.ndim == 2 else 0})")
+    classes = list(model.classes_)
+    if class_names is None:
+        class_names = [str(c) for c in classes]
+    elif len(class_names) != len(classes):
+        raise ParameterError(f"class_names must name the {len(classes)} classes of the model, "
+                             f"got {len(class_names)} names")
+    name = dict(zip(classes, (str(n) for n in class_names)))
     x = X[int(index):int(index) + 1]
     reached = model.predict(x)[0]
     path = model.decision_path(x)[0]
-    classes = list(model.classes_)
     walk = []
     for level, (a, b) in enumerate(path):
         if level + 1 < len(path):
@@ -156,7 +163,7 @@ def dag_reached_class(model, X, index: int) -> Question:
             loser = b if b not in nxt else a
         else:
             loser = b if a == reached else a
-        walk.append(f"{a} vs {b}: not {loser}")
+        walk.append(f"{name[a]} vs {name[b]}: not {name[loser]}")
     return Question(f"Which class does sample {int(index)} reach in the DAG?",
-                    tuple(str(c) for c in classes), classes.index(reached),
-                    f"Sample {int(index)} reaches class {reached}: " + "; ".join(walk) + ".")
+                    tuple(name[c] for c in classes), classes.index(reached),
+                    f"Sample {int(index)} reaches class {name[reached]}: " + "; ".join(walk) + ".")

@@ -8,17 +8,20 @@ instructor's session holds the room's token in its session state only, never in 
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
   published; the store bumps its version only when something changed.
-- **Student:** a fragment polls the room every second (``follow(since=version)``: no view is
-  sent while it is unchanged); on a new version it applies the view through
+- **Student:** a small fragment polls the room every second (``follow(since=version)``: no view
+  is sent while it is unchanged); on a new version it applies the view through
   ``state.restore`` (before any widget of the next run) and reruns the app, switching page when
   the instructor did. A changed question reruns it too.
 - **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
   making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
-  live tally in the sidebar and reveals, which moves the step on for everyone.
+  live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
+  which class its followed sample reaches (``dag_question``) and hides the sample's path until
+  the reveal.
 """
 
 from __future__ import annotations
 
+import io
 import secrets
 from typing import Callable
 from urllib.parse import urlsplit
@@ -29,6 +32,7 @@ import streamlit as st
 from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
+from svmviz.questions import dag_reached_class
 from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
 from svmviz_app import state
 from svmviz_app.navigation import PAGES
@@ -180,7 +184,7 @@ def panel(page) -> None:
     live = _live()
     lesson = state.lesson_mode()
     if live and live["role"] == "instructor" and lesson:
-        _code_banner(live["code"])
+        _code_banner(live["code"], qr=True)
     with st.sidebar:
         with st.expander("Live class", expanded=live is not None):
             err = ss.pop("_svmviz_live_error", None)
@@ -216,10 +220,26 @@ def join_link(code: str) -> str:
     return f"{base}{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
 
 
-def _code_banner(code: str) -> None:
-    st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
-                f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
-    st.code(join_link(code), language=None)
+def join_qr_svg(link: str) -> str:
+    """The join link as a QR code (SVG markup; error correction M or better, a 4-module quiet
+    zone as the standard asks) that a phone's camera opens from the back of a room."""
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(link, error="m").save(buf, kind="svg", scale=8, border=4, xmldecl=False, dark="#000", light="#fff")
+    return buf.getvalue().decode()
+
+
+def _code_banner(code: str, qr: bool = False) -> None:
+    """The join code large, the link, and in lesson mode (the projector) the link's QR code."""
+    link = join_link(code)
+    text, image = st.columns([3, 1]) if qr else (st.container(), None)
+    with text:
+        st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
+                    f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
+        st.code(link, language=None)
+    if image is not None:
+        image.image(join_qr_svg(link), caption="Scan to join", width=220)
 
 
 @st.fragment(run_every=1.0)
@@ -250,18 +270,20 @@ def _instructor_fragment() -> None:
         if st.button("Reveal and go on", key="live_reveal", type="primary"):
             store.reveal(live["code"], live["token"])
             adv = st.session_state.pop(_ADVANCE, None)
-            if adv is not None:
+            if adv is not None and adv[0] is not None:
                 key, n_steps = adv
                 state.set_value(key, min(int(state.value(key, 0)) + 1, n_steps - 1))
             st.rerun(scope="app")   # the step lives in the page's fragment
 
 
-@st.fragment(run_every=1.0)
-def _follow_fragment() -> None:
-    """A student's poll: apply the instructor's new view or question, else nothing."""
+def _following() -> dict | None:
     live = _live()
-    if not live or live["role"] != "student" or live["detached"]:
-        return
+    return live if live and live["role"] == "student" and not live["detached"] else None
+
+
+def _poll(live: dict):
+    """The room's news for this student: (Follow, question changed); leaves the class (app rerun)
+    when the room is gone."""
     try:
         f = room_store().follow(live["code"], live["sid"], since=live["version"])
     except RoomError as exc:
@@ -270,15 +292,29 @@ def _follow_fragment() -> None:
         st.rerun(scope="app")
     qkey = None if f.question is None else (f.question.qid, f.question.revealed)
     old = st.session_state.get(_QUESTION)
-    changed_q = qkey != (None if old is None else (old.qid, old.revealed))
     st.session_state[_QUESTION] = f.question
+    return f, qkey != (None if old is None else (old.qid, old.revealed))
+
+
+def _take(live: dict, f) -> None:
+    """Apply a new view at the next app run, switching page when the instructor did."""
+    live["version"] = f.version
+    _apply(f.view)
+    page = f.view.get("page", "")
+    if page != st.session_state.get(_PAGE, ""):
+        st.session_state[_GOTO] = page   # switched in the app run: a fragment cannot change page
+    st.rerun(scope="app")
+
+
+@st.fragment(run_every=1.0)
+def _follow_fragment() -> None:
+    """A student's poll: apply the instructor's new view or question, else nothing."""
+    live = _following()
+    if not live:
+        return
+    f, changed_q = _poll(live)
     if f.view is not None:
-        live["version"] = f.version
-        _apply(f.view)
-        page = f.view.get("page", "")
-        if page != st.session_state.get(_PAGE, ""):
-            st.session_state[_GOTO] = page   # switched in the app run: a fragment cannot change page
-        st.rerun(scope="app")
+        _take(live, f)
     if changed_q:
         st.rerun(scope="app")
 
@@ -303,15 +339,16 @@ def _answer(qid: int, option: int) -> None:
         st.session_state["_svmviz_live_error"] = str(exc)
 
 
-def question_panel(make: Callable, step_key: str, n_steps: int) -> None:
+def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0) -> None:
     """In a page's step view: the instructor's "Ask the class" button (``make()`` returns the
-    ``svmviz.questions.Question`` of the step shown); a student's question, answer buttons and,
-    once revealed, the answer and its explanation. Draws nothing outside a class."""
+    ``svmviz.questions.Question`` of the step shown; the reveal moves ``step_key`` on, unless it
+    is None); a student's question, answer buttons and, once revealed, the answer and its
+    explanation. Draws nothing outside a class."""
     live = _live()
     if not live:
         return
     if live["role"] == "instructor":
-        if int(state.value(step_key, 0)) < n_steps - 1:
+        if step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
             st.button("Ask the class: what happens next?", key="live_ask", on_click=_pose,
                       args=(make, step_key, n_steps), icon=":material/quiz:")
         return
@@ -331,3 +368,26 @@ def question_panel(make: Callable, step_key: str, n_steps: int) -> None:
                            type="primary" if mine == i else "secondary")
             if mine is not None:
                 st.caption(f"Your answer: {plain(q.options[mine])} (you can change it until the reveal)")
+
+
+def question_open() -> bool:
+    """True while this session's class has a question posed and not yet revealed (a page hides
+    what gives the answer away meanwhile)."""
+    live = _live()
+    if not live:
+        return False
+    if live["role"] == "student":
+        q = st.session_state.get(_QUESTION)
+        return q is not None and not q.revealed and not live["detached"]
+    try:
+        q = room_store().follow(live["code"]).question
+    except RoomError:
+        return False
+    return q is not None and not q.revealed
+
+
+def dag_question(dag, X, index: int, class_names) -> bool:
+    """The DAG page's "which class does sample ``index`` reach?" (``svmviz.questions``) for the
+    class; True while it is open, so the page hides the sample's path until the reveal."""
+    question_panel(lambda: dag_reached_class(dag, X, index, class_names))
+    return question_open()

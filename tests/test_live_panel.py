@@ -43,3 +43,69 @@ def test_instructor_publishes_and_a_student_takes_the_view():
     with pytest.raises(RoomAccessError):   # what a student session holds cannot drive the room
         _store().publish(code, s_live["sid"], {"page": "Data"})
     assert _store().follow(code).n_students == 1
+
+
+def test_the_dag_question_hides_the_samples_path_until_the_reveal():
+    from svmviz.data.generators import generate
+
+    store = _store()
+    code, token = store.create_room()
+    ds = generate("checkerboard", n_classes=3, n_per_class=20, seed=1)
+    at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="gen:checkerboard;n_classes=3;n_per_class=20;seed=1",
+                   **{"dag.probe": 4})
+    at.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
+    at.run()
+    assert not problems(at)
+    shown = [c.value for c in at.caption if c.value.startswith("Sample #4")]
+    assert shown and "→ predicted" in shown[0]          # no question: the path is shown
+    at.button(key="live_ask").click().run()
+    assert not problems(at)
+    q = store.follow(code).question
+    assert q is not None and q.prompt == "Which class does sample 4 reach in the DAG?"
+    assert set(q.options) == {str(n) for n in ds.class_names}
+    hidden = [c.value for c in at.caption if c.value.startswith("Sample #4")]
+    assert hidden and "predicted" not in hidden[0] and "after the reveal" in hidden[0]
+    store.reveal(code, token)
+    at.run()
+    assert "→ predicted" in [c.value for c in at.caption if c.value.startswith("Sample #4")][0]
+
+
+def test_the_projector_shows_the_join_link_as_a_qr_code_without_the_token():
+    import base64
+
+    import segno
+
+    from svmviz.rooms import display_code
+    from svmviz_app.live import join_qr_svg
+
+    link = "http://class.example:8501/SVM_Tree?room=ABCD-EFGH"
+    svg = join_qr_svg(link)
+    assert svg.startswith("<svg") and svg == join_qr_svg(link)
+    assert segno.make(link, error="m").designator.endswith(("M", "Q", "H"))   # readable from afar
+    teacher = page_test("app.py")
+    teacher.query_params["lesson"] = "1"
+    teacher.run()
+    teacher.session_state[LIVE] = None
+    code, token = _store().create_room()
+    teacher.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
+    teacher.run()
+    assert not problems(teacher)
+    imgs = [img for el in teacher.get("image") for img in el.proto.imgs]
+    assert [img.caption for img in imgs] == ["Scan to join"], "no QR code in the lesson display"
+    kind, _, data = imgs[0].url.partition(";base64,")
+    assert kind == "data:image/svg+xml"
+    # the code of the students' link (on this page, with the room's code), never the token
+    shown = base64.b64decode(data).decode()
+    assert shown == join_qr_svg(f"/?room={display_code(code)}") and token not in shown
+
+
+def test_a_follower_switches_to_the_page_the_instructor_shows():
+    store = _store()
+    code, token = store.create_room()
+    store.publish(code, token, {"page": "Data", "spec": "fourclass_like", "state": {"split.test": 0.25}})
+    student = page_test("app.py")
+    student.query_params["room"] = code
+    student.run()
+    assert not problems(student)
+    assert student.session_state["_svmviz_live_page"] == "Data"     # switched from Home
+    assert student.session_state["split.test"] == 0.25

@@ -116,3 +116,15 @@ def test_dag_question_answers_the_class_the_dag_reaches():
         assert f"not {pred[i]}" not in q.explanation   # the reached class never loses on the walk
     with pytest.raises(ParameterError, match="row of X"):
         dag_reached_class(dag, G, 40)
+
+
+def test_dag_question_names_the_classes_as_the_page_does():
+    rng = np.random.default_rng(1)
+    X = np.vstack([c + rng.normal(scale=0.5, size=(20, 2)) for c in ([0, 0], [4, 0], [0, 4])])
+    y = np.repeat([1, 2, 3], 20)
+    dag = DAGSVC(order=[1, 2, 3], C=10.0).fit(X, y)
+    q = dag_reached_class(dag, X, 25, class_names=["setosa", "versicolor", "virginica"])
+    assert q.options == ("setosa", "versicolor", "virginica") and q.answer_text == "versicolor"
+    assert "vs" in q.explanation and " 1 " not in q.explanation and "reaches class versicolor" in q.explanation
+    with pytest.raises(ParameterError, match="3 classes"):
+        dag_reached_class(dag, X, 0, class_names=["a", "b"])

@@ -1,0 +1,470 @@
+"""A live class at the protocol level: one instructor and N followers on a stepping page of one
+``streamlit run app.py``, every session a websocket speaking Streamlit's protocol (the client of
+``bench_classroom.py``, plus the frontend's fragment timers: a fragment with ``run_every`` sends an
+``auto_rerun`` message and the browser then asks for a run of that fragment every interval; the
+followers' room poll and the instructor's tally are such fragments).
+
+1. The instructor opens the page (``data=fourclass`` when available) and starts a class; the N
+   followers open the join link (``/SVM_Tree?room=CODE``) and wait until they show the
+   instructor's step and figure.
+2. **Idle:** nobody acts for ``--idle`` seconds: server CPU per follower poll.
+3. **Stepping:** the instructor clicks Next every ``--every`` seconds, ``--steps`` times. A
+   follower's **lag** for a step is the time from the instructor's click to the end of the
+   follower's first run that shows that step's text ("Step k of n") with the instructor's figures
+   for it (the same Plotly specs). A step a follower never showed is **missed**. Server CPU (user +
+   system, from /proc) per instructor step is the whole room's: the instructor's run and every
+   follower's polls and runs meanwhile. kB are what each follower received per step.
+4. **Question:** the instructor asks "what happens next?"; every follower answers within
+   ``--answer-window`` seconds (a random option at a random time; every third one changes its mind
+   once); the tally the instructor's panel shows must equal the followers' last answers exactly.
+   The instructor reveals; the **reveal lag** is the time until a follower shows the answer.
+
+Targets (a 2-core machine): lag p95 <= 1.5 s, no missed step, CPU per instructor step <= 1.0 s,
+exact tally, every reveal within 1.5 s. Latencies are inflated by other work on a shared machine:
+the load average is printed with every figure; CPU seconds and bytes are what to trust.
+
+Usage: python benchmarks/bench_live.py [--followers 30] [--steps 20] [--every 2] [--serve-ports 8800-8849]
+Quick check: python benchmarks/bench_live.py --followers 3 --steps 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import random
+import re
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_classroom as bc   # noqa: E402  (the protocol client, server control and statistics)
+
+CODE_RE = re.compile(r"[?&]room=([A-Z0-9]{4}-?[A-Z0-9]{4})")
+ANSWER_KEY_RE = re.compile(r"live_ans_(\d+)_(\d+)$")
+
+
+# ----------------------------------------------------------------------------- pure parts
+@dataclass(frozen=True)
+class Shown:
+    """What a session showed at the end of one of its runs."""
+
+    t: float
+    step: int | None          # 1-based, as the page prints it
+    figures: str              # digest of the Plotly specs on the page
+    question: int | None = None   # the qid of the question whose answer buttons are shown
+    revealed: bool = False        # the answer of a question is shown
+
+
+def figures_digest(specs) -> str:
+    """One digest of a page's Plotly figures (their JSON specs, in page order)."""
+    h = hashlib.sha256()
+    for s in specs:
+        h.update(s.encode() if isinstance(s, str) else bytes(s))
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def step_lags(steps: dict[int, tuple[float, str]], history: list[Shown]) -> dict[int, float | None]:
+    """For each instructor step ``s -> (click time, figures digest)``: the time from the click to
+    the first run end in ``history`` at or after it that shows step s with those figures; None when
+    the follower never showed it (a missed step)."""
+    out = {}
+    for s, (t0, digest) in steps.items():
+        out[s] = next((h.t - t0 for h in history if h.t >= t0 and h.step == s and h.figures == digest), None)
+    return out
+
+
+def first_after(history: list[Shown], t0: float, pred) -> float | None:
+    """Seconds from t0 to the first run end at or after t0 whose ``Shown`` satisfies pred."""
+    return next((h.t - t0 for h in history if h.t >= t0 and pred(h)), None)
+
+
+def parse_tally(texts: list[str], options: list[str]) -> list[int] | None:
+    """The counts the instructor's panel prints, one ``"<option>: <n>"`` line per option (a
+    revealed option is marked with a trailing check); None when an option's line is missing."""
+    counts = {}
+    for t in texts:
+        head, sep, tail = t.rpartition(": ")
+        m = re.match(r"\s*(\d+)", tail)
+        if sep and m and head in options:
+            counts[head] = int(m.group(1))
+    return [counts[o] for o in options] if all(o in counts for o in options) else None
+
+
+def expected_tally(last_answers: list[int | None], n_options: int) -> list[int]:
+    """What an exact tally shows: each follower's last answer counted once."""
+    counts = [0] * n_options
+    for a in last_answers:
+        if a is not None:
+            counts[a] += 1
+    return counts
+
+
+def summarize(n: int, lags: list[dict[int, float | None]], cpu_steps: float, n_steps: int, kbytes: list[float],
+              cpu_idle: float, idle_polls: int) -> dict:
+    """The stepping phase's figures: ``lags`` one dict per follower (step -> lag or None)."""
+    got = [v for d in lags for v in d.values() if v is not None]
+    return {
+        "followers": n, "steps": n_steps,
+        "missed": sum(1 for d in lags for v in d.values() if v is None),
+        "lag_p50": bc.percentile(got, 50), "lag_p95": bc.percentile(got, 95),
+        "lag_max": max(got, default=float("nan")),
+        "cpu_per_step": cpu_steps / n_steps if n_steps else float("nan"),
+        "kb_per_follower_step": sum(kbytes) / (n * n_steps) if n and n_steps else float("nan"),
+        "cpu_per_idle_poll": cpu_idle / idle_polls if idle_polls else float("nan"),
+        "idle_polls": idle_polls,
+    }
+
+
+# ----------------------------------------------------------------------------- a live session
+class LiveSession(bc.Student):
+    """A Student that runs the frontend's fragment timers and records what it shows at each run."""
+
+    def __init__(self, port: int, page: str, query: str):
+        super().__init__(port, page, query, bc.PAGES[page])
+        self.timers: dict[str, asyncio.Task] = {}
+        self.history: list[Shown] = []
+        self.total_bytes = 0
+        self.auto_runs = 0
+        self.full_runs = 0     # runs of the whole page (the rest were fragment runs)
+        self.busy = False      # a click waits for its run: the timers hold off meanwhile
+
+    def handle(self, data: bytes) -> None:
+        self.total_bytes += len(data)
+        super().handle(data)
+
+    def timer_message(self, msg) -> None:
+        if msg.WhichOneof("type") == "auto_rerun":
+            fid, every = msg.auto_rerun.fragment_id, msg.auto_rerun.interval
+            old = self.timers.pop(fid, None)
+            if old is not None:
+                old.cancel()
+            self.timers[fid] = asyncio.get_running_loop().create_task(self._tick(fid, every))
+        else:
+            for fid in msg.stop_auto_rerun.fragment_ids:
+                t = self.timers.pop(fid, None)
+                if t is not None:
+                    t.cancel()
+
+    async def _tick(self, fid: str, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            if self.busy or self.closed:
+                continue
+            self.auto_runs += 1
+            await self.rerun(self.widget_states(), fid, auto=True)
+
+    def run_ended(self, status) -> None:
+        # (timers of fragments a full run no longer draws: the server sends stop_auto_rerun)
+        if status in self.finished_ok:
+            self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
+            self.history.append(self.shown())
+
+    def shown(self) -> Shown:
+        step = self.step()
+        specs, qid, revealed = [], None, False
+        for el in self.current():
+            kind = el.WhichOneof("type")
+            if kind == "plotly_chart":
+                specs.append(el.plotly_chart.spec)
+            elif kind == "button":
+                m = ANSWER_KEY_RE.search(el.button.id)
+                if m:
+                    qid = int(m.group(1))
+            elif kind == "alert" and el.alert.body.startswith("Answer:"):
+                revealed = True
+        return Shown(time.perf_counter(), None if step is None else step[0], figures_digest(specs), qid, revealed)
+
+    def texts(self) -> list[str]:
+        return [el.text.body for el in self.current() if el.WhichOneof("type") == "text"]
+
+    def find_text(self, pattern: re.Pattern) -> str | None:
+        for el in self.current():
+            kind = el.WhichOneof("type")
+            body = {"code": lambda e: e.code.code_text, "markdown": lambda e: e.markdown.body,
+                    "text": lambda e: e.text.body}.get(kind)
+            if body:
+                m = pattern.search(body(el))
+                if m:
+                    return m.group(1)
+        return None
+
+    def answer_buttons(self) -> dict[int, tuple[str, str, str]]:
+        """option index -> (widget id, label, fragment id) of the shown question's answer buttons."""
+        out = {}
+        for _, (_, el, frag) in sorted(self.elements.items()):
+            if el.WhichOneof("type") == "button":
+                m = ANSWER_KEY_RE.search(el.button.id)
+                if m:
+                    out[int(m.group(2))] = (el.button.id, el.button.label, frag)
+        return out
+
+    async def click(self, prefix_or_id: str, timeout: float, by_id: bool = False, until=None) -> float | None:
+        """Click a button (by label prefix, or by widget id), wait for its run (and, with ``until``,
+        for a run end after which the page satisfies it: a timed fragment run asked for just before
+        the click may end first); the latency."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        if by_id:
+            found = next(((el.button.id, el.button.disabled, frag) for _, (_, el, frag) in self.elements.items()
+                          if el.WhichOneof("type") == "button" and el.button.id == prefix_or_id), None)
+        else:
+            found = self.button(prefix_or_id)
+        if found is None or found[1]:
+            self.errors.append(f"no enabled button {prefix_or_id!r}")
+            return None
+        bid, _, frag = found
+        self.busy = True
+        try:
+            t0 = time.perf_counter()
+            await self.rerun(self.widget_states() + [WidgetState(id=bid, trigger_value=True)], frag)
+            ok = await self.wait_run(timeout)
+            self.errors += self.run_errors
+            if ok and until is not None:
+                ok = await self.wait_for(until, timeout - (time.perf_counter() - t0))
+            return time.perf_counter() - t0 if ok else None
+        finally:
+            self.busy = False
+
+    async def wait_for(self, pred, timeout: float) -> bool:
+        """Until what the page shows satisfies pred (checked at every run end)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if self.elements and pred(self):
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    async def close(self) -> None:
+        for t in self.timers.values():
+            t.cancel()
+        self.timers.clear()
+        await super().close()
+
+
+# ----------------------------------------------------------------------------- the class
+async def run_class(args, pid: int) -> dict:
+    r: dict = {"load_start": bc.loadavg(), "errors": []}
+    # a fresh server serves its very first run the pages-folder way (without app.py's sidebar):
+    # one Home visit first, as bench_classroom's warm-up
+    await bc.purge_visit(args.port, args.open_timeout)
+    teacher = LiveSession(args.port, args.page, args.query)
+    if not await teacher.open(args.open_timeout):
+        raise SystemExit(f"the instructor's page did not open: {teacher.errors}")
+    await teacher.click("Start a class", args.click_timeout)
+    code = teacher.find_text(CODE_RE)
+    if code is None:
+        raise SystemExit(f"no join code on the instructor's page: {teacher.errors}")
+    base = teacher.shown()
+    followers = [LiveSession(args.port, args.page, f"room={code}") for _ in range(args.followers)]
+
+    async def join(s):
+        await asyncio.sleep(random.uniform(0, args.stagger))
+        return await s.open(args.open_timeout)
+
+    t0, cpu0 = time.time(), bc.proc_cpu(pid)
+    opened = await asyncio.gather(*(join(s) for s in followers))
+    synced = await asyncio.gather(*(s.wait_for(lambda x: (x.shown().step, x.shown().figures) ==
+                                               (base.step, base.figures), args.open_timeout) for s in followers))
+    print(f"joined: {sum(opened)} of {len(followers)}; load {bc.loadavg()[0]:.2f}", file=sys.stderr, flush=True)
+    r.update(opened=sum(opened), synced=sum(synced), cpu_join=bc.proc_cpu(pid) - cpu0, wall_join=time.time() - t0)
+    if not all(synced):
+        r["errors"].append(f"{len(synced) - sum(synced)} followers never showed the instructor's view")
+
+    # idle: nobody acts
+    polls0 = sum(s.auto_runs for s in followers)
+    cpu0, load_idle = bc.proc_cpu(pid), bc.loadavg()
+    await asyncio.sleep(args.idle)
+    cpu_idle = bc.proc_cpu(pid) - cpu0
+    idle_polls = sum(s.auto_runs for s in followers) - polls0
+
+    # stepping
+    steps: dict[int, tuple[float, str]] = {}
+    bytes0 = [s.total_bytes for s in followers]
+    full0 = sum(s.full_runs for s in followers)
+    cpu0, t_start, load_step = bc.proc_cpu(pid), time.perf_counter(), bc.loadavg()
+    for i in range(args.steps):
+        await asyncio.sleep(max(0.0, t_start + i * args.every - time.perf_counter()))
+        before = teacher.step()
+        if before is None or before[0] >= before[1]:
+            r["errors"].append(f"the instructor cannot step on from {before}")
+            break
+        t_click = time.perf_counter()
+        if await teacher.click(bc.PAGES[args.page].button, args.click_timeout,
+                               until=lambda x, k=before[0]: (x.step() or (0,))[0] == k + 1) is None:
+            r["errors"].append(f"the instructor's step {i + 1} did not end")
+            break
+        now = teacher.shown()
+        steps[now.step] = (t_click, now.figures)
+    await asyncio.sleep(max(0.0, t_start + len(steps) * args.every - time.perf_counter()))
+    await asyncio.sleep(args.every)    # the last step's followers
+    cpu_steps = bc.proc_cpu(pid) - cpu0
+    lags = [step_lags(steps, s.history) for s in followers]
+    r.update(summarize(args.followers, lags, cpu_steps, len(steps),
+                       [(s.total_bytes - b) / 1e3 for s, b in zip(followers, bytes0)], cpu_idle, idle_polls))
+    r["full_runs_per_follower_step"] = (sum(s.full_runs for s in followers) - full0) / max(
+        len(steps) * len(followers), 1)
+    r.update(load_idle=load_idle, load_step=load_step, load_step_end=bc.loadavg())
+    r["lags"] = [{str(k): v for k, v in d.items()} for d in lags]
+
+    # the question
+    if args.question:
+        r.update(await question_round(args, pid, teacher, followers))
+    r["errors"] += sorted({e for s in [teacher, *followers] for e in s.errors})
+    r["load_end"] = bc.loadavg()
+    await asyncio.gather(*(s.close() for s in [teacher, *followers]))
+    return r
+
+
+async def question_round(args, pid: int, teacher: LiveSession, followers: list[LiveSession]) -> dict:
+    out: dict = {}
+    step = teacher.step()
+    if step is None or step[0] >= step[1]:
+        return {"question_error": f"no next step to ask about at {step}"}
+    cpu0, t_pose = bc.proc_cpu(pid), time.perf_counter()
+    await teacher.click("Ask the class", args.click_timeout)
+    seen = await asyncio.gather(*(s.wait_for(lambda x: x.answer_buttons(), args.answer_window) for s in followers))
+    out["question_seen"] = sum(seen)
+    out["question_seen_s"] = bc.percentile([first_after(s.history, t_pose, lambda h: h.question is not None)
+                                            for s in followers], 95)
+    window_end = t_pose + args.answer_window
+    last: list[int | None] = [None] * len(followers)
+    latencies: list[float | None] = []
+    labels: set[tuple[str, ...]] = set()
+
+    async def answer(i: int, s: LiveSession):
+        buttons = s.answer_buttons()
+        if not buttons:
+            return
+        labels.add(tuple(label for _, (_, label, _) in sorted(buttons.items())))
+        changes = 2 if i % 3 == 0 else 1
+        for c in range(changes):
+            remaining = window_end - time.perf_counter() - 1.0
+            await asyncio.sleep(random.uniform(0, max(remaining, 0) / (changes - c)))
+            buttons = s.answer_buttons()
+            if not buttons:
+                s.errors.append("the answer buttons went away before the reveal")
+                return
+            opt = random.randrange(len(buttons))
+            mine = re.compile("(Your answer: " + re.escape(buttons[opt][1]) + r" \()")
+            last[i] = opt       # sent: the server must count it (a lost answer shows in the tally)
+            lat = await s.click(buttons[opt][0], args.click_timeout, by_id=True,
+                                until=lambda x: x.find_text(mine) is not None)
+            latencies.append(lat)
+
+    await asyncio.gather(*(answer(i, s) for i, s in enumerate(followers)))
+    out["answered_within_s"] = time.perf_counter() - t_pose
+    out["answers"] = sum(a is not None for a in last)
+    out["answer_p95"] = bc.percentile(latencies, 95)
+    out["answers_unconfirmed"] = sum(v is None for v in latencies)
+    if len(labels) != 1:
+        return {**out, "question_error": f"the followers saw different options: {sorted(labels)}"}
+    options = list(labels.pop())
+    want = expected_tally(last, len(options))
+    shown = None
+    deadline = time.perf_counter() + args.tally_timeout
+    while time.perf_counter() < deadline:     # the instructor's tally refreshes every second
+        shown = parse_tally(teacher.texts(), options)
+        if shown == want:
+            break
+        await asyncio.sleep(0.2)
+    out.update(tally_expected=want, tally_shown=shown, tally_exact=shown == want)
+    t_reveal = time.perf_counter()
+    await teacher.click("Reveal and go on", args.click_timeout)
+    await asyncio.gather(*(s.wait_for(lambda x: x.shown().revealed, args.reveal_wait) for s in followers))
+    reveals = [first_after(s.history, t_reveal, lambda h: h.revealed) for s in followers]
+    out.update(reveal_reached=sum(v is not None for v in reveals),
+               reveal_p50=bc.percentile(reveals, 50), reveal_max=max((v for v in reveals if v is not None),
+                                                                     default=float("nan")),
+               reveal_within_target=sum(v is not None and v <= 1.5 for v in reveals),
+               cpu_question=bc.proc_cpu(pid) - cpu0)
+    return out
+
+
+def report(r: dict, args) -> str:
+    lines = [
+        f"{args.followers} followers + 1 instructor on /{args.page} ({args.query or 'default data'}); "
+        f"{r['opened']}/{args.followers} joined, {r['synced']} showed the instructor's view; join CPU "
+        f"{r['cpu_join']:.2f} s in {r['wall_join']:.1f} s",
+        f"idle {args.idle:g} s: {r['idle_polls']} follower polls, server CPU per poll "
+        f"{1000 * r['cpu_per_idle_poll']:.1f} ms (load {r['load_idle'][0]:.2f})",
+        f"{'steps':>5} {'missed':>6} {'lag p50':>7} {'p95':>5} {'max':>5} {'CPU/step':>8} {'kB/follower/step':>16} "
+        f"{'load start':>10} {'end':>5}",
+        f"{r['steps']:>5} {r['missed']:>6} {r['lag_p50']:>7.2f} {r['lag_p95']:>5.2f} {r['lag_max']:>5.2f} "
+        f"{r['cpu_per_step']:>8.3f} {r['kb_per_follower_step']:>16.1f} {r['load_step'][0]:>10.2f} "
+        f"{r['load_step_end'][0]:>5.2f}",
+        f"      page runs per follower per step {r['full_runs_per_follower_step']:.2f} (the rest: fragment runs)",
+    ]
+    if "tally_exact" in r:
+        lines.append(
+            f"question: seen by {r['question_seen']}/{args.followers} (p95 {r['question_seen_s']:.2f} s), "
+            f"{r['answers']} answers in {r['answered_within_s']:.1f} s (click p95 {r['answer_p95']:.2f} s, "
+            f"{r['answers_unconfirmed']} not confirmed on screen within the click timeout); tally "
+            f"{'exact' if r['tally_exact'] else 'WRONG'} {r['tally_shown']} (expected {r['tally_expected']}); "
+            f"reveal reached {r['reveal_reached']}/{args.followers}, {r['reveal_within_target']} within 1.5 s, "
+            f"p50 {r['reveal_p50']:.2f} s, max {r['reveal_max']:.2f} s")
+    elif "question_error" in r:
+        lines.append(f"question: {r['question_error']}")
+    lines += [f"error: {e}" for e in r["errors"]]
+    lines.append(f"load average at the end {' '.join(f'{x:.2f}' for x in r['load_end'])}")
+    return "\n".join(lines)
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--followers", type=int, default=30)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--every", type=float, default=2.0, help="s between the instructor's steps")
+    ap.add_argument("--idle", type=float, default=10.0, help="s of an idle room before stepping")
+    ap.add_argument("--no-question", dest="question", action="store_false")
+    ap.add_argument("--answer-window", type=float, default=10.0)
+    ap.add_argument("--tally-timeout", type=float, default=5.0)
+    ap.add_argument("--reveal-wait", type=float, default=60.0, help="at most this many s for the reveal to reach them")
+    ap.add_argument("--page", default="SVM_Tree", choices=sorted(bc.PAGES))
+    ap.add_argument("--query", default=None)
+    ap.add_argument("--stagger", type=float, default=3.0, help="followers join within this many s")
+    ap.add_argument("--port", type=int, default=0, help="attach to the server on this port (default: start one)")
+    ap.add_argument("--serve-ports", default="", help="lo-hi: start the server on a free port in this range")
+    ap.add_argument("--config", action="append", default=[],
+                    help="a Streamlit option for the started server, e.g. runner.postScriptGC=false (repeatable)")
+    ap.add_argument("--open-timeout", type=float, default=300.0)
+    ap.add_argument("--click-timeout", type=float, default=120.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", default="")
+    args = ap.parse_args(argv)
+    if args.query is None:
+        args.query = bc.default_query()
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    random.seed(args.seed)
+    proc = None
+    if not args.port:
+        lo, hi = (int(x) for x in args.serve_ports.split("-")) if args.serve_ports else (0, 0)
+        args.port = bc.free_port(lo, hi)
+        proc = bc.start_server(args.port, args.config, {})
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        pid = proc.pid if proc else bc.listening_pid(args.port)
+        r = asyncio.run(run_class(args, pid))
+        print(report(r, args), flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"benchmark": "bench_live", "args": vars(args), **r}, f, indent=1, default=str)
+        bad = r["errors"] or r["missed"] or not r.get("tally_exact", True)
+        return 1 if bad else 0
+    finally:
+        if proc is not None:
+            bc.stop_server(proc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""The live-class benchmark's own parts: lags and missed steps from what each follower showed, the
+tally the instructor's panel prints, and how a session keeps the frontend's fragment timers (no
+server: the ForwardMsgs are built here as the server builds them)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import sys
+
+import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+_spec = importlib.util.spec_from_file_location("bench_live", ROOT / "benchmarks" / "bench_live.py")
+bench = importlib.util.module_from_spec(_spec)
+sys.modules["bench_live"] = bench
+_spec.loader.exec_module(bench)
+Shown = bench.Shown
+
+
+def test_a_lag_runs_from_the_click_to_the_first_run_showing_the_step_with_the_instructors_figures():
+    steps = {2: (10.0, "fig2"), 3: (12.0, "fig3"), 4: (14.0, "fig4")}
+    history = [Shown(9.0, 2, "fig2"),            # before the click: another session's step 2, not this one
+               Shown(10.4, 2, "old"),            # the step's text with the last step's figure: not yet
+               Shown(10.9, 2, "fig2"),
+               Shown(13.1, 3, "fig3"), Shown(13.5, 3, "fig3"),
+               Shown(16.2, 5, "fig5")]           # step 4 never shown: missed
+    lags = bench.step_lags(steps, history)
+    assert lags[2] == pytest.approx(0.9) and lags[3] == pytest.approx(1.1) and lags[4] is None
+
+
+def test_summarize_counts_missed_steps_and_divides_cpu_and_bytes_by_what_happened():
+    lags = [{2: 0.5, 3: 1.0}, {2: 1.5, 3: None}]
+    r = bench.summarize(2, lags, cpu_steps=3.0, n_steps=2, kbytes=[100.0, 300.0], cpu_idle=0.5, idle_polls=50)
+    assert r["missed"] == 1 and r["lag_p50"] == 1.0 and r["lag_max"] == 1.5
+    assert r["cpu_per_step"] == 1.5 and r["kb_per_follower_step"] == 100.0 and r["cpu_per_idle_poll"] == 0.01
+    json.dumps(r)
+
+
+def test_the_tally_is_read_from_the_instructors_lines_also_for_options_holding_a_colon():
+    options = ["a", "b", "none: the chain ends"]
+    texts = ["a: 3", "b: 0 ✓", "none: the chain ends: 12", "unrelated: 7"]
+    assert bench.parse_tally(texts, options) == [3, 0, 12]
+    assert bench.parse_tally(["a: 3"], options) is None       # a line missing: no tally read
+
+
+def test_the_expected_tally_counts_each_followers_last_answer_once():
+    assert bench.expected_tally([0, 2, None, 2, 1], 3) == [1, 1, 2]
+
+
+def test_the_figures_digest_follows_the_specs_and_their_order():
+    d = bench.figures_digest
+    assert d(['{"a": 1}', '{"b": 2}']) == d(['{"a": 1}', '{"b": 2}'])
+    assert d(['{"a": 1}', '{"b": 2}']) != d(['{"b": 2}', '{"a": 1}'])
+    assert d(['{"a": 1}{"b": 2}']) != d(['{"a": 1}', '{"b": 2}'])
+
+
+def _msg(**kind):
+    msg = ForwardMsg()
+    for k, v in kind.items():
+        getattr(msg, k).CopyFrom(v)
+    return msg.SerializeToString()
+
+
+def test_a_session_runs_a_fragments_timer_until_the_server_stops_it():
+    from streamlit.proto.AutoRerun_pb2 import AutoRerun, StopAutoRerun
+
+    async def scenario():
+        s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
+        sent = []
+
+        async def rerun(widget_states=(), fragment_id="", auto=False):
+            sent.append((fragment_id, auto))
+        s.rerun = rerun
+        s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="poll")))
+        await asyncio.sleep(0.18)
+        assert sent and all(x == ("poll", True) for x in sent)
+        s.busy = True                      # a click waits for its run: no timed run meanwhile
+        n = len(sent)
+        await asyncio.sleep(0.12)
+        assert len(sent) == n
+        s.busy = False
+        s.handle(_msg(stop_auto_rerun=StopAutoRerun(fragment_ids=["poll"])))
+        n = len(sent)
+        await asyncio.sleep(0.12)
+        assert len(sent) == n and not s.timers
+
+    asyncio.run(scenario())
+
+
+def _delta(path, element_kind, fragment_id="", **fields):
+    msg = ForwardMsg()
+    msg.metadata.delta_path[:] = list(path)
+    msg.delta.fragment_id = fragment_id
+    el = getattr(msg.delta.new_element, element_kind)
+    for k, v in fields.items():
+        setattr(el, k, v)
+    return msg.SerializeToString()
+
+
+def _plain(**fields):
+    msg = ForwardMsg()
+    for k, v in fields.items():
+        setattr(msg, k, v)
+    return msg.SerializeToString()
+
+
+def test_a_timed_run_of_another_fragment_ending_first_leaves_the_clicked_fragments_elements():
+    s = bench.LiveSession(port=1, page="SVM_Tree", query="")
+    new_session = ForwardMsg()
+    new_session.new_session.config.max_cached_message_age = 2
+    for data in [new_session.SerializeToString(), _delta((0, 0), "markdown", "stepper", body="**Step 1 of 5**"),
+                 _delta((0, 1), "button", "stepper", label="Next ▶", id="next-id"),
+                 _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
+        s.handle(data)
+    s.run_fragment = "stepper"         # a click asked for the stepper's run, but the poll's run ends first
+    for data in [new_session.SerializeToString(), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+        s.handle(data)
+    assert s.step() == (1, 5) and s.button("Next") is not None
+    assert [h.step for h in s.history] == [1, 1]     # what it showed at each run end
+
+
+def test_the_answer_buttons_are_found_by_their_key():
+    s = bench.LiveSession(port=1, page="SVM_Tree", query="")
+    new_session = ForwardMsg()
+    new_session.new_session.config.max_cached_message_age = 2
+    for data in [new_session.SerializeToString(),
+                 _delta((0, 0), "button", "stepper", label="a", id="$$ID-1234-live_ans_7_0"),
+                 _delta((0, 1), "button", "stepper", label="b", id="$$ID-5678-live_ans_7_1"),
+                 _delta((0, 2), "button", "stepper", label="Next ▶", id="$$ID-9-tree.step_next"),
+                 _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
+        s.handle(data)
+    assert {i: label for i, (_, label, _) in s.answer_buttons().items()} == {0: "a", 1: "b"}
+    assert s.history[-1].question == 7 and not s.history[-1].revealed
