@@ -22,34 +22,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import psutil
+from harness import start_app_server
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGEND_HAS = ("k => [...document.querySelectorAll('.js-plotly-plot .legendtext')]"
               ".some(e => e.textContent.endsWith('(' + k + ')'))")
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
-
-def start_server(port: int) -> subprocess.Popen:
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-                             f"--server.port={port}", "--server.address=127.0.0.1",
-                             "--server.fileWatcherType=none"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(180):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def tree_cpu_s(root: psutil.Process, name_has: str = "") -> float:
@@ -136,7 +119,7 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8750)
     ap.add_argument("--url", help="a running server instead of starting one")
     a = ap.parse_args()
-    proc = None if a.url else start_server(a.port)
+    proc = None if a.url else start_app_server(a.port)
     try:
         run(a.url or f"http://127.0.0.1:{a.port}", a.clicks, None if proc is None else proc.pid)
     finally:

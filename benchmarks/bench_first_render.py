@@ -21,33 +21,17 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import psutil
+from harness import start_app_server
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 PLOT = ".js-plotly-plot .main-svg"
 
-
-def start_server(port: int) -> subprocess.Popen:
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-                             f"--server.port={port}", "--server.address=127.0.0.1",
-                             "--server.fileWatcherType=none"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(240):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def cpu_s(proc: subprocess.Popen) -> float:
@@ -118,7 +102,7 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium"),
                                      headless=True, args=["--no-sandbox", "--disable-gpu"])
         for name in a.pages:
-            proc = start_server(a.port)
+            proc = start_app_server(a.port)
             try:
                 url = f"http://127.0.0.1:{a.port}/{name}"
                 c0 = cpu_s(proc)

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,3 +202,23 @@ def load_modules(checkout: Path, modules: list[str], prefix: str = "_baseline"):
             else:
                 sys.modules[name] = m
     return loaded
+
+
+def start_app_server(port: int, wait_s: float = 120.0) -> subprocess.Popen:
+    """``streamlit run app.py`` of this repository on 127.0.0.1:``port``, returned once it answers
+    its health check (the browser benchmarks' server; its output is discarded)."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+                             f"--server.port={port}", "--server.address=127.0.0.1",
+                             "--server.fileWatcherType=none"],
+                            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.5)
+    proc.kill()
+    raise SystemExit("the server did not start")

@@ -67,6 +67,26 @@ def _download(page, button):
             wait_for_app(page)
 
 
+def upload_lesson(browser, url: str, saved, viewport: dict, shown: str):
+    """A new browser context (another machine) with the lesson file ``saved`` uploaded on the
+    Data page: (context, page) once the sidebar shows ``shown``."""
+    ctx = browser.new_context(viewport=viewport)
+    ctx.set_default_timeout(120000)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{url}/Data")
+        wait_for_app(page)
+        page.get_by_text("Upload a file", exact=True).click()
+        wait_for_app(page)
+        page.set_input_files('input[type="file"]', files=[str(saved)])
+        page.locator('[data-testid="stSidebar"]').get_by_text(shown).first.wait_for(timeout=60000)
+        wait_for_app(page)
+    except BaseException:
+        ctx.close()
+        raise
+    return ctx, page
+
+
 def _view(page) -> dict:
     """What the SVM Tree page shows: the data, the split, the greedy level, C_hard and the step."""
     sidebar = page.locator('[data-testid="stSidebar"]')
@@ -127,17 +147,8 @@ def test_lesson_file_restores_the_view_in_another_browser(streamlit_url, browser
     assert doc["state"]["split.norm"] == "minmax" and doc["state"]["split.seed"] == 3
     assert doc["state"]["tree.g1"] == 1 and doc["state"]["tree.C_hard"] == 100 and doc["state"]["tree.step"] == 2
 
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(120000)
-    page = ctx.new_page()
+    ctx, page = upload_lesson(browser, streamlit_url, saved, {"width": 1400, "height": 1000}, "lecture_blobs")
     try:
-        page.goto(f"{streamlit_url}/Data")
-        wait_for_app(page)
-        page.get_by_text("Upload a file", exact=True).click()
-        wait_for_app(page)
-        page.set_input_files('input[type="file"]', files=[str(saved)])
-        page.locator('[data-testid="stSidebar"]').get_by_text("lecture_blobs").first.wait_for(timeout=60000)
-        wait_for_app(page)
         _open_page(page, "SVM Tree")
         after = _view(page)
         page.screenshot(path=str(artifacts_dir / "lesson_after_upload.png"), full_page=True)

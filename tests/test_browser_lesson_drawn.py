@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from conftest import ARTIFACTS, wait_for_app
-from test_browser_lesson import _download, _open_page, _sidebar_data
+from test_browser_lesson import _download, _open_page, _sidebar_data, upload_lesson
 
 pytestmark = pytest.mark.browser
 
@@ -41,19 +41,24 @@ def _rename(page, row: int, name: str, legend: str) -> None:
     cell is found by position — header and rows are one row height each, the name column is the
     middle one of three) and wait for the canvas legend to show ``legend``. A double click that
     lands while the grid is being remounted after the previous edit opens no editor: then the
-    legend does not change and it is tried again."""
+    legend does not change and it is tried again, the other way (a click, then typing)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    for attempt in range(4):
+    for attempt in range(6):
         wait_for_app(page)
         grid = page.locator('[data-testid="stDataFrame"]').nth(1)
         grid.wait_for(state="visible")
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         box = grid.bounding_box()
-        page.mouse.dblclick(box["x"] + box["width"] * 0.5, box["y"] + 35 * (row + 1.5))
-        page.wait_for_timeout(500)
-        page.keyboard.press("Control+a")
+        x, y = box["x"] + box["width"] * 0.5, box["y"] + 35 * (row + 1.5)
+        if attempt % 2 == 0:   # open the cell's editor, select its text, type over it
+            page.mouse.dblclick(x, y)
+            page.wait_for_timeout(500)
+            page.keyboard.press("Control+a")
+        else:                  # or select the cell: typing opens its editor with the typed text
+            page.mouse.click(x, y)
+            page.wait_for_timeout(500)
         page.keyboard.type(name)
         page.keyboard.press("Enter")
         try:
@@ -142,17 +147,8 @@ def test_a_drawn_three_class_lesson_comes_back_in_another_browser(streamlit_url,
     assert doc["dataset"]["X"]["__ndarray__"]["shape"] == [27, 2]
     assert set(before["params"]) - {"data"} <= set(doc["state"]), (before["params"], doc["state"])
 
-    ctx = browser.new_context(viewport=VIEWPORT)
-    ctx.set_default_timeout(120000)
-    page = ctx.new_page()
+    ctx, page = upload_lesson(browser, streamlit_url, saved, VIEWPORT, "drawn data")
     try:
-        page.goto(f"{streamlit_url}/Data")
-        wait_for_app(page)
-        page.get_by_text("Upload a file", exact=True).click()
-        wait_for_app(page)
-        page.set_input_files('input[type="file"]', files=[str(saved)])
-        page.locator('[data-testid="stSidebar"]').get_by_text("drawn data").first.wait_for(timeout=60000)
-        wait_for_app(page)
         _open_page(page, "DAG SVM")
         after = _view(page)
         assert after.pop("data_spec").startswith("lesson:")
