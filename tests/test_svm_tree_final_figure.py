@@ -40,3 +40,12 @@ def test_each_node_line_lies_where_the_earlier_nodes_pass_samples_on(pruned):
         inner = ends[0] + np.linspace(0.01, 0.99, 25)[:, None] * (ends[1] - ends[0])
         for earlier in nodes[:i]:   # an earlier node decides nothing along it
             assert np.all(earlier.hard_class * (inner @ earlier.w - earlier.threshold) >= -1e-9)
+
+
+@pytest.mark.parametrize("pruned", [True, False])
+def test_the_final_partition_names_the_classes_as_the_step_pictures_do(pruned):
+    """"class −1" / "class +1" with the minus sign, as in every step picture (not "-1" / "1")."""
+    X, y = _ring()
+    model = SVMTreeClassifier().fit(X, y)
+    names = [t.name for t in final_figure(model, X, y, pruned=pruned).data if getattr(t, "mode", None) == "markers"]
+    assert names[:2] == ["class −1", "class +1"]

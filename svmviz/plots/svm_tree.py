@@ -371,7 +371,8 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
         label, _ = chain_predict(Xg, W, t, hc, tree.final_class)
     fig = go.Figure(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
                                zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip"))
-    add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6)
+    add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6,
+                      names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
     if pruned and tree.svm is not None:   # the RBF node takes every sample after these
         nodes = nodes[:tree.nonlinear.depth]
     # each node drawn where it acts: on the samples the nodes before it pass on (§3.2.1)
