@@ -204,7 +204,8 @@ def dense_Q(cols):
 
 
 @njit(cache=True, inline="always")
-def _swap(x, i, j):
+def swap_entries(x, i, j):
+    """x[i] and x[j] change place (the solver swaps its per-variable arrays with it too)."""
     t = x[i]
     x[i] = x[j]
     x[j] = t
@@ -215,11 +216,11 @@ def swap_samples(i, j, cols):
     """Positions i and j changed place in the solver's compact order: so do their samples."""
     XT = cols.XT
     for f in range(XT.shape[0]):
-        _swap(XT[f], i, j)
-    _swap(cols.xsq, i, j)
-    _swap(cols.signs, i, j)
+        swap_entries(XT[f], i, j)
+    swap_entries(cols.xsq, i, j)
+    swap_entries(cols.signs, i, j)
     if cols.classes.shape[0] > 0:
-        _swap(cols.classes, i, j)
+        swap_entries(cols.classes, i, j)
 
 
 @njit(cache=True)

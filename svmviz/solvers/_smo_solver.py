@@ -30,7 +30,7 @@ from numba import njit
 
 from svmviz.solvers._smo_cache import (col_miss, col_slot, repack, rows_at, swap_positions, touch,
                                        width_for)
-from svmviz.solvers._smo_columns import fill_column, fill_row, swap_samples
+from svmviz.solvers._smo_columns import fill_column, fill_row, swap_entries, swap_samples
 
 TAU = 1e-12  # LIBSVM's TAU: curvature used when a pair's second derivative is not positive
 # WSS2 keeps j with the smallest o_t = −g_t²/q_t (g_t > 0, q_t > 0). With B = −(best o so far),
@@ -488,29 +488,22 @@ def _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
     return False
 
 
-@njit(cache=True, inline="always")
-def _swap(x, i, j):
-    t = x[i]
-    x[i] = x[j]
-    x[j] = t
-
-
 @njit(cache=True)
 def swap_index(i, j, var, rows, cols):
     """LIBSVM's ``swap_index`` for positions i < j: every per-variable array, the samples of the
     kernel columns and the cached columns (``_smo_cache.swap_positions``)."""
-    _swap(var.a, i, j)
-    _swap(var.G, i, j)
-    _swap(var.Gbar, i, j)
-    _swap(var.p, i, j)
-    _swap(var.L, i, j)
-    _swap(var.U, i, j)
-    _swap(var.s, i, j)
-    _swap(var.QD, i, j)
-    _swap(var.pend, i, j)
-    _swap(var.grp, i, j)
-    _swap(var.st, i, j)
-    _swap(var.ordr, i, j)
+    swap_entries(var.a, i, j)
+    swap_entries(var.G, i, j)
+    swap_entries(var.Gbar, i, j)
+    swap_entries(var.p, i, j)
+    swap_entries(var.L, i, j)
+    swap_entries(var.U, i, j)
+    swap_entries(var.s, i, j)
+    swap_entries(var.QD, i, j)
+    swap_entries(var.pend, i, j)
+    swap_entries(var.grp, i, j)
+    swap_entries(var.st, i, j)
+    swap_entries(var.ordr, i, j)
     swap_samples(i, j, cols)
     swap_positions(i, j, rows)
 
