@@ -13,6 +13,7 @@ import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from conftest import ROOT
+from test_bench_classroom import _delta
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 _spec = importlib.util.spec_from_file_location("bench_live", ROOT / "benchmarks" / "bench_live.py")
@@ -90,16 +91,6 @@ def test_a_session_runs_a_fragments_timer_until_the_server_stops_it():
         assert len(sent) == n and not s.timers
 
     asyncio.run(scenario())
-
-
-def _delta(path, element_kind, fragment_id="", **fields):
-    msg = ForwardMsg()
-    msg.metadata.delta_path[:] = list(path)
-    msg.delta.fragment_id = fragment_id
-    el = getattr(msg.delta.new_element, element_kind)
-    for k, v in fields.items():
-        setattr(el, k, v)
-    return msg.SerializeToString()
 
 
 def _plain(**fields):
