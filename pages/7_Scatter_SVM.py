@@ -157,8 +157,8 @@ def binary(ctx) -> None:
                        "prototypes are the same point and no hyperplane is defined. Decrease μ.")
         bname = [names[a], names[b]] if a < b else [names[b], names[a]]
         fig2 = plot_prototypes(bin_model, X2, y2, bname, bds.feature_names, boundary=True,
-                               title=f"Binary ν-SVM as Scatter SVM (μ = {mu:.4g})<br><sup>‖m₊ − m₋‖² = "
-                                     f"{2 * bin_model.scatter_:.4g} = 2 · scatter</sup>")
+                               title=f"Binary ν-SVM as Scatter SVM (μ = {mu:.4g})",
+                               subtitle=f"‖m₊ − m₋‖² = {2 * bin_model.scatter_:.4g} = 2 · scatter")
         ctx.figure(fig2, "scatter_fig_binary", f"scatter_binary_nu_{bds.name}", dl_key="scatter_dl_binary")
 
 

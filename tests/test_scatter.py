@@ -215,8 +215,8 @@ def test_prototype_figure_shows_the_prototypes_their_mean_and_the_arrows(circle4
     mean = next(t for t in fig.data if t.name.startswith("mean of prototypes"))
     assert np.allclose([mean.x[0], mean.y[0]], model.mean_prototype_)
     assert len(fig.layout.annotations) == 4  # one arrow m̄ → m_c per class
-    regions = fig.data[0].z
-    assert set(np.unique(regions)) == {0, 1, 2, 3}
+    regions = [t for t in fig.data if t.fill == "toself"]
+    assert [t.name for t in regions] == [f"region of {c}" for c in range(4)]
     S = model.sensitivity_map()
     assert len(plot_sensitivity_bars(S).data) == 5
     with pytest.raises(DataError, match="8, 8"):
@@ -287,7 +287,7 @@ def test_coinciding_prototypes_are_detected_and_not_drawn(circle4):
     assert model.coinciding_prototypes() == [(0, 1)]
     fig = plot_prototypes(model, X, y, resolution=30)
     assert not [tr for tr in fig.data if (tr.name or "").startswith("prototype")]
-    assert "coincide" in fig.layout.title.text
+    assert "coincide" in fig.layout.title.subtitle.text
     spread = ScatterSVC(kernel="linear", formulation="nu", bias=True, mu=0.2).fit(*circle4)
     assert spread.coinciding_prototypes() == []
 

@@ -42,6 +42,17 @@ def user_text(value) -> PlotText:
     return PlotText(html.escape(" ".join(str(value).splitlines()), quote=False))
 
 
+def class_text(value) -> PlotText:
+    """A class name as Plotly text (``user_text``), a negative number written with the minus sign
+    (U+2212): "−1", as every class label and number on the figures, never "-1" next to "−1"."""
+    text = user_text(value)
+    try:
+        float(text)
+    except ValueError:
+        return text
+    return PlotText(text.replace("-", "−"))
+
+
 def padded_box(X, pad=0.08):
     """The bounding box of the rows of ``X`` widened by ``pad`` of its span on each side."""
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -124,7 +135,7 @@ def add_class_scatter(fig: go.Figure, X2: np.ndarray, y, classes=None, names=Non
     for k, c in enumerate(classes):
         m = order[lo[k]:hi[k]]
         fig.add_trace(point_trace(
-            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=user_text(names[k] if names else c),
+            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=class_text(names[k] if names else c),
             marker=dict(color=class_color(k, len(classes)), symbol=SYMBOLS[k % len(SYMBOLS)], size=size,
                         line=dict(width=0.5, color="#333")),
             opacity=opacity, showlegend=showlegend, **kw))

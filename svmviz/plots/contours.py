@@ -5,6 +5,8 @@ carries for every level it draws."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 # The segments of a cell by its case (bit 0: lower left corner above the level, 1: lower right,
@@ -17,31 +19,30 @@ _SADDLE = {(5, True): [("B", "R"), ("L", "T")], (5, False): [("L", "B"), ("R", "
            (10, True): [("L", "B"), ("R", "T")], (10, False): [("B", "R"), ("L", "T")]}
 
 
-def level_lines(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, level: float = 0.0) -> list[np.ndarray]:
+def level_lines(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, level: float = 0.0,
+                locate: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> list[np.ndarray]:
     """The polylines (arrays of (x, y) points) where ``Z`` (shape ``(len(ys), len(xs))``, sampled
     at ``Z[i, j] = f(xs[j], ys[i])``) crosses ``level``. A line closes on itself (first point
-    repeated) or ends on the grid's border."""
+    repeated) or ends on the grid's border.
+
+    Each line point lies on a grid edge whose ends are on either side of the level; by default it
+    is placed by linear interpolation of ``Z``. ``locate(A, B)``, given the end points of all
+    those edges (rows of A above the level, of B not), returns the crossing points instead: for a
+    function known only by its labels (a classifier's decision), where interpolating between two
+    labels would put every point mid-edge and draw a staircase."""
     xs, ys, Z = np.asarray(xs, float), np.asarray(ys, float), np.asarray(Z, float)
     above = np.where(np.isnan(Z), False, Z > level)
     case = (above[:-1, :-1] * 1 + above[:-1, 1:] * 2 + above[1:, 1:] * 4 + above[1:, :-1] * 8)
-    point: dict[tuple, np.ndarray] = {}
+    keys: dict[tuple, int] = {}
 
     def edge(i: int, j: int, side: str) -> tuple:
-        """The id of a cell's edge (shared with its neighbour) and its crossing point."""
+        """The id of a cell's edge, shared with its neighbour: ("h", row, col) runs from grid
+        node (row, col) to (row, col + 1), ("v", row, col) from (row, col) to (row + 1, col)."""
         if side == "B" or side == "T":
-            r = i if side == "B" else i + 1
-            key = ("h", r, j)
-            if key not in point:
-                z0, z1 = Z[r, j], Z[r, j + 1]
-                f = (level - z0) / (z1 - z0)
-                point[key] = np.array([xs[j] + f * (xs[j + 1] - xs[j]), ys[r]])
+            key = ("h", i if side == "B" else i + 1, j)
         else:
-            c = j if side == "L" else j + 1
-            key = ("v", i, c)
-            if key not in point:
-                z0, z1 = Z[i, c], Z[i + 1, c]
-                f = (level - z0) / (z1 - z0)
-                point[key] = np.array([xs[c], ys[i] + f * (ys[i + 1] - ys[i])])
+            key = ("v", i, j if side == "L" else j + 1)
+        keys.setdefault(key, len(keys))
         return key
 
     links: dict[tuple, list[tuple]] = {}
@@ -56,6 +57,7 @@ def level_lines(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, level: float = 0.
             ea, eb = edge(i, j, a), edge(i, j, b)
             links.setdefault(ea, []).append(eb)
             links.setdefault(eb, []).append(ea)
+    point = dict(zip(keys, _crossings(xs, ys, Z, above, level, list(keys), locate)))
     lines, seen = [], set()
     # open lines start on the border (an edge with one neighbour), then the closed ones
     starts = [e for e, n in links.items() if len(n) == 1] + list(links)
@@ -76,6 +78,23 @@ def level_lines(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, level: float = 0.
         if len(chain) >= 2:
             lines.append(np.array([point[e] for e in chain]))
     return lines
+
+
+def _crossings(xs, ys, Z, above, level, keys, locate) -> np.ndarray:
+    """The crossing point of every edge of ``keys`` (see ``level_lines``), computed at once."""
+    if not keys:
+        return np.zeros((0, 2))
+    k = np.array([(key[0] == "h", key[1], key[2]) for key in keys], dtype=np.int64)
+    h, r0, c0 = k[:, 0].astype(bool), k[:, 1], k[:, 2]
+    r1, c1 = r0 + ~h, c0 + h        # the edge's other end: one column right or one row up
+    A = np.column_stack([xs[c0], ys[r0]])
+    B = np.column_stack([xs[c1], ys[r1]])
+    if locate is not None:
+        first_above = above[r0, c0]
+        return np.asarray(locate(np.where(first_above[:, None], A, B), np.where(first_above[:, None], B, A)), float)
+    z0, z1 = Z[r0, c0], Z[r1, c1]
+    f = (level - z0) / (z1 - z0)
+    return A + f[:, None] * (B - A)
 
 
 def simplify(line: np.ndarray, tol: float) -> np.ndarray:

@@ -8,25 +8,45 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from svmviz.errors import DataError
-from svmviz.plots.common import Plane, add_class_scatter, base_layout, class_color, grid, user_text
+from svmviz.plots.common import (SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter, base_layout, class_color,
+                                 class_text, grid, user_text)
+from svmviz.plots.contours import level_lines, polyline_xy, simplify
+from svmviz.plots.regions import SIMPLIFY, add_region, region_rings
 
 MEAN_COLOR = "#111111"
 
 CLASS_MARKER = 6   # marker size of the samples in the prototype view
+REGION_ALPHA = 0.22   # the decision regions' fill: the class colours, light under the samples
 
 
-def _region_colorscale(K: int):
-    """A stepwise colour scale: integer z = k gets class k's colour."""
-    scale = []
+def class_margins(scores: np.ndarray) -> np.ndarray:
+    """g_c = f_c − max_(c' ≠ c) f_c' for every column c of ``scores`` (n, K): positive exactly
+    where class c wins argmax_c f_c (eq. 18), zero on its boundary with the runner-up, and
+    continuous, so its zero level traces the boundary smoothly between grid points."""
+    scores = np.asarray(scores, dtype=np.float64)
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    best = np.argmax(scores, axis=1)
+    other = np.where(np.arange(scores.shape[1])[None, :] == best[:, None], top2[:, :1], top2[:, 1:])
+    return scores - other
+
+
+def _add_decision_regions(fig, xs, ys, scores, names, K):
+    """argmax_c f_c as one filled polygon trace per class with a legend entry ("region of c")."""
+    shape = (ys.size, xs.size)
+    G = class_margins(scores)
     for k in range(K):
-        col = class_color(k, K)
-        scale += [[k / K, col], [(k + 1) / K, col]]
-    return scale
+        rings = region_rings(xs, ys, G[:, k].reshape(shape))
+        add_region(fig, rings, _rgba(class_color(k, K), REGION_ALPHA), f"region of {names[k]}", group=f"region{k}")
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    return f"rgba({int(h[0:2], 16)}, {int(h[2:4], 16)}, {int(h[4:6], 16)}, {alpha})"
 
 
 def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Plane | None = None,
                     resolution: int = 150, title: str | None = None, boundary: bool = False,
-                    coincide_rtol: float = 0.02) -> go.Figure:
+                    coincide_rtol: float = 0.02, subtitle: str | None = None) -> go.Figure:
     """The prototype view of a fitted ``ScatterSVC`` (Jenssen et al. 2012, Fig. 1–3).
 
     Decision regions (argmax_c f_c, eq. 18) as a background, the samples, the support vectors
@@ -34,7 +54,8 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
     diamond and arrows m̄ → m_c (the scatter Σ_c ‖m_c − m̄‖² the dual minimises). For the linear
     kernel with class sums 1 (ν-form with bias) the squares are exactly m_c; otherwise they are
     ``model.prototype_centres()``, the α-weighted centres of each class's support vectors.
-    ``boundary`` adds the zero line of f₁ − f₀ for two classes. Data with d > 2 are shown in
+    ``boundary`` adds the zero line of f₁ − f₀ for two classes. ``title`` replaces the
+    default title and its statistics; ``subtitle`` is a line under it. Data with d > 2 are shown in
     ``plane`` (default: the first two features, the others at their mean).
 
     When two prototype pictures lie within ``coincide_rtol`` of the data's extent
@@ -48,19 +69,18 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
         raise DataError("the prototype view needs at least two features")
     plane = plane or Plane(X, (0, 1), "features", feature_names)
     K = model.classes_.size
-    names = [user_text(n) for n in (class_names if class_names is not None else model.classes_)]
+    names = [class_text(n) for n in (class_names if class_names is not None else model.classes_)]
     X2 = plane.to2d(X)
     xs, ys, P = grid(X2, resolution)
     scores = model.class_scores(plane.lift(P))
     fig = go.Figure()
-    fig.add_trace(go.Heatmap(x=xs, y=ys, z=np.argmax(scores, axis=1).reshape(ys.size, xs.size),
-                             colorscale=_region_colorscale(K), zmin=-0.5, zmax=K - 0.5,
-                             opacity=0.22, showscale=False, hoverinfo="skip", name="regions"))
+    _add_decision_regions(fig, xs, ys, scores, names, K)
     if boundary and K == 2:
-        fig.add_trace(go.Contour(x=xs, y=ys, z=(scores[:, 1] - scores[:, 0]).reshape(ys.size, xs.size),
-                                 contours=dict(start=0, end=0, size=1, coloring="none"),
-                                 line=dict(color="#222", width=2), showscale=False, hoverinfo="skip",
-                                 name="boundary f₁ = f₀", showlegend=True))
+        tol = SIMPLIFY * max(xs[-1] - xs[0], ys[-1] - ys[0])
+        lines = [simplify(r, tol) for r in level_lines(xs, ys, (scores[:, 1] - scores[:, 0]).reshape(ys.size, xs.size))]
+        bx, by = polyline_xy(lines) if lines else ([None], [None])
+        fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#222", width=2), hoverinfo="skip",
+                                 name="boundary f₁ = f₀"))
     add_class_scatter(fig, X2, y, classes=model.classes_, names=names, size=CLASS_MARKER, opacity=0.8)
 
     sv2 = plane.to2d(model.support_vectors_)
@@ -100,17 +120,22 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
                                  marker=dict(symbol="diamond", size=17, color=MEAN_COLOR,
                                              line=dict(width=1.5, color="#fff")),
                                  hovertemplate="m̄ (%{x:.3g}, %{y:.3g})<extra></extra>"))
+    notes = [subtitle] if subtitle else []
     if title is None:
         form = "ν-form" if model.formulation == "nu" else "C-form"
         title = (f"Scatter SVM ({form}, {'with' if model.bias else 'no'} bias, "
-                 f"{model.kernel_params_['name']} kernel)<br><sup>scatter Σ‖m_c − m̄‖² = {model.scatter_:.4g}, "
-                 f"{model.support_.size} support vectors</sup>")
+                 f"{model.kernel_params_['name']} kernel)")
+        notes.append(f"scatter Σ‖m_c − m̄‖² = {model.scatter_:.4g}, {model.support_.size} support vectors")
     if coincide:
         pairs = ", ".join(f"{names[a]} & {names[b]}" for a, b in coincide)
-        title += (f"<br><sup>prototype pictures coincide ({pairs}): squares and arrows not drawn</sup>")
+        notes.append(f"prototype pictures coincide ({pairs}): squares and arrows not drawn")
     fig = base_layout(fig, title, plane.labels[0], plane.labels[1], equal=d == 2)
-    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, x=1.02, xanchor="left"),
-                      margin=dict(t=70))
+    # the notes as the title's subtitle at a size read on a projector (<sup> drew them at 70 %)
+    fig.update_layout(title=dict(font=dict(size=TITLE_SIZE),
+                                 subtitle=dict(text="<br>".join(notes), font=dict(size=SUBTITLE_SIZE))),
+                      # no gap after each region's legend group: a class's region and points in one column
+                      legend=dict(orientation="v", yanchor="top", y=1.0, x=1.02, xanchor="left", tracegroupgap=0),
+                      margin=dict(t=60 + 22 * len(notes)))
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
     return fig

@@ -15,12 +15,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
-from svmviz.models.svm_tree import chain_arrays, chain_predict, tree_predict
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
                                  add_class_scatter, base_layout, class_label, grid, padded_box, user_text)
+from svmviz.plots.regions import add_region, region_rings
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
-REGION_SCALE = [[0.0, NEG_REGION_FILL], [0.5, "rgba(255, 255, 255, 0)"], [1.0, POS_REGION_FILL]]
 #: Above this many candidate lines (greedy level 1 has up to 12) only the chosen one is drawn; the
 #: others are a click on their legend entry away, so the picture shows the decision, not a fan.
 MAX_SHOWN_CANDIDATES = 4
@@ -84,6 +83,11 @@ def decided_regions(nodes, plane: Plane, lo, hi) -> list[tuple[int, np.ndarray]]
     node i labels −hard_class on its non-hard side, where no earlier node has labelled it, so its
     region is the box cut by i's hyperplane and by the hard sides of the nodes before it — a convex
     polygon. Returns (label ±1, vertices) for every node whose region is not empty."""
+    return _chain_cells(nodes, plane, lo, hi)[0]
+
+
+def _chain_cells(nodes, plane: Plane, lo, hi):
+    """(``decided_regions``, the polygon no node decides: the hard side of every node)."""
     box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], dtype=np.float64)
     rest, out = box, []
     for nd in nodes:
@@ -95,6 +99,38 @@ def decided_regions(nodes, plane: Plane, lo, hi) -> list[tuple[int, np.ndarray]]
         if len(region) >= 3 and _area(region) > 0:
             out.append((int(-nd.hard_class), region))
         rest = _clip_polygon(rest, s * a, s * c)
+    return out, rest
+
+
+def final_regions(tree, plane: Plane, lo, hi, pruned: bool = True,
+                  resolution: int = 200) -> dict[int, list[np.ndarray]]:
+    """The whole tree's partition of the box [lo, hi] as polygons by label ±1: the linear nodes'
+    cells exactly (``decided_regions``), the rest labelled by the last box — the remaining
+    class, or the RBF node of §3.3, whose two sides are traced on a grid of ``resolution``² points
+    and cut to the cell that reaches it."""
+    nodes = tree.kept() if pruned else tree.nodes
+    rbf = pruned and tree.svm is not None
+    if rbf:
+        nodes = nodes[:tree.nonlinear.depth]
+    cells, rest = _chain_cells(nodes, plane, lo, hi)
+    out: dict[int, list[np.ndarray]] = {-1: [], 1: []}
+    for label, poly in cells:
+        out[label].append(np.vstack([poly, poly[:1]]))
+    if len(rest) < 3 or _area(rest) == 0:
+        return out
+    if not rbf:
+        out[int(tree.final_class)].append(np.vstack([rest, rest[:1]]))
+        return out
+    xs, ys, G = grid(np.array([lo, hi]), resolution, pad=0.0)
+    f = tree.svm.decision_function(plane.lift(G)).reshape(len(ys), len(xs))
+    cut = [(float(nd.hard_class) * a, float(nd.hard_class) * c)
+           for nd in nodes for a, c in [_line_in_plane(nd.w, nd.threshold, plane)]]
+    for label, g in ((1, f), (-1, -f)):
+        for ring in region_rings(xs, ys, g):
+            for n, c in cut:      # the hard side of every linear node: where the RBF node acts
+                ring = _clip_polygon(ring, n, c)
+            if len(ring) >= 3 and _area(ring) > 0:
+                out[label].append(np.vstack([ring, ring[:1]]))
     return out
 
 
@@ -110,21 +146,15 @@ def _regions(fig, tree, nodes, plane, lo, hi):
     by_label = {-1: [], 1: []}
     for label, poly in decided_regions(nodes, plane, lo, hi):
         by_label[label].append(poly)
+    _region_traces(fig, tree, by_label, " by earlier nodes")
+
+
+def _region_traces(fig, tree, by_label, what=""):
+    """A filled trace per label of ``by_label`` (±1 → polygons) with its legend swatch."""
     for sign, fill in ((-1, NEG_REGION_FILL), (1, POS_REGION_FILL)):
-        if not by_label[sign]:
-            continue
-        xs, ys = [], []
-        for poly in by_label[sign]:
-            xs += [_short(v) for v in poly[:, 0]] + [None]
-            ys += [_short(v) for v in poly[:, 1]] + [None]
-        group = f"decided {sign}"
-        fig.add_trace(go.Scatter(x=xs[:-1], y=ys[:-1], mode="lines", fill="toself", fillcolor=fill,
-                                 line=dict(width=0, color=fill), hoverinfo="skip", showlegend=False,
-                                 legendgroup=group, name="regions labelled"))
-        # the legend entry: a square swatch (a filled area's own entry is a line)
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", legendgroup=group,
-                                 name=f"decided {class_label(tree.classes[(sign + 1) // 2], sign)} by earlier nodes",
-                                 marker=dict(symbol="square", size=16, color=fill, line=dict(width=1, color="#999"))))
+        if by_label[sign]:
+            add_region(fig, by_label[sign], fill, f"decided {class_label(tree.classes[(sign + 1) // 2], sign)}{what}",
+                       group=f"decided {sign}")
 
 
 def _short(v: float) -> float:
@@ -353,24 +383,18 @@ def _acting_segment(seg, in_play):
 def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
                  plane: Plane | None = None, resolution: int = 200) -> go.Figure:
     """The partition of the whole tree: with pruning applied (kept nodes, and the RBF node of §3.3
-    if there is one) or with every node before pruning."""
+    if there is one) or with every node before pruning. The regions are polygons
+    (``final_regions``; ``resolution`` is the grid the RBF node's sides are traced on), each
+    node's line is drawn where it acts."""
     tree = model.trees_[tree_index]
     X = np.asarray(X, dtype=np.float64)
     in_pair = np.isin(y, tree.classes)
     plane = _plane(X[in_pair], plane)
     P2 = plane.to2d(X)
     lo, hi = padded_box(P2[in_pair])
-    xs, ys, G = grid(P2[in_pair], resolution)
-    Xg = plane.lift(G)
-    if pruned:
-        label, _ = tree_predict(tree, Xg)
-        nodes = tree.kept()
-    else:
-        nodes = tree.nodes
-        W, t, hc = chain_arrays(nodes, Xg.shape[1])
-        label, _ = chain_predict(Xg, W, t, hc, tree.final_class)
-    fig = go.Figure(go.Heatmap(x=xs, y=ys, z=label.reshape(len(ys), len(xs)).astype(float), zmin=-1,
-                               zmax=1, colorscale=REGION_SCALE, showscale=False, hoverinfo="skip"))
+    fig = go.Figure()
+    _region_traces(fig, tree, final_regions(tree, plane, lo, hi, pruned, resolution))
+    nodes = tree.kept() if pruned else tree.nodes
     add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6,
                       names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
     if pruned and tree.svm is not None:   # the RBF node takes every sample after these

@@ -1,0 +1,98 @@
+"""Decided regions drawn as polygons traced from a grid (smooth edges, a legend entry per class, a
+few kB) instead of a heatmap of cells (stair-stepped edges, no legend entry, the whole grid sent)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from regionhelpers import clear_of_boundaries, labels_from_regions, region_traces
+from svmviz.data.generators import gaussians_on_circle
+from svmviz.models import ScatterSVC
+from svmviz.plots.common import class_text
+from svmviz.plots.regions import inside_rings, label_rings, region_rings
+from svmviz.plots.scatter import class_margins, plot_prototypes
+
+
+def _grid(f, n=81, lo=-2.0, hi=2.0):
+    xs = ys = np.linspace(lo, hi, n)
+    xx, yy = np.meshgrid(xs, ys)
+    return xs, ys, f(xx, yy)
+
+
+def _area(r):
+    return 0.5 * float(np.dot(r[:-1, 0], r[1:, 1]) - np.dot(r[1:, 0], r[:-1, 1]))
+
+
+def test_an_annulus_is_an_outer_ring_and_a_hole_filled_by_the_non_zero_rule():
+    xs, ys, G = _grid(lambda x, y: np.minimum(np.hypot(x, y) - 0.5, 1.5 - np.hypot(x, y)))
+    rings = region_rings(xs, ys, G)
+    assert sorted(round(_area(r), 2) for r in rings) == [-0.78, 7.06]   # the hole runs clockwise
+    P = np.random.default_rng(0).uniform(-2, 2, (4000, 2))
+    r = np.hypot(P[:, 0], P[:, 1])
+    clear = np.abs(r - 0.5) > 0.03
+    clear &= np.abs(r - 1.5) > 0.03
+    assert np.array_equal(inside_rings(rings, P)[clear], ((r > 0.5) & (r < 1.5))[clear])
+
+
+def test_a_region_reaching_the_border_is_closed_along_the_box():
+    xs, ys, G = _grid(lambda x, y: x - 0.3)
+    (ring,) = region_rings(xs, ys, G)
+    assert np.allclose(ring[0], ring[-1])
+    assert _area(ring) == pytest.approx(1.7 * 4.0)
+
+
+def test_a_region_known_by_labels_only_has_its_boundary_located_on_the_grid_edges():
+    inside = lambda P: np.hypot(P[:, 0] - 0.1, P[:, 1]) < 1.23   # noqa: E731
+    xs, ys, _ = _grid(lambda x, y: x)
+    P = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
+    labels = inside(P).reshape(len(ys), len(xs)).astype(int)
+    on_edges = np.vstack(label_rings(xs, ys, labels, 1, inside=inside))
+    assert np.abs(np.hypot(on_edges[:, 0] - 0.1, on_edges[:, 1]) - 1.23).max() < 1e-4
+    # from the labels alone every point sits mid-edge: a staircase up to half a cell off
+    mid = np.vstack(label_rings(xs, ys, labels, 1))
+    assert np.abs(np.hypot(mid[:, 0] - 0.1, mid[:, 1]) - 1.23).max() > 0.01
+
+
+def test_class_margins_are_positive_exactly_where_the_class_wins():
+    S = np.array([[1.0, 3.0, 2.0], [0.5, 0.0, -1.0]])
+    assert np.allclose(class_margins(S), [[-2.0, 1.0, -1.0], [0.5, -0.5, -1.5]])
+
+
+@pytest.fixture(scope="module")
+def circle():
+    ds = gaussians_on_circle(4, 25, std=0.5, seed=3)
+    return ScatterSVC(gamma=0.8).fit(ds.X, ds.y), ds
+
+
+def test_scatter_regions_agree_with_the_predictions_and_have_a_legend_entry_each(circle):
+    model, ds = circle
+    fig = plot_prototypes(model, ds.X, ds.y, ds.class_names)
+    assert not any(t.type in ("heatmap", "contour") for t in fig.data)
+    names = {f"region of {class_text(n)}": c for n, c in zip(ds.class_names, model.classes_)}
+    legend = {t.name for t in fig.data if t.showlegend is not False and t.x[0] is None}
+    assert set(names) <= legend                     # a square swatch per class region
+    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+    xs, ys = np.linspace(*xr, 83)[1:-1], np.linspace(*yr, 79)[1:-1]
+    P = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
+    got, hits = labels_from_regions(fig, names, P)
+    clear = clear_of_boundaries(model.predict, P, 1.5 * (xr[1] - xr[0]) / 150)
+    assert clear.mean() > 0.8
+    assert np.all(hits[clear] == 1)                 # the regions tile the view
+    assert np.array_equal(got[clear].astype(model.classes_.dtype), model.predict(P)[clear])
+
+
+def test_the_scatter_figure_of_fourclass_is_small_and_names_the_classes_with_the_minus_sign(fourclass):
+    from svmviz.data.preprocessing import split_and_normalize
+
+    train, _ = split_and_normalize(fourclass, "none", 0.3, 0, True)
+    model = ScatterSVC().fit(train.X, train.y)
+    fig = plot_prototypes(model, train.X, train.y, train.class_names, train.feature_names)
+    assert len(pio.to_json(fig, validate=False)) < 45_000
+    names = [t.name for t in fig.data if t.name]
+    assert "region of −1" in names and "−1" in names and not any("-1" in n for n in names)
+    assert len(region_traces(fig)) == 2
+    # the statistics under the title at the subtitle's size, not as <sup> (70 % of the title)
+    assert "<sup>" not in fig.layout.title.text and fig.layout.title.subtitle.font.size >= 14
+    assert "−1 & 1" in fig.layout.title.subtitle.text
