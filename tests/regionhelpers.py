@@ -8,10 +8,14 @@ import numpy as np
 from svmviz.plots.regions import inside_rings
 
 
-def region_traces(fig, subplot: str | None = None) -> dict[str, object]:
-    """The filled region traces of ``fig`` (of one subplot's x-axis, e.g. "x2"), by name."""
-    return {t.name: t for t in fig.data if getattr(t, "fill", None) == "toself" and t.legendgroup
-            and (subplot is None or (t.xaxis or "x") == subplot)}
+def region_traces(fig, subplot: str | None = None) -> dict[str, list]:
+    """The filled region traces of ``fig`` (of one subplot's x-axis, e.g. "x2") by name: a region
+    may be drawn in several pieces (one per leaf of a tree decomposition)."""
+    out: dict[str, list] = {}
+    for t in fig.data:
+        if getattr(t, "fill", None) == "toself" and t.legendgroup and (subplot is None or (t.xaxis or "x") == subplot):
+            out.setdefault(t.name, []).append(t)
+    return out
 
 
 def rings_of(trace) -> list[np.ndarray]:
@@ -36,7 +40,7 @@ def labels_from_regions(fig, names: dict[str, object], P: np.ndarray, subplot: s
     for name, value in names.items():
         if name not in traces:
             continue
-        inside = inside_rings(rings_of(traces[name]), P)
+        inside = inside_rings([r for t in traces[name] for r in rings_of(t)], P)
         label[inside] = value
         hits += inside
     return label, hits

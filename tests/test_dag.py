@@ -13,6 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from regionhelpers import clear_of_boundaries, labels_from_regions
 from svmviz.data.generators import interlaced
 from svmviz.errors import DataError, ParameterError
 from svmviz.export import dumps_model, loads_model
@@ -329,11 +330,15 @@ def test_dag_diagram_and_region_figures(voting3, data3):
     counts = [int(t.split("(")[1].rstrip(")")) for t in labels]
     assert sum(counts[:2]) == len(y) and sum(counts[2:]) == len(y)
     assert sum(tr.line.width == 5 for tr in fig.data[:-1]) == 2  # the highlighted path: K − 1 edges
-    # the voting map marks exactly the unclassifiable grid points with −1 (grey)
+    # the voting map's grey region is exactly where the votes tie (away from its edge)
     vfig = P.plot_voting_regions(voting3, X, y, resolution=60)
-    Z = np.asarray(vfig.data[0].z).ravel()
-    G = grid(X, 60)[2]
-    np.testing.assert_array_equal(Z == -1, voting3.unclassifiable(G))
+    xs, ys, _ = grid(X, 60)
+    mid = lambda v: 0.5 * (v[:-1] + v[1:])   # noqa: E731  (the cells' centres: off the box's edge)
+    G = np.column_stack([a.ravel() for a in np.meshgrid(mid(xs), mid(ys))])
+    grey, _ = labels_from_regions(vfig, {"unclassifiable": True}, G)
+    clear = clear_of_boundaries(voting3.unclassifiable, G, xs[1] - xs[0])
+    assert voting3.unclassifiable(G[clear]).any()
+    np.testing.assert_array_equal((grey == True)[clear], voting3.unclassifiable(G[clear]))  # noqa: E712
 
 
 # ---------------------------------------------------------------- where WDAG can win

@@ -97,3 +97,70 @@ def test_alpha_bars_one_sample_wide_and_legends_below_the_axis_titles():
         # the legend sits at the bottom of the figure, under the x-axis title, not at a fraction
         # of the axes' height that lands on it
         assert f.layout.legend.yref == "container" and f.layout.legend.yanchor == "bottom"
+
+
+def _blobs(n: int = 12, seed: int = 3):
+    """Two separable blobs labelled −1 / +1."""
+    rng = np.random.default_rng(seed)
+    return np.vstack([rng.normal(-2, 0.5, (n, 2)), rng.normal(2, 0.5, (n, 2))]), np.repeat([-1, 1], n)
+
+
+def _subplot_figures():
+    """A figure of every kind ``base_layout`` does not lay out: subplots, diagrams, bars."""
+    from svmviz.data.generators import gaussians_on_circle
+    from svmviz.models.dag import DAGSVC, PairwiseVotingSVC
+    from svmviz.models.guard import dual_view
+    from svmviz.plots import dag as P
+    from svmviz.plots.guard import plot_dual_view
+    from svmviz.plots.scatter import plot_sensitivity_images
+    from svmviz.plots.standard import confusion_figure, roc_figure
+    from svmviz.plots.tree_decomposition import plot_td_vs_global
+
+    ds = gaussians_on_circle(3, 15, std=0.4, seed=1)
+    voting = PairwiseVotingSVC(C=10.0).fit(ds.X, ds.y)
+    X, y = _blobs()
+    return {
+        "pairwise grid": (P.plot_pairwise_grid(voting, ds.X, ds.y), 3),
+        "order comparison": (P.plot_order_comparison([DAGSVC.from_pairwise(voting, [0, 1, 2])], ds.X, ds.y), 1),
+        "DAG diagram": (P.plot_dag_diagram(DAGSVC.from_pairwise(voting, [0, 1, 2])), 0),
+        "dual view": (plot_dual_view(dual_view(X, y, 0), X, y), 2),
+        "TD vs global": (plot_td_vs_global({"time_s": 1.0, "nsv": 3, "accuracy": 0.9},
+                                           {"time_s": 2.0, "nsv": 5, "accuracy": 0.95}), 3),
+        "sensitivity images": (plot_sensitivity_images(np.ones((3, 4)), (2, 2)), 3),
+        "confusion": (confusion_figure([0, 1, 1], [0, 1, 0], [0, 1]), 0),
+        "ROC": (roc_figure([0, 1, 1, 0], [0.1, 0.8, 0.6, 0.4], 1)[0], 0),
+    }
+
+
+def test_figures_without_base_layout_use_its_projector_font_sizes():
+    for what, (fig, n_titles) in _subplot_figures().items():
+        lay = fig.layout
+        assert lay.font.size >= 14 and lay.legend.font.size >= 14, what
+        assert lay.title.font.size is None or lay.title.font.size >= 20, what
+        for note in lay.annotations[:n_titles]:      # the subplot titles (Plotly's default is 16 px)
+            assert note.font.size >= 16, what
+        assert all((a.font.size or lay.font.size) >= 13 for a in lay.annotations), what
+        axes = [k for k in lay.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
+        assert axes and all(lay[k].tickfont.size >= 13 for k in axes), what
+
+
+def test_class_names_on_the_guard_hull_and_dag_figures_use_the_minus_sign():
+    from svmviz.geometry.hulls import convex_hull
+    from svmviz.models import GuardVectorSVC
+    from svmviz.models.dag import PairwiseVotingSVC
+    from svmviz.models.guard import dual_view
+    from svmviz.plots import dag as P
+    from svmviz.plots.guard import plot_dual_view, plot_guard_vectors
+    from svmviz.plots.hulls import plot_hulls
+
+    X, y = _blobs()
+    hulls = {c: convex_hull(X[y == c]).polygon(X[y == c]) for c in (-1, 1)}
+    Xd = np.vstack([X, X + 4.0])
+    yd = np.r_[y, np.where(y < 0, -2, 2)]
+    figs = [plot_guard_vectors(GuardVectorSVC().fit(X, y), X, y), plot_dual_view(dual_view(X, y, 0), X, y),
+            plot_hulls(X, y, hulls, hulls, 1.0), plot_hulls(X, y, hulls, hulls, 1.0, names=["-1", "1"]),
+            P.plot_voting_regions(PairwiseVotingSVC().fit(Xd, yd), Xd, yd)]
+    for fig in figs:
+        names = [t.name for t in fig.data if t.name]
+        assert any("−1" in n for n in names), names
+        assert not any(re.search(r"(?<![\w.])-\d", n) for n in names), names

@@ -11,8 +11,8 @@ from regionhelpers import clear_of_boundaries, labels_from_regions, region_trace
 from svmviz.data.generators import gaussians_on_circle
 from svmviz.models import ScatterSVC
 from svmviz.plots.common import class_text
-from svmviz.plots.regions import inside_rings, label_rings, region_rings
-from svmviz.plots.scatter import class_margins, plot_prototypes
+from svmviz.plots.regions import class_margins, inside_rings, label_rings, region_rings
+from svmviz.plots.scatter import plot_prototypes
 
 
 def _grid(f, n=81, lo=-2.0, hi=2.0):
@@ -96,3 +96,88 @@ def test_the_scatter_figure_of_fourclass_is_small_and_names_the_classes_with_the
     # the statistics under the title at the subtitle's size, not as <sup> (70 % of the title)
     assert "<sup>" not in fig.layout.title.text and fig.layout.title.subtitle.font.size >= 14
     assert "−1 & 1" in fig.layout.title.subtitle.text
+
+
+# ---------------------------------------------------------------- DAG SVM (Sabzekar et al.)
+@pytest.fixture(scope="module")
+def dag_fits():
+    from svmviz.models.dag import DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
+
+    ds = gaussians_on_circle(4, 25, std=0.6, seed=5)
+    voting = PairwiseVotingSVC(C=10.0).fit(ds.X, ds.y)
+    return {"voting": voting, "dag": DAGSVC.from_pairwise(voting, list(voting.classes_)),
+            "wdag": WeightedDAGSVC(n_clusters=2, random_state=0).fit(ds.X, ds.y)}, ds
+
+
+@pytest.mark.parametrize("kind", ["dag", "voting", "wdag"])
+def test_dag_regions_agree_with_the_models_decisions_and_are_small(dag_fits, kind):
+    from svmviz.plots import dag as P
+    from svmviz.plots.common import grid
+
+    models, ds = dag_fits
+    model = models[kind]
+    if kind == "dag":
+        fig = P.plot_dag_regions(model, ds.X, ds.y, ds.class_names, tied_outline=models["voting"])
+        decide = model.predict_index
+    elif kind == "voting":
+        fig = P.plot_voting_regions(model, ds.X, ds.y, ds.class_names)
+        decide = lambda X: P._voted(model, X)   # noqa: E731
+    else:
+        fig = P.plot_fused_regions(model, ds.X, ds.y, ds.class_names)
+        decide = lambda X: np.argmax(model.tau(X), axis=1)   # noqa: E731
+    assert not any(t.type in ("heatmap", "contour") for t in fig.data)
+    assert len(pio.to_json(fig, validate=False)) < 60_000          # the voting map sent 4 MB of contour grids
+    names = {f"region of {class_text(n)}": k for k, n in enumerate(ds.class_names)} | {"unclassifiable": -1}
+    swatches = {t.name for t in fig.data if t.showlegend is not False and t.x[0] is None}
+    assert {n for n in names if n != "unclassifiable"} <= swatches
+    xs, ys, _ = grid(ds.X, 200)
+    mid = lambda v: 0.5 * (v[:-1] + v[1:])   # noqa: E731
+    P_ = np.column_stack([a.ravel() for a in np.meshgrid(mid(xs)[::3], mid(ys)[::3])])
+    got, hits = labels_from_regions(fig, names, P_)
+    clear = clear_of_boundaries(decide, P_, 1.5 * (xs[1] - xs[0]))
+    assert clear.mean() > 0.8
+    assert np.all(hits[clear] == 1)
+    assert np.array_equal(got[clear].astype(int), np.asarray(decide(P_))[clear])
+
+
+def test_every_dag_panel_figure_draws_polygons_and_names_each_region_once(dag_fits):
+    from svmviz.models.dag import DAGSVC
+    from svmviz.plots import dag as P
+
+    models, ds = dag_fits
+    voting = models["voting"]
+    figs = [P.plot_pairwise_grid(voting, ds.X, ds.y, ds.class_names),
+            P.plot_order_comparison([DAGSVC.from_pairwise(voting, o) for o in P.distinct_orders(voting.classes_, 3)],
+                                    ds.X, ds.y, ds.class_names),
+            P.plot_cluster_regions(models["wdag"], ds.X, ds.y, ds.class_names),
+            P.plot_pairwise_boundaries(voting, ds.X, ds.y, ds.class_names)]
+    for fig in figs:
+        assert not any(t.type in ("heatmap", "contour") for t in fig.data), fig.layout.title.text
+        swatches = [t.name for t in fig.data if t.showlegend is not False and t.x is not None and t.x[0] is None]
+        assert len(swatches) == len(set(swatches))
+    for fig in figs[:3]:
+        assert {f"region of {class_text(n)}" for n in ds.class_names} <= {t.name for t in fig.data}
+
+
+# ---------------------------------------------------------------- tree decomposition (Chang et al. 2009)
+def test_the_td_partition_draws_each_local_svm_region_as_polygons_that_agree_with_it(fourclass):
+    from svmviz.data.preprocessing import split_and_normalize
+    from svmviz.models import TreeDecompositionSVC
+    from svmviz.plots.tree_decomposition import plot_partition
+
+    train, _ = split_and_normalize(fourclass, "none", 0.3, 0, True)
+    model = TreeDecompositionSVC(C_grid=(1.0, 10.0, 100.0), gamma_grid=(0.1, 1.0, 10.0),
+                                 svm_solver="libsvm").fit(train.X, train.y)
+    assert any(lf.svm is not None for lf in model.leaves_)
+    fig = plot_partition(model, train.X, train.y)
+    assert not any(t.type in ("heatmap", "contour") for t in fig.data)
+    assert len(pio.to_json(fig, validate=False)) < 60_000
+    names = {f"region of {class_text(c)}": c for c in model.classes_}
+    assert set(names) <= {t.name for t in fig.data if t.showlegend is not False}
+    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+    P = np.column_stack([a.ravel() for a in np.meshgrid(np.linspace(*xr, 97)[1:-1], np.linspace(*yr, 89)[1:-1])])
+    got, hits = labels_from_regions(fig, names, P)
+    clear = clear_of_boundaries(model.predict, P, 0.02 * (xr[1] - xr[0]))
+    local = clear & (hits == 1)           # in a leaf with a local SVM (the others are shapes)
+    assert local.mean() > 0.5
+    assert np.array_equal(got[local].astype(model.classes_.dtype), model.predict(P)[local])

@@ -53,6 +53,11 @@ def class_text(value) -> PlotText:
     return PlotText(text.replace("-", "−"))
 
 
+def signed(v: int) -> str:
+    """+1 / −1 with the minus sign the class labels use (never a hyphen next to a minus)."""
+    return f"{int(v):+d}".replace("-", "−")
+
+
 def padded_box(X, pad=0.08):
     """The bounding box of the rows of ``X`` widened by ``pad`` of its span on each side."""
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -86,6 +91,13 @@ def class_label(c, sign: int) -> str:
     if value == sign:
         return f"class {side}"
     return f"class {user_text(str(c).replace('-', '−'))} (as {side})"
+
+
+def rgba(hex_color: str, alpha: float) -> str:
+    """``#rrggbb`` with opacity ``alpha`` as a CSS colour."""
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 def class_color(k: int, n_classes: int) -> str:
@@ -227,4 +239,20 @@ def base_layout(fig: go.Figure, title: str = "", xlabel: str = "x1", ylabel: str
     fig.update_yaxes(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
     if equal:
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def readable(fig: go.Figure, title: str | None = None, n_titles: int = 0, **layout) -> go.Figure:
+    """The projector sizes of ``base_layout`` for a figure it does not lay out (subplots, diagrams,
+    bars): body, title, legend and tick fonts, and its first ``n_titles`` annotations — the
+    subplot titles ``make_subplots`` adds — at the axis-title size. ``layout``: further settings
+    (height, margin, ...)."""
+    if title is not None:
+        layout["title"] = dict(text=title, font=dict(size=TITLE_SIZE))
+    layout["legend"] = dict(layout.get("legend", {}), font=dict(size=LEGEND_SIZE))
+    fig.update_layout(template=TEMPLATE, font=dict(size=FONT_SIZE), **layout)
+    fig.update_xaxes(tickfont=dict(size=FONT_SIZE - 1))
+    fig.update_yaxes(tickfont=dict(size=FONT_SIZE - 1))
+    for note in fig.layout.annotations[:n_titles]:
+        note.font.size = AXIS_TITLE_SIZE
     return fig

@@ -13,18 +13,14 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, grid, legend_below,
-                                 user_text)
+from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, class_text, grid,
+                                 legend_below, readable, rgba)
+from svmviz.plots.contours import level_lines, polyline_xy, simplify
+from svmviz.plots.regions import SIMPLIFY, add_region, class_margins, label_regions, region_rings
 
 UNCLASSIFIABLE = "rgba(120, 120, 120, 0.55)"
 PAIR_COLORS = ["#222222", "#6a3d9a", "#b15928", "#33a02c", "#e31a1c", "#1f78b4", "#ff7f00", "#fb9a99"]
 PAIR_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 class _View:
@@ -35,41 +31,49 @@ class _View:
         self.plane = plane if plane is not None else (Plane(X) if X.shape[1] > 2 else None)
         self.X2 = self.plane.to2d(X) if self.plane is not None else X
         self.xs, self.ys, P = grid(self.X2, resolution)
-        self.points = self.plane.lift(P) if self.plane is not None else P
+        self.points = self.points_of(P)
         self.shape = (self.ys.size, self.xs.size)
         self.labels = self.plane.labels if self.plane is not None else ["x1", "x2"]
+
+    def points_of(self, P):
+        """Plane points as points of the data's space (where the model is evaluated)."""
+        return self.plane.lift(P) if self.plane is not None else P
 
     def to2d(self, X):
         return self.plane.to2d(X) if self.plane is not None else np.asarray(X)
 
 
 def _names(model, class_names):
-    return [user_text(n) for n in (class_names if class_names else model.classes_)]
+    return [class_text(n) for n in (class_names if class_names else model.classes_)]
 
 
-def _region_trace(view: _View, Z: np.ndarray, n_classes: int, names, with_unclassifiable=False,
-                  showscale=False) -> go.Heatmap:
-    """A heatmap of class indices (−1 = unclassifiable, grey) with a discrete colour scale."""
-    cols = [_rgba(class_color(k, n_classes), 0.30) for k in range(n_classes)]
-    lo = -1 if with_unclassifiable else 0
-    if with_unclassifiable:
-        cols = [UNCLASSIFIABLE] + cols
-    m = len(cols)
-    scale = []
-    for k, c in enumerate(cols):
-        scale += [[k / m, c], [(k + 1) / m, c]]
-    labels = (["unclassifiable"] if with_unclassifiable else []) + list(names)
-    # int8 keeps the figure small (plotly sends typed arrays); the colours say the class
-    return go.Heatmap(x=view.xs, y=view.ys, z=Z.reshape(view.shape).astype(np.int8), zmin=lo - 0.5,
-                      zmax=lo + m - 0.5, colorscale=scale, showscale=showscale, hoverinfo="skip",
-                      colorbar=dict(tickvals=list(range(lo, lo + m)), ticktext=labels) if showscale else None)
+def _add_regions(fig, view: _View, Z: np.ndarray, n_classes: int, names, label_of=None, legend=None,
+                 **subplot) -> None:
+    """The regions of the class indices ``Z`` on the view's grid (−1: unclassifiable, grey) as
+    filled polygons, the boundaries located on the grid's edges by ``label_of`` (class indices of
+    plane points); a legend swatch per region whose label is not yet in the set ``legend``
+    (shared by the panels of a figure; None: every region gets one)."""
+    lift = view.points_of
+    rings = label_regions(view.xs, view.ys, Z.reshape(view.shape),
+                          None if label_of is None else (lambda P: label_of(lift(P))))
+    for k, r in sorted(rings.items()):
+        k = int(k)
+        name = "unclassifiable" if k < 0 else f"region of {names[k]}"
+        fill = UNCLASSIFIABLE if k < 0 else rgba(class_color(k, n_classes), 0.30)
+        show = legend is None or k not in legend
+        if legend is not None:
+            legend.add(k)
+        add_region(fig, r, fill, name, group=f"region {k}", showlegend=show, edge=True,
+                   **subplot)
 
 
 def _zero_line(view: _View, values: np.ndarray, name: str, color: str, dash="solid", level=0.0,
-               showlegend=True, width=2.0) -> go.Contour:
-    return go.Contour(x=view.xs, y=view.ys, z=values.reshape(view.shape).astype(np.float32), showscale=False,
-                      contours=dict(coloring="none", start=level, end=level, size=1),
-                      line=dict(color=color, width=width, dash=dash), name=name,
+               showlegend=True, width=2.0) -> go.Scatter:
+    """The line ``values`` = ``level`` as a polyline trace (not a contour trace carrying the grid)."""
+    tol = SIMPLIFY * max(view.xs[-1] - view.xs[0], view.ys[-1] - view.ys[0])
+    lines = [simplify(r, tol) for r in level_lines(view.xs, view.ys, values.reshape(view.shape), level)]
+    x, y = polyline_xy(lines) if lines else ([None], [None])   # none in view: the legend entry stays
+    return go.Scatter(x=x, y=y, mode="lines", line=dict(color=color, width=width, dash=dash), name=name,
                       showlegend=showlegend, hoverinfo="skip")
 
 
@@ -107,11 +111,15 @@ def plot_pairwise_grid(model, X, y, class_names=None, plane: Plane | None = None
                         horizontal_spacing=0.05, vertical_spacing=0.08)
     K = model.classes_.size
     D = model.pair_decisions(view.points)  # pairs_ order: the first columns are these pairs
+    legend: set = set()
     for p, (i, j) in enumerate(pairs):
         r, c = p // cols + 1, p % cols + 1
         d = D[:, p]
-        side = np.where(d > 0, i, j)
-        fig.add_trace(_region_trace(view, side, K, names), row=r, col=c)
+        for k, sign in ((i, 1.0), (j, -1.0)):   # each side of D_ij = 0, traced on its values
+            add_region(fig, region_rings(view.xs, view.ys, sign * d.reshape(view.shape)),
+                       rgba(class_color(k, K), 0.30), f"region of {names[k]}", group=f"region {k}",
+                       showlegend=k not in legend, row=r, col=c)
+            legend.add(k)
         fig.add_trace(_zero_line(view, d, "D_ij = 0", "#222", showlegend=False), row=r, col=c)
         for lev in (-1.0, 1.0):
             fig.add_trace(_zero_line(view, d, "D_ij = ±1", "#555", dash="dot", level=lev,
@@ -121,10 +129,15 @@ def plot_pairwise_grid(model, X, y, class_names=None, plane: Plane | None = None
             fig.add_trace(go.Scatter(x=view.X2[m, 0], y=view.X2[m, 1], mode="markers", name=names[k],
                                      marker=dict(color=class_color(k, K), size=5, line=dict(width=0.4, color="#333")),
                                      showlegend=False), row=r, col=c)
-    fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=50, b=30),
-                      title="Each pairwise SVM on its two classes (shaded: the side of the first class; "
-                            "dotted: D_ij = ±1)")
-    return fig
+    return readable(fig, "Each pairwise SVM on its two classes (shaded: the side of each class; dotted: D_ij = ±1)",
+                    len(pairs), height=330 * rows, margin=dict(l=30, r=10, t=60, b=30))
+
+
+def _voted(model, X) -> np.ndarray:
+    """The class index max-wins voting gives each row of X, −1 where the most votes tie."""
+    V = model.votes(X)
+    tied = (V == V.max(axis=1, keepdims=True)).sum(axis=1) > 1
+    return np.where(tied, -1, np.argmax(V, axis=1))
 
 
 def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = None,
@@ -132,11 +145,10 @@ def plot_voting_regions(model, X, y, class_names=None, plane: Plane | None = Non
     """Max-wins voting regions (eq. 7–9) with the unclassifiable region in grey (Sabzekar et al., Fig. 1)."""
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
-    V = model.votes(view.points)
-    Z = np.argmax(V, axis=1)
-    tied = (V == V.max(axis=1, keepdims=True)).sum(axis=1) > 1
-    Z = np.where(tied, -1, Z)
-    fig = go.Figure(_region_trace(view, Z, model.classes_.size, names, with_unclassifiable=True))
+    Z = _voted(model, view.points)
+    tied = Z < 0
+    fig = go.Figure()
+    _add_regions(fig, view, Z, model.classes_.size, names, lambda P: _voted(model, P))
     D = model.pair_decisions(view.points)
     for p, (i, j) in enumerate(model.pairs_):
         fig.add_trace(_zero_line(view, D[:, p], _pair_name(names, i, j), "#444",
@@ -154,10 +166,15 @@ def plot_dag_regions(model, X, y, class_names=None, plane: Plane | None = None,
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
     Z = model.predict_index(view.points)
-    fig = go.Figure(_region_trace(view, Z, model.classes_.size, names))
+    fig = go.Figure()
+    _add_regions(fig, view, Z, model.classes_.size, names, model.predict_index)
     if tied_outline is not None:
-        tied = tied_outline.unclassifiable(view.points).astype(float)
-        fig.add_trace(_zero_line(view, tied, "voting's unclassifiable region", "#555", dash="dot", level=0.5))
+        tied = tied_outline.unclassifiable(view.points).astype(int)
+        rings = label_regions(view.xs, view.ys, tied.reshape(view.shape),
+                              lambda P: tied_outline.unclassifiable(view.points_of(P)).astype(int)).get(1, [])
+        lx, ly = polyline_xy(rings) if rings else ([None], [None])
+        fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines", line=dict(color="#555", width=2, dash="dot"),
+                                 name="voting's unclassifiable region", hoverinfo="skip"))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
     order = " → ".join(names[k] for k in model.order_)
     return legend_below(base_layout(fig, title or f"DAG regions for the list [{order}]", *view.labels,
@@ -195,17 +212,16 @@ def plot_order_comparison(models, X, y, class_names=None, plane: Plane | None = 
                         vertical_spacing=0.1)
     K = models[0].classes_.size
     y = np.asarray(y)
+    legend: set = set()
     for a, p in enumerate(preds):
         r, c = a // cols + 1, a % cols + 1
-        fig.add_trace(_region_trace(view, p, K, names), row=r, col=c)
+        _add_regions(fig, view, p, K, names, models[a].predict_index, legend, row=r, col=c)
         for k in range(K):
             msk = y == models[0].classes_[k]
             fig.add_trace(go.Scatter(x=view.X2[msk, 0], y=view.X2[msk, 1], mode="markers", showlegend=False,
                                      marker=dict(color=class_color(k, K), size=4), name=names[k]), row=r, col=c)
-    fig.update_layout(template="plotly_white", height=320 * rows, margin=dict(l=30, r=10, t=60, b=30),
-                      title="DAG regions for different class lists (percent of the view that differs "
-                            "from the first list)")
-    return fig
+    return readable(fig, "DAG regions for different class lists (percent of the view that differs from the first "
+                         "list)", len(titles), height=320 * rows, margin=dict(l=30, r=10, t=60, b=30))
 
 
 def dag_layout(K: int):
@@ -251,7 +267,7 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
                 if counts:
                     label += f" ({counts.get((s, lo, child), 0)})"
                 fig.add_annotation(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=label, showarrow=False,
-                                   font=dict(size=11, color="#333"), bgcolor="rgba(255,255,255,0.8)")
+                                   font=dict(size=13, color="#333"), bgcolor="rgba(255,255,255,0.8)")
     xs, ys, text, colors, hover = [], [], [], [], []
     for s, lo, x, yv in dag_layout(K):
         hi = lo + K - 1 - s
@@ -271,12 +287,11 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=text, textposition="middle center",
                              hovertext=hover, hoverinfo="text", showlegend=False,
                              marker=dict(size=58, color=colors, line=dict(width=1.5, color="#333"), symbol="circle"),
-                             textfont=dict(size=12, color="#111")))
+                             textfont=dict(size=13, color="#111")))
     fig.update_xaxes(visible=False, range=[-K / 2 - 0.3, K / 2 + 0.3])
     fig.update_yaxes(visible=False, range=[-(K - 1) - 0.5, 0.5])
-    fig.update_layout(template="plotly_white", height=120 + 110 * K, margin=dict(l=10, r=10, t=50, b=10),
-                      title=f"Decision DAG for [{', '.join(names[k] for k in order)}]")
-    return fig
+    return readable(fig, f"Decision DAG for [{', '.join(names[k] for k in order)}]", height=120 + 110 * K,
+                    margin=dict(l=10, r=10, t=50, b=10))
 
 
 def _ellipse(mean2, cov2, n_std: float, n: int = 80):
@@ -336,18 +351,19 @@ def plot_cluster_regions(model, X, y, class_names=None, plane: Plane | None = No
                                       + ", ".join(names[k] for k in model.cluster_classes_[M]))
               for M in range(N)]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.05, vertical_spacing=0.1)
+    legend: set = set()
     for M in range(N):
         r, c = M // cols + 1, M % cols + 1
-        fig.add_trace(_region_trace(view, L[:, M], K, names), row=r, col=c)
+        _add_regions(fig, view, L[:, M], K, names, lambda P, M=M: model.cluster_predictions(P)[:, M], legend,
+                     row=r, col=c)
         inside = nearest == M
         for k in range(K):
             msk = inside & (y == model.classes_[k])
             fig.add_trace(go.Scatter(x=view.X2[msk, 0], y=view.X2[msk, 1], mode="markers", showlegend=False,
                                      marker=dict(color=class_color(k, K), size=5, line=dict(width=0.4, color="#333")),
                                      name=names[k]), row=r, col=c)
-    fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=60, b=30),
-                      title="Each cluster's DAG SVM l_M(x) (eq. 14), trained on the cluster's samples only")
-    return fig
+    return readable(fig, "Each cluster's DAG SVM l_M(x) (eq. 14), trained on the cluster's samples only", N,
+                    height=330 * rows, margin=dict(l=30, r=10, t=60, b=30))
 
 
 def plot_weight_maps(model, X, y, class_names=None, plane: Plane | None = None,
@@ -369,9 +385,8 @@ def plot_weight_maps(model, X, y, class_names=None, plane: Plane | None = None,
         fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers", marker=dict(symbol="x", size=12, color="white"),
                                  showlegend=False, name=f"mean {M + 1}"), row=r, col=c)
     kind = "normal density" if model.weight == "gaussian" else "eq. 12 as printed in Sabzekar et al."
-    fig.update_layout(template="plotly_white", height=330 * rows, margin=dict(l=30, r=10, t=60, b=30),
-                      title=f"Membership weights w_M(x) ({kind}, normalised so Σ_M w_M = 1)")
-    return fig
+    return readable(fig, f"Membership weights w_M(x) ({kind}, normalised so Σ_M w_M = 1)", N,
+                    height=330 * rows, margin=dict(l=30, r=10, t=60, b=30))
 
 
 def plot_fused_regions(model, X, y, class_names=None, plane: Plane | None = None,
@@ -379,8 +394,13 @@ def plot_fused_regions(model, X, y, class_names=None, plane: Plane | None = None
     """The WDAG decision argmax_i τ_i (eq. 15–17), with the lines where two τ are equal."""
     view = _View(X, plane, resolution)
     names = _names(model, class_names)
-    Z = np.argmax(model.tau(view.points), axis=1)
-    fig = go.Figure(_region_trace(view, Z, model.classes_.size, names))
+    tau = model.tau(view.points)
+    fig = go.Figure()
+    K = model.classes_.size
+    G = class_margins(tau)     # τ_i − the largest other τ: continuous, zero where two τ are equal
+    for k in range(K):
+        add_region(fig, region_rings(view.xs, view.ys, G[:, k].reshape(view.shape)),
+                   rgba(class_color(k, K), 0.30), f"region of {names[k]}", group=f"region {k}", edge=True)
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
     return base_layout(fig, f"WDAG fused regions argmax τ_i (N = {len(model.means_)}, weights: {model.weight})",
                        *view.labels, equal=plane is None)

@@ -7,7 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, padded_box, user_text
+from svmviz.plots.common import (NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, class_text, padded_box, readable,
+                                 signed, user_text)
 from svmviz.plots.hulls import add_line, hull_legend
 
 
@@ -23,7 +24,7 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
     for k, c in enumerate((-1, 1)):
         m = y_pm == c
         fig.add_trace(go.Scatter(
-            x=X[m, 0], y=X[m, 1], mode="markers", name=user_text(names[k] if names else model.classes_[k]),
+            x=X[m, 0], y=X[m, 1], mode="markers", name=class_text(names[k] if names else model.classes_[k]),
             customdata=idx[m], hovertemplate="point %{customdata}<extra></extra>",
             marker=dict(color=NEG_COLOR if c < 0 else POS_COLOR, symbol=SYMBOLS[k], size=8,
                         line=dict(width=0.5, color="#333"))))
@@ -87,7 +88,7 @@ def plot_dual_view(view, X, y) -> go.Figure:
                 xx += [xs[0], xs[1], None]
                 yy += [X[j, 0] * xs[0] - X[j, 1], X[j, 0] * xs[1] - X[j, 1], None]
             fig.add_trace(go.Scatter(x=xx, y=yy, mode="lines", line=dict(color=color, width=1),
-                                     opacity=0.55, name=f"dual lines of class {c:+d}",
+                                     opacity=0.55, name=f"dual lines of class {signed(c)}",
                                      showlegend=col == 1, legendgroup=f"c{c}"), row=col, col=1)
         li = X[i, 0] * xs - X[i, 1]
         fig.add_trace(go.Scatter(x=xs, y=li, mode="lines", line=dict(color="#111", width=3),
@@ -104,11 +105,9 @@ def plot_dual_view(view, X, y) -> go.Figure:
         fig.update_xaxes(range=[box[0], box[1]], title_text="x1 = slope of a line through the point",
                          row=col, col=1)
         fig.update_yaxes(range=[box[2], box[3]], title_text="x2", row=col, col=1)
-    fig.update_layout(template="plotly_white", height=760, margin=dict(l=40, r=20, t=60, b=40),
-                      title=f"Dual space of point {i}: " + ("guard vector" if view.is_guard
-                                                            else "not a guard vector"),
-                      legend=dict(orientation="h", yanchor="top", y=-0.08, x=0))
-    return fig
+    return readable(fig, f"Dual space of point {i}: " + ("guard vector" if view.is_guard else "not a guard vector"),
+                    len(titles), height=760, margin=dict(l=40, r=20, t=60, b=40),
+                    legend=dict(orientation="h", yanchor="top", y=-0.08, x=0))
 
 
 def _first(shown: set, name: str) -> bool:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import NEG_COLOR, POS_COLOR, add_class_scatter, base_layout, legend_below, padded_box, user_text
+from svmviz.plots.common import (NEG_COLOR, POS_COLOR, add_class_scatter, base_layout, class_text, legend_below,
+                                 padded_box, user_text)
 
 FILL = {1: "rgba(230, 184, 0, 0.22)", -1: "rgba(0, 166, 200, 0.20)"}
 LINE = {1: POS_COLOR, -1: NEG_COLOR}
@@ -67,12 +68,12 @@ def plot_hulls(X, y, hulls: dict, reduced: dict, mu: float, nearest=None, nusvc=
     ``hulls`` / ``reduced``: {±1: vertex array (ordered)}."""
     X = np.asarray(X, dtype=np.float64)
     y = np.where(np.asarray(y) > 0, 1, -1)
-    names = [user_text(n) for n in names] if names else None
+    names = [class_text(n) for n in names] if names else None
     labels = [user_text(v) for v in labels]
     fig = go.Figure()
     add_class_scatter(fig, X, y, classes=[-1, 1], names=names, size=6, opacity=0.7)
     for c in (-1, 1):
-        nm = names[(c + 1) // 2] if names else str(c)
+        nm = names[(c + 1) // 2] if names else class_text(c)
         add_polygon(fig, hulls[c], f"conv({nm})", LINE[c], dash="dash", width=1.2)
         add_polygon(fig, reduced[c], f"RCH({nm}, μ)", LINE[c], fill=FILL[c], width=2.2)
     lo, hi = padded_box(X)
@@ -107,7 +108,7 @@ def plot_zero_solution(X, y, hard_class: int, reduced_hard, centroid, w=None, h1
     the point p* of conv(hard class) nearest to s_k̄ (w_H1 ∝ p* − s_k̄)."""
     X = np.asarray(X, dtype=np.float64)
     y = np.where(np.asarray(y) > 0, 1, -1)
-    names = [user_text(n) for n in names] if names else None
+    names = [class_text(n) for n in names] if names else None
     labels = [user_text(v) for v in labels]
     fig = go.Figure()
     add_class_scatter(fig, X, y, classes=[-1, 1], names=names, size=5, opacity=0.45)

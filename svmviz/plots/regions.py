@@ -45,6 +45,17 @@ def region_rings(xs: np.ndarray, ys: np.ndarray, G: np.ndarray, level: float = 0
     return out
 
 
+def class_margins(scores: np.ndarray) -> np.ndarray:
+    """g_c = f_c − max_(c' ≠ c) f_c' for every column c of ``scores`` (n, K): positive exactly
+    where class c wins argmax_c f_c, zero on its boundary with the runner-up, and
+    continuous, so its zero level traces the boundary smoothly between grid points."""
+    scores = np.asarray(scores, dtype=np.float64)
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    best = np.argmax(scores, axis=1)
+    other = np.where(np.arange(scores.shape[1])[None, :] == best[:, None], top2[:, :1], top2[:, 1:])
+    return scores - other
+
+
 def bisect_crossings(inside: Callable[[np.ndarray], np.ndarray], steps: int = BISECTIONS):
     """A ``locate`` for ``region_rings`` from a predicate on points (True inside the region):
     each crossing found by halving its grid edge ``steps`` times."""
@@ -67,17 +78,59 @@ def label_rings(xs, ys, labels: np.ndarray, k, inside: Callable[[np.ndarray], np
     return region_rings(xs, ys, G, 0.0, None if inside is None else bisect_crossings(inside), tol)
 
 
+def label_regions(xs, ys, labels: np.ndarray, label_of: Callable[[np.ndarray], np.ndarray] | None = None,
+                  tol: float | None = None) -> dict:
+    """The rings of every label's region of the grid ``labels`` (``labels[i, j]`` at
+    ``(xs[j], ys[i])``) by label. With ``label_of`` (the label of points of the plane) the
+    boundary is located on every grid edge whose ends differ, all edges at once (``BISECTIONS``
+    calls of ``label_of`` whatever the number of labels); without it, mid-edge."""
+    xs, ys, L = np.asarray(xs, float), np.asarray(ys, float), np.asarray(labels)
+    locate = None if label_of is None else _located_edges(xs, ys, L, label_of)
+    return {k: region_rings(xs, ys, (L == k).astype(float) - 0.5, 0.0, locate, tol) for k in np.unique(L)}
+
+
+def _located_edges(xs, ys, L, label_of):
+    """A ``locate`` that looks up the crossing of each grid edge, found beforehand by halving
+    every edge whose two ends have different labels (towards the first end's label)."""
+    hi_, hj = np.nonzero(L[:, :-1] != L[:, 1:])
+    vi, vj = np.nonzero(L[:-1, :] != L[1:, :])
+    A = np.vstack([np.column_stack([xs[hj], ys[hi_]]), np.column_stack([xs[vj], ys[vi]])])
+    B = np.vstack([np.column_stack([xs[hj + 1], ys[hi_]]), np.column_stack([xs[vj], ys[vi + 1]])])
+    first = np.r_[L[hi_, hj], L[vi, vj]]
+    P = bisect_crossings(lambda Q: np.asarray(label_of(Q)) == first)(A, B) if len(A) else A
+    H = np.full((len(ys), len(xs)), np.nan)
+    V = np.full((len(ys), len(xs)), np.nan)
+    H[hi_, hj] = P[:len(hi_), 0]
+    V[vi, vj] = P[len(hi_):, 1]
+
+    def locate(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        out = 0.5 * (A + B)          # zero-length edges (the border of region_rings) stay put
+        lo = np.minimum(A, B)
+        h = (A[:, 1] == B[:, 1]) & (A[:, 0] != B[:, 0])
+        v = (A[:, 0] == B[:, 0]) & (A[:, 1] != B[:, 1])
+        i, j = np.searchsorted(ys, lo[:, 1]), np.searchsorted(xs, lo[:, 0])
+        out[h, 0] = H[i[h], j[h]]
+        out[v, 1] = V[i[v], j[v]]
+        return out
+    return locate
+
+
+#: The outline of regions drawn with ``edge=True``: the boundary between two classes as a thin line
+#: (two translucent fills meeting edge to edge leave a light seam where each is anti-aliased).
+EDGE = dict(width=1, color="rgba(40, 40, 40, 0.55)")
+
+
 def add_region(fig: go.Figure, rings: list[np.ndarray], fill: str, name: str, group: str | None = None,
-               showlegend: bool = True, **subplot) -> go.Figure:
+               showlegend: bool = True, edge: bool = False, **subplot) -> go.Figure:
     """One filled trace of ``rings`` and, with ``showlegend``, a square swatch of its colour in
-    the legend named ``name`` (a filled area's own legend entry is a line). ``subplot``: ``row``
-    and ``col`` for a figure of subplots."""
+    the legend named ``name`` (a filled area's own legend entry is a line). ``edge``: outline the
+    rings (``EDGE``). ``subplot``: ``row`` and ``col`` for a figure of subplots."""
     group = group or name
     if rings:
         x, y = polyline_xy(rings)
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", fill="toself", fillcolor=fill,
-                                 line=dict(width=0, color=fill), hoverinfo="skip", showlegend=False,
-                                 legendgroup=group, name=name), **subplot)
+                                 line=EDGE if edge else dict(width=0, color=fill), hoverinfo="skip",
+                                 showlegend=False, legendgroup=group, name=name), **subplot)
     if showlegend:
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", legendgroup=group,
                                  name=name, marker=dict(symbol="square", size=16, color=fill,

@@ -9,25 +9,14 @@ from plotly.subplots import make_subplots
 
 from svmviz.errors import DataError
 from svmviz.plots.common import (SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter, base_layout, class_color,
-                                 class_text, grid, user_text)
+                                 class_text, grid, readable, rgba, user_text)
 from svmviz.plots.contours import level_lines, polyline_xy, simplify
-from svmviz.plots.regions import SIMPLIFY, add_region, region_rings
+from svmviz.plots.regions import SIMPLIFY, add_region, class_margins, region_rings
 
 MEAN_COLOR = "#111111"
 
 CLASS_MARKER = 6   # marker size of the samples in the prototype view
 REGION_ALPHA = 0.22   # the decision regions' fill: the class colours, light under the samples
-
-
-def class_margins(scores: np.ndarray) -> np.ndarray:
-    """g_c = f_c − max_(c' ≠ c) f_c' for every column c of ``scores`` (n, K): positive exactly
-    where class c wins argmax_c f_c (eq. 18), zero on its boundary with the runner-up, and
-    continuous, so its zero level traces the boundary smoothly between grid points."""
-    scores = np.asarray(scores, dtype=np.float64)
-    top2 = np.sort(scores, axis=1)[:, -2:]
-    best = np.argmax(scores, axis=1)
-    other = np.where(np.arange(scores.shape[1])[None, :] == best[:, None], top2[:, :1], top2[:, 1:])
-    return scores - other
 
 
 def _add_decision_regions(fig, xs, ys, scores, names, K):
@@ -36,12 +25,8 @@ def _add_decision_regions(fig, xs, ys, scores, names, K):
     G = class_margins(scores)
     for k in range(K):
         rings = region_rings(xs, ys, G[:, k].reshape(shape))
-        add_region(fig, rings, _rgba(class_color(k, K), REGION_ALPHA), f"region of {names[k]}", group=f"region{k}")
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    return f"rgba({int(h[0:2], 16)}, {int(h[2:4], 16)}, {int(h[4:6], 16)}, {alpha})"
+        add_region(fig, rings, rgba(class_color(k, K), REGION_ALPHA), f"region of {names[k]}", group=f"region{k}",
+                   edge=True)
 
 
 def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Plane | None = None,
@@ -179,9 +164,8 @@ def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.F
                          showgrid=False, zeroline=False,
                          row=1, col=k + 1)
         fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=1, col=k + 1)
-    fig.update_layout(title=title or "Sensitivity maps (Jenssen et al. 2012, eq. 21) as images", template="plotly_white",
-                      height=300, margin=dict(l=20, r=20, t=70, b=20))
-    return fig
+    return readable(fig, title or "Sensitivity maps (Jenssen et al. 2012, eq. 21) as images", len(titles),
+                    height=300, margin=dict(l=20, r=20, t=70, b=20))
 
 
 def plot_gamma_maps(choice, feature_names=None, title: str = "") -> go.Figure:

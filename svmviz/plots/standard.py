@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.metrics import auc, confusion_matrix, roc_curve
 
-from svmviz.plots.common import add_class_scatter, base_layout, grid, user_text
+from svmviz.plots.common import add_class_scatter, base_layout, grid, readable, user_text
 
 RESOLUTION = 160  # fixed grid: the cost of a contour plot does not grow with the data
 
@@ -67,7 +67,7 @@ def confusion_figure(y_true, y_pred, classes, names=None, title: str = "Confusio
     labels = [user_text(n) for n in (names if names is not None else classes)]
     fig = go.Figure(go.Heatmap(z=cm, x=labels, y=labels, colorscale="Blues", showscale=False,
                                text=cm, texttemplate="%{text}", hovertemplate="true %{y}, predicted %{x}: %{z}<extra></extra>"))
-    fig.update_layout(title=title, template="plotly_white", height=380, margin=dict(l=60, r=20, t=50, b=60))
+    readable(fig, title, height=380, margin=dict(l=60, r=20, t=50, b=60))
     fig.update_xaxes(title="predicted", side="bottom")
     fig.update_yaxes(title="true", autorange="reversed")
     return fig
@@ -85,8 +85,8 @@ def roc_figure(y_true, scores, positive, title: str = "ROC curve (test split)") 
                              name="chance"))
     fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", line=dict(color="#d62728", width=3),
                              name=f"AUC = {area:.3f}"))
-    fig.update_layout(title=f"{title}: AUC = {area:.3f}", template="plotly_white", height=380,
-                      margin=dict(l=60, r=20, t=50, b=60), legend=dict(x=0.55, y=0.05))
+    readable(fig, f"{title}: AUC = {area:.3f}", height=380, margin=dict(l=60, r=20, t=50, b=60),
+             legend=dict(x=0.55, y=0.05))
     fig.update_xaxes(title="false positive rate", range=[0, 1])
     fig.update_yaxes(title="true positive rate", range=[0, 1.02])
     return fig, area

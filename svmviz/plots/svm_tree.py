@@ -16,7 +16,8 @@ import plotly.graph_objects as go
 
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
-                                 add_class_scatter, base_layout, class_label, grid, padded_box, user_text)
+                                 add_class_scatter, base_layout, class_label, grid, padded_box, signed,
+                                 user_text)
 from svmviz.plots.regions import add_region, region_rings
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
@@ -162,11 +163,6 @@ def _short(v: float) -> float:
     return float(f"{v:.7g}")
 
 
-def _signed(v: int) -> str:
-    """+1 / −1 with the minus sign the class labels use (never a hyphen next to a minus)."""
-    return f"{int(v):+d}".replace("-", "−")
-
-
 def _minus(text: str) -> str:
     """``text`` with every negative number written with the minus sign (U+2212)."""
     return re.sub(r"(?<![\w.])-(?=\d)", "−", text)
@@ -226,7 +222,7 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     if chosen is not None:
         hard = act[_pm(tree, np.asarray(y)[act]) == chosen.hard_class]
         fig.add_trace(go.Scatter(x=P2[hard, 0], y=P2[hard, 1], mode="markers",
-                                 name=f"hard class {_signed(chosen.hard_class)}",
+                                 name=f"hard class {signed(chosen.hard_class)}",
                                  marker=dict(symbol="circle-open", size=11, color="#333", line=dict(width=1))))
     if step.removed.size:
         r = step.removed
@@ -239,7 +235,7 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     for i in drawn:
         c = step.candidates[i]
         is_chosen = i == step.chosen
-        name = f"{c.label}: {c.solver}, hard {_signed(c.hard_class)}, leaves out {c.left_out}"
+        name = f"{c.label}: {c.solver}, hard {signed(c.hard_class)}, leaves out {c.left_out}"
         res = _add_line(fig, c.w, c.threshold, plane, lo, hi,
                         name if is_chosen or few else f"{name} (click to show)",
                         _cand_color(c.label), 5 if is_chosen else 1.5,
@@ -300,7 +296,7 @@ def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
         if len(rch.vertices):
             V = np.vstack([rch.vertices, rch.vertices[:1]])
             fig.add_trace(go.Scatter(x=V[:, 0], y=V[:, 1], mode="lines", fill="toself",
-                                     name=f"RCH(hard {_signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}",
+                                     name=f"RCH(hard {signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}",
                                      line=dict(color="#444", width=1.5),
                                      fillcolor="rgba(80,80,80,0.12)"))
     if "centroid" in overlays:
@@ -331,7 +327,7 @@ def candidates_frame(step) -> pd.DataFrame:
     rows = []
     for i, c in enumerate(step.candidates):
         rows.append({"chosen": "✔" if i == step.chosen else "", "line": c.label,
-                     "solver": c.solver, "hard class": f"{_signed(c.hard_class)}",
+                     "solver": c.solver, "hard class": f"{signed(c.hard_class)}",
                      "C_k tries": _tries_text(c) or "—",
                      "zero solution": c.zero_solution, "sign changed": c.sign_changed,
                      "perpendicular": c.perpendicular, "left out": c.left_out})
@@ -349,7 +345,7 @@ def zero_solution_frame(model, k: int, tree_index: int = 0) -> pd.DataFrame:
         r = report[c.hard_class]
         for t in c.tries:
             predicted = r.zero_at(t.C_k) if c.solver == "c-svm" else t.C_k >= r.D_star * (1 - 1e-9)
-            rows.append({"line": c.label, "solver": c.solver, "hard class": f"{_signed(c.hard_class)}",
+            rows.append({"line": c.label, "solver": c.solver, "hard class": f"{signed(c.hard_class)}",
                          "C_k": t.C_k, "how": t.how, "‖w‖ (relative)": t.w_norm,
                          "w = 0": t.zero_solution, "exact: w = 0": bool(predicted),
                          "D_k* (w = 0 above)": r.D_star,
@@ -458,7 +454,7 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         flags = [nd.solver] + (["−w"] if nd.sign_changed and not nd.perpendicular else []) + \
             (["⊥"] if nd.perpendicular else [])
         notes += [dict(x=-0.6, y=ypos, showarrow=False,
-                       text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {_signed(nd.hard_class)}, "
+                       text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {signed(nd.hard_class)}, "
                             f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
                        font=dict(size=13, color="#888" if grey else "#000")),
                   dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",

@@ -8,15 +8,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from svmviz.errors import ParameterError
-from svmviz.plots.common import add_class_scatter, base_layout, class_color
+from svmviz.plots.common import add_class_scatter, base_layout, class_color, class_text, readable, rgba
+from svmviz.plots.contours import level_lines, polyline_xy
+from svmviz.plots.regions import add_region, class_margins, region_rings
 
 MAX_POINTS = 3000  # scatter at most this many samples (a large set would hide the partition)
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
+REGION_ALPHA = 0.22   # a local SVM's regions: lighter than a homogeneous leaf's fill
 
 
 def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | None = None) -> go.Figure:
@@ -30,38 +27,40 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
     sigma = model.sigma_ if sigma is None else int(sigma)
     leaves = model.leaves_ if sigma == model.sigma_ else model.level_leaves(sigma)
     K = model.classes_.size
+    names = [class_text(c) for c in model.classes_]
     span = np.ptp(X, axis=0)
     span = np.where(span > 0, span, 1.0)
     lo, hi = X.min(axis=0) - 0.05 * span, X.max(axis=0) + 0.05 * span
     boxes = model.tree_.boxes(lo, hi)
     fig = go.Figure()
-    scale = [[k / max(K - 1, 1), _rgba(class_color(k, K), 0.22)] for k in range(K)]
-    if K == 1:
-        scale = [[0, scale[0][1]], [1, scale[0][1]]]
+    fills = [rgba(class_color(k, K), REGION_ALPHA) for k in range(K)]
     for lf in leaves:
         (x0, y0), (x1, y1) = boxes[lf.node]
         if lf.svm is None:
             fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, layer="below",
                           line=dict(color="#444", width=1, dash="dot" if lf.by_majority else "solid"),
-                          fillcolor=_rgba(class_color(lf.label, K), 0.3 if lf.by_majority else 0.45))
+                          fillcolor=rgba(class_color(lf.label, K), 0.3 if lf.by_majority else 0.45))
             continue
         fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, layer="above",
                       line=dict(color="#222", width=1.5))
         xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
         P = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
-        S = lf.svm.scores(P, K)
-        region = np.argmax(S, axis=1).reshape(resolution, resolution)
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=region, zmin=0, zmax=max(K - 1, 1), colorscale=scale,
-                                 showscale=False, hoverinfo="skip"))
-        # The boundary: the zero level of the decision value (two classes), else the lines where
-        # the predicted class changes (levels between class indices).
+        # the local SVM's regions traced on its scores, their edges the leaf's boundary
+        G = class_margins(lf.svm.scores(P, K))
+        for k in range(K):
+            rings = region_rings(xs, ys, G[:, k].reshape(resolution, resolution))
+            if rings:
+                add_region(fig, rings, fills[k], f"region of {names[k]}", group=f"region {k}", showlegend=False)
         if K == 2:
-            z, levels = lf.svm.decision(P)[:, 0].reshape(resolution, resolution), dict(start=0, end=0, size=1)
+            lines = level_lines(xs, ys, lf.svm.decision(P)[:, 0].reshape(resolution, resolution))
         else:
-            z, levels = region, dict(start=0.5, end=K - 1.5, size=1)
-        fig.add_trace(go.Contour(x=xs, y=ys, z=z, contours=dict(coloring="none", **levels),
-                                 line=dict(color="#111", width=2), showscale=False, hoverinfo="skip",
-                                 showlegend=False, name=f"leaf {lf.node} boundary"))
+            lines = [line for k in range(K) for line in level_lines(xs, ys, G[:, k].reshape(resolution, resolution))]
+        if lines:
+            bx, by = polyline_xy(lines)
+            fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#111", width=2), hoverinfo="skip",
+                                     showlegend=False, name=f"leaf {lf.node} boundary"))
+    for k in range(K):      # a swatch per class: its homogeneous leaves and its side of a local SVM
+        add_region(fig, [], fills[k], f"region of {names[k]}", group=f"region {k}")
     idx = np.arange(X.shape[0])
     if idx.size > MAX_POINTS:
         idx = np.random.default_rng(0).choice(idx, MAX_POINTS, replace=False)
@@ -134,5 +133,4 @@ def plot_td_vs_global(td: dict, glob: dict) -> go.Figure:
         vals = [scale * td[key], scale * glob[key]]
         fig.add_trace(go.Bar(x=names, y=vals, marker_color=colors, showlegend=False,
                              text=[f"{v:.3g}" for v in vals], textposition="auto"), row=1, col=col)
-    fig.update_layout(template="plotly_white", height=330, margin=dict(l=40, r=20, t=50, b=30))
-    return fig
+    return readable(fig, n_titles=3, height=330, margin=dict(l=40, r=20, t=50, b=30))
