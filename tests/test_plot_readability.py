@@ -164,3 +164,18 @@ def test_class_names_on_the_guard_hull_and_dag_figures_use_the_minus_sign():
         names = [t.name for t in fig.data if t.name]
         assert any("−1" in n for n in names), names
         assert not any(re.search(r"(?<![\w.])-\d", n) for n in names), names
+
+
+def test_notes_on_the_plots_are_readable_too():
+    import plotly.graph_objects as go
+
+    from svmviz.geometry.hulls import reduced_convex_hull
+    from svmviz.plots.common import note_sample
+    from svmviz.plots.hulls import plot_zero_solution
+
+    assert note_sample(go.Figure(), 10, 100).layout.annotations[0].font.size >= 13
+    X, y = _blobs()
+    fig = plot_zero_solution(X, y, -1, reduced_convex_hull(X[y == -1], 0.5), X[y == 1].mean(axis=0),
+                             w=np.array([1.0, 0.5]))
+    assert fig.layout.annotations and all(a.font.size is None or a.font.size >= 13 for a in fig.layout.annotations)
+    assert any("hard class −1" in (t.name or "") for t in fig.data)

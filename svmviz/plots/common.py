@@ -126,7 +126,7 @@ def note_sample(fig: go.Figure, shown: int, total: int, what: str = "points") ->
                             f"(seed {SAMPLE_SEED}); computations use them all",
                        xref="paper", yref="paper", x=0.01, y=0.01 + 0.06 * k, xanchor="left",
                        yanchor="bottom", showarrow=False, bgcolor="rgba(255,255,255,0.8)",
-                       font=dict(size=11, color="#333"))
+                       font=dict(size=13, color="#333"))
     return fig
 
 

@@ -112,7 +112,7 @@ def plot_zero_solution(X, y, hard_class: int, reduced_hard, centroid, w=None, h1
     labels = [user_text(v) for v in labels]
     fig = go.Figure()
     add_class_scatter(fig, X, y, classes=[-1, 1], names=names, size=5, opacity=0.45)
-    nm = names[(hard_class + 1) // 2] if names else str(hard_class)
+    nm = names[(hard_class + 1) // 2] if names else class_text(hard_class)
     add_polygon(fig, reduced_hard.vertices, f"RCH(hard class {nm}, μ = {reduced_hard.mu:.4g})",
                 LINE[hard_class], fill=FILL[hard_class], width=2.5)
     fig.add_trace(go.Scatter(x=[centroid[0]], y=[centroid[1]], mode="markers", name="non-hard centroid s",
@@ -132,7 +132,7 @@ def plot_zero_solution(X, y, hard_class: int, reduced_hard, centroid, w=None, h1
                                axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=2,
                                arrowcolor="#111", text="")
             fig.add_annotation(x=tip[0], y=tip[1], text=f"w (‖w‖ = {nw:.3g})", showarrow=False,
-                               yshift=14, font=dict(size=12))
+                               yshift=14, font=dict(size=14))
     return hull_legend(base_layout(fig, title, labels[0], labels[1]))
 
 
