@@ -79,3 +79,22 @@ def test_the_smo_step_figure_of_fourclass_draws_its_lines_small_and_on_the_level
         assert len(P) > 5
         # on the level up to the grid's interpolation (the function's range is several units)
         assert np.abs(f.decision_function(P) - level).max() < 0.05, name
+
+
+def test_the_decision_function_view_draws_its_boundary_and_margins_as_lines_not_grids():
+    from sklearn.svm import SVC
+
+    from svmviz.plots.standard import add_boundary, decision_contours
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] > 0.5, 1, -1)
+    model = SVC(C=10.0).fit(X, y)
+    fig = add_boundary(decision_contours(model, X, y), model, X, "again")
+    assert [t.type for t in fig.data].count("contour") == 1      # the filled map of f only
+    for t in fig.data:
+        level = {"f(x) = 0": 0.0, "margin f(x) = −1": -1.0, "margin f(x) = +1": 1.0, "again": 0.0}.get(t.name)
+        if level is None:
+            continue
+        P = np.array([(a, b) for a, b in zip(t.x, t.y) if a is not None])
+        assert len(P) > 5 and np.abs(model.decision_function(P) - level).max() < 0.05, t.name

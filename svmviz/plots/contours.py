@@ -8,6 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import plotly.graph_objects as go
+
+#: Points of a traced line are kept within this fraction of the view's larger side (under a pixel).
+SIMPLIFY = 5e-4
 
 # The segments of a cell by its case (bit 0: lower left corner above the level, 1: lower right,
 # 2: upper right, 3: upper left), as pairs of its edges: B(ottom), R(ight), T(op), L(eft). The two
@@ -137,3 +141,13 @@ def polyline_xy(lines: list[np.ndarray], digits: int = 6) -> tuple[list, list]:
         xs += [float(f"{v:.{digits}g}") for v in line[:, 0]]
         ys += [float(f"{v:.{digits}g}") for v in line[:, 1]]
     return xs, ys
+
+
+def level_line_trace(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, level: float = 0.0, **trace) -> go.Scatter:
+    """The line ``Z`` = ``level`` as a Plotly line trace (``trace``: its name, line, ...): the
+    simplified polylines, a few hundred numbers where a contour trace carries the whole grid. With
+    no such line in view the trace is empty and its legend entry stays."""
+    tol = SIMPLIFY * max(xs[-1] - xs[0], ys[-1] - ys[0])
+    lines = [simplify(line, tol) for line in level_lines(xs, ys, Z, level)]
+    x, y = polyline_xy(lines) if lines else ([None], [None])
+    return go.Scatter(x=x, y=y, mode="lines", hoverinfo="skip", **trace)

@@ -15,8 +15,8 @@ from plotly.subplots import make_subplots
 
 from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, class_text, grid,
                                  legend_below, readable, rgba)
-from svmviz.plots.contours import level_lines, polyline_xy, simplify
-from svmviz.plots.regions import SIMPLIFY, add_region, class_margins, label_regions, region_rings
+from svmviz.plots.contours import level_line_trace, polyline_xy
+from svmviz.plots.regions import add_region, class_margins, label_regions, region_rings
 
 UNCLASSIFIABLE = "rgba(120, 120, 120, 0.55)"
 PAIR_COLORS = ["#222222", "#6a3d9a", "#b15928", "#33a02c", "#e31a1c", "#1f78b4", "#ff7f00", "#fb9a99"]
@@ -69,12 +69,8 @@ def _add_regions(fig, view: _View, Z: np.ndarray, n_classes: int, names, label_o
 
 def _zero_line(view: _View, values: np.ndarray, name: str, color: str, dash="solid", level=0.0,
                showlegend=True, width=2.0) -> go.Scatter:
-    """The line ``values`` = ``level`` as a polyline trace (not a contour trace carrying the grid)."""
-    tol = SIMPLIFY * max(view.xs[-1] - view.xs[0], view.ys[-1] - view.ys[0])
-    lines = [simplify(r, tol) for r in level_lines(view.xs, view.ys, values.reshape(view.shape), level)]
-    x, y = polyline_xy(lines) if lines else ([None], [None])   # none in view: the legend entry stays
-    return go.Scatter(x=x, y=y, mode="lines", line=dict(color=color, width=width, dash=dash), name=name,
-                      showlegend=showlegend, hoverinfo="skip")
+    return level_line_trace(view.xs, view.ys, values.reshape(view.shape), level, name=name, showlegend=showlegend,
+                            line=dict(color=color, width=width, dash=dash))
 
 
 def _pair_name(names, i, j):

@@ -11,10 +11,7 @@ from collections.abc import Callable
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.contours import level_lines, polyline_xy, simplify
-
-#: Vertices are kept within this fraction of the view's larger side (well under a pixel).
-SIMPLIFY = 5e-4
+from svmviz.plots.contours import SIMPLIFY, level_lines, polyline_xy, simplify
 #: Halvings of a grid edge when a crossing is located from labels: 2⁻¹² of a cell.
 BISECTIONS = 12
 

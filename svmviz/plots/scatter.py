@@ -10,8 +10,8 @@ from plotly.subplots import make_subplots
 from svmviz.errors import DataError
 from svmviz.plots.common import (SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter, base_layout, class_color,
                                  class_text, grid, readable, rgba, user_text)
-from svmviz.plots.contours import level_lines, polyline_xy, simplify
-from svmviz.plots.regions import SIMPLIFY, add_region, class_margins, region_rings
+from svmviz.plots.contours import level_line_trace
+from svmviz.plots.regions import add_region, class_margins, region_rings
 
 MEAN_COLOR = "#111111"
 
@@ -61,11 +61,8 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
     fig = go.Figure()
     _add_decision_regions(fig, xs, ys, scores, names, K)
     if boundary and K == 2:
-        tol = SIMPLIFY * max(xs[-1] - xs[0], ys[-1] - ys[0])
-        lines = [simplify(r, tol) for r in level_lines(xs, ys, (scores[:, 1] - scores[:, 0]).reshape(ys.size, xs.size))]
-        bx, by = polyline_xy(lines) if lines else ([None], [None])
-        fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#222", width=2), hoverinfo="skip",
-                                 name="boundary f₁ = f₀"))
+        fig.add_trace(level_line_trace(xs, ys, (scores[:, 1] - scores[:, 0]).reshape(ys.size, xs.size),
+                                       name="boundary f₁ = f₀", line=dict(color="#222", width=2)))
     add_class_scatter(fig, X2, y, classes=model.classes_, names=names, size=CLASS_MARKER, opacity=0.8)
 
     sv2 = plane.to2d(model.support_vectors_)

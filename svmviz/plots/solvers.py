@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid, legend_below, user_text
-from svmviz.plots.contours import level_lines, polyline_xy, simplify
+from svmviz.plots.contours import level_line_trace
 
 # one line style per solver, so coinciding boundaries stay distinguishable
 _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot", 2.5),
@@ -15,13 +15,9 @@ _STYLES = [("#d62728", "solid", 4), ("#111111", "dash", 2.5), ("#2ca02c", "dot",
 
 
 def _level_line(fig, xs, ys, Z, level, name, color, dash, width):
-    """The line Z = level as a smoothed line trace: its points within a fraction of a pixel
-    (1/2000 of the plot's width), not the grid of Z."""
-    tol = 5e-4 * max(xs[-1] - xs[0], ys[-1] - ys[0])
-    lx, ly = polyline_xy([simplify(line, tol) for line in level_lines(xs, ys, Z, level)])
-    lx, ly = (lx, ly) if lx else ([None], [None])   # no such line in view: its legend entry stays
-    fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines", name=name, hoverinfo="skip",
-                             line=dict(color=color, dash=dash, width=width, shape="spline", smoothing=1)))
+    """The line Z = level as a smoothed line trace (``level_line_trace``)."""
+    fig.add_trace(level_line_trace(xs, ys, Z, level, name=name,
+                                   line=dict(color=color, dash=dash, width=width, shape="spline", smoothing=1)))
 
 
 def _data_on_plane(X, y, names, plane, resolution):

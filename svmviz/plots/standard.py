@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from sklearn.metrics import auc, confusion_matrix, roc_curve
 
 from svmviz.plots.common import add_class_scatter, base_layout, grid, readable, user_text
+from svmviz.plots.contours import level_line_trace
 
 RESOLUTION = 160  # fixed grid: the cost of a contour plot does not grow with the data
 
@@ -44,10 +45,8 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
                              name="f(x)", hoverinfo="skip"))
     for level, dash, label in ((0.0, "solid", "f(x) = 0"), (-1.0, "dash", "margin f(x) = −1"),
                                (1.0, "dash", "margin f(x) = +1")):
-        fig.add_trace(go.Contour(x=xs, y=ys, z=Z, contours=dict(start=level, end=level, size=1,
-                                                                 coloring="none"),
-                                 line=dict(color="#111", dash=dash, width=2.5 if level == 0 else 1.5),
-                                 showscale=False, name=label, showlegend=True, hoverinfo="skip"))
+        fig.add_trace(level_line_trace(xs, ys, Z, level, name=label,
+                                       line=dict(color="#111", dash=dash, width=2.5 if level == 0 else 1.5)))
     classes = getattr(model, "classes_", np.unique(y))
     add_class_scatter(fig, X2, np.asarray(y), classes, names)
     sv = getattr(model, "support_", None) if support is None else support
@@ -99,8 +98,6 @@ def add_boundary(fig: go.Figure, model, X2: np.ndarray, name: str, color: str = 
     Z = binary_scores(model, P)
     if Z is None:
         raise ValueError("a boundary needs a binary model with a decision function")
-    fig.add_trace(go.Contour(x=xs, y=ys, z=Z.reshape(len(ys), len(xs)),
-                             contours=dict(start=0, end=0, size=1, coloring="none"),
-                             line=dict(color=color, dash=dash, width=3), showscale=False, name=name,
-                             showlegend=True, hoverinfo="skip"))
+    fig.add_trace(level_line_trace(xs, ys, Z.reshape(len(ys), len(xs)), name=name,
+                                   line=dict(color=color, dash=dash, width=3)))
     return fig
