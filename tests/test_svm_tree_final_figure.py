@@ -94,3 +94,15 @@ def test_the_final_regions_are_polygons_that_agree_with_the_trees_predictions(fo
     assert clear.mean() > 0.8
     assert np.all(hits[clear] == 1)
     assert np.array_equal(got[clear].astype(int), predict(P)[clear])
+
+
+def test_the_final_partition_fits_a_half_width_column():
+    """The page shows both partitions side by side: a short title, the counts under it, the
+    legend (now four entries with the regions) under the axes instead of over the title."""
+    X, y = _ring()
+    model = SVMTreeClassifier().fit(X, y)
+    for pruned in (True, False):
+        fig = final_figure(model, X, y, pruned=pruned)
+        assert len(fig.layout.title.text) <= 30
+        assert "hyperplanes" in fig.layout.title.subtitle.text and fig.layout.title.subtitle.font.size >= 14
+        assert fig.layout.legend.yref == "container" and fig.layout.legend.yanchor == "bottom"

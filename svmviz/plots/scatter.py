@@ -117,7 +117,7 @@ def plot_prototypes(model, X, y, class_names=None, feature_names=None, plane: Pl
                                  subtitle=dict(text="<br>".join(notes), font=dict(size=SUBTITLE_SIZE))),
                       # no gap after each region's legend group: a class's region and points in one column
                       legend=dict(orientation="v", yanchor="top", y=1.0, x=1.02, xanchor="left", tracegroupgap=0),
-                      margin=dict(t=60 + 22 * len(notes)))
+                      margin=dict(t=66 + 26 * len(notes)))
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
     return fig

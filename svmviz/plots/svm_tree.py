@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
-                                 add_class_scatter, base_layout, class_label, grid, padded_box, signed,
-                                 user_text)
+                                 add_class_scatter, base_layout, class_label, grid, legend_below, padded_box,
+                                 signed, user_text)
 from svmviz.plots.regions import add_region, region_rings
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
@@ -409,11 +409,15 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
             fig.add_annotation(x=(x1 + x2) / 2, y=(y1 + y2) / 2, text=f"<b>{n.depth + 1}</b>", showarrow=False,
                                font=dict(color=color, size=13), bgcolor="rgba(255,255,255,0.7)")
         in_play.append((a, c, float(n.hard_class)))
-    what = (f"after pruning: {len(tree.kept())} hyperplanes" if pruned
-            else f"before pruning: {len(tree.nodes)} hyperplanes")
+    count = f"{len(tree.kept())} hyperplanes" if pruned else f"{len(tree.nodes)} hyperplanes"
     if pruned and tree.svm is not None:
-        what += f" + RBF node after node {tree.nonlinear.depth}"
-    base_layout(fig, title=f"Final partition {what}", xlabel=plane.labels[0], ylabel=plane.labels[1])
+        count += f" + RBF node after node {tree.nonlinear.depth}"
+    base_layout(fig, title=f"Final partition {'after' if pruned else 'before'} pruning", xlabel=plane.labels[0],
+                ylabel=plane.labels[1])
+    # the counts as a subtitle and the legend under the axes: the page shows two of these side by
+    # side, where a long title was cut and a legend above the plot ran into it
+    fig.update_layout(title=dict(subtitle=dict(text=count, font=dict(size=SUBTITLE_SIZE))), margin=dict(t=80))
+    legend_below(fig)
     fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
     fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
     return fig
