@@ -179,3 +179,11 @@ def test_notes_on_the_plots_are_readable_too():
                              w=np.array([1.0, 0.5]))
     assert fig.layout.annotations and all(a.font.size is None or a.font.size >= 13 for a in fig.layout.annotations)
     assert any("hard class −1" in (t.name or "") for t in fig.data)
+
+
+def test_one_pairwise_svm_is_counted_in_the_singular():
+    from svmviz.models.dag import PairwiseVotingSVC
+    from svmviz.plots.dag import plot_pairwise_boundaries
+
+    X, y = _blobs()
+    assert "(1 SVM)" in plot_pairwise_boundaries(PairwiseVotingSVC().fit(X, y), X, y).layout.title.text

@@ -89,7 +89,8 @@ def plot_pairwise_boundaries(model, X, y, class_names=None, plane: Plane | None 
         fig.add_trace(_zero_line(view, D[:, p], _pair_name(names, i, j), PAIR_COLORS[p % len(PAIR_COLORS)],
                                  PAIR_DASHES[p % len(PAIR_DASHES)]))
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
-    return legend_below(base_layout(fig, title or f"Pairwise boundaries D_ij = 0 ({len(model.pairs_)} SVMs)",
+    n = len(model.pairs_)
+    return legend_below(base_layout(fig, title or f"Pairwise boundaries D_ij = 0 ({n} SVM{'' if n == 1 else 's'})",
                                      *view.labels, equal=plane is None))
 
 
