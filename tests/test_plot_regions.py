@@ -11,7 +11,7 @@ from regionhelpers import clear_of_boundaries, labels_from_regions, region_trace
 from svmviz.data.generators import gaussians_on_circle
 from svmviz.models import ScatterSVC
 from svmviz.plots.common import class_text
-from svmviz.plots.regions import class_margins, inside_rings, label_rings, region_rings
+from svmviz.plots.regions import class_margins, inside_rings, label_regions, region_rings
 from svmviz.plots.scatter import plot_prototypes
 
 
@@ -48,10 +48,13 @@ def test_a_region_known_by_labels_only_has_its_boundary_located_on_the_grid_edge
     xs, ys, _ = _grid(lambda x, y: x)
     P = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
     labels = inside(P).reshape(len(ys), len(xs)).astype(int)
-    on_edges = np.vstack(label_rings(xs, ys, labels, 1, inside=inside))
-    assert np.abs(np.hypot(on_edges[:, 0] - 0.1, on_edges[:, 1]) - 1.23).max() < 1e-4
+    label_of = lambda P: inside(P).astype(int)   # noqa: E731
+    on_edges = np.vstack(label_regions(xs, ys, labels, label_of)[1])
+    assert np.abs(np.hypot(on_edges[:, 0] - 0.1, on_edges[:, 1]) - 1.23).max() < 1e-3   # 1/64 of a 0.05 cell
+    outside = np.vstack(label_regions(xs, ys, labels, label_of)[0])    # the same boundary from the other side
+    assert np.abs(np.hypot(outside[:, 0] - 0.1, outside[:, 1]) - 1.23).min() < 1e-3
     # from the labels alone every point sits mid-edge: a staircase up to half a cell off
-    mid = np.vstack(label_rings(xs, ys, labels, 1))
+    mid = np.vstack(label_regions(xs, ys, labels)[1])
     assert np.abs(np.hypot(mid[:, 0] - 0.1, mid[:, 1]) - 1.23).max() > 0.01
 
 

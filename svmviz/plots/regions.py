@@ -12,8 +12,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from svmviz.plots.contours import SIMPLIFY, level_lines, polyline_xy, simplify
-#: Halvings of a grid edge when a crossing is located from labels: 2⁻¹² of a cell.
-BISECTIONS = 12
+
+#: A crossing located from labels: SEARCH_ROUNDS rounds of SEARCH_POINTS points each, to
+#: (SEARCH_POINTS + 1)^-SEARCH_ROUNDS of a grid cell (1/64: far under a pixel).
+SEARCH_POINTS, SEARCH_ROUNDS = 7, 2
 
 
 def region_rings(xs: np.ndarray, ys: np.ndarray, G: np.ndarray, level: float = 0.0,
@@ -53,48 +55,44 @@ def class_margins(scores: np.ndarray) -> np.ndarray:
     return scores - other
 
 
-def bisect_crossings(inside: Callable[[np.ndarray], np.ndarray], steps: int = BISECTIONS):
-    """A ``locate`` for ``region_rings`` from a predicate on points (True inside the region):
-    each crossing found by halving its grid edge ``steps`` times."""
-    def locate(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        lo, hi = np.zeros(len(A)), np.ones(len(A))   # A + lo·(B − A) inside, A + hi·(B − A) not
-        for _ in range(steps):
-            mid = 0.5 * (lo + hi)
-            ok = np.asarray(inside(A + mid[:, None] * (B - A)), dtype=bool)
-            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
-        t = 0.5 * (lo + hi)
-        return A + t[:, None] * (B - A)
-    return locate
-
-
-def label_rings(xs, ys, labels: np.ndarray, k, inside: Callable[[np.ndarray], np.ndarray] | None = None,
-                tol: float | None = None) -> list[np.ndarray]:
-    """The rings of the region where the grid ``labels`` equal ``k``; with ``inside`` (True where
-    a point of the plane is labelled k) every boundary point is located on its grid edge."""
-    G = (np.asarray(labels) == k).astype(float) - 0.5
-    return region_rings(xs, ys, G, 0.0, None if inside is None else bisect_crossings(inside), tol)
-
-
 def label_regions(xs, ys, labels: np.ndarray, label_of: Callable[[np.ndarray], np.ndarray] | None = None,
                   tol: float | None = None) -> dict:
     """The rings of every label's region of the grid ``labels`` (``labels[i, j]`` at
     ``(xs[j], ys[i])``) by label. With ``label_of`` (the label of points of the plane) the
-    boundary is located on every grid edge whose ends differ, all edges at once (``BISECTIONS``
+    boundary is located on every grid edge whose ends differ, all edges at once (``SEARCH_ROUNDS``
     calls of ``label_of`` whatever the number of labels); without it, mid-edge."""
     xs, ys, L = np.asarray(xs, float), np.asarray(ys, float), np.asarray(labels)
     locate = None if label_of is None else _located_edges(xs, ys, L, label_of)
     return {k: region_rings(xs, ys, (L == k).astype(float) - 0.5, 0.0, locate, tol) for k in np.unique(L)}
 
 
+def _crossings_by_label(label_of, A: np.ndarray, B: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Where the label changes from ``first`` along each segment A → B (A labelled ``first``, B
+    not): ``SEARCH_ROUNDS`` rounds, each labelling ``SEARCH_POINTS`` points evenly inside the
+    bracket at once and keeping the part where the label first changes — a call of ``label_of``
+    costs the same for one point as for thousands (a DAG walks its nodes, each validating X)."""
+    lo, hi = np.zeros(len(A)), np.ones(len(A))
+    j = np.arange(1, SEARCH_POINTS + 1)
+    for _ in range(SEARCH_ROUNDS):
+        t = lo[None, :] + (hi - lo)[None, :] * j[:, None] / (SEARCH_POINTS + 1)    # (points, edges)
+        Q = A[None, :, :] + t[..., None] * (B - A)[None, :, :]
+        same = np.asarray(label_of(Q.reshape(-1, 2))).reshape(t.shape) == first[None, :]
+        k = np.argmin(np.vstack([same, np.zeros((1, len(A)), dtype=bool)]), axis=0)   # first change
+        lo, hi = np.where(k > 0, t[np.maximum(k - 1, 0), np.arange(len(A))], lo), \
+            np.where(k < SEARCH_POINTS, t[np.minimum(k, SEARCH_POINTS - 1), np.arange(len(A))], hi)
+    mid = 0.5 * (lo + hi)
+    return A + mid[:, None] * (B - A)
+
+
 def _located_edges(xs, ys, L, label_of):
-    """A ``locate`` that looks up the crossing of each grid edge, found beforehand by halving
-    every edge whose two ends have different labels (towards the first end's label)."""
+    """A ``locate`` that looks up the crossing of each grid edge, found beforehand on every edge
+    whose two ends have different labels (``_crossings_by_label``)."""
     hi_, hj = np.nonzero(L[:, :-1] != L[:, 1:])
     vi, vj = np.nonzero(L[:-1, :] != L[1:, :])
     A = np.vstack([np.column_stack([xs[hj], ys[hi_]]), np.column_stack([xs[vj], ys[vi]])])
     B = np.vstack([np.column_stack([xs[hj + 1], ys[hi_]]), np.column_stack([xs[vj], ys[vi + 1]])])
     first = np.r_[L[hi_, hj], L[vi, vj]]
-    P = bisect_crossings(lambda Q: np.asarray(label_of(Q)) == first)(A, B) if len(A) else A
+    P = _crossings_by_label(label_of, A, B, first) if len(A) else A
     H = np.full((len(ys), len(xs)), np.nan)
     V = np.full((len(ys), len(xs)), np.nan)
     H[hi_, hj] = P[:len(hi_), 0]
