@@ -144,7 +144,7 @@ def test_figures_without_base_layout_use_its_projector_font_sizes():
         assert axes and all(lay[k].tickfont.size >= 13 for k in axes), what
 
 
-def test_class_names_on_the_guard_hull_and_dag_figures_use_the_minus_sign():
+def test_class_names_on_the_guard_hull_dag_and_scatter_figures_use_the_minus_sign():
     from svmviz.geometry.hulls import convex_hull
     from svmviz.models import GuardVectorSVC
     from svmviz.models.dag import PairwiseVotingSVC
@@ -152,6 +152,7 @@ def test_class_names_on_the_guard_hull_and_dag_figures_use_the_minus_sign():
     from svmviz.plots import dag as P
     from svmviz.plots.guard import plot_dual_view, plot_guard_vectors
     from svmviz.plots.hulls import plot_hulls
+    from svmviz.plots.scatter import plot_sensitivity_bars
 
     X, y = _blobs()
     hulls = {c: convex_hull(X[y == c]).polygon(X[y == c]) for c in (-1, 1)}
@@ -159,7 +160,8 @@ def test_class_names_on_the_guard_hull_and_dag_figures_use_the_minus_sign():
     yd = np.r_[y, np.where(y < 0, -2, 2)]
     figs = [plot_guard_vectors(GuardVectorSVC().fit(X, y), X, y), plot_dual_view(dual_view(X, y, 0), X, y),
             plot_hulls(X, y, hulls, hulls, 1.0), plot_hulls(X, y, hulls, hulls, 1.0, names=["-1", "1"]),
-            P.plot_voting_regions(PairwiseVotingSVC().fit(Xd, yd), Xd, yd)]
+            P.plot_voting_regions(PairwiseVotingSVC().fit(Xd, yd), Xd, yd),
+            plot_sensitivity_bars(np.ones((3, 2)), class_names=["-1", "1"])]
     for fig in figs:
         names = [t.name for t in fig.data if t.name]
         assert any("−1" in n for n in names), names

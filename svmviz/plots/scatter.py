@@ -129,7 +129,7 @@ def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = 
     S = np.asarray(S, dtype=np.float64)
     K, d = S.shape[0] - 1, S.shape[1]
     feats = [user_text(f) for f in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
-    names = [user_text(n) for n in (class_names if class_names is not None else range(K))]
+    names = [class_text(n) for n in (class_names if class_names is not None else range(K))]
     fig = go.Figure()
     for k in range(K):
         fig.add_trace(go.Bar(x=feats, y=S[k], name=f"class {names[k]}", marker_color=class_color(k, K)))
@@ -147,7 +147,7 @@ def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.F
     if int(np.prod(shape)) != S.shape[1]:
         raise DataError(f"an image of shape {tuple(shape)} needs {int(np.prod(shape))} features, "
                         f"the map has {S.shape[1]}")
-    names = [user_text(n) for n in (class_names if class_names is not None else range(K))]
+    names = [class_text(n) for n in (class_names if class_names is not None else range(K))]
     titles = [f"class {n}" for n in names] + ["mean over classes"]
     fig = make_subplots(rows=1, cols=K + 1, subplot_titles=titles, horizontal_spacing=0.07)
     for k in range(K + 1):
