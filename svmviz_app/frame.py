@@ -8,13 +8,20 @@ lesson mode, and downloads for every figure and the model.
 A parameter's bounds or options are read from the estimator class (``param_spec`` of its
 ``_parameter_constraints``), never written again on a page; a page only narrows what it offers
 (``within``: a slider's teaching range, a subset of the options) and the frame checks that this
-stays inside what the class accepts.
+stays inside what the class accepts. A range that depends on the data (ν ≤ ν_max of the two
+classes) is a function of the fit inputs: that widget is drawn once the data is known.
+
+A page may switch between estimator classes (a C-SVM or a ν-SVM form): ``estimator`` then names
+the page control whose choices map an id to a class, and each parameter goes to the classes that
+have it. Views may sit in tabs that are computed only while open (``View.tab``). In lesson mode
+the first figure a view draws goes to the top of the page (the projector view: the plot first),
+what the page says before it comes after, and the page's summary is folded under the views.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
@@ -44,9 +51,12 @@ class Param:
       and lesson files carry it.
     - ``widget``: one of ``WIDGETS``; ``label``, ``default``, ``help`` as shown.
     - ``within``: for a number, the (lo, hi) a slider offers inside the class's bounds; for
-      options, the subset the page offers. Checked against the class.
+      options, the subset the page offers. Checked against the class. A function of the fit
+      ``Inputs`` (as ``default`` may be) when it depends on the data: the widget is then drawn
+      after the data is prepared, still in the sidebar.
     - ``choices``: presets ``{url id: (label, value)}`` when the widget picks among values the page
-      names (grids, rules); each value is checked against the class's constraint.
+      names (grids, rules); each value is checked against the class's constraint. For the page
+      control that ``MethodPage.estimator`` names, the values are estimator classes.
     - ``labels``: how options of the class are shown (``{option: label}``).
     - ``step``, ``format``, ``horizontal``, ``fmt`` (a format function of the value): widget details.
     - ``section``: a subheader drawn before this widget.
@@ -61,7 +71,7 @@ class Param:
     widget: str = "number"
     key: str | None = None
     help: str | None = None
-    within: tuple | None = None
+    within: tuple | Callable[["Inputs"], tuple] | None = None
     choices: Mapping[str, tuple[str, Any]] | None = None
     labels: Mapping[Any, str] | None = None
     options: Sequence | None = None       # a page control's options
@@ -81,6 +91,15 @@ class Param:
         if not isinstance(self.name, str):
             raise ValueError(f"{self.label!r}: a preset of several parameters or a page control needs a key")
         return self.name
+
+    @property
+    def data_dependent(self) -> bool:
+        return callable(self.within) or callable(self.default)
+
+    def resolved(self, inputs: "Inputs") -> "Param":
+        """This declaration with its data-dependent range and default computed for ``inputs``."""
+        return replace(self, within=self.within(inputs) if callable(self.within) else self.within,
+                       default=self.default(inputs) if callable(self.default) else self.default)
 
 
 @dataclass(frozen=True)
@@ -106,16 +125,29 @@ class Context:
     inputs: Inputs
     dataset: Dataset              # the current data set (for names)
     lesson: bool
+    full: Dataset | None = None   # the training part before the page's size bound
+    reference: Any = None         # the reference fit beside the model (``MethodPage.reference``)
+    top: Any = None               # lesson mode: the container at the top of the page, for the first figure
 
-    def figure(self, fig, key: str, name: str, dl_key: str | None = None, **chart_kw) -> None:
-        """Draw ``fig`` (the projector's size in lesson mode) with its downloads (not in lesson
-        mode). ``chart_kw`` (``on_select``...) go to ``st.plotly_chart``."""
-        if chart_kw or not self.lesson:
-            st.plotly_chart(fig, key=key, **chart_kw)
-        else:
-            projector_chart(fig, key=key)
+    def projected(self):
+        """Where the projector's picture goes: in lesson mode, the first time, the container at
+        the top of the page (the plot first, whatever the view said before it); else here."""
+        top, self.top = self.top, None
+        return top if top is not None else st.container()
+
+    def figure(self, fig, key: str, name: str, dl_key: str | None = None, what: str = "", **chart_kw) -> None:
+        """Draw ``fig`` (the projector's size in lesson mode, the first one at the top of the
+        page) with its downloads (not in lesson mode; ``what`` names the figure on them).
+        ``chart_kw`` (``on_select``...) go to ``st.plotly_chart``."""
         if not self.lesson:
-            figure_downloads(fig, name, key=dl_key or f"{key}_dl")
+            st.plotly_chart(fig, key=key, **chart_kw)
+            figure_downloads(fig, name, key=dl_key or f"{key}_dl", what=what)
+            return
+        with self.projected():
+            if chart_kw:
+                st.plotly_chart(fig, key=key, **chart_kw)
+            else:
+                projector_chart(fig, key=key)
 
     def share(self, model) -> None:
         """Make ``model`` the one the lesson file of this view carries (a model a view builds)."""
@@ -128,10 +160,13 @@ class Context:
 @dataclass(frozen=True)
 class View:
     """A part of the page drawn after the fit: ``draw(ctx)``. ``lesson``: also drawn in lesson
-    mode (the projector view keeps only what a class looks at)."""
+    mode (the projector view keeps only what a class looks at). ``tab``: the label of the tab it
+    sits in; views with a tab are drawn in tabs that compute only while open (not in lesson mode,
+    which draws its views one under the other)."""
 
     draw: Callable[[Context], None]
     lesson: bool = False
+    tab: str | None = None
 
 
 def standard(ctx: Context) -> None:
@@ -152,13 +187,21 @@ class MethodPage:
     or one built from it), or None to fit the page's own instead (after a message); by default
     the imported model itself. ``on_fit_error(exc, train, inputs)``: a known
     ``ValueError`` of the fit explained by the page (returns True when it drew the explanation;
-    the page then stops without a model)."""
+    the page then stops without a model).
+
+    ``estimator``: the class fitted, or the key of the page control whose choices map ids to
+    classes (a form the user picks: that control comes first among ``params``). ``reference``:
+    parameters that, changed on the page's estimator, give a reference fitted beside it (another
+    solver), as ``ctx.reference``. ``controls(train, values)``: sidebar controls that need the
+    data (a plane for d > 2), drawn after it; the dict they return joins ``ctx.values``.
+    ``bound_what``/``size_note``: what the size bound's note names (default: "The <name> page")
+    and the caption stating the bound."""
 
     key: str
     title: str
     name: str                      # in the size bound's note: "The <name> page works on at most..."
     citation: str
-    estimator: type
+    estimator: type | str
     params: tuple[Param, ...]
     max_samples: int
     views: tuple[View, ...]
@@ -177,12 +220,38 @@ class MethodPage:
     on_fit_error: Callable[[ValueError, Dataset, Inputs], bool] | None = None
     model_key: str | None = None   # the model download's key (default: "<key>_model")
     share_key: str | None = None   # the share panel's key, naming the lesson file (default: key)
+    reference: Mapping[str, Any] | None = None
+    controls: Callable[[Dataset, dict], dict] | None = None
+    bound_what: str | None = None
+    size_note: str | None = None
 
     def __post_init__(self):
         if self.model_key is None:
             object.__setattr__(self, "model_key", f"{self.key}_model")
         if self.share_key is None:
             object.__setattr__(self, "share_key", self.key)
+        if self.bound_what is None:
+            object.__setattr__(self, "bound_what", f"The {self.name} page")
+        if self.size_note is None:
+            object.__setattr__(self, "size_note", f"This page works on at most {self.max_samples:,} training "
+                                                  "samples (a stratified sample above that).")
+        if isinstance(self.estimator, str):
+            form = next((p for p in self.params if p.name is None and p.url_key == self.estimator), None)
+            if form is None or form.choices is None or self.params.index(form) != 0:
+                raise ValueError(f"{self.title!r}: the estimator is chosen by {self.estimator!r}, which must be "
+                                 "the first parameter, a page control whose choices are estimator classes")
+
+    def classes(self) -> tuple[type, ...]:
+        """Every estimator class the page may fit."""
+        if isinstance(self.estimator, str):
+            return tuple(cls for _, cls in self.params[0].choices.values())
+        return (self.estimator,)
+
+    def estimator_for(self, values: dict) -> type:
+        """The estimator class the widget values choose."""
+        if isinstance(self.estimator, str):
+            return self.params[0].choices[values[self.estimator]][1]
+        return self.estimator
 
 
 # ------------------------------------------------------------------ parameters -> widgets
@@ -296,24 +365,46 @@ def param_widget(cls, prefix: str, p: Param, values: dict | None = None):
     return _draw(p, f"{prefix}.{p.url_key}", widget_spec(cls, p), bool(p.disabled and p.disabled(values or {})))
 
 
-def parameter_widgets(page: MethodPage) -> tuple[dict, dict]:
-    """Draw the page's parameter widgets (call inside the sidebar). Returns ``(values, params)``:
-    the widget values by key, and the estimator parameters they set (presets resolved)."""
-    values, params = {}, dict(page.fixed)
+def _class_for(page: MethodPage, p: Param, values: dict) -> type | None:
+    """The class whose constraints ``p``'s widget offers: the chosen estimator when it has the
+    parameter, else the first of the page's classes that has it (a parameter of one form only,
+    shown for both)."""
+    names = _names(p)
+    if not names:
+        return None
+    for cls in (page.estimator_for(values), *page.classes()):
+        if all(n in cls._parameter_constraints for n in names):
+            return cls
+    raise ValueError(f"{p.label!r}: no estimator of the page has {', '.join(names)}")
+
+
+def parameter_widgets(page: MethodPage, inputs: Inputs | None = None, values: dict | None = None,
+                      params: dict | None = None) -> tuple[dict, dict]:
+    """Draw the page's parameter widgets (call inside the sidebar): without ``inputs`` those
+    whose range is fixed, with them those whose range or default depends on the data (adding to
+    ``values`` and ``params``). Returns ``(values, params)``: the widget values by key, and the
+    estimator parameters they set (presets resolved) for the estimator the values choose."""
+    values = {} if values is None else values
+    params = dict(page.fixed) if params is None else params
     for p in page.params:
+        if p.data_dependent != (inputs is not None):
+            continue
+        if inputs is not None:
+            p = p.resolved(inputs)
         if p.when is not None and not p.when(values):
             values[p.url_key] = None
             continue
         if p.section:
             st.subheader(p.section)
-        v = values[p.url_key] = param_widget(page.estimator, page.key, p, values)
+        v = values[p.url_key] = param_widget(_class_for(page, p, values), page.key, p, values)
         names = _names(p)
         if not names:
             continue
         chosen = p.choices[v][1] if p.choices is not None else v
         if len(names) == 1:
             chosen = (chosen,)
-        params.update(zip(names, chosen))
+        own = page.estimator_for(values)._parameter_constraints
+        params.update((n, c) for n, c in zip(names, chosen) if n in own)
     return values, params
 
 
@@ -326,36 +417,71 @@ def _default_prepare(train: Dataset, test: Dataset | None, values: dict) -> Inpu
     return Inputs(train.X, train.y)
 
 
+def _folded_summary(page: MethodPage) -> None:
+    """Lesson mode: what the page's captions say, folded under the views."""
+    with st.expander("What this page shows"):
+        st.markdown(page.citation)
+        if page.summary:
+            st.markdown(page.summary)
+
+
+def _draw_views(page: MethodPage, ctx: Context) -> None:
+    """The views in order; those with a tab in tabs that compute only while open (lesson mode:
+    the lesson views one under the other, no tabs)."""
+    views = [v for v in page.views if v.lesson or not ctx.lesson]
+    tabs = list(dict.fromkeys(v.tab for v in views if v.tab is not None)) if not ctx.lesson else []
+    opened = {}
+    for view in views:
+        if view.tab is None or ctx.lesson:
+            view.draw(ctx)
+            continue
+        if not opened:
+            opened = dict(zip(tabs, st.tabs(tabs, key=f"{page.key}_tab", on_change="rerun")))
+        tab = opened[view.tab]
+        if tab.open:
+            with tab:
+                view.draw(ctx)
+
+
 def run_page(page: MethodPage) -> Context:
     """Run ``page``: everything a method page shows, in the same order on every page. Returns
     the views' ``Context`` (a page may go on drawing after its declared views)."""
     state.start_run()   # before any element: a page link on a fresh server is routed through the app here
+    lesson = state.lesson_mode()
+    top = summary = None
+    if lesson:   # the projector's picture and the folded summary, above everything the page says
+        with st.container():
+            top, summary = st.container(), st.container()
     st.title(page.title)
     st.caption(page.citation)
     if page.summary:
         st.caption(page.summary)
     ds = data_sidebar()
-    lesson = state.lesson_mode()
     with st.sidebar:
         if page.sidebar_title:
             st.header(page.sidebar_title)
         values, params = parameter_widgets(page)
-    st.caption(f"This page works on at most {page.max_samples:,} training samples (a stratified sample "
-               "above that).")
+    st.caption(page.size_note)
 
     got = inputs = None
     with guard("cannot prepare the data"):
         got = (page.data or _default_data)(values)
         if got is not None:
-            train, test = got
-            train = bounded(train, page.max_samples, f"The {page.name} page")
+            full, test = got
+            train = bounded(full, page.max_samples, page.bound_what)
             inputs = (page.prepare or _default_prepare)(train, test, values)
+        if inputs is not None:
+            with st.sidebar:
+                parameter_widgets(page, inputs, values, params)
+                if page.controls is not None:
+                    values.update(page.controls(train, values))
     if inputs is None:
         st.stop()
 
-    imported = model = None
+    imported = model = reference = None
+    estimator = page.estimator_for(values)
     with guard(page.fit_error):
-        imported = model_upload(page.imports or page.estimator, page.key, n_features=inputs.X.shape[1])
+        imported = model_upload(page.imports or page.classes(), page.key, n_features=inputs.X.shape[1])
         model = imported if imported is None or page.use_import is None else page.use_import(imported, inputs)
         if model is not None and page.import_note:
             st.info(page.import_note)
@@ -363,9 +489,13 @@ def run_page(page: MethodPage) -> Context:
             if page.derive is not None:
                 params.update(page.derive(values, inputs))
             label = page.progress(train) if callable(page.progress) else page.progress
-            bar = Progress(label)   # Stop or a closed tab ends the fit inside the solver
+            with summary if lesson else st.container():
+                bar = Progress(label)   # Stop or a closed tab ends the fit inside the solver
             try:
-                model = cached_fit(page.estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
+                model = cached_fit(estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
+                if page.reference is not None:
+                    reference = cached_fit(estimator(**{**params, **page.reference}), inputs.X, inputs.y,
+                                           progress=bar, **inputs.fit_kw)
             except ValueError as exc:
                 if page.on_fit_error is None or not page.on_fit_error(exc, train, inputs):
                     raise
@@ -377,10 +507,12 @@ def run_page(page: MethodPage) -> Context:
     if page.converged is not None and (not lesson or not getattr(model, "converged_", True)):
         convergence_status(model, page.converged(model))   # a projector shows only a problem
 
-    ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson)
-    for view in page.views:
-        if view.lesson or not lesson:
-            view.draw(ctx)
+    ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson, full=full,
+                  reference=reference, top=top)
+    _draw_views(page, ctx)
+    if lesson and ctx.top is None:   # a view put its picture first: the page's words folded under it
+        with summary:
+            _folded_summary(page)
     return ctx
 
 
