@@ -19,46 +19,23 @@ from svmviz.questions import smo_next_pair
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
 from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit, shared_view
-from svmviz_app.controls import kernel_controls, parse_gamma, plane_controls
+from svmviz_app.controls import plane_controls
+from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page
+from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
-from svmviz_app.views import compact_figure, standard_views
 from svmviz_app.stepper import stepper
-from svmviz_app.widgets import (bounded, data_sidebar, figure_downloads, guard, model_download, plain,
-                                share_controls)
+from svmviz_app.views import compact_figure, standard_views
+from svmviz_app.widgets import figure_downloads, guard, model_download, plain
 
 MAX_STEP_SAMPLES = 300     # the stepper refits with a recorded trace and draws every α
 MAX_TRACE = 20_000         # recorded iterations (the solve itself always runs to convergence)
-FORMS = {"C": "C-SVM", "nu": "ν-SVM (reduced hulls)"}   # URL id: label
-TABS = ["SMO step by step", "SMO against cvxpy and LIBSVM"]
-
-state.start_run()   # before any element: a page link on a fresh server is routed through the app here
-st.title("Solvers: SMO step by step, against the cvxpy reference and LIBSVM")
-st.caption("The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (Zapién Arreola et al. 2007, §4.1, Problem 1) and the "
-           "ν-SVM as the nearest points of two reduced convex hulls (§3.1 of the same report). SMO changes two "
-           "α at a time (the working pair, chosen by the second-order rule of Fan, Chen & Lin 2005) "
-           "and stops when the maximal KKT violation m(α) − M(α) is below the tolerance.")
-
-current = data_sidebar()
-with st.sidebar:
-    st.header("Problem")
-    kp = kernel_controls("solvers", C_default=1.0)
-    kernel, C, gamma_txt, degree, coef0 = (kp[k] for k in ("kernel", "C", "gamma_txt", "degree", "coef0"))
-    tol = st.select_slider("Stopping tolerance (max KKT violation)", [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6],
-                           **bind("solvers.tol", 1e-3, options=[1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]),
-                           format_func=lambda v: f"{v:g}")
-share_controls("solvers")
+FORMS = {"C": ("C-SVM", BinarySVC), "nu": ("ν-SVM (reduced hulls)", BinaryNuSVC)}   # URL id: (label, class)
+TOLS = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
 
 
-def _libsvm(X, y, C, kernel, gamma, degree, coef0, tol):
-    t0 = time.perf_counter()
-    svc = SVC(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=tol).fit(X, y)
-    return svc, time.perf_counter() - t0
-
-
-ready = False
-with guard("cannot prepare the data"):
+def data(values):
+    """The training and test parts of the two classes the solvers work on."""
     train, test = state.current_split()
-    X, y = train.X, train.y
     names = list(train.class_names)
     if train.classes.size > 2:
         with st.sidebar:
@@ -67,43 +44,27 @@ with guard("cannot prepare the data"):
             b = st.selectbox("Class B", names, **bind("solvers.class_b", names[1], options=names))
         if a == b:
             raise ParameterError("pick two different classes")
-        keep = np.isin(y, train.classes[[names.index(a), names.index(b)]])
-        train = train.subset(np.flatnonzero(keep), check_classes=False)
+        train = train.subset(np.flatnonzero(np.isin(train.y, train.classes[[names.index(a), names.index(b)]])),
+                             check_classes=False)
         if test is not None:
-            test = test.subset(np.flatnonzero(np.isin(test.y, np.unique(train.y))),
-                               check_classes=False)
-        X, y = train.X, train.y
-        names = [a, b] if names.index(a) < names.index(b) else [b, a]
+            test = test.subset(np.flatnonzero(np.isin(test.y, np.unique(train.y))), check_classes=False)
+        pair = [a, b] if names.index(a) < names.index(b) else [b, a]
         st.info(f"{plain(train.name)} has more than two classes; the solvers work on the binary problem "
-                f"{plain(names[0])} vs {plain(names[1])} ({y.size} training samples).")
-    plane = plane_controls(X, train.feature_names, "solvers")
-    if X.shape[1] < 2:
+                f"{plain(pair[0])} vs {plain(pair[1])} ({train.n_samples} training samples).")
+    if train.n_features < 2:
         raise ParameterError("the Solvers page draws 2-D boundaries: the data need at least two features")
-    gamma = parse_gamma(gamma_txt)
-    ready = True
-if not ready:
-    st.stop()
+    return train, test
 
-# ------------------------------------------------------------------ 1. SMO step by step
-small = bounded(train, MAX_STEP_SAMPLES, "The SMO stepper")
-Xs, ys = small.X, small.y
-form = st.radio("Problem", list(FORMS), format_func=FORMS.get, horizontal=True,
-                **bind("solvers.form", "C", options=FORMS))
-common = dict(kernel=kernel, gamma=gamma, degree=int(degree), coef0=float(coef0), tol=float(tol))
-model = target = None
-with guard("cannot record the SMO run"):
-    if form == "C":
-        est, ref_est = BinarySVC(C=float(C), **common), BinarySVC(C=float(C), solver="cvxpy", **common)
-    else:
-        m_min = int(np.min(np.unique(ys, return_counts=True)[1]))
-        # the slider's top stop is ν_max rounded down to its step: a link value above it is clamped
-        nu_top = max(math.floor(200 * m_min / ys.size + 1e-9) / 100, 0.02)
-        nu = st.slider("ν (μ = 2/(ν·m) bounds each λ_i)", 0.01, nu_top, step=0.01,
-                       **bind("solvers.nu", min(0.5, round(0.8 * 2 * m_min / ys.size, 2), nu_top),
-                            bounds=(0.01, nu_top)))
-        est, ref_est = BinaryNuSVC(nu=nu, **common), BinaryNuSVC(nu=nu, solver="cvxpy", **common)
-    model = cached_fit(est.set_params(trace=True, max_trace=MAX_TRACE), Xs, ys)
-    target = cached_fit(ref_est, Xs, ys)
+
+def nu_top(inputs) -> float:
+    """ν_max = 2·m_smallest/m rounded down to the slider's step (a link value above it is clamped)."""
+    m_min = int(np.min(np.unique(inputs.y, return_counts=True)[1]))
+    return max(math.floor(200 * m_min / inputs.y.size + 1e-9) / 100, 0.02)
+
+
+def nu_default(inputs) -> float:
+    m_min = int(np.min(np.unique(inputs.y, return_counts=True)[1]))
+    return min(0.5, round(0.8 * 2 * m_min / inputs.y.size, 2), nu_top(inputs))
 
 
 def _iteration(model, t: int, X, y, class_names, plane, target, C: float, form: str, tol: float) -> dict:
@@ -126,61 +87,77 @@ def _iteration(model, t: int, X, y, class_names, plane, target, C: float, form: 
     return out
 
 
-def _smo_step(t: int) -> None:
-    """Iteration t of the recorded run: reruns alone on a step click (a fragment)."""
-    with guard("cannot rebuild iteration t"):
-        view = shared_view(_iteration, model, t, Xs, ys, list(small.class_names), plane, target, float(C), form,
-                           float(tol))
-        st.caption(f"Step {t + 1} of {len(model.trace_) + 1}: the iterate after t = {t} SMO iterations.")
-        live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", len(model.trace_) + 1)
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("iteration t", f"{t} / {len(model.trace_)}")
-        if view["pair"] is None:
-            c2.metric("working pair (i, j)", "start")
-            st.markdown("**t = 0**: the starting point "
-                        + ("α = 0 (every sample violates its margin)." if form == "C"
-                           else "a feasible λ (each class's weights sum to 1)."))
-        else:
-            c2.metric("working pair (i, j)", f"({view['pair'][0]}, {view['pair'][1]})")
-            st.markdown(view["text"])
-        c3.metric("max KKT violation", f"{view['violation']:.3g}")
-        c4.metric("objective", f"{view['objective']:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
-        left, right = st.columns([3, 2])
-        with left:
-            st.plotly_chart(view["step"], key="solvers_step_fig")
-        with right:
-            st.plotly_chart(view["alpha"], key="solvers_alpha_bars")
-            st.plotly_chart(view["curves"], key="solvers_curves")
-        if form != "C":
-            st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
-                       "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
-                       "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
-                       "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
-        else:
-            st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
-                       "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
-        if not state.lesson_mode():
+def smo_view(ctx) -> None:
+    model, target, Xs, ys, plane = ctx.model, ctx.reference, ctx.inputs.X, ctx.inputs.y, ctx.values["plane"]
+    form, C, tol, n = ctx.values["form"], float(ctx.values["C"]), float(ctx.params["tol"]), len(model.trace_) + 1
+
+    def step(t: int) -> None:
+        """Iteration t of the recorded run: reruns alone on a step click (a fragment)."""
+        with guard("cannot rebuild iteration t"):
+            view = shared_view(_iteration, model, t, Xs, ys, list(ctx.train.class_names), plane, target, C, form,
+                               tol)
+            if ctx.lesson:   # the projector: the step and what moved in one line, the picture under it
+                st.markdown(f"**Step {t + 1} of {n}** — " + (view.get("text", "").split(": ", 1)[-1] or
+                            ("the start: α = 0." if form == "C" else "the start: a feasible λ.")))
+                live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)
+                projector_chart(view["step"], key="solvers_step_fig")
+                left, right = st.columns(2)
+                left.plotly_chart(view["alpha"], key="solvers_alpha_bars")
+                right.plotly_chart(view["curves"], key="solvers_curves")
+                return
+            st.caption(f"Step {t + 1} of {n}: the iterate after t = {t} SMO iterations.")
+            live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)
+            c1, c2, c3, c4 = st.columns(4)
+            c1.metric("iteration t", f"{t} / {n - 1}")
+            if view["pair"] is None:
+                c2.metric("working pair (i, j)", "start")
+                st.markdown("**t = 0**: the starting point "
+                            + ("α = 0 (every sample violates its margin)." if form == "C"
+                               else "a feasible λ (each class's weights sum to 1)."))
+            else:
+                c2.metric("working pair (i, j)", f"({view['pair'][0]}, {view['pair'][1]})")
+                st.markdown(view["text"])
+            c3.metric("max KKT violation", f"{view['violation']:.3g}")
+            c4.metric("objective", f"{view['objective']:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
+            left, right = st.columns([3, 2])
+            with left:
+                st.plotly_chart(view["step"], key="solvers_step_fig")
+            with right:
+                st.plotly_chart(view["alpha"], key="solvers_alpha_bars")
+                st.plotly_chart(view["curves"], key="solvers_curves")
+            if form != "C":
+                st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
+                           "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
+                           "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
+                           "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
+            else:
+                st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
+                           "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
             figure_downloads(view["step"], f"smo_step_{t}", key="solvers_step_dl")
 
-
-def _smo_section() -> None:
-    st.header("1. SMO step by step")
-    if model is None:
-        return
+    if not ctx.lesson:
+        st.header("1. SMO step by step")
+    with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
+        stepper("solvers.step", n, step, "SMO iteration")
     tr = model.trace_
     if model.converged_:
         st.success(f"SMO converged after {model.n_iter_} iterations: final maximal KKT violation "
-                   f"{model.max_violation_:.3g} ≤ tol = {float(tol):g}.")
+                   f"{model.max_violation_:.3g} ≤ tol = {tol:g}.")
     else:
         st.warning(f"SMO stopped before the tolerance: maximal KKT violation {model.max_violation_:.3g} "
                    f"after {model.n_iter_} iterations.")
     if tr.truncated:
         st.info(f"The run took {tr.n_iter} iterations; the stepper shows the first {len(tr)} "
                 "(recording is bounded; the solve itself went on to convergence).")
-    stepper("solvers.step", len(tr) + 1, _smo_step, "SMO iteration")
 
 
 # ------------------------------------------------------------------ 2. three solvers
+def _libsvm(X, y, C, kernel, gamma, degree, coef0, tol):
+    t0 = time.perf_counter()
+    svc = SVC(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=tol).fit(X, y)
+    return svc, time.perf_counter() - t0
+
+
 def _comparison(X, y, C, kernel, gamma, degree, coef0, tol, names, plane) -> dict:
     """The three solvers on one C-SVM dual and their figures, built once per problem for every
     session."""
@@ -212,14 +189,15 @@ def _comparison(X, y, C, kernel, gamma, degree, coef0, tol, names, plane) -> dic
                                                                        upper=C)}
 
 
-def _solvers_section() -> None:
+def comparison(ctx) -> None:
+    train, test, p, plane = ctx.full, ctx.test, ctx.params, ctx.values["plane"]
     st.header("2. SMO against the cvxpy reference and LIBSVM")
     with guard("cannot run the solvers"):
-        out = shared_view(_comparison, X, y, float(C), kernel, gamma, int(degree), float(coef0), float(tol),
-                          names, plane)
+        out = shared_view(_comparison, train.X, train.y, float(ctx.values["C"]), p["kernel"], p.get("gamma", "scale"),
+                          int(p["degree"]), float(p["coef0"]), float(p["tol"]), list(train.class_names), plane)
         smo, ref, rows = out["smo"], out["ref"], out["rows"]
         if ref is None:
-            st.info(f"{y.size} samples: above the cvxpy reference's limit of {DEFAULT_MAX_N} variables "
+            st.info(f"{train.n_samples} samples: above the cvxpy reference's limit of {DEFAULT_MAX_N} variables "
                     "(SVMVIZ_CVXPY_MAX_N), so only SMO and LIBSVM are compared.")
         if not smo.converged_:
             st.warning(f"SMO did not converge (maximal KKT violation {smo.max_violation_:.3g}).")
@@ -232,28 +210,40 @@ def _solvers_section() -> None:
                    "those of the first fit (fits are cached).")
         left, right = st.columns([3, 2])
         with left:
-            st.plotly_chart(out["boundaries"], key="sol_boundaries")
-            figure_downloads(out["boundaries"], f"{train.name}_solver_boundaries", key="sol_bnd_dl")
+            ctx.figure(out["boundaries"], "sol_boundaries", f"{train.name}_solver_boundaries", dl_key="sol_bnd_dl")
         with right:
-            st.plotly_chart(out["convergence"], key="sol_convergence")
-            figure_downloads(out["convergence"], f"{train.name}_smo_convergence", key="sol_conv_dl")
+            ctx.figure(out["convergence"], "sol_convergence", f"{train.name}_smo_convergence", dl_key="sol_conv_dl")
             st.caption(f"SMO stopped after {smo.n_iter_} iterations "
                        f"({'converged' if smo.converged_ else 'not converged'}; final maximal KKT "
                        f"violation {smo.max_violation_:.3g}).")
         if out["alpha"] is not None:
-            st.plotly_chart(out["alpha"], key="sol_alpha")
-            figure_downloads(out["alpha"], f"{train.name}_alpha_smo_vs_cvxpy", key="sol_alpha_dl")
+            ctx.figure(out["alpha"], "sol_alpha", f"{train.name}_alpha_smo_vs_cvxpy", dl_key="sol_alpha_dl")
         model_download(smo, f"{train.name}_binary_svc_smo", key="sol_model")
         standard_views(smo, train, test, key="solvers", plane=plane)
 
 
-if state.lesson_mode():
-    _smo_section()
-else:
-    tab_smo, tab_solvers = st.tabs(list(TABS), key="solvers_tab", on_change="rerun")
-    if tab_smo.open:
-        with tab_smo:
-            _smo_section()
-    if tab_solvers.open:
-        with tab_solvers:
-            _solvers_section()
+PAGE = MethodPage(
+    key="solvers", title="Solvers: SMO step by step, against the cvxpy reference and LIBSVM", name="Solvers",
+    citation="The C-SVM dual min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (Zapién Arreola et al. 2007, §4.1, Problem 1) "
+             "and the ν-SVM as the nearest points of two reduced convex hulls (§3.1 of the same report). SMO "
+             "changes two α at a time (the working pair, chosen by the second-order rule of Fan, Chen & Lin "
+             "2005) and stops when the maximal KKT violation m(α) − M(α) is below the tolerance.",
+    estimator="form", sidebar_title="Problem", max_samples=MAX_STEP_SAMPLES, bound_what="The SMO stepper",
+    size_note=f"The SMO stepper works on at most {MAX_STEP_SAMPLES} training samples (a stratified sample above "
+              "that); the three solvers are compared on all of them.",
+    params=(
+        Param(None, "Problem", "C", "radio", key="form", choices=FORMS, horizontal=True),
+        *kernel_params(),
+        Param("tol", "Stopping tolerance (max KKT violation)", 1e-3, "select_slider", options=TOLS,
+              fmt=lambda v: f"{v:g}"),
+        Param("nu", "ν (μ = 2/(ν·m) bounds each λ_i)", nu_default, "slider", within=lambda i: (0.01, nu_top(i)),
+              step=0.01, when=lambda v: v["form"] == "nu"),
+    ),
+    data=data, controls=lambda train, values: {"plane": plane_controls(train.X, train.feature_names, "solvers")},
+    fixed={"trace": True, "max_trace": MAX_TRACE}, reference={"solver": "cvxpy", "trace": False}, imports=(),
+    progress="recording the SMO run", fit_error="cannot record the SMO run",
+    views=(View(smo_view, lesson=True, tab="SMO step by step"),
+           View(comparison, tab="SMO against cvxpy and LIBSVM")),
+)
+
+run_page(PAGE)

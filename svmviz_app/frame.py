@@ -179,7 +179,7 @@ class MethodPage:
     """What a method page is. ``data(values)`` gives (train, test) — default the Data page's
     split — or None after drawing why there is nothing to fit; ``prepare(train, test, values)``
     gives the fit ``Inputs`` (default: all of ``train``). ``fixed``: estimator parameters the page
-    does not offer; ``imports``: the model types a user may load (default: the estimator);
+    does not offer; ``imports``: the model types a user may load (default: the estimator; none: ());
     ``derive(values, inputs)``: estimator parameters computed from the widget
     values and the fit inputs (a bound relative to the smallest class, an option dict). Returning
     None from ``prepare`` stops the page after its message. ``import_note``: said when an
@@ -193,7 +193,8 @@ class MethodPage:
     classes (a form the user picks: that control comes first among ``params``). ``reference``:
     parameters that, changed on the page's estimator, give a reference fitted beside it (another
     solver), as ``ctx.reference``. ``controls(train, values)``: sidebar controls that need the
-    data (a plane for d > 2), drawn after it; the dict they return joins ``ctx.values``.
+    data (a plane for d > 2; ``train`` before the size bound), drawn after it; the dict they
+    return joins ``ctx.values``.
     ``bound_what``/``size_note``: what the size bound's note names (default: "The <name> page")
     and the caption stating the bound."""
 
@@ -474,14 +475,15 @@ def run_page(page: MethodPage) -> Context:
             with st.sidebar:
                 parameter_widgets(page, inputs, values, params)
                 if page.controls is not None:
-                    values.update(page.controls(train, values))
+                    values.update(page.controls(full, values))
     if inputs is None:
         st.stop()
 
     imported = model = reference = None
     estimator = page.estimator_for(values)
     with guard(page.fit_error):
-        imported = model_upload(page.imports or page.classes(), page.key, n_features=inputs.X.shape[1])
+        types = page.classes() if page.imports is None else page.imports   # () : the page loads no model
+        imported = model_upload(types, page.key, n_features=inputs.X.shape[1]) if types else None
         model = imported if imported is None or page.use_import is None else page.use_import(imported, inputs)
         if model is not None and page.import_note:
             st.info(page.import_note)
