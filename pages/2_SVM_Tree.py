@@ -265,7 +265,8 @@ def _test_metrics(model, X, y) -> dict:
 
 
 if lesson or not matches:
-    stepper("tree.step", n_steps, _projected_step)
+    with ctx.projected():   # lesson mode: the stepper and the step's picture at the top of the page
+        stepper("tree.step", n_steps, _projected_step)
     st.stop()
 
 tab_step, tab_final = st.tabs(["Step by step", "Final tree and metrics"], key="tree_tab", on_change="rerun")

@@ -14,7 +14,8 @@ from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vec
 from svmviz_app import state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import two_classes_two_features
-from svmviz_app.frame import MethodPage, Param, View, run_page, standard
+from svmviz_app.frame import MethodPage, Param, View, projected, run_page, standard
+from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.widgets import Progress, guard, plain
 
@@ -76,8 +77,9 @@ def not_separable(exc, train, inputs) -> bool:
     b1.button("Show the separable example (Fig. 4)", on_click=state.set_value, args=("guard.src", "cubes50"),
               key="guard_use_cubes", type="primary")
     b2.button("Use Δ = 1 (τ_Δ)", on_click=state.set_value, args=("guard.delta", 1.0), key="guard_use_delta")
-    st.plotly_chart(plot_overlapping_hulls(inputs.X, inputs.y, list(train.class_names),
-                                           list(train.feature_names)), key="guard_overlap")
+    with projected():   # lesson mode: the picture first
+        projector_chart(plot_overlapping_hulls(inputs.X, inputs.y, list(train.class_names),
+                                               list(train.feature_names)), key="guard_overlap")
     return True
 
 

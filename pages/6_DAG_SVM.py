@@ -19,6 +19,7 @@ from svmviz.plots.common import Plane
 from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import KERNELS, plane_controls
+from svmviz_app.projector import projector_chart
 from svmviz_app.frame import MethodPage, Param, kernel_params, param_widget, run_page
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status
@@ -168,15 +169,16 @@ with guard("cannot train the models"):
         dag = DAGSVC.from_pairwise(voting, order) if order is not None else None
         return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
-    tab_pw, tab_vote, tab_dag, tab_wdag = st.tabs(
-        ["Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)"])
+    with ctx.projected():   # lesson mode: the tabs and their first picture at the top of the page
+        tab_pw, tab_vote, tab_dag, tab_wdag = st.tabs(
+            ["Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)"])
 
     # ------------------------------------------------------------ pairwise boundaries
     with tab_pw:
         st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
                     "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
         fig = figure("pw")
-        st.plotly_chart(fig, key="pw_chart")
+        projector_chart(fig, key="pw_chart")
         if not lesson:
             figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
             fig = figure("pwg")

@@ -31,7 +31,7 @@ from svmviz.models import param_spec
 from svmviz_app import state
 from svmviz_app.cache import cached_fit
 from svmviz_app.controls import KERNELS, log_stops, nearest_stop
-from svmviz_app.projector import projector_chart
+from svmviz_app.projector import PROJECTOR_KEY, projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
@@ -127,13 +127,9 @@ class Context:
     lesson: bool
     full: Dataset | None = None   # the training part before the page's size bound
     reference: Any = None         # the reference fit beside the model (``MethodPage.reference``)
-    top: Any = None               # lesson mode: the container at the top of the page, for the first figure
 
     def projected(self):
-        """Where the projector's picture goes: in lesson mode, the first time, the container at
-        the top of the page (the plot first, whatever the view said before it); else here."""
-        top, self.top = self.top, None
-        return top if top is not None else st.container()
+        return projected()
 
     def figure(self, fig, key: str, name: str, dl_key: str | None = None, what: str = "", **chart_kw) -> None:
         """Draw ``fig`` (the projector's size in lesson mode, the first one at the top of the
@@ -143,11 +139,8 @@ class Context:
             st.plotly_chart(fig, key=key, **chart_kw)
             figure_downloads(fig, name, key=dl_key or f"{key}_dl", what=what)
             return
-        with self.projected():
-            if chart_kw:
-                st.plotly_chart(fig, key=key, **chart_kw)
-            else:
-                projector_chart(fig, key=key)
+        with projected():
+            projector_chart(fig, key=key, **chart_kw)
 
     def share(self, model) -> None:
         """Make ``model`` the one the lesson file of this view carries (a model a view builds)."""
@@ -155,6 +148,17 @@ class Context:
 
     def model_download(self, name: str | None = None) -> None:
         model_download(self.model, name or f"{self.page.key}_{self.dataset.name}", key=self.page.model_key)
+
+
+_TOP = "_svmviz_projector_top"   # this run's container at the top of the page (lesson mode), until used
+
+
+def projected():
+    """Where the projector's picture goes: in lesson mode, the first time in a page run, the
+    container at the top of the page (the plot first, whatever the page said before it: a
+    stepper with its step, or a figure); else a container here."""
+    top = st.session_state.pop(_TOP, None)
+    return top if top is not None else st.container()
 
 
 @dataclass(frozen=True)
@@ -449,10 +453,11 @@ def run_page(page: MethodPage) -> Context:
     the views' ``Context`` (a page may go on drawing after its declared views)."""
     state.start_run()   # before any element: a page link on a fresh server is routed through the app here
     lesson = state.lesson_mode()
-    top = summary = None
+    st.session_state.pop(_TOP, None)
+    summary = None
     if lesson:   # the projector's picture and the folded summary, above everything the page says
         with st.container():
-            top, summary = st.container(), st.container()
+            st.session_state[_TOP], summary = st.container(key=PROJECTOR_KEY), st.container()
     st.title(page.title)
     st.caption(page.citation)
     if page.summary:
@@ -510,9 +515,9 @@ def run_page(page: MethodPage) -> Context:
         convergence_status(model, page.converged(model))   # a projector shows only a problem
 
     ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson, full=full,
-                  reference=reference, top=top)
+                  reference=reference)
     _draw_views(page, ctx)
-    if lesson and ctx.top is None:   # a view put its picture first: the page's words folded under it
+    if lesson and _TOP not in st.session_state:   # a view put its picture first: the page's words folded under it
         with summary:
             _folded_summary(page)
     return ctx

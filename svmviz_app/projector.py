@@ -3,9 +3,11 @@
 menu; ``client.toolbarMode = "viewer"`` in ``.streamlit/config.toml`` already hides the developer
 items everywhere), the page title and captions hidden, the step line large, and the plot sized
 to what is left of the screen so that it shows without scrolling, under the step controls and
-the step number. Keyboard stepping (Home, ←, →, End) belongs to the step buttons and stays.
+the step number. A page's first picture sits at the top of the page (``frame.projected``); with
+no stepper above it, it takes the screen but a line. Keyboard stepping (Home, ←, →, End) belongs
+to the step buttons and stays.
 
-Only stable ``data-testid`` selectors are used."""
+Only stable ``data-testid`` selectors and the class Streamlit gives a keyed container are used."""
 
 from __future__ import annotations
 
@@ -17,6 +19,13 @@ from svmviz_app import state
 #: Height of everything above the plot in lesson mode (padding, the step buttons, the slider,
 #: the step line) and of the folded explanation under it, in CSS pixels.
 _ABOVE_PLOT_PX = 215
+#: The same for a picture with no stepper above it: the padding, and a line under it.
+_AROUND_PLOT_PX = 110
+#: ... and for one under a row of tabs and the tab's first sentence.
+_UNDER_TABS_PX = 150
+#: The key of the container at the top of a page in lesson mode (``frame.projected``): its first
+#: plot is the projector's picture.
+PROJECTOR_KEY = "svmviz_projector"
 
 _CSS = f"""<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
@@ -27,6 +36,10 @@ _CSS = f"""<style>
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p {{font-size: 1.35rem;}}
 .stButton button {{font-size: 1.2rem; padding: 0.35rem 1.2rem;}}
 [data-testid="stPlotlyChart"] {{height: calc(100vh - {_ABOVE_PLOT_PX}px) !important; min-height: 320px;}}
+.st-key-{PROJECTOR_KEY}:not(:has(.stButton)) [data-testid="stPlotlyChart"]
+  {{height: calc(100vh - {_AROUND_PLOT_PX}px) !important;}}
+.st-key-{PROJECTOR_KEY}:not(:has(.stButton)):has([data-testid="stTabs"]) [data-testid="stPlotlyChart"]
+  {{height: calc(100vh - {_UNDER_TABS_PX}px) !important;}}
 </style>"""
 
 
@@ -36,12 +49,13 @@ def projector_style() -> None:
         st.markdown(_CSS, unsafe_allow_html=True)
 
 
-def projector_chart(fig, key: str) -> None:
-    """``st.plotly_chart`` of ``fig``; in lesson mode the figure's own height gives way to the
-    height the projector style leaves it (the rest of the screen)."""
+def projector_chart(fig, key: str, **chart_kw) -> None:
+    """``st.plotly_chart`` of ``fig`` (``chart_kw``: ``on_select``...); in lesson mode the
+    figure's own height gives way to the height the projector style leaves it (the rest of the
+    screen)."""
     if state.lesson_mode():
         fig = go.Figure(fig)   # a copy: the figure may be shared by every session (views.shared_figure)
         fig.update_layout(height=None, autosize=True)
-        st.plotly_chart(fig, key=key, height="stretch", theme=None)   # the figure's own font sizes
+        st.plotly_chart(fig, key=key, height="stretch", theme=None, **chart_kw)   # the figure's own font sizes
     else:
-        st.plotly_chart(fig, key=key)
+        st.plotly_chart(fig, key=key, **chart_kw)

@@ -1,6 +1,7 @@
 """Lesson mode as a projector shows it, in headless Chromium at 1280×720 and 1920×1080: the whole
 plot on the first screen under the step number, the explanation folded, no Streamlit chrome, and
-the arrow keys still stepping. Screenshots go to test-artifacts/."""
+the arrow keys still stepping; on every method page the picture first. Screenshots go to
+test-artifacts/."""
 
 from __future__ import annotations
 
@@ -45,5 +46,39 @@ def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, w
         page.wait_for_function(
             "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
             ".some(e => e.innerText.startsWith('Step 2 of '))", timeout=60000)
+    finally:
+        ctx.close()
+
+
+# page, the text of its step line (None: a page without steps)
+PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", None), ("Guard_Vectors", None), ("Tree_Decomposition", None),
+         ("DAG_SVM", None), ("Scatter_SVM", None), ("Solvers", "Step 1 of ")]
+
+
+@pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
+@pytest.mark.parametrize("name,step", PAGES)
+def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts_dir, name, step, width, height):
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{streamlit_url}/{name}?lesson=1")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=240000)
+        wait_for_app(page, 240000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(artifacts_dir / f"projector_{name}_{width}x{height}.png"))
+        assert page.locator('[data-testid="stException"]').count() == 0
+        plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+        # the picture is the first thing on the screen (under the step controls on a stepping page),
+        # whole, and takes most of it
+        assert 0 <= plot["y"] < height and plot["y"] + plot["height"] <= height, plot
+        assert plot["height"] >= 0.6 * height, plot
+        if step is not None:
+            line = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=step).first
+            box = line.bounding_box()
+            assert box["y"] + box["height"] <= plot["y"]
+        for testid in ("stSidebar", "stHeader", "stToolbar", "stMainMenu"):
+            loc = page.locator(f'[data-testid="{testid}"]')
+            assert loc.count() == 0 or not loc.first.is_visible(), testid
+        assert page.get_by_text("Deploy", exact=True).count() == 0
     finally:
         ctx.close()
