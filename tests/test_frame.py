@@ -149,3 +149,114 @@ def test_the_lesson_file_carries_the_model_a_view_shares():
     assert any("mini_lesson" in b.proto.id for b in at.get("download_button"))
     shared = at.session_state["_svmviz_lesson_source"]["model"]
     assert isinstance(shared, _SVC) and shared.C == 2.0
+
+
+FORMS = '''
+import numpy as np
+import streamlit as st
+from svmviz.models.svc import BinaryNuSVC, BinarySVC
+from svmviz_app.frame import MethodPage, Param, View, run_page
+
+def nu_max(inputs):
+    return float(np.floor(200 * min(np.sum(inputs.y == 0), np.sum(inputs.y == 1)) / len(inputs.y)) / 100)
+
+def said(ctx):
+    st.markdown("said before the picture")
+    import plotly.graph_objects as go
+    ctx.figure(go.Figure(go.Scatter(x=ctx.inputs.X[:, 0], y=ctx.inputs.X[:, 1], mode="markers")), "f_fig", "f")
+    st.markdown(f"model {type(ctx.model).__name__} {sorted(ctx.params)}; reference solver "
+                f"{ctx.reference.solver}; plane {ctx.values['plane']}; full {ctx.full.n_samples}")
+
+def second(ctx):
+    st.session_state["second_runs"] = st.session_state.get("second_runs", 0) + 1
+    st.markdown("the second tab")
+
+run_page(MethodPage(
+    key="f", title="Two forms", name="Forms", citation="Nobody (2026).", summary="What the page is about.",
+    estimator="form", max_samples=40,
+    params=(Param(None, "form", "C", "radio", key="form",
+                  choices={"C": ("C-SVM", BinarySVC), "nu": ("ν-SVM", BinaryNuSVC)}),
+            Param("C", "C", 1.0, "number"),
+            Param("nu", "ν", lambda inputs: nu_max(inputs) / 2, "slider", within=lambda inputs: (0.01, nu_max(inputs)),
+                  step=0.01, when=lambda v: v["form"] == "nu")),
+    fixed={"kernel": "linear"}, reference={"solver": "cvxpy"},
+    controls=lambda train, values: {"plane": train.n_samples},
+    views=(View(said, lesson=True, tab="first"), View(second, tab="second"))))
+'''
+
+
+def _forms(n_small: int = 20, **values) -> AppTest:
+    rng = np.random.default_rng(1)
+    y = np.r_[np.zeros(80 - n_small, int), np.ones(n_small, int)]
+    X = rng.normal(size=(80, 2)) + 3.0 * y[:, None]
+    at = AppTest.from_string(FORMS, default_timeout=120)
+    at.session_state["_svmviz_dataset"] = Dataset(X, y, ["x1", "x2"], [], "blobs", "test")
+    at.session_state["data"] = "upload:test"
+    at.session_state["split.test"] = 0.0
+    for k, v in values.items():
+        at.session_state[k] = v
+    return at
+
+
+def _said(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("model "))
+
+
+def test_the_form_chooses_the_estimator_and_each_parameter_goes_to_the_classes_that_have_it():
+    at = _forms().run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert _said(at).startswith("model BinarySVC ['C', 'kernel']; reference solver cvxpy")
+    at.radio(key="f.form").set_value("nu").run()
+    assert not at.exception and not at.error
+    # C stays on the page (its bounds from BinarySVC) but only the ν-SVM's own parameters reach it
+    assert _said(at).startswith("model BinaryNuSVC ['kernel', 'nu']; reference solver cvxpy")
+    assert at.number_input(key="f.C").value == 1.0
+
+
+def test_a_range_that_depends_on_the_data_follows_the_data():
+    for n_small, top in ((20, 0.5), (10, 0.25)):   # ν ≤ 2·m_small/m
+        at = _forms(n_small, **{"f.form": "nu", "f.nu": 0.9}).run()   # 0.9: a link beyond ν_max
+        assert not at.exception and not at.error
+        nu = at.slider(key="f.nu")
+        assert (nu.min, nu.max, nu.value) == (0.01, top, top)
+    with pytest.raises(ValueError, match="first parameter"):
+        frame.MethodPage(key="x", title="x", name="x", citation="", estimator="form", max_samples=1, views=(),
+                         params=(Param("C", "C", 1.0), Param(None, "form", "C", "radio", key="form",
+                                                              choices={"C": ("C", BinarySVC)})))
+
+
+def test_data_controls_see_the_training_part_before_the_size_bound():
+    at = _forms().run()
+    assert "plane 80; full 80" in _said(at)   # 80 training samples, the page bound to 40
+    assert any("works on at most 40 samples" in i.value for i in at.info)
+
+
+def test_a_tab_is_computed_only_while_open():
+    at = _forms().run()
+    assert "second_runs" not in at.session_state and "the second tab" not in [m.value for m in at.markdown]
+    at.session_state["f_tab"] = "second"
+    at.run()
+    assert at.session_state["second_runs"] == 1 and not any(m.value.startswith("model ") for m in at.markdown)
+
+
+def _order(node, out):
+    """The main area's elements in page order."""
+    for child in getattr(node, "children", {}).values():
+        out.append(child)
+        _order(child, out)
+    return out
+
+
+def test_lesson_mode_puts_the_picture_first_and_folds_the_summary():
+    at = _forms()
+    at.query_params["lesson"] = "1"
+    at.run()
+    assert not at.exception and not at.error
+    kinds = [(e.type, getattr(e, "value", None)) for e in _order(at.main, [])]
+    chart = next(i for i, (t, _) in enumerate(kinds) if t == "plotly_chart")
+    before = next(i for i, (_, v) in enumerate(kinds) if v == "said before the picture")
+    title = next(i for i, (t, _) in enumerate(kinds) if t == "title")
+    assert chart < title < before   # above everything the page says
+    folded = next(e for e in at.expander if e.label == "What this page shows")
+    assert "What the page is about." in [m.value for m in folded.markdown]
+    assert "second_runs" not in at.session_state   # no tabs in lesson mode: only the lesson views
