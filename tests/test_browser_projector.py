@@ -5,11 +5,35 @@ test-artifacts/."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from conftest import wait_for_app
 
 pytestmark = pytest.mark.browser
+
+
+@contextlib.contextmanager
+def _projector(browser, path: str, width: int, height: int):
+    """A page opened in lesson mode at a projector's size, once its run has ended."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{path}{'&' if '?' in path else '?'}lesson=1")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=240000)
+        wait_for_app(page, 240000)
+        yield page
+    finally:
+        ctx.close()
+
+
+def _no_chrome(page) -> None:
+    """No sidebar, no header (toolbar, Deploy button, main menu)."""
+    for testid in ("stSidebar", "stHeader", "stToolbar", "stMainMenu"):
+        loc = page.locator(f'[data-testid="{testid}"]')
+        assert loc.count() == 0 or not loc.first.is_visible(), testid
+    assert page.get_by_text("Deploy", exact=True).count() == 0
 
 
 def _step_line(page):
@@ -18,12 +42,7 @@ def _step_line(page):
 
 @pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
 def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, width, height):
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    page = ctx.new_page()
-    try:
-        page.goto(f"{streamlit_url}/SVM_Tree?lesson=1")
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120000)
-        wait_for_app(page, 120000)
+    with _projector(browser, f"{streamlit_url}/SVM_Tree", width, height) as page:
         plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
         step = _step_line(page).bounding_box()
         page.screenshot(path=str(artifacts_dir / f"projector_{width}x{height}.png"))
@@ -32,11 +51,7 @@ def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, w
         assert step["y"] + step["height"] <= plot["y"]
         assert plot["y"] + plot["height"] <= height
         assert plot["height"] >= 0.6 * height
-        # no chrome: no sidebar, no header (toolbar, Deploy button, main menu)
-        for testid in ("stSidebar", "stHeader", "stToolbar", "stMainMenu"):
-            loc = page.locator(f'[data-testid="{testid}"]')
-            assert loc.count() == 0 or not loc.first.is_visible(), testid
-        assert page.get_by_text("Deploy", exact=True).count() == 0
+        _no_chrome(page)
         # the full explanation is folded under the plot
         expander = page.locator('[data-testid="stExpander"]').filter(has_text="Explanation of this step")
         assert expander.count() == 1 and expander.bounding_box()["y"] >= plot["y"] + plot["height"]
@@ -46,8 +61,6 @@ def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, w
         page.wait_for_function(
             "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
             ".some(e => e.innerText.startsWith('Step 2 of '))", timeout=60000)
-    finally:
-        ctx.close()
 
 
 # page, the text of its step line (None: a page without steps)
@@ -58,12 +71,7 @@ PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", None), ("Guard_Vectors", N
 @pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
 @pytest.mark.parametrize("name,step", PAGES)
 def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts_dir, name, step, width, height):
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    page = ctx.new_page()
-    try:
-        page.goto(f"{streamlit_url}/{name}?lesson=1")
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=240000)
-        wait_for_app(page, 240000)
+    with _projector(browser, f"{streamlit_url}/{name}", width, height) as page:
         page.wait_for_timeout(1000)
         page.screenshot(path=str(artifacts_dir / f"projector_{name}_{width}x{height}.png"))
         assert page.locator('[data-testid="stException"]').count() == 0
@@ -73,12 +81,6 @@ def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts
         assert 0 <= plot["y"] < height and plot["y"] + plot["height"] <= height, plot
         assert plot["height"] >= 0.6 * height, plot
         if step is not None:
-            line = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=step).first
-            box = line.bounding_box()
+            box = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=step).first.bounding_box()
             assert box["y"] + box["height"] <= plot["y"]
-        for testid in ("stSidebar", "stHeader", "stToolbar", "stMainMenu"):
-            loc = page.locator(f'[data-testid="{testid}"]')
-            assert loc.count() == 0 or not loc.first.is_visible(), testid
-        assert page.get_by_text("Deploy", exact=True).count() == 0
-    finally:
-        ctx.close()
+        _no_chrome(page)
