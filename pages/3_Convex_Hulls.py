@@ -199,8 +199,7 @@ def zero(ctx) -> None:
             figz = shared_figure(plot_zero_solution, X, y, int(hard), cached_call(reduced_convex_hull, Xh, float(mu_z)),
                                  case.centroid_other, w=w, h1_point=h1.point, names=names, labels=labels,
                                  title=f"Hard class {user_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
-            ctx.figure(figz, "zero_fig", f"zero_solution_{names[(hard + 1) // 2]}", dl_key="zero_dl",
-                       what="zero-solution plot")
+            ctx.figure(figz, "zero_fig", f"zero_solution_{names[(hard + 1) // 2]}", dl_key="zero_dl")
             if h1.distance < 1e-7:
                 st.caption("H1-SVM view: the centroid lies inside conv(hard class), so p\\* = s and the "
                            "H1-SVM also returns w = 0.")

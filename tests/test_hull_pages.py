@@ -44,10 +44,12 @@ def test_convex_hulls_page(fourclass):
     assert len(at.get("plotly_chart")) == 2   # the zero-solution picture and the ‖w‖ curve
 
 
-# the guard-vector page needs separable data: the link names the hypercubes (its page tests are in test_guard.py)
-@pytest.mark.parametrize("path,name", [("Convex_Hulls", "hulls_page"), ("Guard_Vectors?data=hypercubes", "guard_page")])
+# the guard-vector page needs separable data: the link names the hypercubes (its page tests are in test_guard.py);
+# Convex Hulls draws one picture in its first tab and the zero solution's two once that tab opens
+@pytest.mark.parametrize("path,name,tab", [("Convex_Hulls", "hulls_page", ZERO_TAB),
+                                           ("Guard_Vectors?data=hypercubes", "guard_page", None)])
 @pytest.mark.browser
-def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name):
+def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name, tab):
     page.set_viewport_size({"width": 1400, "height": 3400})  # Streamlit scrolls inside the app
     page.goto(f"{streamlit_url}/{path}")
     wait_for_app(page, 240000)
@@ -55,7 +57,14 @@ def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name
     page.wait_for_timeout(1500)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
-    assert page.locator(".js-plotly-plot").count() >= 2
+    if tab is not None:
+        page.get_by_role("tab", name=tab).click()   # computed once it opens
+        page.wait_for_selector("text=Predicted switch", timeout=240000)
+        wait_for_app(page, 240000)
+        page.wait_for_timeout(1500)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.screenshot(path=str(artifacts_dir / f"{name}_zero.png"), full_page=True)
+    assert page.locator(".js-plotly-plot:visible").count() >= 2
 
 
 @pytest.mark.browser
