@@ -135,20 +135,20 @@ def smo_view(ctx) -> None:
                            "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
             figure_downloads(view["step"], f"smo_step_{t}", key="solvers_step_dl")
 
+    tr = model.trace_
     if not ctx.lesson:
         st.header("1. SMO step by step")
-    with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
-        stepper("solvers.step", n, step, "SMO iteration")
-    tr = model.trace_
-    if model.converged_:
-        st.success(f"SMO converged after {model.n_iter_} iterations: final maximal KKT violation "
-                   f"{model.max_violation_:.3g} ≤ tol = {tol:g}.")
-    else:
+    if not model.converged_:
         st.warning(f"SMO stopped before the tolerance: maximal KKT violation {model.max_violation_:.3g} "
                    f"after {model.n_iter_} iterations.")
+    elif not ctx.lesson:   # a projector shows only a problem
+        st.success(f"SMO converged after {model.n_iter_} iterations: final maximal KKT violation "
+                   f"{model.max_violation_:.3g} ≤ tol = {tol:g}.")
     if tr.truncated:
         st.info(f"The run took {tr.n_iter} iterations; the stepper shows the first {len(tr)} "
                 "(recording is bounded; the solve itself went on to convergence).")
+    with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
+        stepper("solvers.step", n, step, "SMO iteration")
 
 
 # ------------------------------------------------------------------ 2. three solvers
