@@ -43,6 +43,7 @@ _DATASET = "_svmviz_dataset"      # the current Dataset
 _SPEC = "data"                    # its spec string (also the URL parameter)
 _NOTES = "_svmviz_notes"          # one-line notes for the user (a link that could not be followed)
 _NOTES_BOX = "_svmviz_notes_box"  # where this run shows the notes (the sidebar summary's box)
+_LINK_BOX = "_svmviz_link_box"    # where the last full run showed the view's link (the share panel's box)
 _PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
 _SPLIT_CACHE = "_svmviz_split_cache"
 _ROUTED = "_svmviz_routed"        # this session's runs go through app.py's navigation
@@ -113,6 +114,7 @@ def app_started() -> None:
     """``app.py``: this run goes through the app's navigation."""
     st.session_state[_ROUTED] = True
     st.session_state.pop(_NOTES_BOX, None)   # the last run's box is gone
+    st.session_state.pop(_LINK_BOX, None)
     start_run()
     sync_url()
 
@@ -155,6 +157,20 @@ def link() -> str:
     """The URL of this view: the current page with every parameter of the state."""
     base = str(getattr(st.context, "url", "") or "").split("?")[0]
     return f"{base}?{urlencode(link_params())}"
+
+
+def show_link(box=None) -> None:
+    """Show the link of this view (``link()``) in ``box``, an ``st.empty`` of the share panel kept
+    for the runs that follow, or again in the box kept. A fragment that moves bound values (the
+    stepper) calls it at the end of each of its runs, the full run's included: a step click reruns
+    only the fragment, not the sidebar the box is in, and Streamlit draws a fragment's writes to a
+    box outside it where the fragment wrote during the last full run."""
+    ss = st.session_state
+    if box is not None:
+        ss[_LINK_BOX] = box
+    box = ss.get(_LINK_BOX)
+    if box is not None:
+        box.code(link(), language=None, wrap_lines=True)
 
 
 # ------------------------------------------------------------------ bound values

@@ -99,7 +99,10 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             ss[f"{key}_slider"] = k + 1   # follows the buttons
             st.slider(label, 1, n, key=f"{key}_slider", label_visibility="collapsed",
                       on_change=_from_slider, args=(key, n))
-        view(k)
-        state.sync_url()   # a value the view reset (an option gone at this step)
+        try:
+            view(k)
+        finally:
+            state.sync_url()   # a value the view reset (an option gone at this step)
+            state.show_link()  # the share panel's link, outside this fragment
 
     _stepped()

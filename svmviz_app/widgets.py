@@ -184,7 +184,7 @@ def share_controls(key: str, model=None) -> None:
     with st.sidebar.expander("Share this view", expanded=False):
         st.caption("Copy link to this view (the copy icon at the right of the box). A link carries "
                    "built-in and generated data; for uploaded or drawn data use the lesson file.")
-        st.code(state.link(), language=None, wrap_lines=True)
+        state.show_link(st.empty())   # a step click (a fragment run) draws it again there
         if not (state.current_spec() in state.BUILTINS or state.current_spec().startswith("gen:")):
             st.caption("This data set was uploaded or drawn: the link alone cannot bring it back.")
         # Streamlit calls a deferred download callable outside this session's script run, where

@@ -175,3 +175,28 @@ def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step
         at.button(key="tree.step_next").click().run()
         assert at.selectbox(key="tree.geo").value == chosen(k)      # a new step: the chosen one
     assert not problems(at)
+
+
+@pytest.mark.browser
+def test_browser_the_share_link_follows_a_step_click(streamlit_url, page, artifacts_dir):
+    """A step click reruns only the stepper's fragment, not the sidebar: the link in the sidebar's
+    "Share this view" box shows the new step as the address bar does, in one box."""
+    page.goto(f"{streamlit_url}/SVM_Tree?data=fourclass_like")
+    wait_for_app(page, timeout_ms=240000)
+    page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=240000)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Share this view").click()
+    boxes = sidebar.locator('[data-testid="stCode"]')
+    boxes.first.wait_for(timeout=30000)
+    assert "tree.step" not in boxes.first.inner_text()
+    for step in (1, 2):
+        page.get_by_role("button", name="Next ▶").click()
+        page.wait_for_function(f"() => location.search.includes('tree.step={step}')", timeout=120000)
+        wait_for_app(page, timeout_ms=120000)
+        page.wait_for_function(
+            "s => [...document.querySelectorAll('[data-testid=stSidebar] [data-testid=stCode]')]"
+            ".some(e => e.innerText.includes(s))", arg=f"tree.step={step}", timeout=30000)
+        assert boxes.count() == 1
+    boxes.first.scroll_into_view_if_needed()
+    sidebar.screenshot(path=str(artifacts_dir / "svm_tree_share_link.png"))
+    assert not page.locator('[data-testid="stException"]').count()
