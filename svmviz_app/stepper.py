@@ -33,8 +33,12 @@ def _go_by(key: str, delta: int, n: int) -> None:
     _go(key, int(state.value(key, 0)) + delta, n)
 
 
-def _from_slider(key: str, n: int) -> None:
-    _go(key, int(st.session_state[f"{key}_slider"]) - 1, n)
+def _from_slider(key: str, k: int, n: int) -> None:
+    """The slider drawn at step ``k`` moved. A browser sends the values it shows: a click sent
+    before the last run answered (a quick second click, Play's timer on a loaded server) carries
+    the slider of a step already left, which is no drag."""
+    if int(state.value(key, 0)) == k:
+        _go(key, int(st.session_state[f"{key}_slider_{k}"]) - 1, n)
 
 
 def _toggle_play(key: str, n: int) -> None:
@@ -96,9 +100,9 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
                    icon=":material/pause:" if playing else ":material/play_arrow:",
                    help=f"advance one step every {delay_s:g} s")
         if n > 1:
-            ss[f"{key}_slider"] = k + 1   # follows the buttons
-            st.slider(label, 1, n, key=f"{key}_slider", label_visibility="collapsed",
-                      on_change=_from_slider, args=(key, n))
+            # one slider per step, so that a slider sent back from a step already left is known
+            st.slider(label, 1, n, value=k + 1, key=f"{key}_slider_{k}", label_visibility="collapsed",
+                      on_change=_from_slider, args=(key, k, n))
         try:
             view(k)
         finally:

@@ -136,10 +136,10 @@ def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
     assert shown() == "**Step 1 of 5**"
     at.button(key="demo.step_next").click().run()
     at.button(key="demo.step_next").click().run()
-    assert shown() == "**Step 3 of 5**" and at.slider(key="demo.step_slider").value == 3
+    assert shown() == "**Step 3 of 5**" and at.slider(key="demo.step_slider_2").value == 3
     at.button(key="demo.step_prev").click().run()
     assert shown() == "**Step 2 of 5**"
-    at.slider(key="demo.step_slider").set_value(5).run()
+    at.slider(key="demo.step_slider_1").set_value(5).run()
     assert shown() == "**Step 5 of 5**"
     at.button(key="demo.step_first").click().run()
     at.button(key="demo.step_play").click().run()
