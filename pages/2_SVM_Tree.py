@@ -15,7 +15,7 @@ from svmviz_app.cache import shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
-from svmviz_app.views import shared_figure, standard_views
+from svmviz_app.views import shared_figure, shared_table, standard_views
 from svmviz_app.stepper import stepper
 from svmviz_app.frame import Inputs, MethodPage, Param, run_page
 from svmviz_app.widgets import figure_downloads, guard, plain
@@ -147,6 +147,25 @@ def _explain(model, k, tree_index):
     return model.explain_step(k, tree_index)
 
 
+def _candidates(model, k, tree_index):
+    return candidates_frame(model.trees_[tree_index].trace[k])
+
+
+def _zero_texts(model, k, tree_index) -> list[str]:
+    """Step k's zero-solution picture in words, one paragraph per hard class."""
+    texts = []
+    for r in model.zero_solution_report(k, tree_index):
+        paper = (f"the paper's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
+                 else "the paper's loop jumps over this window (w = 0 at every try)")
+        texts.append(f"**hard class {r.hard_class:+d}** ({r.m_hard} hard, {r.m_other} other samples): "
+                     f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other)) "
+                     f"and for C_k ≤ D_low = **{r.D_low:.4g}** (the hard centroid in the other class's reduced hull); "
+                     f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "
+                     f"C_k = {r.exact_C:.4g}. Hulls of the two classes "
+                     f"{'intersect (Theorem 1 warns)' if r.hulls_intersect else 'are disjoint'}.")
+    return texts
+
+
 def _projected_step(k: int) -> None:
     """Lesson mode (and an imported tree shown without its samples): the step and its plot."""
     _step_header(k)
@@ -205,19 +224,12 @@ def _step_view(k: int) -> None:
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "
                "be w = 0 without solving (a zero at a larger C_k had every hard α below this one; or the LP).")
-    st.dataframe(shared_view(candidates_frame, step), hide_index=True, width="stretch")
+    st.dataframe(shared_table(_candidates, model, k, tree_index), hide_index=True, width="stretch")
     st.subheader("Zero solution at this step")
     with guard("cannot compute the zero-solution report"):
-        for r in model.zero_solution_report(k, tree_index):
-            paper = (f"the paper's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
-                     else "the paper's loop jumps over this window (w = 0 at every try)")
-            st.markdown(f"**hard class {r.hard_class:+d}** ({r.m_hard} hard, {r.m_other} other samples): "
-                        f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other)) "
-                        f"and for C_k ≤ D_low = **{r.D_low:.4g}** (the hard centroid in the other class's reduced hull); "
-                        f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "
-                        f"C_k = {r.exact_C:.4g}. Hulls of the two classes "
-                        f"{'intersect (Theorem 1 warns)' if r.hulls_intersect else 'are disjoint'}.")
-        st.dataframe(shared_view(zero_solution_frame, model, k, tree_index), hide_index=True, width="stretch",
+        for text in shared_view(_zero_texts, model, k, tree_index):
+            st.markdown(text)
+        st.dataframe(shared_table(zero_solution_frame, model, k, tree_index), hide_index=True, width="stretch",
                      height=240)
     with st.expander("Where this implementation departs from the paper"):
         st.markdown(DEPARTURES)

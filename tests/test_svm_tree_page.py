@@ -55,6 +55,44 @@ def test_steps_are_explained_and_moving_does_not_refit():
     assert last.startswith(f"**Step {total} of {total}**")
 
 
+def test_a_second_session_draws_a_step_from_what_the_first_one_built(monkeypatch):
+    """A step's figure, tables and texts are made once for every session: a second session at the
+    same step builds none of them again and does not serialise the figure again (Plotly's
+    ``to_dict``, what ``st.plotly_chart`` sends)."""
+    from collections import Counter
+    from functools import wraps
+
+    import plotly.basedatatypes
+    import svmviz.plots.svm_tree as plots
+    from svmviz.models import SVMTreeClassifier
+
+    made = Counter()
+
+    def counted(owner, name):
+        f = getattr(owner, name)
+
+        @wraps(f)
+        def count(*args, **kwargs):
+            made[name] += 1
+            return f(*args, **kwargs)
+        monkeypatch.setattr(owner, name, count)
+
+    for name in ("step_figure", "candidates_frame", "zero_solution_frame"):
+        counted(plots, name)
+    counted(SVMTreeClassifier, "zero_solution_report")
+    counted(SVMTreeClassifier, "explain_step")
+    counted(plotly.basedatatypes.BaseFigure, "to_dict")
+    ds = _data()
+    first = page_test(PAGE, dataset=ds).run()
+    first.button(key="tree.step_next").click().run()
+    assert made["step_figure"] and made["to_dict"]          # the first session built step 2
+    made.clear()
+    second = page_test(PAGE, dataset=ds).run()
+    second.button(key="tree.step_next").click().run()
+    assert not problems(second) and _step_caption(second).startswith("**Step 2 of ")
+    assert not made, made
+
+
 def test_play_advances_the_steps():
     """Play runs the step's fragment once a second (``run_every``); AppTest has no timer, so the
     test reruns the page after a second, as the timer would rerun the fragment."""
@@ -200,3 +238,39 @@ def test_browser_the_share_link_follows_a_step_click(streamlit_url, page, artifa
     boxes.first.scroll_into_view_if_needed()
     sidebar.screenshot(path=str(artifacts_dir / "svm_tree_share_link.png"))
     assert not page.locator('[data-testid="stException"]').count()
+
+
+@pytest.mark.slow
+def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_url):
+    """A browser sends a click with the widget values it shows. A second Next clicked before the
+    first click's run has answered (a quick double click, a loaded server), or Play's timer firing
+    then, carries the slider of the step before: both clicks count, that slider is not read as a
+    drag back to the old step. Spoken at the protocol level (the classroom benchmark's student)."""
+    import asyncio
+    import importlib.util
+    import sys
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
+    bench = sys.modules.setdefault("bench_classroom", importlib.util.module_from_spec(spec))
+    if not hasattr(bench, "Student"):
+        spec.loader.exec_module(bench)
+
+    async def two_quick_clicks():
+        s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), "SVM_Tree", "data=fourclass_like",
+                          bench.PAGES["SVM_Tree"])
+        try:
+            assert await s.open(240), s.errors
+            shown = s.widget_states()             # what the browser shows at step 1
+            for _ in range(2):
+                bid, _, fragment = s.button("Next")
+                await s.rerun(shown + [WidgetState(id=bid, trigger_value=True)], fragment)
+                assert await s.wait_run(120) and not s.run_errors, s.run_errors
+            return s.step()
+        finally:
+            await s.close()
+
+    assert asyncio.run(two_quick_clicks())[0] == 3
