@@ -4,17 +4,16 @@ page link opened on a fresh server runs the page without ``app.py``) and every s
 the stepper's fragment (a fragment run does not run ``app.py``). Each setting was kept because
 ``benchmarks/bench_classroom.py`` measured it helping.
 
-- **A cheap collection after each run.** Streamlit runs a full garbage collection after every script
-  run (``runner.postScriptGC``, on in ``.streamlit/config.toml``): it keeps the server's memory down,
-  but it walks every object the process holds, most of them those of the modules imported once
-  (Streamlit, NumPy, pandas, Plotly, scikit-learn, cvxpy, the library): about 300,000 objects and
-  0.15–0.2 s of CPU after every click once a page has run. ``gc.freeze()`` moves what exists to a
-  generation the collector no longer walks, so each collection looks only at what the runs made.
-  It is called at the start of a run whenever modules were imported since the last freeze: the
-  first page run imports most of them, the first run of another page a few more, and a later run
-  (a click) then starts after the previous run's own collection. Frozen objects are still freed
-  when no longer referenced; only reference cycles among them would stay, and freezes happen only
-  as often as new modules appear (a handful of times per server).
+- **Start-up objects out of the collector's way.** Python's full garbage collection walks every
+  object the process holds, most of them those of the modules imported once (Streamlit, NumPy,
+  pandas, Plotly, scikit-learn, cvxpy, the library): about 300,000 objects and 0.15–0.2 s of CPU,
+  with the GIL held, each time. ``gc.freeze()`` moves what exists to a generation the collector no
+  longer walks, so a collection looks only at what the sessions made. It is called at the start of
+  a run whenever modules were imported since the last freeze: the first page run imports most of
+  them, the first run of another page a few more. Frozen objects are still freed when no longer
+  referenced; only reference cycles among them would stay, and freezes happen only as often as new
+  modules appear (a handful of times per server). Streamlit's own full collection after every run
+  (``runner.postScriptGC``) is off in ``.streamlit/config.toml``, which says why.
 - **BLAS on one thread.** OpenBLAS keeps a worker per core spinning for a while after each call; a
   click does a few small matrix products, so the spinning costs more CPU than the products, and the
   server's other sessions need that core. The limit goes into the environment, which NumPy's and

@@ -120,8 +120,8 @@ def test_streamlit_reads_the_garbage_collection_setting_from_the_projects_config
     code = "import streamlit as st; print(st.get_option('runner.postScriptGC'))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=True)
-    assert out.stdout.strip() == "True"
-    assert tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]["postScriptGC"] is True
+    assert out.stdout.strip() == "False"
+    assert tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]["postScriptGC"] is False
 
 
 def test_streamlit_reads_the_class_settings_of_the_event_loop_and_the_message_cache_from_the_config():
