@@ -9,18 +9,24 @@ Play runs to the last step and stops there; a run is repeated ``--repeats`` time
 Play again). It reports the intervals between consecutive steps (p50, mean, min, max and how
 many lie within 1 s ± 0.2 s), the steps skipped or repeated, and the server's CPU per step.
 
+``--protocol`` plays without a browser: one student of ``bench_classroom.py`` (Streamlit's
+websocket protocol) runs the fragment's timer as the frontend does (a fixed-rate interval from the
+server's ``auto_rerun`` message) and stamps each step when its run has ended — the server's pace
+alone, with no drawing, for a machine where Chromium's drawing is what is slow.
+
 By default it starts its own server (``streamlit run app.py`` from the project folder, so with the
 project's ``.streamlit/config.toml``) on a free port (``--serve-ports lo-hi`` to pick the range);
 ``--url`` attaches to a running one. The page's fit is paid before the first Play (the page is
 open and drawn when Play is clicked).
 
-Usage: python benchmarks/bench_play.py [--repeats 3] [--query data=fourclass] [--url URL]
+Usage: python benchmarks/bench_play.py [--repeats 3] [--query data=fourclass] [--url URL] [--protocol]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+from contextlib import nullcontext
 import socket
 import sys
 import time
@@ -105,12 +111,60 @@ def play_once(page, timeout_s: float) -> list[tuple[float, int, int]]:
     return [(t / 1000.0, k, n) for t, k, n in page.evaluate("() => window.__steps")]
 
 
+def play_protocol(port: int, query: str, timeout_s: float) -> list[tuple[float, int, int]]:
+    """Play once from the first step at the protocol level; the (time s, step, of) of each step."""
+    import asyncio
+
+    from bench_classroom import PAGES, Student
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    class Player(Student):
+        timer = None
+
+        def timer_message(self, msg) -> None:
+            self.timer = (msg.auto_rerun.interval, msg.auto_rerun.fragment_id) \
+                if msg.WhichOneof("type") == "auto_rerun" else None
+
+    async def click(s, label):
+        bid, _, fragment = s.button(label)
+        await s.rerun(s.widget_states() + [WidgetState(id=bid, trigger_value=True)], fragment)
+        if not await s.wait_run(timeout_s):
+            raise SystemExit(f"the {label} click's run did not end within {timeout_s:g} s")
+
+    async def play():
+        s = Player(port, "SVM_Tree", query, PAGES["SVM_Tree"])
+        try:
+            if not await s.open(300):
+                raise SystemExit(f"the page did not open: {s.errors}")
+            await click(s, "First")
+            await click(s, "Play")
+            if s.timer is None:
+                raise SystemExit("Play set no timer")
+            steps = [(time.perf_counter(), *s.step())]
+            interval, fragment = s.timer
+            due = time.perf_counter() + interval
+            deadline = time.perf_counter() + timeout_s
+            while s.timer is not None and time.perf_counter() < deadline:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += interval        # the frontend's timer: a fixed rate, whatever the runs take
+                await s.rerun(s.widget_states(), fragment, auto=True)
+                await s.wait_run(timeout_s)
+                if s.step() is not None and s.step()[0] != steps[-1][1]:
+                    steps.append((time.perf_counter(), *s.step()))
+            return steps
+        finally:
+            await s.close()
+
+    return asyncio.run(play())
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=3, help="Play runs, each from the first step to the last")
     ap.add_argument("--query", default=None, help="the link's query (default: data=fourclass when available)")
     ap.add_argument("--url", default="", help="attach to a running app at this URL (default: start one)")
     ap.add_argument("--serve-ports", default="", help="lo-hi: start the server on a free port in this range")
+    ap.add_argument("--protocol", action="store_true", help="play over Streamlit's protocol, no browser")
     ap.add_argument("--json", default="", help="the JSON record's path (default: test-artifacts/benchmarks/)")
     args = ap.parse_args(argv)
     query = args.query if args.query is not None else _default_query()
@@ -129,18 +183,21 @@ def main(argv=None) -> int:
                ("within", f"within {DELAY_S:g}±{TOLERANCE_S:g} s", "{}"), ("skipped", "skipped", "{}"),
                ("cpu", "server CPU/step s", "{:.3f}")]
     try:
-        with sync_playwright() as pw, Run("bench_play", columns, args.repeats,
+        with (nullcontext() if args.protocol else sync_playwright()) as pw, Run("bench_play", columns, args.repeats,
                                           json_path=Path(args.json) if args.json else None,
-                                          meta={"url": f"{url}/SVM_Tree?{query}", "delay_s": DELAY_S}) as run:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            page.goto(f"{url}/SVM_Tree?{query}")
-            page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=300000)
-            page.evaluate(_WATCH)
+                                          meta={"url": f"{url}/SVM_Tree?{query}", "delay_s": DELAY_S,
+                                                "client": "protocol" if args.protocol else "chromium"}) as run:
+            if not args.protocol:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                page.goto(f"{url}/SVM_Tree?{query}")
+                page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=300000)
+                page.evaluate(_WATCH)
             for r in range(args.repeats):
                 cpu0 = _proc_cpu(proc.pid) if proc else float("nan")
-                steps = play_once(page, timeout_s=120)
+                steps = (play_protocol(int(url.rsplit(":", 1)[1]), query, timeout_s=120) if args.protocol
+                         else play_once(page, timeout_s=120))
                 cpu = (_proc_cpu(proc.pid) - cpu0) if proc else float("nan")
                 gaps = [b[0] - a[0] for a, b in zip(steps, steps[1:])]
                 skip = sum(1 for a, b in zip(steps, steps[1:]) if b[1] != a[1] + 1)
@@ -154,7 +211,8 @@ def main(argv=None) -> int:
                         skipped=skip, cpu=cpu_per_step[-1], intervals=gaps)
             run.note(intervals=intervals, skipped=skipped,
                      within=sum(abs(g - DELAY_S) <= TOLERANCE_S for g in intervals), n_intervals=len(intervals))
-            browser.close()
+            if not args.protocol:
+                browser.close()
     finally:
         if proc is not None:
             proc.terminate()
