@@ -144,7 +144,7 @@ def play_protocol(port: int, query: str, timeout_s: float) -> list[tuple[float, 
             interval, fragment = s.timer
             due = time.perf_counter() + interval
             deadline = time.perf_counter() + timeout_s
-            while s.timer is not None and time.perf_counter() < deadline:
+            while steps[-1][1] < steps[-1][2] and time.perf_counter() < deadline:   # Play stops at the last
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 due += interval        # the frontend's timer: a fixed rate, whatever the runs take
                 await s.rerun(s.widget_states(), fragment, auto=True)
