@@ -3,7 +3,7 @@
     python benchmarks/bench_smo.py --quick      # ~2 minutes: real sets, C ∈ {1, 100}, one γ
     python benchmarks/bench_smo.py              # the grid: C × γ × kernel × n × d and real sets
     python benchmarks/bench_smo.py --max-n 5000 # drop the largest synthetic n (time bound)
-    python benchmarks/bench_smo.py --big        # only the largest set (n = 50,000): long
+    python benchmarks/bench_smo.py --big        # only the largest sets (n = 50,000): long
     python benchmarks/bench_smo.py --only "digits linear" --only "fourclass rbf 0.5 "  # some cells
 
 Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 1000 only with
@@ -12,7 +12,7 @@ Cells: C ∈ {0.1, 1, 10, 100, 1000} (quick: {1, 100}; linear cells with C = 100
 ``svmviz.data.load_builtin``: $SVMVIZ_DATA_DIR or the download cache; skipped when absent), breast
 cancer and digits (even vs odd), scaled to [−1, 1] per feature; synthetic make_classification sets
 of n ∈ {2000, 10000} × d ∈ {2, 10, 50} with 10 % label noise (``--big``: n = 50,000,
-d = 10, rbf γ = 1/d and linear, C = 1, minutes per cell). Both solvers: tol 1e-3, shrinking, 200 MB
+d ∈ {10, 50}, rbf γ = 1/d and linear, C = 1, minutes per cell). Both solvers: tol 1e-3, shrinking, 200 MB
 cache, same C and γ. Timing by ``harness.py``: process CPU time and wall time, best of
 ``--repeats`` (3) with the two solvers interleaved in this process, BLAS pinned to one thread, a JSON
 record of the run beside the table; Numba's code is compiled and warmed up before any timing. Printed per cell:
@@ -92,9 +92,10 @@ def cell_label(name, kernel, gamma, C):
 
 def grid(quick: bool, max_n: int, linear_c1000: bool, big: bool = False):
     if big:
-        X, y = synthetic(50000, 10)
-        for kernel in ("rbf", "linear"):
-            yield "syn n=50000 d=10", X, y, kernel, 0.1, 1.0
+        for d in (10, 50):
+            X, y = synthetic(50000, d)
+            for kernel in ("rbf", "linear"):
+                yield f"syn n=50000 d={d}", X, y, kernel, 1.0 / d, 1.0
         return
     Cs = (1.0, 100.0) if quick else C_GRID
     gfs = (1.0,) if quick else GAMMA_FACTORS
@@ -140,7 +141,7 @@ def main(argv=None):
     ap.add_argument("--max-n", type=int, default=10000, help="largest synthetic n in the grid")
     ap.add_argument("--linear-c1000", action="store_true", help="include linear cells with C = 1000")
     ap.add_argument("--big", action="store_true",
-                    help="only syn n = 50,000, d = 10, rbf and linear, C = 1")
+                    help="only syn n = 50,000, d = 10 and 50, rbf and linear, C = 1")
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
                     help='run only the cells whose label "<data> <kernel> <gamma or -> <C> " '
                          "contains TEXT (repeatable)")
