@@ -6,7 +6,6 @@ load), and the method pages show the status (AppTest)."""
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
@@ -14,7 +13,6 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import svmviz.models._svm_tree_build as tree_build
-import svmviz.models._svm_tree_nonlinear as tree_nonlinear
 import svmviz.models._svm_tree_qp as tree_qp
 import svmviz.models.guard as guard_mod
 import svmviz.models.svc as svc_mod
@@ -60,13 +58,6 @@ def _fit_clean(est, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         return est.fit(X, y)
-
-
-@pytest.fixture
-def small_smo_cap(monkeypatch):
-    """Every BinarySVC these estimators build internally stops after one SMO iteration."""
-    for mod in (guard_mod, tree_nonlinear):
-        monkeypatch.setattr(mod, "BinarySVC", functools.partial(svc_mod.BinarySVC, max_iter=1))
 
 
 def _break_solve_qp(monkeypatch, field):
@@ -144,13 +135,13 @@ def test_a_dag_from_other_pairwise_svms_keeps_their_convergence(three):
 
 
 # ------------------------------------------------------------------ guard vectors
-def test_guard_qp_stopped_early_warns_naming_the_qp(cubes, small_smo_cap):
+def test_guard_qp_stopped_early_warns_naming_the_qp(cubes):
     X, y = cubes
-    model, got = _fit(GuardVectorSVC(tol=1e-8), X, y)
+    model, got = _fit(GuardVectorSVC(tol=1e-8, max_iter=1), X, y)
     assert len(got) == 1, [str(w.message) for w in got]
     msg = str(got[0].message)
     assert msg.startswith("GuardVectorSVC:") and "the QP on the guard vectors did not converge" in msg
-    assert "solver='cvxpy'" in msg and "delta > 0" in msg
+    assert "solver='cvxpy'" in msg and "delta > 0" in msg and "raise max_iter (now 1)" in msg
     assert model.converged_ is False and model.qp_converged_ is False
     assert model.unconverged_ == ["the QP on the guard vectors"] and model.n_unconverged_ == 1
 
@@ -201,9 +192,9 @@ def test_tree_node_qps_stopped_early_are_named(fourclass_like, monkeypatch):
     assert model.converged_ is False and len(model.unconverged_) <= 20
 
 
-def test_tree_rbf_node_stopped_early_is_named(fourclass_like, small_smo_cap):
+def test_tree_rbf_node_stopped_early_is_named(fourclass_like):
     X, y = fourclass_like
-    model, got = _fit(SVMTreeClassifier(nonlinear={"C": 100.0, "gamma": 5.0}), X, y)
+    model, got = _fit(SVMTreeClassifier(nonlinear={"C": 100.0, "gamma": 5.0, "max_iter": 1}), X, y)
     assert len(got) == 1, [str(w.message) for w in got]
     msg = str(got[0].message)
     assert "(node QPs and the RBF node) did not converge: the RBF node)" in msg
@@ -258,8 +249,7 @@ def _unconverged_models(three, cubes, fourclass_like, monkeypatch):
     out = [_fit(DAGSVC(C=10.0, max_iter=2), X3, y3)[0],
            _fit(PairwiseVotingSVC(C=10.0, max_iter=2), X3, y3)[0],
            _fit(WeightedDAGSVC(C=10.0, max_iter=2, random_state=0), X3, y3)[0]]
-    monkeypatch.setattr(guard_mod, "BinarySVC", functools.partial(svc_mod.BinarySVC, max_iter=1))
-    out.append(_fit(GuardVectorSVC(tol=1e-8), *cubes)[0])
+    out.append(_fit(GuardVectorSVC(tol=1e-8, max_iter=1), *cubes)[0])
     monkeypatch.setattr(tree_qp, "MAX_ITER", 2)
     out.append(_fit(SVMTreeClassifier(), *fourclass_like)[0])
     return out
@@ -385,9 +375,7 @@ def test_guard_page_shows_convergence_and_a_stopped_import():
     _ok(at)
     assert any(c.startswith("Converged: the QP on the guard vectors") for c in _converged_caption(at))
     train, _ = split_and_normalize(ds, "none", 0.3, 0, True)
-    with pytest.MonkeyPatch.context() as mp:   # not while the page runs: its fits are cached
-        mp.setattr(guard_mod, "BinarySVC", functools.partial(svc_mod.BinarySVC, max_iter=1))
-        stopped, _ = _fit(GuardVectorSVC(), train.X, train.y)
+    stopped, _ = _fit(GuardVectorSVC(max_iter=1), train.X, train.y)
     warn = _warning_after_upload(at, "guard", stopped)
     assert warn and "The QP on the guard vectors did not converge" in warn[0], warn
     assert {m.label: m.value for m in at.metric}["QP converged"] == "no"

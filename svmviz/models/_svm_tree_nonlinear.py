@@ -17,12 +17,12 @@ from sklearn.svm import SVC
 from svmviz.models._svm_tree_build import chain_arrays, chain_predict
 from svmviz.models._svm_tree_records import BinaryTree, NonlinearReport
 from svmviz.models.composite import inner_fits
-from svmviz.models.constraints import Gamma, Int, Number
+from svmviz.models.constraints import MAX_ITER, Gamma, Int, Number
 from svmviz.models.svc import BinarySVC
 
-NONLINEAR_DEFAULTS = {"k": 5, "C": None, "gamma": None, "cv": 5}
+NONLINEAR_DEFAULTS = {"k": 5, "C": None, "gamma": None, "cv": 5, "max_iter": None}
 NONLINEAR_SPEC = {"k": Int(1, 10**9), "C": Number(0, 1e12, lo_open=True, none=True),
-                  "gamma": Gamma(), "cv": Int(2, 100)}
+                  "gamma": Gamma(), "cv": Int(2, 100), "max_iter": MAX_ITER}
 C_GRID = 10.0 ** np.arange(-1, 4)
 GAMMA_FACTORS = 10.0 ** np.arange(-1, 3.5, 0.5)   # × γ_scale = 1 / (d · Var X)
 
@@ -65,7 +65,8 @@ def add_nonlinear(tree: BinaryTree, X, y, nl: dict, solver: str) -> None:
     else:
         i = j = 0
     with inner_fits():   # the tree collects svm.converged_ and warns once
-        svm = BinarySVC(C=float(Cs[i]), kernel="rbf", gamma=float(gammas[j]), solver=solver).fit(X, y)
+        svm = BinarySVC(C=float(Cs[i]), kernel="rbf", gamma=float(gammas[j]), solver=solver,
+                        max_iter=nl["max_iter"]).fit(X, y)
     tree.svm = svm
     tree.nonlinear = NonlinearReport(depth, int(nl["k"]), decided, int(reach.sum()), float(Cs[i]),
                                      float(gammas[j]), int(svm.support_vectors_.shape[0]), Cs,

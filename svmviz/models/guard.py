@@ -51,7 +51,7 @@ from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
 from svmviz.kernels import Kernel
 from svmviz.models.composite import CompositeMixin, inner_fits
-from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf
+from svmviz.models.constraints import C, MAX_ITER, SOLVER, TOL, Bool, Number, OneOf
 from svmviz.models.svc import BinaryKernelSVM, BinarySVC
 from svmviz.registry import register_estimator, register_record
 from svmviz.solvers.lp import solve_lp
@@ -390,7 +390,9 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     method : "yang_ahuja" (two dual-space LPs per point, §3.1) or "single" (one orientation-free LP)
     prefilter : test only points on the boundary of their own class's hull (same result)
     delta : Δ ≥ 0 of the projection τ_Δ (§3.3), i.e. Δ² added to the kernel diagonal
-    solver : "smo" or "cvxpy" for the QP on the guard vectors; tol : its KKT tolerance
+    solver : "smo" or "cvxpy" for the QP on the guard vectors; tol : its KKT tolerance;
+        max_iter : its iteration cap (None: run to convergence; a cap that is reached leaves
+        ``qp_converged_`` False)
 
     Attributes
     ----------
@@ -416,10 +418,11 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     """
 
     _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "C": C, "method": OneOf(*METHODS),
-                              "prefilter": Bool(), "delta": Number(0, 1e6), "solver": SOLVER, "tol": TOL}
+                              "prefilter": Bool(), "delta": Number(0, 1e6), "solver": SOLVER, "tol": TOL,
+                              "max_iter": MAX_ITER}
 
     def __init__(self, kernel="linear", C=1e6, method="yang_ahuja", prefilter=True, delta=0.0,
-                 solver="smo", gamma="scale", degree=3, coef0=0.0, tol=1e-3):
+                 solver="smo", gamma="scale", degree=3, coef0=0.0, tol=1e-3, max_iter=None):
         self.kernel = kernel
         self.C = C
         self.method = method
@@ -430,6 +433,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         self.degree = degree
         self.coef0 = coef0
         self.tol = tol
+        self.max_iter = max_iter
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -524,7 +528,9 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         if not self.qp_converged_:
             parts.append(f"for the QP: use solver='cvxpy' (a tiny margin makes the hard-margin QP "
                          f"ill-conditioned), loosen tol (now {self.tol:g}), normalize the features, "
-                         "or use delta > 0 (a soft margin)")
+                         "or use delta > 0 (a soft margin)"
+                         + (f", or raise max_iter (now {self.max_iter}) or leave it None"
+                            if self.max_iter is not None else ""))
         if len(self.lp_failed_):
             other = "single" if self.method == "yang_ahuja" else "yang_ahuja"
             parts.append(f"for the LPs: normalize the features or use method='{other}' (those points "

@@ -84,7 +84,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         The non-linear node of §3.3: an RBF SVM trained on the whole training set, placed before
         the first kept node that decides fewer than k training samples. Keys (defaults): k (5),
         C and gamma (None: tuned by cv-fold cross-validation scored on the samples that reach
-        the node), cv (5).
+        the node), cv (5), max_iter (None: the RBF node's SMO runs to convergence).
     solver : "smo" or "cvxpy", default "smo"
         QP backend for every node.
     multi_class : "ovo", default "ovo"
