@@ -62,8 +62,9 @@ def new_cache(n: int, n_slots: int, dtype=np.float64) -> Cache:
     nxt = np.zeros(n + 1, dtype=np.int64)
     prv = np.zeros(n + 1, dtype=np.int64)
     # LRU list: slot k links to k ± 1, the sentinel n_slots closes the ring
-    nxt[:n_slots + 1] = np.append(np.arange(1, n_slots + 1), 0)
-    prv[:n_slots + 1] = np.append(n_slots, np.arange(n_slots))
+    nxt[:n_slots] = np.arange(1, n_slots + 1)
+    prv[1:n_slots + 1] = np.arange(n_slots)
+    prv[0] = n_slots
     return Cache(np.empty(n_slots * n, dtype=dtype), np.full(n, -1, dtype=np.int64),
                  np.full(n, -1, dtype=np.int64), np.zeros(n + 1, dtype=np.int64), prv, nxt)
 

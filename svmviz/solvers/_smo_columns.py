@@ -50,16 +50,16 @@ def kernel_columns(problem, dense_mb: float, order):
         k = problem.kernel
         on_demand = n * n * 8 > dense_mb * 2**20
         if not on_demand:   # dense_Q builds Q in the original order
-            order = slice(None)
-        X = problem.X[order]
+            order = np.arange(n)
+        X = problem.X
         classes = (np.empty(0, dtype=np.int64) if problem.scatter_classes is None
-                   else np.array(problem.scatter_classes, dtype=np.int64)[order])
+                   else problem.scatter_classes[order])
         inv_K = 0.0 if problem.scatter_classes is None else 1.0 / problem.n_classes
+        # each squared norm is one row's sum, the same in any order
         cols = KernelColumns(False, _EMPTY2, KERNEL_CODES[k.name], float(k.gamma),
-                             float(k.coef0), int(k.degree), np.array(X.T, order="C"),
-                             np.einsum("ij,ij->i", X, X),
-                             np.array(problem.signs, dtype=np.float64)[order], classes, inv_K,
-                             ibuf, np.empty(n))
+                             float(k.coef0), int(k.degree), gather_features(X, order),
+                             np.einsum("ij,ij->i", X, X)[order], problem.signs[order], classes,
+                             inv_K, ibuf, np.empty(n))
         if on_demand:
             return cols
         Q = dense_Q(cols)
@@ -69,6 +69,19 @@ def kernel_columns(problem, dense_mb: float, order):
             Q = 0.5 * (Q + Q.T)  # only the symmetric part enters ½αᵀQα
     return KernelColumns(True, Q, 0, 0.0, 0.0, 0, np.empty((0, n)), np.zeros(n), np.ones(n),
                          np.empty(0, dtype=np.int64), 0.0, ibuf, np.empty(n))
+
+
+@njit(cache=True)
+def gather_features(X, order):
+    """XT[f, k] = X[order[k], f]: the samples in the solver's order, one feature a row (a
+    column's inner products then run along rows)."""
+    n, d = order.shape[0], X.shape[1]
+    XT = np.empty((d, n))
+    for k in range(n):
+        row = X[order[k]]
+        for f in range(d):
+            XT[f, k] = row[f]
+    return XT
 
 
 # exp(x) = 2^k · e^r with k = round(x / ln 2), |r| ≤ ln(2)/2 and a degree-13 Taylor polynomial

@@ -400,6 +400,38 @@ def update_single(i, m, n, var, buf, rows, cols):
     return g_old * d + 0.5 * q * d * d
 
 
+# ---------------------------------------------------------------------------- start
+@njit(cache=True)
+def start_variables(alpha, p, lower, upper, s_eq, diag, groups, ordr, cols, buf):
+    """The ``Variables`` of a solve from ``alpha`` (original order): every per-variable array
+    gathered into the starting compact order ``ordr`` (copied: the solver reorders it), the
+    status bytes set and the gradient computed (``initial_gradient``). One compiled call
+    instead of a dozen NumPy gathers: on millisecond fits the set-up is a sizeable part."""
+    n = ordr.shape[0]
+    a = np.empty(n)
+    P = np.empty(n)
+    L = np.empty(n)
+    U = np.empty(n)
+    s = np.empty(n)
+    QD = np.empty(n)
+    grp = np.empty(n, dtype=np.int64)
+    st = np.empty(n, dtype=np.int8)
+    for k in range(n):
+        o = ordr[k]
+        a[k] = alpha[o]
+        P[k] = p[o]
+        L[k] = lower[o]
+        U[k] = upper[o]
+        s[k] = s_eq[o]
+        QD[k] = diag[o]
+        grp[k] = groups[o]
+        st[k] = status_of(a[k], L[k], U[k], s[k])
+    var = Variables(a, np.empty(n), np.empty(n), P, L, U, s, QD, np.zeros(n), grp, st,
+                    ordr.copy())
+    initial_gradient(var, cols, buf)
+    return var
+
+
 # ---------------------------------------------------------------------------- gradient
 @njit(cache=True)
 def initial_gradient(var, cols, buf):

@@ -8,7 +8,10 @@ largest violated gap; a variable in no group must have G_i ≥ 0 at L, ≤ 0 at 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 
 def bound_masks(problem, alpha, rtol: float = 1e-9):
@@ -60,24 +63,57 @@ def rho(problem, alpha, G=None, rtol: float = 1e-9) -> np.ndarray:
     ∇f + λ s = 0 is −rho; for the C-SVM the decision function is Σ y_i α_i k(x_i, x) − rho."""
     if G is None:
         G = problem.gradient(alpha)
-    at_lower, at_upper = bound_masks(problem, alpha, rtol)
+    vals, start, ub, lb = _rho_parts(np.asarray(alpha, dtype=np.float64),
+                                     np.asarray(G, dtype=np.float64), problem.lower,
+                                     problem.upper, problem.eq_signs, problem.groups,
+                                     problem.n_groups, float(rtol))
     out = np.zeros(problem.n_groups)
     for gi in range(problem.n_groups):
-        idx = np.flatnonzero(problem.groups == gi)
-        s = problem.eq_signs[idx]
-        sG = s * G[idx]
-        lo_b, up_b = at_lower[idx], at_upper[idx]
-        free = ~lo_b & ~up_b
-        if np.any(free):
-            out[gi] = float(np.mean(sG[free]))
-            continue
-        # at upper with s=-1 or at lower with s=+1: s G ≥ rho  -> upper bound on rho
-        ub_mask = (up_b & (s < 0)) | (lo_b & (s > 0))
-        lb_mask = (up_b & (s > 0)) | (lo_b & (s < 0))
-        ub = np.min(sG[ub_mask]) if np.any(ub_mask) else np.inf
-        lb = np.max(sG[lb_mask]) if np.any(lb_mask) else -np.inf
-        if np.isfinite(ub) and np.isfinite(lb):
-            out[gi] = 0.5 * (ub + lb)
+        if start[gi + 1] > start[gi]:
+            out[gi] = float(np.mean(vals[start[gi]:start[gi + 1]]))
+        elif np.isfinite(ub[gi]) and np.isfinite(lb[gi]):
+            out[gi] = 0.5 * (ub[gi] + lb[gi])
         else:
-            out[gi] = ub if np.isfinite(ub) else (lb if np.isfinite(lb) else 0.0)
+            out[gi] = ub[gi] if np.isfinite(ub[gi]) else (lb[gi] if np.isfinite(lb[gi]) else 0.0)
     return out
+
+
+@njit(cache=True)
+def _rho_parts(alpha, G, lower, upper, s, groups, n_groups, rtol):
+    """For ``rho``, in one pass (``bound_masks``' tests, entry by entry): the free variables'
+    s_i G_i, grouped and in index order within a group (``vals[start[g]:start[g + 1]]``, so
+    their NumPy mean is the one of the masked array), and per group the least s_i G_i that
+    bounds rho from above (at a lower bound with s = +1, at an upper one with s = −1) and the
+    largest from below (NaN kept, as np.min and np.max keep it)."""
+    n = alpha.shape[0]
+    count = np.zeros(n_groups + 1, dtype=np.int64)
+    ub = np.full(n_groups, np.inf)
+    lb = np.full(n_groups, -np.inf)
+    free = np.zeros(n, dtype=np.bool_)
+    for k in range(n):
+        g = groups[k]
+        if g < 0:
+            continue
+        lo, up, a = lower[k], upper[k], alpha[k]
+        at_lo = a <= lo + rtol * max(1.0, abs(lo))
+        at_up = math.isfinite(up) and a >= up - rtol * max(1.0, abs(up))
+        sg = s[k] * G[k]
+        if not at_lo and not at_up:
+            free[k] = True
+            count[g + 1] += 1
+            continue
+        if (at_up and s[k] < 0) or (at_lo and s[k] > 0):
+            if math.isnan(sg) or sg < ub[g]:
+                ub[g] = sg
+        if (at_up and s[k] > 0) or (at_lo and s[k] < 0):
+            if math.isnan(sg) or sg > lb[g]:
+                lb[g] = sg
+    start = np.cumsum(count)
+    vals = np.empty(start[n_groups])
+    pos = start[:n_groups].copy()
+    for k in range(n):
+        if free[k]:
+            g = groups[k]
+            vals[pos[g]] = s[k] * G[k]
+            pos[g] += 1
+    return vals, start, ub, lb

@@ -80,44 +80,31 @@ class _Pass:
     def __init__(self, problem, alpha_start, ordr, s_eq, one_group, dense_mb, cache_mb, dtype,
                  tol, shrinking, shrink_every, T, it0=0):
         n = problem.n
-        ordr = ordr.copy()   # the solver reorders it in place
         self.cols = cols = kernel_columns(problem, dense_mb, ordr)
         # enough cache slots for the columns one iteration holds at once (two group heads + a
         # pair)
         itemsize = np.dtype(dtype).itemsize
         n_slots = int(min(n, max(4, cache_mb * 2**20 // (itemsize * n))))
         self.cache = new_cache(n, n_slots, dtype)
-        # compact copies in the starting order: the solver reorders them in place (active first)
-        a = alpha_start[ordr]
-        L = np.array(problem.lower, dtype=np.float64)[ordr]
-        U = np.array(problem.upper, dtype=np.float64)[ordr]
-        s = s_eq[ordr]
-        pos = s > 0
-        st = (core.UP * np.where(pos, a < U, a > L) + core.LOW * np.where(pos, a > L, a < U)
-              + core.POS * pos).astype(np.int8)   # core.status_of for every variable
-        self.var = v = core.Variables(
-            a=a, G=np.empty(n), Gbar=np.empty(n), p=np.array(problem.p, dtype=np.float64)[ordr],
-            L=L, U=U, s=s, QD=np.array(problem.diag(), dtype=np.float64)[ordr],
-            pend=np.zeros(n), grp=np.array(problem.groups, dtype=np.int64)[ordr], st=st,
-            ordr=ordr)
         n_groups = problem.n_groups
         self.work = core.Work(Gmax1=np.empty(n_groups), Gmax2=np.empty(n_groups),
                               imax=np.empty(n_groups, np.int64), buf=np.empty(n))
-        core.initial_gradient(v, cols, self.work.buf)
+        # compact copies in the starting order (the solver reorders them in place, active
+        # first), with the gradient
+        self.var = v = core.start_variables(alpha_start, problem.p, problem.lower, problem.upper,
+                                            s_eq, problem.diag(), problem.groups, ordr, cols,
+                                            self.work.buf)
         self.rec = core.Record(hist_it=np.empty(HISTORY_POINTS, dtype=np.int64),
                                hist_viol=np.empty(HISTORY_POINTS),
                                hist_obj=np.empty(HISTORY_POINTS),
                                tr_ij=np.empty((T, 2), dtype=np.int64), tr_a=np.empty((T, 4)),
                                tr_vo=np.empty((T, 2)), ev=np.empty((T, 2), dtype=np.int64))
-        self.ctr = np.zeros(1, dtype=core.COUNTERS)
-        c = self.ctr[0]
-        c["m"] = c["w"] = c["w_min"] = n
-        c["it"] = it0
-        c["counter"] = shrink_every + 1
-        c["stride"] = 1
-        c["pre_gmax"] = -np.inf
-        c["obj"] = self.obj0 = float(0.5 * a @ (v.G + v.p))
-        c["viol"] = np.inf
+        self.obj0 = float(0.5 * v.a @ (v.G + v.p))
+        # the COUNTERS record in one call: active size, shrinking countdown, iterations, the
+        # flags and counts at 0, history stride 1, row width n, no m(α) yet, the objective and
+        # an unknown violation
+        self.ctr = np.array([(n, shrink_every + 1, it0, False, False, 0, 0, 1, 0, 0, 0, n, n,
+                              -np.inf, self.obj0, np.inf)], dtype=core.COUNTERS)
         self.opts = core.Settings(tol=tol, shrinking=shrinking, shrink_every=shrink_every,
                                   one_group=one_group)
 
