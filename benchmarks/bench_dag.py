@@ -3,7 +3,7 @@ numbers beside the paper's Tables 1–3, with the Bayes ceiling of every generat
 baseline beside a tuned one, and the "globally mixed, locally separable" sets where per-cluster
 DAGs can win.
 
-    python benchmarks/bench_dag.py [--reps 10] [--tables 1L23] [--solver smo]
+    python benchmarks/bench_dag.py [--reps 10] [--tables 1L23] [--solver smo] [--json PATH]
 
 Protocol (the paper gives no kernel, C, split procedure or noise model; these are ours):
 - DAG list [0, 1, 2]; WDAG: N = 3 K-Means clusters (random_state = split number) and the paper's
@@ -34,20 +34,28 @@ Protocol (the paper gives no kernel, C, split procedure or noise model; these ar
   WDAG interleaved) on Data1 with 1,500 points and Data2 with 6,000 points (1,050 and 4,500 for
   training as in the paper), iris (120) and wine (122); with SMO and with the cvxpy reference (an
   interior-point QP, closer to the paper's "O(m³)" argument; stops at Data1). Numba is warmed up.
+
+Timing, BLAS and records through ``harness.py``: DAG and WDAG fits interleaved (``interleaved``),
+BLAS pinned to one thread, and every row of every table (the per-split accuracies too) in a JSON
+record beside the printed tables (``test-artifacts/benchmarks/bench_dag-<time>.json`` or ``--json``).
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_iris, load_wine
-from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
+from sklearn.datasets import load_iris, load_wine  # noqa: E402
+from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit  # noqa: E402
 
-from svmviz.data.generators import bayes_accuracy, interlaced, local_triangles, mixture_components
-from svmviz.models.dag import ClusterClassWarning, DAGSVC, WeightedDAGSVC
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import Run, interleaved, pinned_blas  # noqa: E402
+from svmviz.data.generators import bayes_accuracy, interlaced, local_triangles, mixture_components  # noqa: E402,E501
+from svmviz.models.dag import ClusterClassWarning, DAGSVC, WeightedDAGSVC  # noqa: E402
 
 PAPER_T1 = {1: (100, 100), 2: (96, 100), 3: (96, 100), 4: (69, 98)}
 PAPER_T2 = [("iris", 120, 30, 0.0, 100, 100), ("iris", 120, 30, 0.1, 95, 98.33),
@@ -125,14 +133,19 @@ HEAD = (f"{'setting':<34} | {'DAG mean ± std (worst)':>26} {'WDAG mean ± std (
         f"{'incompl.':>8} {'err lack':>9}")
 
 
-def _row(name, acc):
-    return (f"{name:<34} | {_ms(acc['DAG']):>26} {_ms(acc['WDAG']):>26} | {_wtl(acc['WDAG'], acc['DAG']):>8} | "
-            f"{_diag(acc)}")
+def _row(run, name, acc, **where):
+    """Print a setting's row and record it (per-split accuracies and diagnostics) with ``where``
+    (table, data, paper figures)."""
+    print(f"{name:<34} | {_ms(acc['DAG']):>26} {_ms(acc['WDAG']):>26} | {_wtl(acc['WDAG'], acc['DAG']):>8} | "
+          f"{_diag(acc)}", flush=True)
+    run.row(**where, setting=name, **{f"acc_{k.lower()}" if k in ("DAG", "WDAG") else k: v
+                                      for k, v in acc.items()})
 
 
 def _bayes(name, **params):
+    """(the printed text, the Bayes accuracy in %)."""
     acc, se = bayes_accuracy(*mixture_components(name, **params), n_samples=200_000)
-    return f"Bayes {100 * acc:.2f} ± {100 * se:.2f} %"
+    return f"Bayes {100 * acc:.2f} ± {100 * se:.2f} %", 100 * acc
 
 
 SYNTH = {"paper-like: linear, C = 1": dict(kernel="linear", C=1.0, gamma="scale", tune=False, scale=False),
@@ -141,31 +154,34 @@ REAL = {"paper-like: RBF unscaled, CV": dict(kernel="rbf", C=1.0, gamma="scale",
         "tuned: RBF standardised, CV": dict(kernel="rbf", C=1.0, gamma="scale", tune=True, scale=True)}
 
 
-def table1(args):
+def table1(args, run):
     print(f"\nTable 1 — Data1–Data4 (3 classes × 50, 110 train / 40 test), N = 3, WDAG weight = eq. 12; "
           f"accuracy % over {args.reps} stratified splits")
     for level in (1, 2, 3, 4):
         ds = interlaced(level)
         s = PAPER_T1[level]
-        print(f"\nData{level}: paper DAG {s[0]:.2f}, paper WDAG {s[1]:.2f}; "
-              f"{_bayes('interlaced', level=level)}")
+        bayes, bayes_pct = _bayes('interlaced', level=level)
+        print(f"\nData{level}: paper DAG {s[0]:.2f}, paper WDAG {s[1]:.2f}; {bayes}")
         print(HEAD)
         for name, setting in SYNTH.items():
-            print(_row(name, evaluate(ds.X, ds.y, 110, 40, 0.0, setting, args)), flush=True)
+            _row(run, name, evaluate(ds.X, ds.y, 110, 40, 0.0, setting, args), table="1",
+                 data=f"Data{level}", paper_dag=s[0], paper_wdag=s[1], bayes=bayes_pct)
 
 
-def table_local(args):
+def table_local(args, run):
     print(f"\nTable L — globally mixed, locally separable (local_triangles: 3 clusters × 3 classes × 17, "
           f"110 train / 43 test), N = 3, WDAG weight = eq. 12; {args.reps} stratified splits")
     for label, params in LOCAL:
         ds = local_triangles(n_per_class=17, **params)
-        print(f"\nlocal triangles {label}: {_bayes('local_triangles', **params)}")
+        bayes, bayes_pct = _bayes('local_triangles', **params)
+        print(f"\nlocal triangles {label}: {bayes}")
         print(HEAD)
         for name, setting in SYNTH.items():
-            print(_row(name, evaluate(ds.X, ds.y, 110, 43, 0.0, setting, args)), flush=True)
+            _row(run, name, evaluate(ds.X, ds.y, 110, 43, 0.0, setting, args), table="L",
+                 data=f"local triangles {label}", bayes=bayes_pct)
 
 
-def table2(args):
+def table2(args, run):
     print("\nTable 2 — iris and wine, N = 3, WDAG weight = eq. 12; test noise: N(0, (f·σ_j)²) added to "
           f"feature j of every test point, σ_j = training std of feature j; {args.reps} stratified splits")
     sets = {"iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True)}
@@ -176,17 +192,17 @@ def table2(args):
         print(HEAD)
         for sname, setting in REAL.items():
             acc = evaluate(np.asarray(X, dtype=float), y, ntr, nte, noise, setting, args, standardise=True)
-            print(_row(sname, acc), flush=True)
+            _row(run, sname, acc, table="2", data=name, train=ntr, test=nte, noise=noise,
+                 paper_dag=sd, paper_wdag=sw)
 
 
-def _timed_fit(make, X, y):
-    m = make()
-    c0, t0 = time.process_time(), time.perf_counter()
-    m.fit(X, y)
-    return m, time.process_time() - c0, time.perf_counter() - t0
+def _quiet_fit(model, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClusterClassWarning)
+        return model.fit(X, y)
 
 
-def table3(args):
+def table3(args, run):
     print(f"\nTable 3 — training time in seconds (fit only; process CPU and wall, best of {args.time_reps}, "
           "DAG and WDAG interleaved); 'WDAG SVMs' is WDAG's wall time in its clusters' SVMs (the rest is "
           "K-Means and the Gaussians); RBF, C = 1, γ = scale; test accuracy of the same split")
@@ -204,24 +220,27 @@ def table3(args):
             if solver == "cvxpy" and ntr > 1500:
                 print(f"{name:6} {ntr:6d} {solver:>6} | skipped: pairs of {2 * ntr // 3} samples are too "
                       "large for the dense cvxpy reference")
+                run.row(table="3", data=name, train=ntr, solver=solver, skipped=True)
                 continue
             tr, te = next(StratifiedShuffleSplit(1, train_size=ntr, random_state=0).split(X, y))
             Xtr, Xte = _standardise(X[tr], X[te]) if name in ("iris", "wine") else (X[tr], X[te])
-            best = {"DAG": [np.inf, np.inf, None], "WDAG": [np.inf, np.inf, None]}
-            for _ in range(args.time_reps):
-                for key, make in (("DAG", lambda: DAGSVC(**svm)),
-                                  ("WDAG", lambda: WeightedDAGSVC(n_clusters=3, weight="gaussian_paper", random_state=0, **svm))):
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", ClusterClassWarning)
-                        m, cpu, wall = _timed_fit(make, Xtr, y[tr])
-                    b = best[key]
-                    b[0], b[1], b[2] = min(b[0], cpu), min(b[1], wall), m
-            (cd, wd, dag), (cw, ww, wdag) = best["DAG"], best["WDAG"]
+            ytr = y[tr]
+            best = interleaved({
+                "DAG": lambda: _quiet_fit(DAGSVC(**svm), Xtr, ytr),
+                "WDAG": lambda: _quiet_fit(WeightedDAGSVC(n_clusters=3, weight="gaussian_paper",
+                                                          random_state=0, **svm), Xtr, ytr)},
+                args.time_reps)
+            (cd, wd, dag), (cw, ww, wdag) = ((best[k].cpu, best[k].wall, best[k].result)
+                                             for k in ("DAG", "WDAG"))
             t_svm = sum(m.fit_time_ for m in wdag.cluster_models_ if m is not None)
             s = PAPER_T3[name]
+            acc_d, acc_w = 100 * dag.score(Xte, y[te]), 100 * wdag.score(Xte, y[te])
             print(f"{name:6} {ntr:6d} {solver:>6} | {s[1]:9.2f} {s[2]:10.2f} {s[1] / s[2]:5.1f}x | {cd:8.3f} "
-                  f"{cw:8.3f} {cd / cw:5.2f}x {wd:8.3f} {ww:9.3f} {t_svm:9.3f} | {100 * dag.score(Xte, y[te]):7.2f} "
-                  f"{100 * wdag.score(Xte, y[te]):8.2f}", flush=True)
+                  f"{cw:8.3f} {cd / cw:5.2f}x {wd:8.3f} {ww:9.3f} {t_svm:9.3f} | {acc_d:7.2f} "
+                  f"{acc_w:8.2f}", flush=True)
+            run.row(table="3", data=name, train=ntr, solver=solver, paper_dag_s=s[1],
+                    paper_wdag_s=s[2], dag_cpu=cd, wdag_cpu=cw, dag_wall=wd, wdag_wall=ww,
+                    wdag_svm_wall=t_svm, acc_dag=acc_d, acc_wdag=acc_w)
 
 
 def main():
@@ -231,14 +250,18 @@ def main():
     ap.add_argument("--solver", default="smo")
     ap.add_argument("--time-solvers", default="smo,cvxpy", help="backends timed in Table 3")
     ap.add_argument("--tables", default="1L23")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="where the run's JSON record goes (default: test-artifacts/benchmarks/)")
     args = ap.parse_args()
     if args.reps < 10 or args.time_reps < 3:
         raise SystemExit("--reps must be ≥ 10 and --time-reps ≥ 3")
     print(f"Sabzekar et al. (Improved DAG SVM) reproduction: solver={args.solver}, DAG list [0, 1, 2], "
           "WDAG N = 3 with the paper's eq. 12 weights")
-    for t, fn in (("1", table1), ("L", table_local), ("2", table2), ("3", table3)):
-        if t in args.tables:
-            fn(args)
+    meta = {k: v for k, v in vars(args).items() if k != "json"}
+    with pinned_blas(), Run("bench_dag", (), args.time_reps, args.json, meta) as run:
+        for t, fn in (("1", table1), ("L", table_local), ("2", table2), ("3", table3)):
+            if t in args.tables:
+                fn(args, run)
 
 
 if __name__ == "__main__":

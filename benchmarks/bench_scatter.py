@@ -9,7 +9,9 @@ method runs at its own selected parameters — and, next to it, the time of ever
 parameters (Scatter C-form's selected γ and C), which isolates the solvers' speed from the parameter
 choice (at different γ the methods solve different problems: the old circle K = 100 ratio of ×101
 came mostly from OVR picking a larger γ). Times are process CPU time (time.process_time), best of 3
-runs interleaved across the methods; wall time is printed for the same-parameter ratio. Scatter SVM
+runs interleaved across the methods (``harness.interleaved``, BLAS pinned to one thread); wall time
+is printed for the same-parameter ratio; every row goes to a JSON record beside the printed tables
+(``test-artifacts/benchmarks/bench_scatter-<time>.json`` or ``--json``). Scatter SVM
 runs "with bias" as in the paper (its SMO ν-LIBSVM mode = our ν-form with class sums 1, eq. 6/8);
 the without-bias C-form (eq. 15, the mode of the paper's later experiments) is shown too. Peers:
 one-vs-rest and one-vs-one C-SVMs of scikit-learn (LIBSVM), and the cvxpy reference on the same
@@ -33,16 +35,22 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
-from sklearn.multiclass import OneVsRestClassifier
-from sklearn.svm import SVC
 
-from svmviz.data import load_builtin
-from svmviz.data.generators import checkerboard, gaussians_on_circle
-from svmviz.models import ScatterSVC
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import Run, interleaved, pinned_blas  # noqa: E402
+from sklearn.model_selection import StratifiedKFold  # noqa: E402
+from sklearn.multiclass import OneVsRestClassifier  # noqa: E402
+from sklearn.svm import SVC  # noqa: E402
+
+from svmviz.data import load_builtin  # noqa: E402
+from svmviz.data.generators import checkerboard, gaussians_on_circle  # noqa: E402
+from svmviz.models import ScatterSVC  # noqa: E402
 
 GAMMAS = (0.5, 2.0, 8.0)
 CS = (1.0, 10.0)
@@ -89,15 +97,10 @@ def select(factory, grid, data):
 
 def best_times(jobs: dict, data, repeats: int = REPEATS) -> dict:
     """Training + prediction of every job (name → model factory without arguments), run in turn
-    ``repeats`` times (interleaved): {name: (best process CPU s, best wall s)}."""
-    out = {k: [np.inf, np.inf] for k in jobs}
-    for _ in range(repeats):
-        for name, make_model in jobs.items():
-            c0, w0 = time.process_time(), time.perf_counter()
-            fit_error(make_model(), *data)
-            out[name][0] = min(out[name][0], time.process_time() - c0)
-            out[name][1] = min(out[name][1], time.perf_counter() - w0)
-    return {k: tuple(v) for k, v in out.items()}
+    ``repeats`` times (``harness.interleaved``): {name: (best process CPU s, best wall s)}."""
+    best = interleaved({k: (lambda f: (lambda: fit_error(f(), *data)))(make_model)
+                        for k, make_model in jobs.items()}, repeats)
+    return {k: (t.cpu, t.wall) for k, t in best.items()}
 
 
 def ovr_time_estimate(params, Xtr, ytr, Xva, rng):
@@ -169,6 +172,19 @@ def table1(ks, rng, ovo_max_k: int = 1000, same_max_k: int = 300):
     return rows
 
 
+def record_table1(run, rows):
+    """Table 1's rows in the run's record: selected parameters, errors, times."""
+    for name, K, N, sel, t, same, ref in rows:
+        run.row(table="1", data=name, K=K, N=N,
+                error={k: v[0] for k, v in sel.items()}, params={k: v[1] for k, v in sel.items()},
+                cpu={k: v[0] for k, v in t.items()}, wall={k: v[1] for k, v in t.items()},
+                ovr_time_estimated=bool(np.isnan(sel["ovr"][0])),
+                same_params=None if same is None else same[0],
+                same_cpu=None if same is None else {k: v[0] for k, v in same[1].items()},
+                same_wall=None if same is None else {k: v[1] for k, v in same[1].items()},
+                nu_objective_vs_cvxpy=ref, paper=PAPER_T1.get((name, K)))
+
+
 def print_table1(rows):
     print(f"\n### Table 1 — Scatter SVM vs one-vs-rest / one-vs-one: validation error of the best "
           f"model, process CPU time of its training + prediction (best of {REPEATS}, interleaved)\n")
@@ -208,7 +224,7 @@ def print_table1(rows):
           "same-parameter table isolates the speed.")
 
 
-def table5(folds: int = 5):
+def table5(run, folds: int = 5):
     print(f"\n### Table 5's role — best {folds}-fold CV accuracy (%) over γ·d ∈ {{0.5, 2, 8}} × "
           "C ∈ {1, 10, 100}; mean fit+predict process CPU time per fold at the best point\n")
     print("| data | n × d, K | Scatter SVM (C, no bias) | OVR SVM | OVO SVM |")
@@ -222,9 +238,9 @@ def table5(folds: int = 5):
         d = X.shape[1]
         cv = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y))
         cells = []
-        for factory in (lambda g, C: ScatterSVC(gamma=g, C=C),
-                        lambda g, C: OneVsRestClassifier(SVC(gamma=g, C=C)),
-                        lambda g, C: SVC(gamma=g, C=C)):
+        for method, factory in (("scatter", lambda g, C: ScatterSVC(gamma=g, C=C)),
+                                ("ovr", lambda g, C: OneVsRestClassifier(SVC(gamma=g, C=C))),
+                                ("ovo", lambda g, C: SVC(gamma=g, C=C))):
             best = None
             for gd, C in itertools.product((0.5, 2.0, 8.0), (1.0, 10.0, 100.0)):
                 accs, times = [], []
@@ -237,6 +253,8 @@ def table5(folds: int = 5):
                     best = (np.mean(accs), np.std(accs), np.mean(times), gd, C)
             cells.append(f"{100 * best[0]:.2f} ± {100 * best[1]:.2f} ({best[2]:.2f}s; γ·d={best[3]:g}, "
                          f"C={best[4]:g})")
+            run.row(table="5", data=name, method=method, folds=folds, accuracy=100 * best[0],
+                    accuracy_std=100 * best[1], cpu_per_fold=best[2], gamma_d=best[3], C=best[4])
         print(f"| {name} | {X.shape[0]} × {d}, {np.unique(y).size} | " + " | ".join(cells) + " |",
               flush=True)
     print("\nThe paper's Table 5 (best 10-fold CV accuracy): its cells for iris, wine and digits-like "
@@ -252,7 +270,15 @@ def main():
     ap.add_argument("--ovo-max-k", type=int, default=1000,
                     help="run one-vs-one only up to this K (LIBSVM's K(K−1)/2 pairs take ~20 min at "
                          "K = 1,000 on a loaded 2-core machine)")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="where the run's JSON record goes (default: test-artifacts/benchmarks/)")
     args = ap.parse_args()
+    meta = {k: v for k, v in vars(args).items() if k != "json"}
+    with pinned_blas(), Run("bench_scatter", (), REPEATS, args.json, meta) as run:
+        _run(args, run)
+
+
+def _run(args, run):
     # compile the Numba SMO once before anything is timed
     warm = gaussians_on_circle(3, 6)
     for form, bias in (("C", False), ("nu", True)):
@@ -263,9 +289,11 @@ def main():
           "5-fold CV for Table 5.")
     if args.table in ("1", "both"):
         ks = [int(k) for k in args.ks.split(",")]
-        print_table1(table1(ks, np.random.default_rng(0), args.ovo_max_k, args.same_max_k))
+        rows = table1(ks, np.random.default_rng(0), args.ovo_max_k, args.same_max_k)
+        record_table1(run, rows)
+        print_table1(rows)
     if args.table in ("5", "both"):
-        table5()
+        table5(run)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,10 @@ def _jsonable(v):
         return bool(v)
     if isinstance(v, np.ndarray):
         return v.tolist()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
     return v
 
 
@@ -114,10 +118,11 @@ class Run:
     """One run of a benchmark: a table printed row by row and the same rows in a JSON record.
 
     ``columns``: (key, header, format[, width]), e.g. ``("cpu", "cpu ratio", "{:.2f}")``; a row
-    may hold more keys than are printed (all go to the record). ``meta``: anything else the
-    record should hold (parameters of the run)."""
+    may hold more keys than are printed (all go to the record). No columns: nothing is printed,
+    the rows only go to the record (a benchmark that prints tables of its own, e.g. a paper's
+    layout). ``meta``: anything else the record should hold (parameters of the run)."""
 
-    def __init__(self, name: str, columns, repeats: int, json_path: Path | None = None,
+    def __init__(self, name: str, columns, repeats: int | None, json_path: Path | None = None,
                  meta: dict | None = None, out=sys.stdout):
         self.name, self.columns, self.out = name, list(columns), out
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -130,18 +135,21 @@ class Run:
         self.widths = [max(len(c[1]), 9, c[3] if len(c) > 3 else 0) for c in self.columns]
 
     def __enter__(self):
-        head = " ".join(f"{c[1]:>{w}}" for c, w in zip(self.columns, self.widths))
-        print(head, file=self.out)
-        print("-" * len(head), file=self.out, flush=True)
+        if self.columns:
+            head = " ".join(f"{c[1]:>{w}}" for c, w in zip(self.columns, self.widths))
+            print(head, file=self.out)
+            print("-" * len(head), file=self.out, flush=True)
         return self
 
     def row(self, **fields):
-        """Print the row and add it (with the load average now) to the record on disk."""
-        cells = []
-        for (key, _, fmt, *_), w in zip(self.columns, self.widths):
-            v = fields.get(key, "")
-            cells.append(f"{(fmt.format(v) if v != '' and v is not None else '—'):>{w}}")
-        print(" ".join(cells), file=self.out, flush=True)
+        """Print the row (when there are columns) and add it, with the load average now, to the
+        record on disk."""
+        if self.columns:
+            cells = []
+            for (key, _, fmt, *_), w in zip(self.columns, self.widths):
+                v = fields.get(key, "")
+                cells.append(f"{(fmt.format(v) if v != '' and v is not None else '—'):>{w}}")
+            print(" ".join(cells), file=self.out, flush=True)
         rec = {k: _jsonable(v) for k, v in fields.items()}
         rec["load"] = load_average()
         self.record["rows"].append(rec)
@@ -154,7 +162,7 @@ class Run:
 
     def _write(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.record, indent=1), encoding="utf-8")
+        self.path.write_text(json.dumps(self.record, indent=1, default=str), encoding="utf-8")
 
     def __exit__(self, *exc):
         self.record["finished"] = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -204,21 +212,66 @@ def load_modules(checkout: Path, modules: list[str], prefix: str = "_baseline"):
     return loaded
 
 
-def start_app_server(port: int, wait_s: float = 120.0) -> subprocess.Popen:
-    """``streamlit run app.py`` of this repository on 127.0.0.1:``port``, returned once it answers
-    its health check (the browser benchmarks' server; its output is discarded)."""
-    root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-                             f"--server.port={port}", "--server.address=127.0.0.1",
-                             "--server.fileWatcherType=none"],
-                            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def listening_pid(port: int) -> int | None:
+    """The process listening on a local TCP port (from /proc/net/tcp* and /proc/*/fd), or None."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    parts = line.split()
+                    if int(parts[1].rsplit(":", 1)[1], 16) == port and parts[3] == "0A":   # LISTEN
+                        inodes.add(parts[9])
+        except OSError:
+            pass
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] in inodes:
+                    return int(pid)
+        except OSError:
+            continue
+    return None
+
+
+def start_app_server(port: int, wait_s: float = 120.0, config=(), env: dict | None = None
+                     ) -> subprocess.Popen:
+    """``streamlit run app.py`` of this repository (its ``.streamlit/config.toml`` applies) on
+    127.0.0.1:``port``, returned once it answers its health check as the port's listener (another
+    server that took the port meanwhile answers too). ``config``: more options as
+    "section.name=value" (e.g. "server.disconnectedSessionTTL=10"; they override the defaults
+    here), ``env``: variables added to the environment. Its output goes to a temporary file (a
+    full pipe would block the server), shown when it exits before answering."""
+    options = {"server.headless": "true", "server.port": str(port),
+               "server.address": "127.0.0.1", "server.fileWatcherType": "none"}
+    options.update(c.split("=", 1) for c in config)
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", *(f"--{k}={v}" for k, v in options.items())]
+    out = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                            env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+                                 **(env or {})})
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out.seek(0)
+            raise SystemExit(f"the server exited:\n{out.read().decode(errors='replace')}")
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200 and listening_pid(port) == proc.pid:
+                    return proc
         except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("the server did not start")
+            pass
+        time.sleep(0.5)
+    stop_app_server(proc)
+    raise SystemExit(f"the server did not answer within {wait_s:g} s")
+
+
+def stop_app_server(proc: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL if the server has not ended 15 s later."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
