@@ -30,11 +30,12 @@ run's end), lost clicks, errors, server CPU (user + system of the server process
 from /proc) per open and per click, kB received per click, the server's RSS before the round, with
 the sessions open and after they closed, the latency of ``/_stcore/health`` (polled every second:
 the server's event loop answers it, the loop that writes every student's messages) and the load
-average at the start and end (other work on the machine shares its cores). ``--json FILE`` writes
-every raw record beside the table.
+average at the start and end (other work on the machine shares its cores). Every round with its raw
+clicks goes to a JSON record beside the table (``harness.Run``: ``test-artifacts/benchmarks/`` or
+``--json FILE``).
 
-By default it starts its own server (``streamlit run app.py`` from the project folder, so with the
-project's ``.streamlit/config.toml``, on a free loopback port) and stops it at the end; ``--port``
+By default it starts its own server (``harness.start_app_server``: ``streamlit run app.py`` from the
+project folder, so with the project's ``.streamlit/config.toml``, on a free loopback port) and stops it at the end; ``--port``
 attaches to a running one instead. One warm-up session opens the page first, alone: the first
 open on a fresh server pays imports and the fit, which the app shares between sessions.
 
@@ -47,20 +48,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import platform
 import random
 import re
 import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import Run, listening_pid, start_app_server, stop_app_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -182,29 +181,6 @@ def proc_threads(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-def listening_pid(port: int) -> int | None:
-    """The process listening on a local TCP port (from /proc/net/tcp* and /proc/*/fd), or None."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                next(f)
-                for line in f:
-                    parts = line.split()
-                    if int(parts[1].rsplit(":", 1)[1], 16) == port and parts[3] == "0A":   # LISTEN
-                        inodes.add(parts[9])
-        except OSError:
-            pass
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                if os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] in inodes:
-                    return int(pid)
-        except OSError:
-            continue
-    return None
-
-
 def loadavg() -> tuple[float, float, float]:
     return os.getloadavg()
 
@@ -219,40 +195,6 @@ def free_port(lo: int = 0, hi: int = 0) -> int:
                 continue
             return s.getsockname()[1]
     raise SystemExit(f"no free port in {lo}-{hi}")
-
-
-def start_server(port: int, config: list[str], env: dict, timeout: float = 180.0) -> subprocess.Popen:
-    """``streamlit run app.py`` from the project folder (its ``.streamlit/config.toml`` applies),
-    on 127.0.0.1:port, with ``--config`` options and environment variables added for a
-    measurement."""
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", f"--server.port={port}",
-           "--server.address=127.0.0.1", *(f"--{c}" for c in config)]
-    log = tempfile.TemporaryFile()      # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            log.seek(0)
-            raise SystemExit(f"the server exited:\n{log.read().decode(errors='replace')}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                # another server that took the port meanwhile answers too: ours must be the listener
-                if r.status == 200 and listening_pid(port) == proc.pid:
-                    return proc
-        except OSError:
-            pass
-        time.sleep(0.5)
-    stop_server(proc)
-    raise SystemExit(f"the server did not answer within {timeout:g} s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 class HealthProbe:
@@ -665,17 +607,6 @@ def row(r: dict) -> str:
     return " ".join(f"{vals[key]:>{width}{spec}}" for _, key, width, spec in COLUMNS)
 
 
-def record(args, server_cmd: dict, rounds: list, health_rows: list) -> dict:
-    """The JSON record of a run: the settings, the machine, every round with its raw clicks."""
-    import streamlit
-
-    return {"benchmark": "bench_classroom", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "args": {k: v for k, v in vars(args).items() if k != "json"}, "server": server_cmd,
-            "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
-                        "streamlit": streamlit.__version__},
-            "rounds": rounds, "health": health_rows}
-
-
 async def main_async(args, pid: int, server_cmd: dict) -> int:
     health = HealthProbe(args.port)
     health.start()
@@ -685,10 +616,23 @@ async def main_async(args, pid: int, server_cmd: dict) -> int:
     print("times and CPU in s; open/click = request -> the run's end; CPU = server user+system CPU of the open "
           "(or click) phase / opens (clicks); health = GET /_stcore/health every s; load = 1-min load average")
     print(header(), flush=True)
-    rounds, bad = [], False
+    import streamlit
+
+    meta = {"args": {k: v for k, v in vars(args).items() if k != "json"}, "server": server_cmd,
+            "streamlit": streamlit.__version__}
+    with Run("bench_classroom", (), None, args.json or None, meta) as run:
+        bad = await _rounds(args, pid, health, run)
+        await health.stop()
+        run.note(health=health.rows)
+    return 1 if bad else 0
+
+
+async def _rounds(args, pid: int, health, run) -> bool:
+    """Every round, printed and recorded (each with its raw clicks); whether any went wrong."""
+    bad = False
     for label, n in ([("warm", 1)] if args.warmup else []) + [(str(n), n) for n in args.sessions]:
         r = await run_round(label, n, args, pid, health)
-        rounds.append(r)
+        run.row(**r)
         print(row(r), flush=True)
         print(f"      {r['fragment_clicks']} of {r['clicks']} clicks were fragment reruns; {r['refits']} click runs "
               f"showed fit progress; server busy {r['cpu_clicks'] / max(r['wall_clicks'], 1e-9):.2f} cores while "
@@ -700,12 +644,7 @@ async def main_async(args, pid: int, server_cmd: dict) -> int:
         for e in r["lost_detail"][:10]:
             print(f"      lost: {e}", flush=True)
         bad |= bool(r["errors"] or r["lost"] or r["opened"] < r["n"])
-    await health.stop()
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(record(args, server_cmd, rounds, health.rows), f, indent=1, default=str)
-        print(f"record: {args.json}")
-    return 1 if bad else 0
+    return bad
 
 
 def parse_args(argv=None):
@@ -733,7 +672,7 @@ def parse_args(argv=None):
                     help="after the settle, wait this long (the server's disconnectedSessionTTL), open and "
                          "close a Home session so Streamlit drops the expired sessions, read RSS again")
     ap.add_argument("--seed", type=int, default=0, help="seeds the think times and opening order")
-    ap.add_argument("--json", default="", help="write the record of the run (JSON) to this file")
+    ap.add_argument("--json", default="", help="the run's JSON record goes to this file (default: test-artifacts/benchmarks/)")
     args = ap.parse_args(argv)
     args.sessions = [int(s) for s in args.sessions.split(",") if s]
     think = [float(x) for x in args.think.split(",")]
@@ -754,7 +693,7 @@ def main(argv=None) -> int:
         args.port = free_port(lo, hi)
         env = dict(kv.split("=", 1) for kv in args.env)
         server_cmd = {"config": args.config, "env": env}
-        proc = start_server(args.port, args.config, env)
+        proc = start_app_server(args.port, 180.0, args.config, env)
     # a benchmark stopped by SIGTERM stops its server too (the finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
@@ -764,7 +703,7 @@ def main(argv=None) -> int:
         return asyncio.run(main_async(args, pid, server_cmd))
     finally:
         if proc is not None:
-            stop_server(proc)
+            stop_app_server(proc)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ costs. Per round it prints:
   drops expired sessions lazily, on its next session-storage write, so after waiting out the TTL
   a short visit to the Home page (opened and closed) makes it purge them before RSS is read.
 
-One round per N (a load test, not a micro-benchmark: its spread is in the percentiles).
+One round per N (a load test, not a micro-benchmark: its spread is in the percentiles). The server
+is started by ``harness.start_app_server``; every round goes to a JSON record beside the table
+(``harness.Run``: ``test-artifacts/benchmarks/`` or ``--json``).
 
 Usage: python benchmarks/bench_classroom_browser.py [--sessions 1,10,30] [--clicks 10] [--data-dir DIR]
 Quick check while developing: --sessions 1,3 --clicks 3 --ttl 2
@@ -34,14 +36,15 @@ import argparse
 import asyncio
 import os
 import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import Run, start_app_server, stop_app_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium")
@@ -87,30 +90,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def start_server(port: int, data_dir: str | None, ttl: int) -> subprocess.Popen:
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    if data_dir:
-        env["SVMVIZ_DATA_DIR"] = data_dir
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none",
-         f"--server.disconnectedSessionTTL={ttl}"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"streamlit exited early:\n{proc.stderr.read().decode(errors='replace')}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("streamlit did not start within 120 s")
 
 
 def cpu_seconds(proc: psutil.Process) -> float:
@@ -246,7 +225,8 @@ async def main_async(args) -> None:
           f"{'click p95':>10} {'srv CPU s':>10} {'brw CPU s':>10} {'wall s':>7} {'RSS before':>11} "
           f"{'RSS N open':>11} {'RSS expired':>12}", flush=True)
     port = _free_port()
-    proc = start_server(port, args.data_dir, args.ttl)
+    proc = start_app_server(port, config=[f"server.disconnectedSessionTTL={args.ttl}"],
+                            env={"SVMVIZ_DATA_DIR": args.data_dir} if args.data_dir else None)
     server = psutil.Process(proc.pid)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -257,21 +237,20 @@ async def main_async(args) -> None:
                       "--disable-background-networking", "--disable-component-update", "--disable-sync",
                       "--disable-dev-shm-usage", "--disable-renderer-backgrounding"])
             renicer = asyncio.create_task(renice_browsers(server, args.browser_nice))
-            for label, n in [("warm", 1), *((str(n), n) for n in args.sessions)]:
-                r = await run_round(browser, url, server, n, args)
-                r["label"] = label
-                print_row(r)
-                if label == "warm":
-                    steps = r["steps"]
-                    first = " → ".join(steps[:2] + (["…", steps[-1]] if len(steps) > 2 else []))
+            meta = {"args": {k: v for k, v in vars(args).items() if k != "json"}}
+            with Run("bench_classroom_browser", (), None, args.json, meta) as run:
+                for label, n in [("warm", 1), *((str(n), n) for n in args.sessions)]:
+                    r = await run_round(browser, url, server, n, args)
+                    r["label"] = label
+                    print_row(r)
+                    run.row(**r)
+                    if label == "warm":
+                        steps = r["steps"]
+                        first = " → ".join(steps[:2] + (["…", steps[-1]] if len(steps) > 2 else []))
             renicer.cancel()
             await browser.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_app_server(proc)
     print(f"warm-up session: {first}; machine load average {os.getloadavg()[0]:.1f} at the end")
 
 
@@ -289,6 +268,8 @@ def main(argv=None) -> None:
     ap.add_argument("--data-dir", default=os.environ.get("SVMVIZ_DATA_DIR"),
                     help="SVMVIZ_DATA_DIR for the server, the folder holding fourclass_scale "
                          "(default: the environment's)")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="where the run's JSON record goes (default: test-artifacts/benchmarks/)")
     args = ap.parse_args(argv)
     args.sessions = [int(s) for s in args.sessions.split(",")]
     if not Path(CHROMIUM).exists():

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import json
 import random
 import re
 import signal
@@ -42,7 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_classroom as bc   # noqa: E402  (the protocol client, server control and statistics)
+import bench_classroom as bc   # noqa: E402  (the protocol client and statistics)
+from harness import Run, listening_pid, start_app_server, stop_app_server  # noqa: E402
 
 CODE_RE = re.compile(r"[?&]room=([A-Z0-9]{4}-?[A-Z0-9]{4})")
 ANSWER_KEY_RE = re.compile(r"live_ans_(\d+)_(\d+)$")
@@ -436,7 +436,7 @@ def parse_args(argv=None):
     ap.add_argument("--open-timeout", type=float, default=300.0)
     ap.add_argument("--click-timeout", type=float, default=120.0)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json", default="")
+    ap.add_argument("--json", default="", help="the run's JSON record goes to this file (default: test-artifacts/benchmarks/)")
     args = ap.parse_args(argv)
     if args.query is None:
         args.query = bc.default_query()
@@ -450,20 +450,20 @@ def main(argv=None) -> int:
     if not args.port:
         lo, hi = (int(x) for x in args.serve_ports.split("-")) if args.serve_ports else (0, 0)
         args.port = bc.free_port(lo, hi)
-        proc = bc.start_server(args.port, args.config, {})
+        proc = start_app_server(args.port, 180.0, args.config)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        pid = proc.pid if proc else bc.listening_pid(args.port)
+        pid = proc.pid if proc else listening_pid(args.port)
         r = asyncio.run(run_class(args, pid))
         print(report(r, args), flush=True)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump({"benchmark": "bench_live", "args": vars(args), **r}, f, indent=1, default=str)
+        meta = {"args": {k: v for k, v in vars(args).items() if k != "json"}}
+        with Run("bench_live", (), None, args.json or None, meta) as run:
+            run.row(**r)
         bad = r["errors"] or r["missed"] or not r.get("tally_exact", True)
         return 1 if bad else 0
     finally:
         if proc is not None:
-            bc.stop_server(proc)
+            stop_app_server(proc)
 
 
 if __name__ == "__main__":

@@ -209,6 +209,6 @@ def test_the_benchmark_runs_a_small_class_against_its_own_server(tmp_path):
                        "--json", str(out)])
     rec = json.loads(out.read_text())
     assert code == 0
-    (r,) = rec["rounds"]
+    (r,) = rec["rows"]
     assert (r["opened"], r["clicks"], r["lost"], r["errors"]) == (2, 4, 0, [])
     assert r["cpu_per_click"] > 0 and r["kb_per_click"] > 0 and r["health_probes"] > 0
