@@ -5,8 +5,10 @@ results are ``DataError``."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -55,6 +57,82 @@ def test_constraints_are_inherited_not_copied():
             assert cls._parameter_constraints[p] is rule
     for p, rule in DAGSVC._parameter_constraints.items():
         assert models.WeightedDAGSVC._parameter_constraints[p] is rule
+
+
+def _refers_to_param(node, params, copies) -> bool:
+    """``self.p`` (or float/int of it) for a constrained p, or a local copy of one."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int"):
+        return bool(node.args) and _refers_to_param(node.args[0], params, copies)
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in params
+    return isinstance(node, ast.Name) and node.id in copies
+
+
+def _literal(node) -> bool:
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, (ast.Constant, ast.Tuple, ast.List, ast.Set))
+
+
+def _repeated_checks(source: str, params) -> list[str]:
+    """The tests of ``if``s that raise and compare a constrained parameter with a literal: a
+    bound or an option list written again beside the class's constraint."""
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        copies = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                  and _refers_to_param(n.value, params, ()) for t in n.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.If) and any(isinstance(n, ast.Raise) for b in node.body
+                                                     for n in ast.walk(b))):
+                continue
+            for cmp in (c for c in ast.walk(node.test) if isinstance(c, ast.Compare)):
+                sides = [cmp.left, *cmp.comparators]
+                if any(_refers_to_param(x, params, copies) for x in sides) and any(map(_literal, sides)):
+                    found.append(f"{fn.name}: if {ast.unparse(node.test)}")
+                    break
+    return found
+
+
+def test_no_estimator_checks_a_constrained_parameter_again():
+    # the class's constraints are the one place a parameter's bounds and options are written;
+    # checks that depend on the data (nu against the class sizes, n_clusters against n) stay in fit
+    for name, cls in ESTIMATORS.items():
+        params = set(_constraints(name))
+        for klass in cls.__mro__:
+            if klass.__module__.startswith("svmviz."):
+                found = _repeated_checks(inspect.getsource(sys.modules[klass.__module__]), params)
+                assert not found, f"{name} ({klass.__module__}) checks again: {found}"
+
+
+def test_the_scan_finds_a_bound_written_again():
+    src = ("def fit(self, X):\n    nu = self.nu\n    if nu <= 0 or nu > 1:\n        raise ValueError\n"
+           "    if self.method not in ('a', 'b'):\n        raise ValueError\n"
+           "    if nu * len(X) > m:\n        raise ValueError\n")
+    assert _repeated_checks(src, {"nu", "method"}) == ["fit: if nu <= 0 or nu > 1",
+                                                      "fit: if self.method not in ('a', 'b')"]
+
+
+def test_pages_state_no_options_or_bounds_of_an_estimator_parameter():
+    # a page's Param for an estimator parameter takes bounds and options from the class and may
+    # only narrow them (``within``; a select slider's stops as ``options``: each checked against
+    # the class by the frame); options and bounds of its own are for page controls (name None)
+    from conftest import ROOT
+
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        for call in ast.walk(ast.parse(page.read_text(encoding="utf-8"))):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                    and call.func.id == "Param" and call.args):
+                continue
+            first = call.args[0]
+            if isinstance(first, ast.Constant) and first.value is None:
+                continue
+            widget = (call.args[3] if len(call.args) > 3
+                      else next((k.value for k in call.keywords if k.arg == "widget"), None))
+            stops = isinstance(widget, ast.Constant) and widget.value == "select_slider"
+            own = [k.arg for k in call.keywords if k.arg == "bounds" or (k.arg == "options" and not stops)]
+            assert not own, f"{page.name}: Param({ast.unparse(first)}) states its own {own}"
 
 
 def test_options_are_the_module_constants_themselves():
