@@ -402,8 +402,9 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     each guard vector (no columns for Δ > 0: those planes live in R^{d+m}); n_lps_, lp_time_ :
     LP count and time of the tests; guard_test_ : how the guard vectors were found (closed form
     in 2-D, reused HiGHS models, or none needed for Δ > 0);
-    qp_time_ : time of the QP on the guard vectors; support_ : indices into the full training
-    set; support_vectors_, dual_coef_, intercept_, coef_ (linear kernel) : as ``SVC``;
+    qp_time_, n_iter_ : time and solver iterations of the QP on the guard vectors;
+    support_ : indices into the full training set; support_vectors_, dual_coef_, intercept_,
+    coef_ (linear kernel) : as ``SVC``;
     alpha_ : the QP's α on the guard vectors; hard_margin_ : True when no α reached C (then the
     solution is the hard-margin SVM of all points); converged_ : whether every sub-solve finished:
     the QP reached ``tol`` (``qp_converged_``; a tiny margin makes the hard-margin QP
@@ -502,6 +503,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         with inner_fits():   # the warning below says it is the QP on the guard vectors
             svc.fit(Zg, y_pm[g])
         self.qp_time_ = time.perf_counter() - tq
+        self.n_iter_ = svc.n_iter_
         self.alpha_ = svc.alpha_
         self.support_ = g[svc.support_]
         self.support_vectors_ = X[self.support_]
