@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import random
 import re
 import signal
