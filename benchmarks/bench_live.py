@@ -134,6 +134,8 @@ class LiveSession(bc.Student):
         self.auto_runs = 0
         self.full_runs = 0     # runs of the whole page (the rest were fragment runs)
         self.busy = False      # a click waits for its run: the timers hold off meanwhile
+        self.nudged: set[str] = set()   # the nudge elements answered (each once, as a mounted script)
+        self.nudges = 0
 
     def handle(self, data: bytes) -> None:
         self.total_bytes += len(data)
@@ -165,6 +167,24 @@ class LiveSession(bc.Student):
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
+            for _, (_, el, frag) in sorted(self.elements.items()):
+                if el.WhichOneof("type") == "bidi_component" and el.bidi_component.id not in self.nudged:
+                    self.nudged.add(el.bidi_component.id)
+                    asyncio.get_running_loop().create_task(self._answer_nudge(el.bidi_component, frag))
+
+    async def _answer_nudge(self, comp, frag: str) -> None:
+        """What the live class's nudge element's script does in a browser once it is mounted: set
+        its "go" trigger to the value it was given (a rerun of its fragment with that trigger)."""
+        from streamlit.components.v2.bidi_component.main import _make_trigger_id
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        while self.busy and not self.closed:
+            await asyncio.sleep(0.02)
+        go = json.loads(comp.json).get("go")
+        trigger = WidgetState(id=_make_trigger_id(comp.id, "events"),
+                              json_trigger_value=json.dumps([{"event": "go", "value": go}]))
+        self.nudges += 1
+        await self.rerun(self.widget_states() + [trigger], frag)
 
     def shown(self) -> Shown:
         step = self.step()

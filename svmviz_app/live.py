@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import io
 import secrets
+import time
+from contextlib import contextmanager
 from typing import Callable
 from urllib.parse import urlsplit
 
@@ -43,7 +45,13 @@ _SENT = "_svmviz_live_sent"     # the last view published (compared before publi
 _QUESTION = "_svmviz_live_question"   # the last poll's question (students)
 _ADVANCE = "_svmviz_live_advance"     # (step key, n_steps) the open question moves on at reveal
 _GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
+_APPLIED = "_svmviz_live_applied"     # the last view taken (students)
+_STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
+_PENDING = "_svmviz_live_pending"     # (step key, values, since) a step waiting for its stepper's run
+_IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 ROOM_PARAM = "room"
+POLL_S = 1.0
+NUDGE_WAIT_S = 2.5   # a nudge not answered by the browser within this: the view is taken by an app run
 
 
 @st.cache_resource
@@ -158,6 +166,7 @@ def _detach() -> None:
 def _rejoin() -> None:
     live = _live()
     live["detached"], live["version"] = False, None   # the next poll applies the current view
+    st.session_state.pop(_APPLIED, None)                # with an app run: the student may have changed anything
 
 
 def _leave_class() -> None:
@@ -170,6 +179,7 @@ def panel(page) -> None:
     """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
     ss = st.session_state
     ss[_PAGE] = getattr(page, "url_path", "") or ""
+    ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}   # the page's steppers register
     goto = ss.pop(_GOTO, None)
     if goto is not None and goto != ss[_PAGE]:
         st.switch_page(_page_file(goto))
@@ -296,27 +306,121 @@ def _poll(live: dict):
     return f, qkey != (None if old is None else (old.qid, old.revealed))
 
 
-def _take(live: dict, f) -> None:
+def _take(live: dict, version: int, view: dict) -> None:
     """Apply a new view at the next app run, switching page when the instructor did."""
-    live["version"] = f.version
-    _apply(f.view)
-    page = f.view.get("page", "")
+    live["version"] = version
+    st.session_state[_APPLIED] = view
+    st.session_state.pop(_PENDING, None)
+    _apply(view)
+    page = view.get("page", "")
     if page != st.session_state.get(_PAGE, ""):
         st.session_state[_GOTO] = page   # switched in the app run: a fragment cannot change page
     st.rerun(scope="app")
 
 
-@st.fragment(run_every=1.0)
+# ------------------------------------------------------------------ a step taken by its stepper alone
+def stepper_fragment_key(step_key: str) -> str:
+    """The ``st.fragment`` key of the stepper of ``step_key`` (``st.rerun`` names it)."""
+    return f"{step_key}._stepper"
+
+
+@contextmanager
+def stepper_view(step_key: str):
+    """Around the view of the stepper of ``step_key``: records the keys the view binds (they
+    redraw with it) and whether the question panel is in it, for ``step_only_change``."""
+    ss = st.session_state
+    reg = ss.get(_STEPPERS)
+    if reg is None or reg["page"] != ss.get(_PAGE, ""):
+        reg = ss[_STEPPERS] = {"page": ss.get(_PAGE, ""), "steps": {}, "question": None}
+    bound: set = set()
+    ss[state.BIND_SCOPE], ss[_IN_STEPPER] = bound, step_key
+    try:
+        yield
+    finally:
+        ss.pop(state.BIND_SCOPE, None)
+        ss.pop(_IN_STEPPER, None)
+        reg["steps"][step_key] = bound
+
+
+def step_only_change(old: dict | None, new: dict, mine: dict, steps: dict[str, set]) -> tuple[str, dict] | None:
+    """When the instructor's view ``new`` differs from the last one taken, ``old``, only in values
+    one stepper draws (``steps``: step key -> the keys its view binds), on the same page and data,
+    and this student's own values (``mine``) are still those of ``old``: (that step key, the
+    changed values); else None (the view is taken by an app run)."""
+    if old is None or any(old.get(k) != new.get(k) for k in ("page", "spec", "data")):
+        return None
+    a, b = dict(old.get("state") or {}), dict(new.get("state") or {})
+    changed = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+    if not changed <= b.keys():
+        return None
+    for key, bound in steps.items():
+        scope = {key} | set(bound)
+        if changed <= scope and all(mine[k] == a[k] for k in (mine.keys() & a.keys()) - scope):
+            return key, {k: b[k] for k in changed}
+    return None
+
+
+_NUDGE_JS = """
+export default function (component) {
+    component.setTriggerValue("go", component.data.go);
+}
+"""
+_nudge = st.components.v2.component("svmviz_live_nudge", js=_NUDGE_JS)
+
+
+def _nudged() -> None:
+    """The browser answered a nudge: the waiting step goes into the state and only its stepper
+    reruns (a keyed rerun, which Streamlit allows from a widget callback only)."""
+    ss = st.session_state
+    pending = ss.pop(_PENDING, None)
+    if pending is None:
+        return   # answered twice: the poll reruns as usual
+    key, values, _ = pending
+    for k, v in values.items():
+        ss[k] = v
+    st.rerun(stepper_fragment_key(key))
+
+
+def _pend(key: str, values: dict) -> None:
+    ss = st.session_state
+    old = ss.get(_PENDING)
+    if old is not None and old[0] == key:
+        values = {**old[1], **values}
+    ss[_PENDING] = (key, values, old[2] if old is not None else time.monotonic())
+
+
+@st.fragment(run_every=POLL_S)
 def _follow_fragment() -> None:
-    """A student's poll: apply the instructor's new view or question, else nothing."""
+    """A student's poll. A view that changes only a stepper's step (and what its view binds), or a
+    question asked in a stepper's view, is drawn by a run of that stepper alone: the poll draws a
+    one-off "nudge" element whose script answers at once with a trigger, whose callback reruns the
+    stepper (a timed poll cannot rerun another fragment itself). Any other change: an app run."""
     live = _following()
     if not live:
         return
+    ss = st.session_state
     f, changed_q = _poll(live)
+    reg = ss.get(_STEPPERS) or {}
+    steps = reg.get("steps", {}) if reg.get("page") == ss.get(_PAGE, "") else {}
+    nudge = None
     if f.view is not None:
-        _take(live, f)
+        found = step_only_change(ss.get(_APPLIED), f.view, state.snapshot(), steps)
+        if found is None or (ss.get(_PENDING) is not None and ss[_PENDING][0] != found[0]):
+            _take(live, f.version, f.view)
+        live["version"] = f.version
+        ss[_APPLIED] = f.view
+        _pend(*found)
     if changed_q:
-        st.rerun(scope="app")
+        if reg.get("question") is None or reg["question"] not in steps:
+            st.rerun(scope="app")
+        _pend(reg["question"], {})
+    pending = ss.get(_PENDING)
+    if pending is None:
+        return
+    if time.monotonic() - pending[2] > NUDGE_WAIT_S:   # the browser did not answer: an app run takes it
+        _take(live, live["version"], ss[_APPLIED])
+    _nudge(data={"go": int(pending[2] * 1000)}, key=f"live_nudge_{int(pending[2] * 1000)}",
+           on_go_change=_nudged, height=0)
 
 
 # ------------------------------------------------------------------ questions on a stepping page
@@ -347,6 +451,9 @@ def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0
     live = _live()
     if not live:
         return
+    reg = st.session_state.get(_STEPPERS)
+    if reg is not None and st.session_state.get(_IN_STEPPER) is not None:
+        reg["question"] = st.session_state[_IN_STEPPER]   # a question change reruns that stepper alone
     if live["role"] == "instructor":
         if step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
             st.button("Ask the class: what happens next?", key="live_ask", on_click=_pose,

@@ -189,6 +189,9 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
     start_run()
     ss = st.session_state
     ss[_REGISTRY][key] = default
+    scope = ss.get(BIND_SCOPE)
+    if scope is not None:
+        scope.add(key)   # bound inside a view that reruns on its own (a stepper's, live.stepper_view)
     _init(key, default, bounds)
     v = shown = ss[key]
     if options is not None:
@@ -205,6 +208,9 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
         ss[key] = shown
         sync_url()   # the link's value could not stay as it was: the URL says what is shown
     return {"key": key, "persist_state": "session"}
+
+
+BIND_SCOPE = "_svmviz_bind_scope"   # a set collecting the keys bound while it is in session state
 
 
 def value(key: str, default: Any = None) -> Any:

@@ -13,7 +13,7 @@ from typing import Callable
 
 import streamlit as st
 
-from svmviz_app import server, state
+from svmviz_app import live, server, state
 
 
 def _playing_key(key: str) -> str:
@@ -78,7 +78,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
     state.bind(key, 0, bounds=(0, n - 1))
     playing = bool(st.session_state.get(_playing_key(key), False))
 
-    @st.fragment(run_every=delay_s if playing else None)
+    @st.fragment(run_every=delay_s if playing else None, key=live.stepper_fragment_key(key))
     def _stepped():
         server.configure()   # a step click runs this fragment, not app.py
         ss = st.session_state
@@ -104,7 +104,8 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             st.slider(label, 1, n, value=k + 1, key=f"{key}_slider_{k}", label_visibility="collapsed",
                       on_change=_from_slider, args=(key, k, n))
         try:
-            view(k)
+            with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
+                view(k)
         finally:
             state.sync_url()   # a value the view reset (an option gone at this step)
             state.show_link()  # the share panel's link, outside this fragment

@@ -124,10 +124,11 @@ def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"
 
 
 def model_download(model, basename: str, key: str) -> None:
-    """A download button for ``model`` as a versioned JSON document."""
-    with guard("cannot export the model"):
-        st.download_button("Download model (JSON)", dumps_model(model), f"{_slug(basename)}.json",
-                           "application/json", key=f"{key}_model", on_click="ignore")
+    """A download button for ``model`` as a versioned JSON document, written only when the button
+    is clicked (as ``figure_downloads``): every run of a page draws the button, and encoding a
+    fitted tree took more of a page run than all the rest of it."""
+    st.download_button("Download model (JSON)", lambda: dumps_model(model), f"{_slug(basename)}.json",
+                       "application/json", key=f"{key}_model", on_click="ignore")
 
 
 def _check_matches(model, n_features: int | None) -> None:

@@ -49,6 +49,41 @@ def _step(page) -> str:
     return re.search(r"Step (\d+) of (\d+)", page.inner_text("[data-testid='stMain']")).group(0)
 
 
+def _watch_runs(page) -> list:
+    """The page's websocket frames as they pass: ("in" | "out", payload)."""
+    frames = []
+
+    def on_ws(ws):
+        ws.on("framereceived", lambda payload: frames.append(("in", payload)))
+        ws.on("framesent", lambda payload: frames.append(("out", payload)))
+    page.on("websocket", on_ws)
+    return frames
+
+
+def _runs_and_nudges(frames) -> tuple[list[str], int]:
+    """How the runs in ``frames`` ended ("app" or "fragment") and how many reruns the browser asked
+    for with the live class's nudge trigger."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    ends, nudges = [], 0
+    for way, payload in frames:
+        if not isinstance(payload, bytes):
+            continue
+        if way == "in":
+            msg = ForwardMsg()
+            msg.ParseFromString(payload)
+            if msg.WhichOneof("type") == "script_finished":
+                ends.append({ForwardMsg.FINISHED_SUCCESSFULLY: "app",
+                             ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment"}.get(msg.script_finished, "other"))
+        else:
+            msg = BackMsg()
+            msg.ParseFromString(payload)
+            if msg.WhichOneof("type") == "rerun_script":
+                nudges += any('"go"' in w.json_trigger_value for w in msg.rerun_script.widget_states.widgets)
+    return ends, nudges
+
+
 def _sidebar_expander(page):
     exp = page.locator("[data-testid='stSidebar'] [data-testid='stExpander']", has_text="Live class")
     if not exp.locator("button", has_text=re.compile("Start a class|End the class|Leave")).first.is_visible():
@@ -61,6 +96,7 @@ def test_students_follow_the_instructor_and_answer(browser, live_url, artifacts_
     for c in ctxs:
         c.set_default_timeout(150000)   # two cores shared with other work: a cold page takes a while
     teacher, *students = [c.new_page() for c in ctxs]
+    frames = [_watch_runs(s) for s in students]
     try:
         teacher.goto(live_url)   # the app's first run sets up its navigation
         teacher.wait_for_selector("text=Live class")
@@ -80,10 +116,15 @@ def test_students_follow_the_instructor_and_answer(browser, live_url, artifacts_
             wait_for_app(s)
             assert _step(s) == _step(teacher)
             assert "room=" in s.url and "token" not in s.url
+        for f in frames:
+            f.clear()
         teacher.get_by_role("button", name="Next ▶").click()
         teacher.wait_for_selector("text=Step 2 of")
         for s in students:
             s.wait_for_selector("text=Step 2 of")
+        for f in frames:   # only the step changed: the browser's nudge reran the stepper, not the page
+            ends, nudges = _runs_and_nudges(f)
+            assert nudges >= 1 and "app" not in ends, (ends, nudges)
         # a question: the students answer, the instructor sees the tally and reveals
         wait_for_app(teacher)   # the Ask button of step 2, not the one still shown from step 1
         teacher.get_by_role("button", name=re.compile("Ask the class")).click()
@@ -98,11 +139,16 @@ def test_students_follow_the_instructor_and_answer(browser, live_url, artifacts_
             s.screenshot(path=str(artifacts_dir / f"live_student{i + 1}_question.png"), full_page=False)
         teacher.screenshot(path=str(artifacts_dir / "live_instructor_tally.png"), full_page=False)
         wait_for_app(teacher)
+        for f in frames:
+            f.clear()
         teacher.get_by_role("button", name="Reveal and go on").click()
         teacher.wait_for_selector("text=Step 3 of")
         for s in students:
             s.wait_for_selector("text=Step 3 of")
             s.wait_for_selector("text=/Answer: /")
+        for f in frames:   # the reveal (asked in the stepper's view) and the next step: the stepper alone
+            ends, nudges = _runs_and_nudges(f)
+            assert nudges >= 1 and "app" not in ends, (ends, nudges)
         students[0].screenshot(path=str(artifacts_dir / "live_student1_revealed.png"), full_page=False)
         # a student detaches, the class moves on, re-joining snaps back
         _sidebar_expander(students[1]).locator("button", has_text="Detach").first.click()
