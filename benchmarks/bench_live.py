@@ -2,7 +2,8 @@
 ``streamlit run app.py``, every session a websocket speaking Streamlit's protocol (the client of
 ``bench_classroom.py``, plus the frontend's fragment timers: a fragment with ``run_every`` sends an
 ``auto_rerun`` message and the browser then asks for a run of that fragment every interval; the
-followers' room poll and the instructor's tally are such fragments).
+followers' room poll and the instructor's tally are such fragments; and the script of the live
+class's nudge element, which sets its trigger as soon as it is mounted).
 
 1. The instructor opens the page (``data=fourclass`` when available) and starts a class; the N
    followers open the join link (``/SVM_Tree?room=CODE``) and wait until they show the

@@ -9,9 +9,14 @@ instructor's session holds the room's token in its session state only, never in 
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
   published; the store bumps its version only when something changed.
 - **Student:** a small fragment polls the room every second (``follow(since=version)``: no view
-  is sent while it is unchanged); on a new version it applies the view through
-  ``state.restore`` (before any widget of the next run) and reruns the app, switching page when
-  the instructor did. A changed question reruns it too.
+  is sent while it is unchanged). A new version that changes only the step of a stepper on this
+  page and the values its view binds (``step_only_change``; the steppers say what they drew through
+  ``stepper_view``), or a changed question asked in a stepper's view, is drawn by a run of that
+  stepper alone: the poll draws a one-off nudge element whose script sets a trigger at once, and
+  the trigger's callback puts the step into the state and reruns the stepper's fragment by its key
+  (Streamlit reruns another fragment only from a widget callback). Any other new version is applied
+  through ``state.restore`` (before any widget of the next run) with an app run, switching page
+  when the instructor did; so is a nudge the browser has not answered within ``NUDGE_WAIT_S``.
 - **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
   making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
   live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
@@ -30,6 +35,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
@@ -49,6 +55,7 @@ _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
 _PENDING = "_svmviz_live_pending"     # (step key, values, since) a step waiting for its stepper's run
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
+_APP_RUN = "_svmviz_live_app_run"     # set while the poll runs inside an app run (not a timed run)
 ROOM_PARAM = "room"
 POLL_S = 1.0
 NUDGE_WAIT_S = 2.5   # a nudge not answered by the browser within this: the view is taken by an app run
@@ -179,7 +186,6 @@ def panel(page) -> None:
     """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
     ss = st.session_state
     ss[_PAGE] = getattr(page, "url_path", "") or ""
-    ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}   # the page's steppers register
     goto = ss.pop(_GOTO, None)
     if goto is not None and goto != ss[_PAGE]:
         st.switch_page(_page_file(goto))
@@ -217,8 +223,14 @@ def panel(page) -> None:
                 else:
                     st.caption("Following the instructor.")
                     st.button("Detach", key="live_detach", on_click=_detach)
-                    _follow_fragment()
+                    ss[_APP_RUN] = True
+                    try:
+                        _follow_fragment()
+                    finally:
+                        ss.pop(_APP_RUN, None)
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
+    # the page's steppers register as they draw (the poll above read the last run's)
+    ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}
     _publish()
 
 
@@ -378,7 +390,10 @@ def _nudged() -> None:
     key, values, _ = pending
     for k, v in values.items():
         ss[k] = v
-    st.rerun(stepper_fragment_key(key))
+    try:
+        st.rerun(stepper_fragment_key(key))
+    except StreamlitAPIException:   # the stepper is not on the page any more
+        st.rerun()
 
 
 def _pend(key: str, values: dict) -> None:
@@ -402,7 +417,6 @@ def _follow_fragment() -> None:
     f, changed_q = _poll(live)
     reg = ss.get(_STEPPERS) or {}
     steps = reg.get("steps", {}) if reg.get("page") == ss.get(_PAGE, "") else {}
-    nudge = None
     if f.view is not None:
         found = step_only_change(ss.get(_APPLIED), f.view, state.snapshot(), steps)
         if found is None or (ss.get(_PENDING) is not None and ss[_PENDING][0] != found[0]):
@@ -410,12 +424,16 @@ def _follow_fragment() -> None:
         live["version"] = f.version
         ss[_APPLIED] = f.view
         _pend(*found)
-    if changed_q:
-        if reg.get("question") is None or reg["question"] not in steps:
+    if changed_q and not ss.get(_APP_RUN):   # (an app run draws the question anyway)
+        if reg.get("question") not in steps:
             st.rerun(scope="app")
         _pend(reg["question"], {})
     pending = ss.get(_PENDING)
     if pending is None:
+        return
+    if ss.get(_APP_RUN):   # the page runs after this: it draws the step itself
+        for k, v in ss.pop(_PENDING)[1].items():
+            ss[k] = v
         return
     if time.monotonic() - pending[2] > NUDGE_WAIT_S:   # the browser did not answer: an app run takes it
         _take(live, live["version"], ss[_APPLIED])

@@ -94,6 +94,17 @@ def _mini(monkeypatch=None, **values) -> AppTest:
     return at
 
 
+def test_the_model_download_is_encoded_when_clicked_not_at_every_run(monkeypatch):
+    from svmviz_app import widgets
+
+    encoded = []
+    monkeypatch.setattr(widgets, "dumps_model", lambda m: encoded.append(m) or "{}")
+    at = _mini().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("mini_model_model" in b.proto.id for b in at.get("download_button"))
+    assert encoded == []
+
+
 def test_a_declared_page_runs_the_whole_frame():
     at = _mini(**{"mini.C": 10.0}).run()
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]

@@ -109,3 +109,31 @@ def test_a_follower_switches_to_the_page_the_instructor_shows():
     assert not problems(student)
     assert student.session_state["_svmviz_live_page"] == "Data"     # switched from Home
     assert student.session_state["split.test"] == 0.25
+
+
+def test_a_step_only_change_is_told_apart_from_any_other_change():
+    from svmviz_app.live import step_only_change
+
+    old = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 2, "tree.geo": "a", "tree.C_hard": 1000.0}}
+    steps = {"tree.step": {"tree.geo", "tree.show_rch"}}
+    mine = {"tree.step": 2, "tree.geo": "a", "tree.C_hard": 1000.0, "split.test": 0.3}   # split: never sent
+
+    def new(**state):
+        return {**old, "state": {**old["state"], **state}}
+
+    # the step and what the stepper's view binds: its stepper alone redraws them
+    assert step_only_change(old, new(**{"tree.step": 3, "tree.geo": "c"}), mine, steps) == (
+        "tree.step", {"tree.step": 3, "tree.geo": "c"})
+    # a parameter of the fit, another page or data, a removed value, a first view: an app run
+    assert step_only_change(old, new(**{"tree.step": 3, "tree.C_hard": 10.0}), mine, steps) is None
+    assert step_only_change(old, {**new(**{"tree.step": 3}), "page": "Data"}, mine, steps) is None
+    assert step_only_change(old, {**new(**{"tree.step": 3}), "spec": "gen:x"}, mine, steps) is None
+    assert step_only_change(old, {**old, "state": {"tree.step": 3, "tree.geo": "a"}}, mine, steps) is None
+    assert step_only_change(None, new(**{"tree.step": 3}), mine, steps) is None
+    # no stepper of that key drawn on this page
+    assert step_only_change(old, new(**{"tree.step": 3}), mine, {"smo.step": set()}) is None
+    # the student changed a parameter meanwhile: the whole view is taken again
+    assert step_only_change(old, new(**{"tree.step": 3}), {**mine, "tree.C_hard": 5.0}, steps) is None
+    # keys this student never bound it cannot have changed
+    assert step_only_change(old, new(**{"tree.step": 3}), {"tree.step": 2}, steps) == ("tree.step", {"tree.step": 3})
+
