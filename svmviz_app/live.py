@@ -55,10 +55,11 @@ _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
 _PENDING = "_svmviz_live_pending"     # (step key, values, since) a step waiting for its stepper's run
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
+_NUDGES = "_svmviz_live_nudges"      # nudges drawn (each a new element)
 _APP_RUN = "_svmviz_live_app_run"     # set while the poll runs inside an app run (not a timed run)
 ROOM_PARAM = "room"
 POLL_S = 1.0
-NUDGE_WAIT_S = 2.5   # a nudge not answered by the browser within this: the view is taken by an app run
+NUDGE_WAIT_S = 5.0   # a nudge the browser has not answered within this (no script ran): an app run takes it
 
 
 @st.cache_resource
@@ -437,8 +438,10 @@ def _follow_fragment() -> None:
         return
     if time.monotonic() - pending[2] > NUDGE_WAIT_S:   # the browser did not answer: an app run takes it
         _take(live, live["version"], ss[_APPLIED])
-    _nudge(data={"go": int(pending[2] * 1000)}, key=f"live_nudge_{int(pending[2] * 1000)}",
-           on_go_change=_nudged, height=0)
+    # a new element at every poll while the step waits: its script runs (and answers) once more if
+    # the last answer was lost; an answer after the step was taken finds nothing waiting
+    n = ss[_NUDGES] = ss.get(_NUDGES, 0) + 1
+    _nudge(data={"go": n}, key=f"live_nudge_{n}", on_go_change=_nudged, height=0)
 
 
 # ------------------------------------------------------------------ questions on a stepping page
