@@ -358,8 +358,9 @@ def stepper_view(step_key: str):
 def step_only_change(old: dict | None, new: dict, mine: dict, steps: dict[str, set]) -> tuple[str, dict] | None:
     """When the instructor's view ``new`` differs from the last one taken, ``old``, only in values
     one stepper draws (``steps``: step key -> the keys its view binds), on the same page and data,
-    and this student's own values (``mine``) are still those of ``old``: (that step key, the
-    changed values); else None (the view is taken by an app run)."""
+    and this student's own values (``mine``) are still those of ``old`` (a key the student never
+    bound it cannot have changed): (that step key, the changed values this student does not show
+    yet — none when its own view already set them); else None (the view is taken by an app run)."""
     if old is None or any(old.get(k) != new.get(k) for k in ("page", "spec", "data")):
         return None
     a, b = dict(old.get("state") or {}), dict(new.get("state") or {})
@@ -369,7 +370,7 @@ def step_only_change(old: dict | None, new: dict, mine: dict, steps: dict[str, s
     for key, bound in steps.items():
         scope = {key} | set(bound)
         if changed <= scope and all(mine[k] == a[k] for k in (mine.keys() & a.keys()) - scope):
-            return key, {k: b[k] for k in changed}
+            return key, {k: b[k] for k in changed if k not in mine or mine[k] != b[k]}
     return None
 
 
@@ -424,7 +425,8 @@ def _follow_fragment() -> None:
             _take(live, f.version, f.view)
         live["version"] = f.version
         ss[_APPLIED] = f.view
-        _pend(*found)
+        if found[1]:   # (the instructor's view moved to what this student's stepper already drew)
+            _pend(*found)
     if changed_q and not ss.get(_APP_RUN):   # (an app run draws the question anyway)
         if reg.get("question") not in steps:
             st.rerun(scope="app")

@@ -136,4 +136,9 @@ def test_a_step_only_change_is_told_apart_from_any_other_change():
     assert step_only_change(old, new(**{"tree.step": 3}), {**mine, "tree.C_hard": 5.0}, steps) is None
     # keys this student never bound it cannot have changed
     assert step_only_change(old, new(**{"tree.step": 3}), {"tree.step": 2}, steps) == ("tree.step", {"tree.step": 3})
+    # what the student's own view already set at this step (the candidate its stepper followed)
+    # needs no rerun
+    assert step_only_change(old, new(**{"tree.geo": "c"}), {**mine, "tree.geo": "c"}, steps) == ("tree.step", {})
+    assert step_only_change(old, new(**{"tree.step": 3, "tree.geo": "c"}), {**mine, "tree.geo": "c"}, steps) == (
+        "tree.step", {"tree.step": 3})
 
