@@ -16,7 +16,8 @@ instructor's session holds the room's token in its session state only, never in 
   the trigger's callback puts the step into the state and reruns the stepper's fragment by its key
   (Streamlit reruns another fragment only from a widget callback). Any other new version is applied
   through ``state.restore`` (before any widget of the next run) with an app run, switching page
-  when the instructor did; so is a nudge the browser has not answered within ``NUDGE_WAIT_S``.
+  when the instructor did; so is a step whose nudges the browser left unanswered ``NUDGE_TRIES``
+  polls in a row.
 - **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
   making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
   live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import io
 import secrets
-import time
 from contextlib import contextmanager
 from typing import Callable
 from urllib.parse import urlsplit
@@ -53,13 +53,16 @@ _ADVANCE = "_svmviz_live_advance"     # (step key, n_steps) the open question mo
 _GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
 _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
-_PENDING = "_svmviz_live_pending"     # (step key, values, since) a step waiting for its stepper's run
+_PENDING = "_svmviz_live_pending"     # (step key, values, nudges drawn) a step waiting for its stepper's run
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 _NUDGES = "_svmviz_live_nudges"      # nudges drawn (each a new element)
 _APP_RUN = "_svmviz_live_app_run"     # set while the poll runs inside an app run (not a timed run)
 ROOM_PARAM = "room"
 POLL_S = 1.0
-NUDGE_WAIT_S = 5.0   # a nudge the browser has not answered within this (no script ran): an app run takes it
+# polls drawing a nudge with no answer (no script ran in the browser) after which an app run takes the
+# step; counted in polls, not seconds, so that a busy server, whose answers come late, is not given
+# app runs on top
+NUDGE_TRIES = 5
 
 
 @st.cache_resource
@@ -403,7 +406,7 @@ def _pend(key: str, values: dict) -> None:
     old = ss.get(_PENDING)
     if old is not None and old[0] == key:
         values = {**old[1], **values}
-    ss[_PENDING] = (key, values, old[2] if old is not None else time.monotonic())
+    ss[_PENDING] = (key, values, old[2] if old is not None else 0)
 
 
 @st.fragment(run_every=POLL_S)
@@ -438,8 +441,9 @@ def _follow_fragment() -> None:
         for k, v in ss.pop(_PENDING)[1].items():
             ss[k] = v
         return
-    if time.monotonic() - pending[2] > NUDGE_WAIT_S:   # the browser did not answer: an app run takes it
+    if pending[2] >= NUDGE_TRIES:   # the browser did not answer: an app run takes the step
         _take(live, live["version"], ss[_APPLIED])
+    ss[_PENDING] = (*pending[:2], pending[2] + 1)
     # a new element at every poll while the step waits: its script runs (and answers) once more if
     # the last answer was lost; an answer after the step was taken finds nothing waiting
     n = ss[_NUDGES] = ss.get(_NUDGES, 0) + 1
