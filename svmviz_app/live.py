@@ -401,12 +401,14 @@ def _nudged() -> None:
         st.rerun()
 
 
-def _pend(key: str, values: dict) -> None:
+def _pend(live: dict, key: str, values: dict) -> None:
+    """Make ``values`` wait for the next run of the stepper of ``key`` (one stepper at a time: with
+    another one's waiting too, an app run takes the view)."""
     ss = st.session_state
     old = ss.get(_PENDING)
-    if old is not None and old[0] == key:
-        values = {**old[1], **values}
-    ss[_PENDING] = (key, values, old[2] if old is not None else 0)
+    if old is not None and old[0] != key:
+        _take(live, live["version"], ss[_APPLIED])
+    ss[_PENDING] = (key, {**(old[1] if old else {}), **values}, old[2] if old else 0)
 
 
 @st.fragment(run_every=POLL_S)
@@ -424,16 +426,16 @@ def _follow_fragment() -> None:
     steps = reg.get("steps", {}) if reg.get("page") == ss.get(_PAGE, "") else {}
     if f.view is not None:
         found = step_only_change(ss.get(_APPLIED), f.view, state.snapshot(), steps)
-        if found is None or (ss.get(_PENDING) is not None and ss[_PENDING][0] != found[0]):
+        if found is None:
             _take(live, f.version, f.view)
         live["version"] = f.version
         ss[_APPLIED] = f.view
         if found[1]:   # (the instructor's view moved to what this student's stepper already drew)
-            _pend(*found)
+            _pend(live, *found)
     if changed_q and not ss.get(_APP_RUN):   # (an app run draws the question anyway)
         if reg.get("question") not in steps:
             st.rerun(scope="app")
-        _pend(reg["question"], {})
+        _pend(live, reg["question"], {})
     pending = ss.get(_PENDING)
     if pending is None:
         return
