@@ -338,6 +338,7 @@ class Student:
         if kind == "new_session":
             self.run_id += 1
             self.max_age = msg.new_session.config.max_cached_message_age or self.max_age
+            self.run_started(list(msg.metadata.run.fragment_ids))
         elif kind == "navigation" and msg.navigation.page_script_hash:
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
@@ -356,6 +357,9 @@ class Student:
     def timer_message(self, msg) -> None:
         """A fragment's ``run_every`` timer set or stopped: this client does not run timers (a
         subclass that follows a room does)."""
+
+    def run_started(self, fragment_ids: list[str]) -> None:
+        """A run starts: of these fragments, or of the whole page when none (for subclasses)."""
 
     def _finished(self, status) -> None:
         FM = self._fm

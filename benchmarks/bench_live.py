@@ -129,7 +129,7 @@ class LiveSession(bc.Student):
 
     def __init__(self, port: int, page: str, query: str):
         super().__init__(port, page, query, bc.PAGES[page])
-        self.timers: dict[str, asyncio.Task] = {}
+        self.timers: dict[str, tuple[asyncio.Task, float]] = {}   # fragment id -> (timer, interval)
         self.history: list[Shown] = []
         self.total_bytes = 0
         self.auto_runs = 0
@@ -137,23 +137,38 @@ class LiveSession(bc.Student):
         self.busy = False      # a click waits for its run: the timers hold off meanwhile
         self.nudged: set[str] = set()   # the nudge elements answered (each once, as a mounted script)
         self.nudges = 0
+        self.ended_run = 0     # the run_id (new_session count) of the last run that ended
 
     def handle(self, data: bytes) -> None:
         self.total_bytes += len(data)
         super().handle(data)
 
+    # The fragment timers as Streamlit 1.67's frontend keeps them (App's handleNewSession,
+    # handleAutoRerun and handleStopAutoRerun in static/js/index.*.js): a full run's start drops
+    # every timer and that run's auto_rerun messages set those of the fragments it still draws; an
+    # auto_rerun for a timer already running at that interval leaves it be; stop_auto_rerun ends
+    # the timers of nested fragments a fragment run evicted. The server skips, silently, a timed
+    # run of a fragment id it no longer holds (ScriptRunner, FragmentStorageKeyError on an
+    # auto rerun), so a timer kept past its fragment would send runs that do nothing.
+    def run_started(self, fragment_ids: list[str]) -> None:
+        if not fragment_ids:
+            self._stop_timers(list(self.timers))
+
     def timer_message(self, msg) -> None:
         if msg.WhichOneof("type") == "auto_rerun":
             fid, every = msg.auto_rerun.fragment_id, msg.auto_rerun.interval
-            old = self.timers.pop(fid, None)
-            if old is not None:
-                old.cancel()
-            self.timers[fid] = asyncio.get_running_loop().create_task(self._tick(fid, every))
+            if fid in self.timers and self.timers[fid][1] == every:
+                return
+            self._stop_timers([fid])
+            self.timers[fid] = (asyncio.get_running_loop().create_task(self._tick(fid, every)), every)
         else:
-            for fid in msg.stop_auto_rerun.fragment_ids:
-                t = self.timers.pop(fid, None)
-                if t is not None:
-                    t.cancel()
+            self._stop_timers(msg.stop_auto_rerun.fragment_ids)
+
+    def _stop_timers(self, fids) -> None:
+        for fid in fids:
+            t = self.timers.pop(fid, None)
+            if t is not None:
+                t[0].cancel()
 
     async def _tick(self, fid: str, every: float) -> None:
         while True:
@@ -164,7 +179,7 @@ class LiveSession(bc.Student):
             await self.rerun(self.widget_states(), fid, auto=True)
 
     def run_ended(self, status) -> None:
-        # (timers of fragments a full run no longer draws: the server sends stop_auto_rerun)
+        self.ended_run = self.run_id
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
@@ -254,18 +269,18 @@ class LiveSession(bc.Student):
             self.busy = False
 
     async def wait_for(self, pred, timeout: float) -> bool:
-        """Until what the page shows satisfies pred (checked at every run end)."""
+        """Until what the page shows satisfies pred, read only between runs: a run's elements come
+        one delta at a time, and a wait that saw them mid-run would end before the run end that
+        ``history`` (the lags) records, or on a page the run has not finished redrawing."""
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
-            if self.elements and pred(self):
+            if self.elements and self.ended_run == self.run_id and pred(self):
                 return True
             await asyncio.sleep(0.05)
         return False
 
     async def close(self) -> None:
-        for t in self.timers.values():
-            t.cancel()
-        self.timers.clear()
+        self._stop_timers(list(self.timers))
         await super().close()
 
 

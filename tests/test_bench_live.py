@@ -127,3 +127,53 @@ def test_the_answer_buttons_are_found_by_their_key():
         s.handle(data)
     assert {i: label for i, (_, label, _) in s.answer_buttons().items()} == {0: "a", 1: "b"}
     assert s.history[-1].question == 7 and not s.history[-1].revealed
+
+
+def test_a_wait_reads_the_page_only_between_runs_as_the_figures_are_taken_at_run_ends():
+    s = bench.LiveSession(port=1, page="SVM_Tree", query="")
+    new_session = ForwardMsg()
+    new_session.new_session.config.max_cached_message_age = 2
+    revealed = lambda x: x.shown().revealed   # noqa: E731
+    for data in [new_session.SerializeToString(), _delta((0, 0), "markdown", "stepper", body="**Step 3 of 5**"),
+                 _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY),
+                 new_session.SerializeToString(), _delta((0, 1), "alert", "stepper", body="Answer: b")]:
+        s.handle(data)
+    # the answer has come in a run that has not ended: a wait that returned now would be followed by
+    # a reading of the run ends (the reveal lag) that does not hold it yet
+    assert not asyncio.run(s.wait_for(revealed, 0.15))
+    s.handle(_plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY))
+    assert asyncio.run(s.wait_for(revealed, 0.15))
+    assert bench.first_after(s.history, 0.0, lambda h: h.revealed) is not None
+
+
+def _run_start(*fragment_ids):
+    msg = ForwardMsg()
+    msg.new_session.config.max_cached_message_age = 2
+    msg.metadata.run.fragment_ids.extend(fragment_ids)
+    return msg.SerializeToString()
+
+
+def test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_frontend_does():
+    from streamlit.proto.AutoRerun_pb2 import AutoRerun
+
+    async def scenario():
+        s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
+        sent = []
+
+        async def rerun(widget_states=(), fragment_id="", auto=False):
+            sent.append(fragment_id)
+        s.rerun = rerun
+        s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="old-poll")))
+        s.handle(_run_start("stepper"))          # a fragment run: the timers stay
+        assert set(s.timers) == {"old-poll"}
+        s.handle(_run_start())                   # a full run that draws the poll at another place
+        s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="new-poll")))
+        timer = s.timers["new-poll"][0]
+        s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="new-poll")))
+        assert s.timers["new-poll"][0] is timer  # the same interval again: the running timer stays
+        sent.clear()
+        await asyncio.sleep(0.18)
+        assert sent and set(sent) == {"new-poll"}
+        await s.close()
+
+    asyncio.run(scenario())
