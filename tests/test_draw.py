@@ -239,7 +239,7 @@ def test_pairwise_boundaries_are_named_by_their_two_classes_as_typed():
     ds = drawn_dataset(P4, NAMES4)
     vote = PairwiseVotingSVC(C=10, kernel="linear").fit(ds.X, ds.y)
     lines = [t.name for t in plot_pairwise_boundaries(vote, ds.X, ds.y, list(ds.class_names)).data
-             if t.type == "contour"]
+             if t.mode == "lines"]   # the zero lines, traced as polylines
     assert "setosa vs &lt;b&gt;bold&lt;/b&gt;: D = 0" in lines and "*star* vs ω: D = 0" in lines
 
 
