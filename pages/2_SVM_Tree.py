@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from svmviz.data import signed
 from svmviz.models import SVMTreeClassifier
 from svmviz.questions import svm_tree_winner
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
@@ -157,7 +158,7 @@ def _zero_texts(model, k, tree_index) -> list[str]:
     for r in model.zero_solution_report(k, tree_index):
         paper = (f"the paper's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
                  else "the paper's loop jumps over this window (w = 0 at every try)")
-        texts.append(f"**hard class {r.hard_class:+d}** ({r.m_hard} hard, {r.m_other} other samples): "
+        texts.append(f"**hard class {signed(r.hard_class)}** ({r.m_hard} hard, {r.m_other} other samples): "
                      f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other)) "
                      f"and for C_k ≤ D_low = **{r.D_low:.4g}** (the hard centroid in the other class's reduced hull); "
                      f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "

@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from svmviz.data import BUILTINS, Dataset, load_builtin
+from svmviz.data import BUILTINS, Dataset, load_builtin, signed
 from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_to_mu, reduced_convex_hull,
                              reduced_hulls_intersect, w_norm_sweep, zero_solution_report)
 from svmviz.geometry.zero_solution import c_svm_w
@@ -167,7 +167,7 @@ def zero(ctx) -> None:
                "The switch D_k* comes from one LP; the curve below comes from real C-SVM solves.")
     cz1, cz2 = st.columns([1, 2])
     with cz1:
-        hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{plain(names[(c + 1) // 2])} ({c:+d})",
+        hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{plain(names[(c + 1) // 2])} ({signed(c)})",
                         **bind("zero.hard", 1, options=[1, -1]), horizontal=True)
         D_other = st.number_input("D_k̄ (bound of the other class)", min_value=1e-3, format="%.3g",
                                   **bind("zero.D_other", 1.0, bounds=(1e-3, 1e9)))

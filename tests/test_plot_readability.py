@@ -189,3 +189,18 @@ def test_one_pairwise_svm_is_counted_in_the_singular():
 
     X, y = _blobs()
     assert "(1 SVM)" in plot_pairwise_boundaries(PairwiseVotingSVC().fit(X, y), X, y).layout.title.text
+
+
+def test_the_svm_tree_step_notes_write_class_numbers_with_the_minus_sign():
+    """The step line under the stepper ("chose a (c-svm, hard class −1): leaves out 3 samples of
+    class +1") reads as the figures beside it do: "−1", never a hyphen next to a minus."""
+    from svmviz.models import SVMTreeClassifier
+
+    rng = np.random.default_rng(7)
+    angle, radius = rng.uniform(0, 2 * np.pi, 30), rng.uniform(1.0, 1.5, 30)
+    X = np.vstack([np.c_[radius * np.cos(angle), radius * np.sin(angle)], rng.normal(0, 0.35, (30, 2))])
+    y = np.repeat([-1, 1], 30)
+    tree = SVMTreeClassifier(greedy_level=1, C_hard=100.0).fit(X, y).trees_[0]
+    notes = [s.note for s in tree.trace]
+    assert any("hard class −1" in n for n in notes) and any("of class −1" in n for n in notes)
+    assert not any("-1" in n for n in notes)

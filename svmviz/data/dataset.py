@@ -148,6 +148,12 @@ def csv_cell(value):
         return "'" + value
 
 
+def signed(v: int) -> str:
+    """+1 / −1 with the minus sign (U+2212) every class label and figure uses, never a hyphen
+    next to a minus."""
+    return f"{int(v):+d}".replace("-", "\u2212")
+
+
 def plain_text(value) -> str:
     """``str(value)`` with every Markdown/HTML character escaped, for ``st.markdown`` and
     friends: a class name like ``![x](http://…)`` is shown as typed instead of fetching an

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from svmviz.data import signed
 from svmviz.errors import DataError
 from svmviz.geometry.zero_solution import zero_solution_case
 from svmviz.models._svm_tree_qp import lean_solve
@@ -473,7 +474,7 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
                        "a sample — the samples left cannot be split by these hyperplanes with the "
                        "§4.2.2 threshold (e.g. points of both classes coincide)")
             trace.append(Step(active.copy(), cands, -1, np.zeros(0, dtype=np.int64), stages, n_qp,
-                              f"{why}; the remaining region takes the majority class {final:+d} of the "
+                              f"{why}; the remaining region takes the majority class {signed(final)} of the "
                               f"{len(ya)} samples left", stop="majority", fell_back=fell_back))
             return nodes, trace, final
         c = cands[best]
@@ -482,8 +483,8 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
         nodes.append(Node(c.w.copy(), c.threshold, c.hard_class, c.solver, c.sign_changed,
                           c.perpendicular, len(nodes), c.label, int(out.sum())))
         trace.append(Step(active.copy(), cands, best, removed, stages, n_qp,
-                          f"chose {c.label} ({c.solver}, hard class {c.hard_class:+d}): leaves out "
-                          f"{len(removed)} samples of class {-c.hard_class:+d}", fell_back=fell_back))
+                          f"chose {c.label} ({c.solver}, hard class {signed(c.hard_class)}): leaves out "
+                          f"{len(removed)} samples of class {signed(-c.hard_class)}", fell_back=fell_back))
         active = active[~out]
 
 

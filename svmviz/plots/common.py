@@ -53,11 +53,6 @@ def class_text(value) -> PlotText:
     return PlotText(text.replace("-", "−"))
 
 
-def signed(v: int) -> str:
-    """+1 / −1 with the minus sign the class labels use (never a hyphen next to a minus)."""
-    return f"{int(v):+d}".replace("-", "−")
-
-
 def padded_box(X, pad=0.08):
     """The bounding box of the rows of ``X`` widened by ``pad`` of its span on each side."""
     lo, hi = X.min(axis=0), X.max(axis=0)

@@ -7,8 +7,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from svmviz.data import signed
 from svmviz.plots.common import (NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, class_text, padded_box, readable,
-                                 signed, user_text)
+                                 user_text)
 from svmviz.plots.hulls import add_line, hull_legend
 
 

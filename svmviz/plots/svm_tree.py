@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
                                  add_class_scatter, base_layout, class_label, grid, legend_below, padded_box,
-                                 signed, user_text)
+                                 user_text)
 from svmviz.plots.regions import add_region, region_rings
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
