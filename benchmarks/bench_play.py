@@ -25,15 +25,14 @@ Usage: python benchmarks/bench_play.py [--repeats 3] [--query data=fourclass] [-
 from __future__ import annotations
 
 import argparse
-import os
 from contextlib import nullcontext
-import socket
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_classroom import free_port, percentile, proc_cpu  # noqa: E402
 from harness import Run, start_app_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -62,38 +61,11 @@ _WATCH = r"""() => {
 }"""
 
 
-def _free_port(lo: int, hi: int) -> int:
-    for port in (range(lo, hi + 1) if lo else [0]):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return s.getsockname()[1]
-    raise SystemExit(f"no free port in {lo}-{hi}")
-
-
-def _proc_cpu(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _default_query() -> str:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from svmviz.data import fourclass_path
 
     return "data=fourclass" if fourclass_path() is not None else "data=fourclass_like"
-
-
-def percentile(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    k = (len(xs) - 1) * q / 100
-    lo = int(k)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def play_once(page, timeout_s: float) -> list[tuple[float, int, int]]:
@@ -172,7 +144,7 @@ def main(argv=None) -> int:
     url = args.url.rstrip("/")
     if not url:
         lo, hi = (int(x) for x in args.serve_ports.split("-")) if args.serve_ports else (0, 0)
-        port = _free_port(lo, hi)
+        port = free_port(lo, hi)
         proc = start_app_server(port)
         url = f"http://127.0.0.1:{port}"
     from playwright.sync_api import sync_playwright
@@ -195,10 +167,10 @@ def main(argv=None) -> int:
                 page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=300000)
                 page.evaluate(_WATCH)
             for r in range(args.repeats):
-                cpu0 = _proc_cpu(proc.pid) if proc else float("nan")
+                cpu0 = proc_cpu(proc.pid) if proc else float("nan")
                 steps = (play_protocol(int(url.rsplit(":", 1)[1]), query, timeout_s=120) if args.protocol
                          else play_once(page, timeout_s=120))
-                cpu = (_proc_cpu(proc.pid) - cpu0) if proc else float("nan")
+                cpu = (proc_cpu(proc.pid) - cpu0) if proc else float("nan")
                 gaps = [b[0] - a[0] for a, b in zip(steps, steps[1:])]
                 skip = sum(1 for a, b in zip(steps, steps[1:]) if b[1] != a[1] + 1)
                 intervals += gaps

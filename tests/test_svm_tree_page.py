@@ -249,6 +249,7 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
     import asyncio
     import importlib.util
     import sys
+    from concurrent.futures import ThreadPoolExecutor
 
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
@@ -273,4 +274,7 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
         finally:
             await s.close()
 
-    assert asyncio.run(two_quick_clicks())[0] == 3
+    # on a thread of its own: a browser test's Playwright (sync API) keeps an event loop running on
+    # this one for the rest of the session, and asyncio.run refuses to start inside it
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, two_quick_clicks()).result()[0] == 3
