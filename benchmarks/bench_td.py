@@ -46,6 +46,7 @@ sys.path.insert(0, str(harness.ROOT))
 
 from svmviz import limits  # noqa: E402
 from svmviz.data import load_builtin  # noqa: E402
+from svmviz.data.generators import shuttle_like  # noqa: E402
 from svmviz.models import TreeDecompositionSVC  # noqa: E402
 from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search  # noqa: E402
 
@@ -59,24 +60,11 @@ PAPER_CLAIM = ("Chang, Guo, Lin and Lu (2009), Tables 3/8: TD speed-up ×4.33 (P
               "(Tables 4/9); NSV ratio up to ×2,433 (Shuttle, 98 % homogeneous)")
 
 
-def shuttle_like(n: int, seed: int = 0):
-    """2-D, two classes in [-1, 1]²: large homogeneous regions (as Shuttle, 98 % homogeneous in
-    the paper's Table 12) and one interlocking wavy strip where the classes meet."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, size=(n, 2))
-    strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < 0.15
-    y = np.where(X[:, 0] < -0.4, 0, 1)
-    y[strip] = (np.sin(9 * X[strip, 0]) + X[strip, 1] > 0).astype(int)
-    return X, y
-
-
 def noisy_regions(n: int, noise: float = 0.01, seed: int = 0):
     """``shuttle_like`` with ``noise`` of the labels flipped: the regions stay large, but no leaf of
-    hundreds of samples is exactly homogeneous any more (0.99^700 ≈ 0.1 %)."""
-    X, y = shuttle_like(n, seed)
-    flip = np.random.default_rng(seed + 1).random(n) < noise
-    y[flip] = 1 - y[flip]
-    return X, y
+    hundreds of samples is exactly homogeneous any more."""
+    ds = shuttle_like(n, noise=noise, seed=seed)
+    return ds.X, ds.y
 
 
 def hard_checkerboard(n: int, cells: int = 6, angle: float = 0.5, noise: float = 0.02, seed: int = 0):
@@ -108,7 +96,8 @@ def interleaved(methods: dict, reps: int) -> dict:
 
 
 def warm_up():
-    X, y = shuttle_like(400)
+    ds = shuttle_like(400)
+    X, y = ds.X, ds.y
     for solver in ("smo", "libsvm"):
         TreeDecompositionSVC(C_grid=(1.0,), gamma_grid=(1.0,), svm_solver=solver).fit(X, y)
 
@@ -250,12 +239,16 @@ def data_sets(names):
         ds = load_builtin("digits")
         return ds.X / 16.0, ds.y  # [0, 1] as the paper normalises
 
+    def shuttle(n):
+        ds = shuttle_like(n)
+        return ds.X, ds.y
+
     makers = {
         "fourclass": lambda: (load_builtin("fourclass").X, load_builtin("fourclass").y, FULL, "full 7×9"),
         "digits": lambda: (*digits(), FULL, "full 7×9"),
         "checker20k": lambda: (*hard_checkerboard(20000), REDUCED, "reduced 3×3"),
-        "shuttle20k": lambda: (*shuttle_like(20000), REDUCED, "reduced 3×3"),
-        "shuttle100k": lambda: (*shuttle_like(100000), REDUCED, "reduced 3×3"),
+        "shuttle20k": lambda: (*shuttle(20000), REDUCED, "reduced 3×3"),
+        "shuttle100k": lambda: (*shuttle(100000), REDUCED, "reduced 3×3"),
     }
     for name in names:
         if name not in makers:

@@ -12,20 +12,12 @@ from svmviz import limits
 from svmviz.errors import DataError, ParameterError
 from svmviz.export import dumps_model, loads_model
 from svmviz.models import TreeDecompositionSVC
+from svmviz.data.generators import shuttle_like
 from svmviz.models import _td_tree
 from svmviz.models.tree_decomposition import MIN_SIGMA0
 
 SMALL = dict(C_grid=(1.0, 10.0, 100.0), gamma_grid=(0.1, 1.0, 10.0), svm_solver="libsvm")
-
-
-def shuttle_like(n=3000, seed=0):
-    """2-D, two classes: large homogeneous regions and one interlocking strip (as Shuttle's)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, size=(n, 2))
-    strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < 0.25
-    y = np.where(X[:, 0] < -0.4, 0, 1)
-    y[strip] = (np.sin(9 * X[strip, 0]) + X[strip, 1] > 0).astype(int)
-    return X, y
+STRIP = 0.25   # a wider strip where the classes meet than the generator's default: more mixed leaves
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +31,8 @@ def fitted(fourclass):
 
 def test_homogeneous_leaves_predict_their_class(monkeypatch):
     monkeypatch.setattr(limits, "MAX_SEARCH_WORK", 10**9)   # a search larger than a page may ask for
-    X, y = shuttle_like()
+    ds = shuttle_like(strip=STRIP)
+    X, y = ds.X, ds.y
     m = TreeDecompositionSVC(**SMALL).fit(X, y)
     homog = [lf for lf in m.leaves_ if lf.homogeneous]
     assert homog and m.homogeneous_fraction_ > 0.3
@@ -246,10 +239,8 @@ def test_sklearn_compatible(estimator, check):
 # ---------------------------------------------------------------- extensions (purity_tol, reused leaves)
 def noisy_regions(n=4000, noise=0.01, seed=0):
     """shuttle_like with ``noise`` of the labels flipped: no large leaf is exactly homogeneous."""
-    X, y = shuttle_like(n, seed)
-    flip = np.random.default_rng(seed + 1).random(n) < noise
-    y[flip] = 1 - y[flip]
-    return X, y
+    ds = shuttle_like(n, strip=STRIP, noise=noise, seed=seed)
+    return ds.X, ds.y
 
 
 def _paper_validation_accuracy(m, Xt, yt, Xv, yv, sigma, C, gamma):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from apphelpers import page_test, problems
-from test_tree_decomposition import noisy_regions as noisy_xy
 
-from svmviz.data import Dataset, split_and_normalize
+from svmviz.data import split_and_normalize
+from svmviz.data.generators import shuttle_like
 from svmviz.models import _td_tree
 
 PAGE = "pages/5_Tree_Decomposition.py"
@@ -23,17 +23,11 @@ def _metric(at, label):
     return [m.value for m in at.metric if m.label == label][0]
 
 
-def noisy_regions(n=2400):
-    """Large one-class regions, a wavy strip where the classes meet, 1 % of the labels flipped."""
-    X, y = noisy_xy(n)
-    return Dataset(X, y, ["x1", "x2"], [], "noisy regions", "test")
-
-
 def test_page_uses_the_data_pages_training_part_and_reads_one_tree(monkeypatch):
     calls = []
     grow = _td_tree.grow_tree
     monkeypatch.setattr(_td_tree, "grow_tree", lambda *a, **k: calls.append(a[3]) or grow(*a, **k))
-    ds = noisy_regions()
+    ds = shuttle_like(2400, strip=0.25, noise=0.01)   # 1 % of the labels flipped: no leaf exactly one class
     at = page_test(PAGE, dataset=ds, **{"td.min_gain": 0.0})
     at.run()
     _ok(at)
@@ -57,7 +51,7 @@ def test_page_uses_the_data_pages_training_part_and_reads_one_tree(monkeypatch):
 
 
 def test_purity_tol_control_labels_noisy_leaves_by_majority():
-    ds = noisy_regions()
+    ds = shuttle_like(2400, strip=0.25, noise=0.01)   # 1 % of the labels flipped: no leaf exactly one class
     at = page_test(PAGE, dataset=ds, **{"td.stages": "1 (σ₀ only)", "td.compare": False})
     at.run()
     _ok(at)

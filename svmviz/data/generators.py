@@ -51,6 +51,21 @@ def elephant_in_snake(n: int = 600, seed: int = 0) -> Dataset:
     return Dataset(X, y, ["x1", "x2"], [], "elephant in a snake", f"generated: elephant_in_snake(n={n}, seed={seed})")
 
 
+def shuttle_like(n: int = 3000, strip: float = 0.15, noise: float = 0.0, seed: int = 0) -> Dataset:
+    """Chang, Guo, Lin and Lu 2009, Table 12: two classes in [-1, 1]² made, as Shuttle (98 %
+    homogeneous), of large homogeneous regions, with one interlocking wavy strip of half-width
+    ``strip`` where the classes meet; ``noise``: the share of labels flipped (then no leaf of
+    hundreds of samples is exactly homogeneous: 0.99^700 ≈ 0.1 %)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    in_strip = np.abs(X[:, 1] - 0.3 * np.sin(4 * X[:, 0])) < strip
+    y = np.where(X[:, 0] < -0.4, 0, 1)
+    y[in_strip] = (np.sin(9 * X[in_strip, 0]) + X[in_strip, 1] > 0).astype(int)
+    flip = np.random.default_rng(seed + 1).random(n) < noise
+    y[flip] = 1 - y[flip]
+    return Dataset(X, y, ["x1", "x2"], [], "Shuttle-like",
+                   f"generated: shuttle_like(n={n}, strip={strip:g}, noise={noise:g}, seed={seed})")
+
 def checkerboard(n_classes: int = 4, n_per_class: int = 20, overlap: float = 0.1, seed: int = 0) -> Dataset:
     """Jenssen, Kloft, Zien, Sonnenburg and Müller 2012, §5: a board of ⌈√K⌉ columns, one class per field, fields slightly overlapping."""
     rng = np.random.default_rng(seed)
@@ -231,7 +246,7 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
 #: The generators by name, for the Data page and the CLI (parameters: their keyword defaults).
 GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
                                       gaussians_on_circle, hypercubes, interlaced, local_triangles,
-                                      sensitivity_5d, unclassifiable_triangle, split_class)}
+                                      sensitivity_5d, unclassifiable_triangle, split_class, shuttle_like)}
 #: The largest value of any single count parameter (points, classes, dimensions).
 MAX_GENERATED = 20_000
 #: The largest data set ``generate`` makes, in cells (points × features): 2,000,000 float64 cells
@@ -253,6 +268,7 @@ _SIZE = {
     "sensitivity_5d": lambda a: (3 * a["n_per_class"], 5),
     "unclassifiable_triangle": lambda a: (3 * a["n_per_class"], 2),
     "split_class": lambda a: (6 * a["n_per_cluster"], 2),
+    "shuttle_like": lambda a: (a["n"], 2),
 }
 
 #: Starting sketches of the Data page's drawing, which an instructor loads and edits:
