@@ -18,7 +18,7 @@ from svmviz.plots import dag as P
 from svmviz.plots.common import Plane
 from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit
-from svmviz_app.controls import KERNELS, plane_controls
+from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
 from svmviz_app.frame import MethodPage, Param, kernel_params, param_widget, run_page
 from svmviz_app.state import bind
@@ -133,7 +133,7 @@ PAGE = MethodPage(
     params=(
         Param(None, "Data for this page", CURRENT, "select", key="src", options=SOURCES,
               help="The Data page's data set (its training part), or one of the two presets."),
-        *kernel_params(C_default=10.0, kernels=KERNELS, section="Pairwise SVMs"),
+        *kernel_params(C_default=10.0, section="Pairwise SVMs"),
         Param("solver", "Solver", "smo", "select",
               help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)"),
     ),

@@ -12,7 +12,11 @@ import numpy as np
 
 from svmviz.errors import DataError, ParameterError
 
-KERNELS = ("linear", "poly", "rbf", "sigmoid")
+#: each kernel and the parameters it uses
+KERNEL_PARAMS = {"linear": (), "poly": ("gamma", "degree", "coef0"), "rbf": ("gamma",), "sigmoid": ("gamma", "coef0")}
+KERNELS = tuple(KERNEL_PARAMS)
+#: the rules ``gamma`` may name instead of a number (scikit-learn's)
+GAMMA_RULES = ("scale", "auto")
 #: Kernel values computed at once when a model is evaluated on many points (32 MB of float64,
 #: plus NumPy's temporaries of the same size): rows of points against every support vector.
 KERNEL_BLOCK_VALUES = 4_000_000
@@ -37,7 +41,7 @@ def resolve_gamma(gamma, X: np.ndarray) -> float:
             return g
         if gamma == "auto":
             return 1.0 / d
-        raise ParameterError(f"gamma must be a positive number, 'scale' or 'auto', not {gamma!r}")
+        raise ParameterError(f"gamma must be a positive number or one of {', '.join(GAMMA_RULES)}, not {gamma!r}")
     g = _real(gamma, "gamma")
     if g <= 0:
         raise ParameterError(f"gamma must be positive, got {gamma!r}")

@@ -1,4 +1,5 @@
-"""Controls several pages share: the gamma field and the 2-D plane picker for d > 2."""
+"""Controls several pages share: the 2-D plane picker for d > 2, the class and feature pickers
+of two-class pages, and log-scale stops for C and γ."""
 
 from __future__ import annotations
 
@@ -7,17 +8,6 @@ import streamlit as st
 
 from svmviz.errors import ParameterError
 from svmviz.plots.common import Plane
-
-
-def parse_gamma(txt: str):
-    """The text of a gamma field: 'scale', 'auto' or a number (checked by the estimator)."""
-    txt = txt.strip()
-    if txt in ("scale", "auto"):
-        return txt
-    try:
-        return float(txt)
-    except ValueError:
-        raise ParameterError(f"gamma must be 'scale', 'auto' or a positive number, not {txt!r}") from None
 
 
 def plane_controls(X, feature_names, prefix: str) -> Plane | None:
@@ -38,38 +28,6 @@ def plane_controls(X, feature_names, prefix: str) -> Plane | None:
     if how != "PCA" and f1 == f2:
         raise ParameterError("choose two different features for the plane")
     return Plane(X, (names.index(f1), names.index(f2)), "pca" if how == "PCA" else "features", names)
-
-
-KERNELS = ["rbf", "linear", "poly", "sigmoid"]
-
-
-def kernel_controls(prefix: str, C_default: float = 1.0) -> dict:
-    """Sidebar fields for a kernel SVM: kernel, C and γ on log-scale sliders ("scale" or a value),
-    degree and coef0 (enabled only for the kernels that use them). Bound to the app state as
-    ``prefix.kernel``, ``prefix.C``, ...; call inside ``with st.sidebar``. ``gamma_txt`` is
-    'scale' or the number as text (parse with ``parse_gamma``)."""
-    from svmviz_app.state import bind
-
-    kernel = st.selectbox("Kernel", KERNELS, **bind(f"{prefix}.kernel", "rbf", options=KERNELS))
-    C = log_slider("C (log scale)", f"{prefix}.C", C_default, 1e-3, 1e4)
-    auto = st.checkbox("γ = 'scale' (1 / (d · Var X))", **bind(f"{prefix}.gamma_scale", True),
-                       disabled=kernel == "linear")
-    gamma = log_slider("γ (log scale)", f"{prefix}.gamma", 1.0, 1e-3, 1e3) if not auto and kernel != "linear" else None
-    degree = st.number_input("degree", 1, 10, **bind(f"{prefix}.degree", 3, bounds=(1, 10)), disabled=kernel != "poly")
-    coef0 = st.number_input("coef0", format="%g", **bind(f"{prefix}.coef0", 0.0, bounds=(-1e6, 1e6)),
-                            disabled=kernel not in ("poly", "sigmoid"))
-    return dict(kernel=kernel, C=C, gamma_txt="scale" if gamma is None else repr(gamma), degree=int(degree),
-                coef0=coef0)
-
-
-def log_slider(label: str, key: str, default: float, lo: float, hi: float, per_decade: int = 8) -> float:
-    """A slider over a log scale (``lo`` … ``hi``, ``per_decade`` stops per factor of ten), bound
-    to the app state under ``key``: C and γ change by factors, as instructors explain them."""
-    from svmviz_app.state import bind
-
-    options = log_stops(lo, hi, per_decade)
-    return st.select_slider(label, options=options, format_func=lambda v: f"{v:g}",
-                            **bind(key, nearest_stop(options, default), options=options))
 
 
 def log_stops(lo: float, hi: float, per_decade: int = 8) -> list[float]:

@@ -27,10 +27,11 @@ from typing import Any, Callable, Mapping, Sequence
 import streamlit as st
 
 from svmviz.data import Dataset
+from svmviz.kernels import KERNEL_PARAMS
 from svmviz.models import param_spec
 from svmviz_app import state
 from svmviz_app.cache import cached_fit
-from svmviz_app.controls import KERNELS, log_stops, nearest_stop
+from svmviz_app.controls import log_stops, nearest_stop
 from svmviz_app.projector import PROJECTOR_KEY, projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
@@ -314,6 +315,10 @@ def widget_spec(cls, p: Param) -> dict:
                          "(choices)")
     if p.widget in ("select", "radio") or (p.widget == "select_slider" and p.options is None):
         options = list(spec)   # the class's options; the page may offer a subset
+        unlabelled = [o for o in (p.labels or {}) if o not in options]
+        if unlabelled:   # a label kept for an option the class renamed or dropped
+            raise ValueError(f"{p.label!r}: a label for {unlabelled[0]!r}, which is no option of "
+                             f"{cls.__name__}.{name}")
         if p.within is not None:
             unknown = [o for o in p.within if o not in options]
             if unknown:
@@ -524,21 +529,20 @@ def run_page(page: MethodPage) -> Context:
 
 
 # ------------------------------------------------------------------ shared declarations
-def kernel_params(C_default: float = 1.0, kernels: Sequence[str] = KERNELS,
-                  section: str | None = None) -> tuple[Param, ...]:
+def kernel_params(C_default: float = 1.0, section: str | None = None) -> tuple[Param, ...]:
     """The kernel SVM's parameters as a page declares them (keys ``kernel``, ``C``, ``gamma_scale``,
-    ``gamma``, ``degree``, ``coef0``, as ``controls.kernel_controls`` binds them): C and γ on
-    log-scale stops (C and γ change by factors, as instructors explain them), γ = 'scale' unless
-    unticked, degree and coef0 enabled only for the kernels that use them."""
+    ``gamma``, ``degree``, ``coef0``): every kernel of the estimator class, C and γ on log-scale stops (C and γ change by factors, as instructors explain them), γ =
+    'scale' unless unticked, degree and coef0 enabled only for the kernels that use them."""
     c_stops, g_stops = log_stops(1e-3, 1e4), log_stops(1e-3, 1e3)
+    uses = lambda v, param: param in KERNEL_PARAMS[v["kernel"]]  # noqa: E731
     log_fmt = lambda v: f"{v:g}"  # noqa: E731
     return (
-        Param("kernel", "Kernel", "rbf", "select", within=tuple(kernels), section=section),
+        Param("kernel", "Kernel", "rbf", "select", section=section),
         Param("C", "C (log scale)", nearest_stop(c_stops, C_default), "select_slider", options=c_stops, fmt=log_fmt),
         Param(None, "γ = 'scale' (1 / (d · Var X))", True, "checkbox", key="gamma_scale",
-              disabled=lambda v: v["kernel"] == "linear"),
+              disabled=lambda v: not uses(v, "gamma")),
         Param("gamma", "γ (log scale)", nearest_stop(g_stops, 1.0), "select_slider", options=g_stops, fmt=log_fmt,
-              when=lambda v: not v["gamma_scale"] and v["kernel"] != "linear"),
-        Param("degree", "degree", 3, "number", within=(1, 10), disabled=lambda v: v["kernel"] != "poly"),
-        Param("coef0", "coef0", 0.0, "number", format="%g", disabled=lambda v: v["kernel"] not in ("poly", "sigmoid")),
+              when=lambda v: not v["gamma_scale"] and uses(v, "gamma")),
+        Param("degree", "degree", 3, "number", within=(1, 10), disabled=lambda v: not uses(v, "degree")),
+        Param("coef0", "coef0", 0.0, "number", format="%g", disabled=lambda v: not uses(v, "coef0")),
     )

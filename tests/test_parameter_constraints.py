@@ -17,7 +17,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 import svmviz.models as models
 from svmviz.errors import DataError, ParameterError, SvmvizError
-from svmviz.kernels import Kernel
+from svmviz.kernels import KERNELS, Kernel
+from svmviz.models.constraints import OneOf
 
 ESTIMATORS = dict(models.ESTIMATORS)
 
@@ -133,6 +134,57 @@ def test_pages_state_no_options_or_bounds_of_an_estimator_parameter():
             stops = isinstance(widget, ast.Constant) and widget.value == "select_slider"
             own = [k.arg for k in call.keywords if k.arg == "bounds" or (k.arg == "options" and not stops)]
             assert not own, f"{page.name}: Param({ast.unparse(first)}) states its own {own}"
+
+
+def _option_lists(source: str, options: dict) -> list[str]:
+    """Tuples, lists and sets of two or more strings that are all options of one estimator
+    parameter (``options``: frozenset of options -> "Class.param"), outside ``within=`` (a
+    page's narrowing, which the frame checks against the class)."""
+    tree = ast.parse(source)
+    within = {id(k.value) for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
+              if k.arg == "within"}
+    found = []
+    for n in ast.walk(tree):
+        if (isinstance(n, (ast.Tuple, ast.List, ast.Set)) and len(n.elts) >= 2 and id(n) not in within
+                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in n.elts)):
+            vals = {e.value for e in n.elts}
+            found += [f"line {n.lineno}: {ast.unparse(n)} ({where})" for o, where in options.items() if vals <= o]
+    return found
+
+
+def test_no_page_or_app_module_writes_an_option_list_again():
+    # the kernels, methods, solvers... a page offers come from the class's constraint (or, for
+    # what each kernel uses, from svmviz.kernels); a copy drifts when an option is added or renamed
+    from conftest import ROOT
+
+    options = {}
+    for name, cls in ESTIMATORS.items():
+        for p, rule in cls._parameter_constraints.items():
+            if isinstance(rule, OneOf) and all(isinstance(v, str) for v in rule.values):
+                options.setdefault(frozenset(rule.values), f"{name}.{p}")
+    files = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "svmviz_app").glob("*.py")),
+             ROOT / "app.py", ROOT / "home.py"]
+    for path in files:
+        found = _option_lists(path.read_text(encoding="utf-8"), options)
+        assert not found, f"{path.name} writes options of an estimator parameter again: {found}"
+
+
+def test_the_option_scan_finds_a_copied_list_but_not_a_narrowing():
+    options = {frozenset(KERNELS): "BinarySVC.kernel"}
+    src = ('KERNELS = ["rbf", "linear", "poly", "sigmoid"]\n'
+           'off = lambda v: v["kernel"] not in ("poly", "sigmoid")\n'
+           'p = Param("kernel", "Kernel", "rbf", "select", within=("rbf", "linear"))\n')
+    assert [f.split(":")[0] for f in _option_lists(src, options)] == ["line 1", "line 2"]
+
+
+def test_a_page_cannot_label_an_option_the_class_does_not_have():
+    from svmviz_app.frame import Param, widget_spec
+
+    ok = Param("method", "Test per point", "single", "radio", labels={"single": "one LP"})
+    assert widget_spec(models.GuardVectorSVC, ok)["labels"] == {"single": "one LP"}
+    with pytest.raises(ValueError, match="no option"):
+        widget_spec(models.GuardVectorSVC, Param("method", "Test per point", "single", "radio",
+                                                 labels={"single": "one LP", "seed": "paper"}))
 
 
 def test_options_are_the_module_constants_themselves():

@@ -18,7 +18,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from svmviz.errors import DataError, ParameterError
-from svmviz.kernels import KERNELS
+from svmviz.kernels import GAMMA_RULES, KERNELS
 from svmviz.solvers import BACKENDS
 
 
@@ -97,10 +97,10 @@ class Gamma:
     """LIBSVM's kernel coefficient: a positive finite number, "scale" or "auto"."""
 
     def ok(self, v) -> bool:
-        return v in ("scale", "auto") if isinstance(v, str) else Number(0, lo_open=True).ok(v)
+        return v in GAMMA_RULES if isinstance(v, str) else Number(0, lo_open=True).ok(v)
 
     def describe(self) -> str:
-        return "a positive finite number, 'scale' or 'auto'"
+        return "a positive finite number or one of " + ", ".join(repr(r) for r in GAMMA_RULES)
 
 
 class Seed:
