@@ -24,7 +24,6 @@ import os
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +36,6 @@ sys.path.insert(0, str(ROOT))
 from harness import baseline_checkout, pinned_blas  # noqa: E402
 from svmviz.data import fourclass_path, load_builtin, normalize, train_test_split  # noqa: E402
 from svmviz.models import SVMTreeClassifier  # noqa: E402
-from svmviz.models import _svm_tree_build  # noqa: E402
 
 # The paper's Tables 5.5 / 5.6 (one split): test accuracy % and hyperplanes (RBF: SVs).
 PAPER = {"stddev": {"rbf": (87.06, 135), 0: (97.09, 7), 1: (95.95, 5)},
@@ -90,18 +88,6 @@ def worst_split(planes, steps) -> int:
     return max(range(len(planes)), key=lambda i: (planes[i], steps[i]))
 
 
-@contextmanager
-def one_orientation():
-    """Ablation for the orientation question: each perpendicular hyperplane of §4.3.4 in one
-    orientation only (w turned by +90°; in d > 2 the complement basis as computed), not both."""
-    both = _svm_tree_build._perpendiculars
-    _svm_tree_build._perpendiculars = lambda *a: [c for c in both(*a) if not c.sign_changed]
-    try:
-        yield
-    finally:
-        _svm_tree_build._perpendiculars = both
-
-
 class Run:
     """One setting over all splits: test accuracy %, kept planes, steps, steps where a fallback
     fired, and the fitted models (kept for Table 4.1)."""
@@ -134,11 +120,7 @@ def readings_table(data):
     bar = Progress(len(rows) * len(data), "fallback readings")
     runs = {}
     for fb, name, one in rows:
-        if one:
-            with one_orientation():
-                runs[name] = Run(data, "none", bar, keep=not one, fallback=fb)
-        else:
-            runs[name] = Run(data, "none", bar, keep=True, fallback=fb)
+        runs[name] = Run(data, "none", bar, keep=not one, fallback=fb, perpendicular_orientations=1 if one else 2)
     print(f"\nWhen the fallbacks fire, over {len(data)} stratified 1/3–2/3 splits of fourclass "
           f"(random_state 0–{len(data) - 1}), default settings (no normalization, g1 = 0, ck_rule exact).")
     print("per candidate: each candidate that leaves no sample out gets its −w (§4.3.3) and its "

@@ -3,8 +3,10 @@ sits at the bottom, so a lower layer never loads a higher one."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import svmviz.models
 from svmviz.registry import registered_estimators
@@ -32,3 +34,163 @@ def test_every_registered_estimator_is_named_in_models():
     for name, cls in registered_estimators().items():
         assert getattr(svmviz.models, name) is cls
         assert name in svmviz.models.__all__
+
+
+# ---------------------------------------------------------------- the import graph, read from the source
+ROOT = Path(__file__).resolve().parents[1]
+#: each part of the library and its rank: a module imports only lower ranks and its own part
+#: (function-level imports included: a deferred import is an edge all the same)
+RANKS = {"errors": 0, "registry": 1, "limits": 1, "kernels": 1, "data": 2, "solvers": 3, "geometry": 4,
+         "models": 5, "plots": 6, "questions": 6, "rooms": 6, "export": 7, "cli": 8, "__main__": 9}
+#: what the private-member rule reads: the library, the app and the benchmarks (tests may reach
+#: into a module they test)
+CODE = ("svmviz", "svmviz_app", "pages", "app.py", "home.py", "benchmarks")
+#: underscored names that are a declared protocol, read across modules on purpose: an estimator
+#: class's constraints, read by the page frame as scikit-learn's tools read its own
+PROTOCOL = {"_parameter_constraints"}
+
+
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str, root: Path) -> bool:
+    rel = name.replace(".", "/")
+    return (root / f"{rel}.py").exists() or (root / rel / "__init__.py").exists()
+
+
+def _import_nodes(path: Path, root: Path = ROOT):
+    """(node, module, imported names) of every import in ``path``, anywhere in it; a relative
+    import is resolved against the module's package."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield node, a.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            yield node, base, tuple(a.name for a in node.names)
+
+
+def _imports(path: Path, root: Path = ROOT) -> set[str]:
+    """The modules ``path`` imports; ``from svmviz import limits`` names ``svmviz.limits``."""
+    found = set()
+    for _, module, names in _import_nodes(path, root):
+        found.add(module)
+        found.update(f"{module}.{n}" for n in names if _is_module(f"{module}.{n}", root))
+    return found
+
+
+def _part(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "svmviz" and len(parts) > 1 else None
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Part of the library -> the parts it imports (svmviz/ read as source, never imported)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((root / "svmviz").rglob("*.py")):
+        src = _part(_module_name(path, root)) or "svmviz"
+        graph.setdefault(src, set()).update(p for p in map(_part, _imports(path, root)) if p and p != src)
+    return graph
+
+
+def _backward_edges(graph) -> list[str]:
+    return [f"{a} -> {b}" for a, targets in sorted(graph.items()) for b in sorted(targets)
+            if a != "svmviz" and RANKS[b] >= RANKS[a] and b != a]
+
+
+def test_every_part_of_the_library_has_a_rank():
+    assert sorted(import_graph()) == sorted({"svmviz", *RANKS})
+
+
+def test_imports_go_only_down_the_layers():
+    graph = import_graph()
+    assert _backward_edges(graph) == []
+    assert graph["svmviz"] <= {"errors"}   # the package itself: the errors, nothing that loads NumPy
+
+
+def test_the_scan_sees_a_deferred_import_up_the_layers(tmp_path):
+    (tmp_path / "svmviz" / "solvers").mkdir(parents=True)
+    (tmp_path / "svmviz" / "export").mkdir()
+    (tmp_path / "svmviz" / "solvers" / "x.py").write_text(
+        "from svmviz.errors import DataError\n\n\ndef f():\n    from svmviz import export\n    return export\n")
+    (tmp_path / "svmviz" / "export" / "__init__.py").write_text("")
+    assert _backward_edges(import_graph(tmp_path)) == ["solvers -> export"]
+
+
+def test_nothing_in_the_library_imports_streamlit():
+    users = [_module_name(p) for p in sorted((ROOT / "svmviz").rglob("*.py"))
+             if any(m.split(".")[0] == "streamlit" for m in _imports(p))]
+    assert users == []
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses(path: Path, root: Path = ROOT) -> list[str]:
+    """Where ``path`` uses a private member of another module of the project: ``from m import _x``,
+    ``m._x`` for a module ``m`` of ours, a private module (``_svm_tree_build``) imported from
+    outside its package, or ``obj._x`` on anything but ``self``/``cls`` in the app (a page calling
+    ``model._trace_scale()``)."""
+    here = _module_name(path, root)
+    found, modules = [], {}
+    for node, module, names in _import_nodes(path, root):
+        if not _is_module(module, root):
+            continue
+        for full in [module] + [f"{module}.{n}" for n in names if _is_module(f"{module}.{n}", root)]:
+            pkg = ".".join(p for p in full.split(".")[:-1])
+            if _private(full.rpartition(".")[2]) and not here.startswith(pkg + "."):
+                found.append(f"line {node.lineno}: private module {full}")
+        for n in names:
+            if _private(n) and not _is_module(f"{module}.{n}", root):
+                found.append(f"line {node.lineno}: from {module} import {n}")
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                modules[a.asname or a.name.split(".")[0]] = a.name
+        else:
+            modules.update((a.asname or a.name, f"{module}.{a.name}") for a in node.names
+                           if _is_module(f"{module}.{a.name}", root))
+    app = here.split(".")[0] in ("svmviz_app", "pages", "app", "home")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in PROTOCOL:
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in modules:
+                found.append(f"line {node.lineno}: {ast.unparse(node)} (private in {modules[value.id]})")
+            elif app and not (isinstance(value, ast.Name) and value.id in ("self", "cls")):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _code_files(root: Path = ROOT):
+    for part in CODE:
+        p = root / part
+        yield from (sorted(p.rglob("*.py")) if p.is_dir() else [p])
+
+
+def test_no_module_uses_a_private_member_of_another():
+    found = {str(p.relative_to(ROOT)): f for p in _code_files() if (f := private_uses(p))}
+    assert found == {}
+
+
+def test_the_private_scan_finds_each_kind(tmp_path):
+    (tmp_path / "svmviz" / "models").mkdir(parents=True)
+    (tmp_path / "svmviz" / "models" / "__init__.py").write_text("")
+    (tmp_path / "svmviz" / "models" / "_tree_build.py").write_text("def _grow(): pass\n")
+    (tmp_path / "svmviz" / "models" / "tree.py").write_text("from svmviz.models import _tree_build\n")
+    (tmp_path / "pages").mkdir()
+    page = tmp_path / "pages" / "x.py"
+    page.write_text("from svmviz.models import _tree_build\nfrom svmviz.models._tree_build import _grow\n"
+                    "_tree_build._grow()\nmodel._trace_scale()\nself._fine = 1\n")
+    assert private_uses(tmp_path / "svmviz" / "models" / "tree.py", tmp_path) == []
+    assert private_uses(page, tmp_path) == [
+        "line 1: private module svmviz.models._tree_build", "line 2: private module svmviz.models._tree_build",
+        "line 2: from svmviz.models._tree_build import _grow", "line 3: _tree_build._grow (private in "
+        "svmviz.models._tree_build)", "line 4: model._trace_scale"]

@@ -362,6 +362,17 @@ def test_stuck_step_takes_a_perpendicular_at_g1_0_before_any_sign_change(ck_rule
     assert "perpendicular" in m.explain_step(0) and "“d⊥”" in m.explain_step(0)
 
 
+def test_perpendiculars_in_one_orientation_or_both():
+    # which way w turns by 90° is not fixed by the paper: both by default, +90° alone on request
+    X, y = _stuck_data()
+    perps = {}
+    for k in (1, 2):
+        m = SVMTreeClassifier(solver=SOLVER, fallback="all_stuck", perpendicular_orientations=k).fit(X, y)
+        perps[k] = [c.label for c in m.trace_[0].candidates if c.perpendicular]
+    assert perps[2] == [lab for p in perps[1] for lab in (p, "−" + p)]
+    assert perps[1] and not any(lab.startswith("−") for lab in perps[1])
+
+
 def test_majority_stop_is_opt_in_and_visible():
     X, y = _stuck_data()
     m = SVMTreeClassifier(solver=SOLVER, majority_stop=True).fit(X, y)

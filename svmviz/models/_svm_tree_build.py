@@ -54,6 +54,7 @@ class TreeSettings:
     use_h1_svm: bool = True
     sign_change: bool = True
     perpendicular: bool = True
+    perpendicular_orientations: int = 2
     solver: str = "smo"
     tol: float = 1e-5
     ck_rule: str = "exact"
@@ -378,10 +379,11 @@ def perpendicular_directions(w: np.ndarray) -> np.ndarray:
     return Qm[:, 1:d].T * np.linalg.norm(w)
 
 
-def _perpendiculars(qp_cands, X, y, tie_rel) -> list:
+def _perpendiculars(qp_cands, X, y, tie_rel, orientations: int) -> list:
     """§4.3.4: the hyperplanes perpendicular to each non-zero w, both orientations (which way w is
     turned by 90° is an arbitrary convention; with the hard class fixed, the two orientations put
-    the threshold at opposite ends of the hard class and leave out different samples)."""
+    the threshold at opposite ends of the hard class and leave out different samples), or with
+    ``orientations`` 1 only w turned by +90°."""
     out = []
     for c in qp_cands:
         if c.zero_solution:
@@ -391,8 +393,9 @@ def _perpendiculars(qp_cands, X, y, tie_rel) -> list:
             tag = "⊥" if len(dirs) == 1 else f"⊥{j + 1}"
             out.append(_derived(c.label + tag, c.solver, c.hard_class, v, X, y, c.label, False, True,
                                 tie_rel))
-            out.append(_derived("−" + c.label + tag, c.solver, c.hard_class, -v, X, y, c.label,
-                                True, True, tie_rel))
+            if orientations == 2:
+                out.append(_derived("−" + c.label + tag, c.solver, c.hard_class, -v, X, y, c.label,
+                                    True, True, tie_rel))
     return out
 
 
@@ -417,7 +420,7 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int, list]:
     stages = ["QP candidates a–d"]
     tie = tie_tolerance(s.tol)
     if s.perpendicular and s.greedy_level >= 1:
-        out += _perpendiculars(qp_cands, X, y, tie)
+        out += _perpendiculars(qp_cands, X, y, tie, s.perpendicular_orientations)
         stages[0] += " and their perpendiculars (g1 = 1)"
 
     def stuck():
@@ -431,7 +434,7 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int, list]:
             if s.sign_change:
                 out += _sign_changes([c], X, y, tie)
             if s.perpendicular and s.greedy_level == 0:
-                out += _perpendiculars([c], X, y, tie)
+                out += _perpendiculars([c], X, y, tie, s.perpendicular_orientations)
         if fell_back and (s.sign_change or (s.perpendicular and s.greedy_level == 0)):
             stages.append("for each candidate that leaves no sample out, "
                           + " and ".join(p for p, on in (("its −w (§4.3.3)", s.sign_change),
@@ -442,7 +445,7 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int, list]:
         return out, stages, qp.n_qp, []
     if stuck():
         if s.perpendicular and s.greedy_level == 0:
-            out += _perpendiculars(qp_cands, X, y, tie)
+            out += _perpendiculars(qp_cands, X, y, tie, s.perpendicular_orientations)
             stages.append("perpendicular hyperplanes (§4.3.4, stuck)")
         if stuck() and s.sign_change:
             out += _sign_changes(qp_cands, X, y, tie)

@@ -66,7 +66,12 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     sign_change : bool, default True
         Add −w when w leaves nothing out (§4.3.3).
     perpendicular : bool, default True
-        Allow perpendicular hyperplanes (§4.3.4), both orientations.
+        Allow perpendicular hyperplanes (§4.3.4).
+    perpendicular_orientations : 1 or 2, default 2
+        Which way w is turned by 90° is a convention the paper does not fix: 2 tries both
+        orientations of each perpendicular (with the hard class fixed they put the threshold at
+        opposite ends of the hard class and leave out different samples), 1 only w turned by
+        +90° (in d > 2 the complement basis as computed).
     fallback : "per_candidate" or "all_stuck", default "per_candidate"
         When the sign change and the perpendiculars are tried. "per_candidate": for each QP
         candidate that leaves no sample out, its −w (§4.3.3: "if no sample could be left out,
@@ -112,12 +117,13 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         **SVMClassifierBase._parameter_constraints, "C_hard": C, "reduction": Number(1, 1e6, lo_open=True),
         "w_tol": Number(0, 1, lo_open=True), "ck_rule": OneOf(*CK_RULES), "greedy_level": OneOf(0, 1),
         "use_c_svm": Bool(), "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(),
+        "perpendicular_orientations": OneOf(1, 2),
         "fallback": OneOf(*FALLBACKS), "majority_stop": Bool(), "prune": Bool(), "nonlinear": Options(**NONLINEAR_SPEC), "solver": SOLVER,
         "multi_class": OneOf("ovo"), "tol": TOL}
 
     def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
                  use_c_svm=True, use_h1_svm=True, sign_change=True, perpendicular=True,
-                 fallback="per_candidate", majority_stop=False, prune=True, nonlinear=None,
+                 perpendicular_orientations=2, fallback="per_candidate", majority_stop=False, prune=True, nonlinear=None,
                  solver="smo", multi_class="ovo", tol=1e-5):
         self.C_hard = C_hard
         self.reduction = reduction
@@ -129,6 +135,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         self.use_h1_svm = use_h1_svm
         self.sign_change = sign_change
         self.perpendicular = perpendicular
+        self.perpendicular_orientations = perpendicular_orientations
         self.fallback = fallback
         self.prune = prune
         self.nonlinear = nonlinear
@@ -144,6 +151,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
                             w_tol=float(self.w_tol), greedy_level=int(self.greedy_level),
                             use_c_svm=bool(self.use_c_svm), use_h1_svm=bool(self.use_h1_svm),
                             sign_change=bool(self.sign_change), perpendicular=bool(self.perpendicular),
+                            perpendicular_orientations=int(self.perpendicular_orientations),
                             solver=self.solver, tol=float(self.tol), ck_rule=self.ck_rule,
                             majority_stop=bool(self.majority_stop), fallback=self.fallback, fast=fast)
 
