@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import os
 import shutil
 import socket
@@ -27,8 +29,28 @@ os.environ.setdefault("SVMVIZ_FOURCLASS_URL", "http://127.0.0.1:9/fourclass_scal
 os.environ.setdefault("SVMVIZ_CACHE_DIR", tempfile.mkdtemp(prefix="svmviz-test-cache-"))
 
 
+@functools.cache
+def imports_playwright(path: Path) -> bool:
+    """Whether the file imports Playwright anywhere (a function-level import too)."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    return any(m.split(".")[0] == "playwright" for node in ast.walk(tree)
+               for m in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else []))
+
+
+def launches_chromium(item) -> bool:
+    """Whether a collected test drives Chromium: it uses the ``browser`` fixture (through ``page``
+    too) or its file imports Playwright itself."""
+    return "browser" in getattr(item, "fixturenames", ()) or imports_playwright(Path(item.path))
+
+
 def pytest_collection_modifyitems(config, items):
-    """A test that reads the real fourclass is marked ``real_data`` (CI's second run selects them)."""
+    """A test that reads the real fourclass is marked ``real_data`` (CI's second run selects them).
+    A test that launches Chromium without the ``browser`` marker stops the run: ``-m "not browser"``
+    would otherwise start a browser it was asked to leave out."""
+    unmarked = [item.nodeid for item in items if launches_chromium(item) and item.get_closest_marker("browser") is None]
+    if unmarked:
+        raise pytest.UsageError("mark these tests @pytest.mark.browser (they launch Chromium): " + ", ".join(unmarked))
     for item in items:
         if "fourclass" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)

@@ -194,3 +194,18 @@ def test_the_private_scan_finds_each_kind(tmp_path):
         "line 1: private module svmviz.models._tree_build", "line 2: private module svmviz.models._tree_build",
         "line 2: from svmviz.models._tree_build import _grow", "line 3: _tree_build._grow (private in "
         "svmviz.models._tree_build)", "line 4: model._trace_scale"]
+
+
+def test_a_test_that_launches_chromium_must_be_marked_browser(tmp_path):
+    # conftest refuses to run a suite in which such a test is unmarked ("not browser" would start it)
+    from types import SimpleNamespace
+
+    from conftest import launches_chromium
+
+    plain = tmp_path / "test_plain.py"
+    plain.write_text("def test_x(page):\n    pass\n")   # ``page`` a parameter here, not the fixture
+    own = tmp_path / "test_own.py"
+    own.write_text("def drive():\n    from playwright.sync_api import sync_playwright\n")
+    assert launches_chromium(SimpleNamespace(fixturenames=["page", "browser"], path=plain))
+    assert not launches_chromium(SimpleNamespace(fixturenames=["page"], path=plain))
+    assert launches_chromium(SimpleNamespace(fixturenames=[], path=own))
