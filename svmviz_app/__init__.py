@@ -1,3 +1,10 @@
-"""Helpers shared by the Streamlit pages (kept out of ``svmviz/`` so the library never imports
-Streamlit): the current data set in session state, the data sidebar, download widgets and the
-error guard that turns a ``ValueError`` into an ``st.error`` message."""
+"""The Streamlit side of svmviz (kept out of ``svmviz/`` so the library never imports Streamlit),
+one module per concern: ``frame`` (what a method page declares and the frame that runs it),
+``state`` (the one app state, bound to the URL), ``cache`` (fits and figures shared across
+sessions), ``stepper`` (the step controls in a fragment), ``views`` (the shared figures and
+tables), ``live`` (the live class), ``draw`` (drawing data), ``widgets``, ``controls``,
+``projector`` (lesson mode), ``navigation`` and ``server`` (the process settings).
+"""
+
+__all__ = ["cache", "controls", "draw", "frame", "live", "navigation", "projector", "server", "state", "stepper",
+           "views", "widgets"]

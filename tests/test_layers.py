@@ -209,3 +209,20 @@ def test_a_test_that_launches_chromium_must_be_marked_browser(tmp_path):
     assert launches_chromium(SimpleNamespace(fixturenames=["page", "browser"], path=plain))
     assert not launches_chromium(SimpleNamespace(fixturenames=["page"], path=plain))
     assert launches_chromium(SimpleNamespace(fixturenames=[], path=own))
+
+
+def test_every_package_names_its_public_parts_explicitly():
+    # explicit imports and __all__, never a namespace filled at run time (pkgutil, globals().update):
+    # what a package offers is readable in its __init__.py, by people and by IDEs
+    import importlib
+
+    for init in sorted([*(ROOT / "svmviz").rglob("__init__.py"), ROOT / "svmviz_app" / "__init__.py"]):
+        name = _module_name(init)
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        assert "pkgutil" not in _imports(init) and "globals()" not in ast.unparse(tree), name
+        declared = [n for n in tree.body if isinstance(n, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]
+        assert declared, f"{name} has no __all__"
+        for public in ast.literal_eval(declared[0].value):
+            assert _is_module(f"{name}.{public}", ROOT) or hasattr(importlib.import_module(name), public), \
+                f"{name}.__all__ names {public!r}, which it does not have"
