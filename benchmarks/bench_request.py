@@ -8,7 +8,7 @@ process) with the link's query parameters. Printed: process CPU seconds of the r
 the imports done before it are not counted, the first-call compilations of Numba are), wall
 seconds, the peak resident set size of the process (``ru_maxrss``, imports included), the
 messages the page showed (errors and warnings first), and the load average, since wall time on a
-shared machine is inflated by the others. ``--cpu-limit`` ends a run that exceeds it (RLIMIT_CPU),
+shared machine is inflated by the others; the same in a JSON record (``harness.Run``). ``--cpu-limit`` ends a run that exceeds it (RLIMIT_CPU),
 reported as "killed"; a request that needs more than a minute of CPU is over the work bounds of
 ``svmviz.limits`` anyway.
 """
@@ -24,6 +24,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from harness import Run  # noqa: E402
+
+COLUMNS = [("outcome", "outcome", "{}", 14), ("cpu", "CPU s", "{:.1f}"), ("wall", "wall s", "{:.1f}"),
+           ("rss", "peak RSS MB", "{:.0f}")]
 
 RUNNER = r"""
 import json, resource, sys, time
@@ -63,16 +68,17 @@ def main() -> None:
     ap.add_argument("page", help="pages/5_Tree_Decomposition.py, app.py, ...")
     ap.add_argument("query", help="the link's query string, without '?'")
     ap.add_argument("--cpu-limit", type=int, default=300, help="CPU seconds before the run is ended")
+    ap.add_argument("--json", type=Path, default=None, help="where the JSON record goes")
     args = ap.parse_args()
-    r = one_request(args.page, args.query, args.cpu_limit)
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    if r.get("killed"):
-        print(f"{args.page}?{args.query}\n  killed (returncode {r['returncode']}) after "
-              f"{r['cpu']:.0f} s CPU (limit {args.cpu_limit} s, imports included), peak RSS "
-              f"{r['rss']:.0f} MB; load average {load}\n{r['stderr']}")
-        return
-    print(f"{args.page}?{args.query}\n  CPU {r['cpu']:.1f} s, wall {r['wall']:.1f} s, peak RSS "
-          f"{r['rss']:.0f} MB; load average {load}")
+    print(f"{args.page}?{args.query}")
+    with Run("bench_request", COLUMNS, 1, args.json, meta={"page": args.page, "query": args.query,
+                                                           "cpu_limit": args.cpu_limit}) as record:
+        r = one_request(args.page, args.query, args.cpu_limit)
+        if r.get("killed"):
+            record.row(outcome=f"killed ({r['returncode']})", cpu=r["cpu"], rss=r["rss"], stderr=r["stderr"])
+            print(f"  after {r['cpu']:.0f} s CPU (limit {args.cpu_limit} s, imports included)\n{r['stderr']}")
+            return
+        record.row(outcome="ran", cpu=r["cpu"], wall=r["wall"], rss=r["rss"], said=r["said"])
     for s in r["said"]:
         print("  " + s[:300])
 

@@ -20,8 +20,15 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Run  # noqa: E402
+
+COLUMNS = [("parser", "parser", "{}", 24), ("cpu", "CPU s", "{:.2f}"), ("wall", "wall s", "{:.2f}"),
+           ("rss", "peak RSS MB", "{:.2f}")]
 
 RUNNER = r"""
 import json, resource, sys, time
@@ -67,6 +74,7 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=50.0)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--features", type=int, default=10)
+    ap.add_argument("--json", type=Path, default=None, help="where the JSON record goes")
     args = ap.parse_args()
     if args.reps < 3:
         ap.error("--reps must be at least 3 (best of >= 3)")
@@ -83,13 +91,13 @@ def main() -> None:
                     b[k] = min(b[k], r[k])
     print(f"{size:.1f} MB CSV, {best['svmviz']['rows']:,} rows × {args.features} features + label; "
           f"best of {args.reps}, one process per run")
-    print(f"{'parser':<28}{'CPU s':>8}{'wall s':>8}{'peak RSS MB':>13}")
-    for which, label in (("svmviz", "svmviz load_dataset"), ("pandas", "pandas.read_csv")):
-        b = best[which]
-        print(f"{label:<28}{b['cpu']:>8.2f}{b['wall']:>8.2f}{b['rss']:>13.0f}")
     s, p = best["svmviz"], best["pandas"]
-    print(f"{'ratio svmviz / pandas':<28}{s['cpu'] / p['cpu']:>8.2f}{s['wall'] / p['wall']:>8.2f}"
-          f"{s['rss'] / p['rss']:>13.2f}")
+    rows = [("svmviz load_dataset", s), ("pandas.read_csv", p),
+            ("ratio svmviz / pandas", {k: s[k] / p[k] for k in ("cpu", "wall", "rss")})]
+    with Run("bench_upload", COLUMNS, args.reps, args.json,
+             meta={"mb": round(size, 1), "rows": s["rows"], "features": args.features}) as record:
+        for label, b in rows:
+            record.row(parser=label, cpu=b["cpu"], wall=b["wall"], rss=b["rss"])
 
 
 if __name__ == "__main__":
