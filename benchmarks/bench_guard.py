@@ -34,11 +34,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -52,7 +50,7 @@ from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
-from harness import baseline_checkout, interleaved, pinned_blas, timed  # noqa: E402
+from harness import Run, baseline_checkout, interleaved, pinned_blas, timed  # noqa: E402
 from svmviz.data.generators import hypercubes  # noqa: E402
 from svmviz.geometry import hulls_intersect  # noqa: E402
 from svmviz.models.guard import GuardVectorSVC  # noqa: E402
@@ -436,7 +434,8 @@ def main():
     ap.add_argument("--draws", type=int, default=None,
                     help=f"draws per Table-1 row (default {DRAWS}, {QUICK_DRAWS} with --quick)")
     ap.add_argument("--table1-only", action="store_true", help="only the Table-1 counts")
-    ap.add_argument("--out", type=Path, default=None, help="write the run as JSON to this path")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where the JSON record goes (default: test-artifacts/benchmarks/)")
     args = ap.parse_args()
     with pinned_blas():
         _main(args, ap)
@@ -449,28 +448,24 @@ def _main(args, ap):
     # warm up the Numba SMO (compiled once, cached) and HiGHS so neither is timed
     warm = hypercubes(20, 3)
     GuardVectorSVC().fit(warm.X, warm.y)
-    record = {"command": " ".join(["python", *sys.argv]), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "python": platform.python_version(), "numpy": np.__version__, "draws": draws}
-    counts = table1_counts(draws)
-    print_counts(counts)
-    text = evidence(counts)
-    print("\n" + text)
-    record["table1"] = counts
-    record["evidence"] = text
-    if not args.table1_only:
-        ms = [50, 100, 200] if args.quick else [50, 100, 200, 400, 800]
-        rows = timing(ms)
-        print_timing(rows)
-        record["timing"] = rows
-        top = ms[-1]
-        record["speedup"] = speedup([(2, top), (3, top), (5, min(top, 400))])
-        if not args.quick:
-            record["fourclass_delta"] = fourclass_delta()
-        record["breast_cancer"] = breast_cancer()
-        print(TIME_NOTE)
-    if args.out is not None:
-        args.out.write_text(json.dumps(record, indent=1), encoding="utf-8")
-        print(f"\nwrote {args.out}")
+    with Run("bench_guard", (), REPEATS, args.out, meta={"draws": draws}) as record:
+        counts = table1_counts(draws)
+        print_counts(counts)
+        text = evidence(counts)
+        print("\n" + text)
+        record.note(table1=counts, evidence=text)
+        if not args.table1_only:
+            ms = [50, 100, 200] if args.quick else [50, 100, 200, 400, 800]
+            rows = timing(ms)
+            print_timing(rows)
+            for r in rows:
+                record.row(**r)
+            top = ms[-1]
+            record.note(speedup=speedup([(2, top), (3, top), (5, min(top, 400))]))
+            if not args.quick:
+                record.note(fourclass_delta=fourclass_delta())
+            record.note(breast_cancer=breast_cancer())
+            print(TIME_NOTE)
 
 
 if __name__ == "__main__":
