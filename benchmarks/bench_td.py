@@ -35,7 +35,6 @@ import argparse
 import os
 import resource
 import sys
-import time
 
 import numpy as np
 

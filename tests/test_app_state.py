@@ -1,10 +1,17 @@
 """The one app state: values survive page switches, the URL holds the view and a link
-reproduces it, the data follows the Data page."""
+reproduces it, the data follows the Data page. Links with a mistake in them (an unknown data set
+or normalization, values at and beyond a widget's edges) are clamped or refused with a short note
+in the run that read them, never a Streamlit or scikit-learn exception."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
+
 from apphelpers import page_test, problems
-from svmviz.data import load_builtin
+from svmviz.data import BUILTINS, Dataset, load_builtin
+from svmviz.data.generators import fourclass_like
 
 
 def test_split_settings_survive_page_switches_and_go_into_the_url():
@@ -221,3 +228,89 @@ def test_option_ids_go_into_the_url_and_a_link_holding_a_label_is_read_as_its_id
     assert at.query_params["demo.grid"] == "paper"
     at.selectbox(key="demo.grid").set_value("small").run()
     assert "demo.grid" not in at.query_params                 # the default is not written
+
+
+# ---------------------------------------------------------------- links with a mistake in them: a note, never an exception
+def _shown_notes(at) -> str:
+    """The notes as read: shown as plain text, their Markdown characters escaped."""
+    return " ".join(re.sub(r"\\(.)", r"\1", i.value) for i in at.info)
+
+
+def test_unknown_data_name_says_so_and_lists_the_names():
+    at = page_test("home.py")
+    at.query_params["data"] = "doesnotexist"
+    at.run()
+    assert not problems(at)
+    notes = _shown_notes(at)
+    assert "there is no data set named 'doesnotexist'" in notes
+    assert all(name in notes for name in BUILTINS)
+    assert "cannot carry" not in notes
+
+
+def test_an_upload_link_still_points_at_the_lesson_file():
+    at = page_test("home.py")
+    at.query_params["data"] = "upload:0123456789abcdef"
+    at.run()
+    assert "which a link cannot carry: load the lesson file" in _shown_notes(at)
+
+
+def test_unknown_normalization_gets_a_note_and_leaves_the_link():
+    at = page_test("app.py")   # app.py writes the URL after the page
+    at.query_params["split.norm"] = "banana"
+    at.query_params["split.seed"] = "4"
+    at.run()
+    assert not problems(at)
+    assert "normalization 'banana' is not one of none, minmax, stddev" in _shown_notes(at)
+    assert at.session_state["split.norm"] == "none"
+    assert "split.norm" not in at.query_params and at.query_params["split.seed"] == "4"
+
+
+SOLVERS = "pages/8_Solvers.py"
+
+
+def _link_notes(at) -> list[str]:
+    """The link notes as the reader sees them (shown as plain text: Markdown escaped)."""
+    shown = [re.sub(r"\\(.)", r"\1", i.value) for i in at.info]
+    return [s for s in shown if "The link's" in s]
+
+
+def test_a_nu_link_between_the_rounded_and_the_true_maximum_fits_the_slider():
+    # 107 of 300 samples in the smaller class: ν ≤ 2·107/300 = 0.7133, a slider in steps of 0.01
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    ds = Dataset(X, np.r_[np.zeros(107, int), np.ones(193, int)], name="three hundred")
+    at = page_test(SOLVERS, dataset=ds, **{"split.test": 0.0})
+    at.query_params.update({"solvers.form": "nu", "solvers.nu": "0.713"})
+    at.run()
+    assert not problems(at)
+    nu = next(s for s in at.slider if s.key == "solvers.nu")
+    assert nu.min <= nu.value <= nu.max and nu.max <= 2 * 107 / 300
+
+
+def test_a_split_seed_outside_the_widget_s_range_is_clamped_with_a_note():
+    for raw, used in (("-1", 0), (str(2**40), 2**31 - 1)):
+        at = page_test(SOLVERS)
+        at.query_params.update({"data": "gen:fourclass_like;n=120", "split.seed": raw})
+        at.run()
+        assert not problems(at) and not at.error, [e.value for e in at.error]
+        assert any("split.seed" in n and f"{used:,} is used" in n for n in _link_notes(at)), _link_notes(at)
+        assert at.session_state["split.seed"] == used
+
+
+def test_a_huge_link_value_is_quoted_short():
+    big = "x" * 500_000
+    for key, value in (("data", "gen:" + big), ("split.test", big)):
+        at = page_test(SOLVERS)
+        at.query_params.update({key: value})
+        at.run()
+        assert not problems(at)
+        notes = _link_notes(at)
+        assert len(notes) == 1 and len(notes[0]) < 1_000, [len(n) for n in notes]
+        assert re.search(r"500,0\d\d characters", notes[0])   # its length is said instead
+
+
+def test_a_bad_step_in_a_link_is_noted_in_the_run_that_read_it():
+    at = page_test("pages/2_SVM_Tree.py", dataset=fourclass_like(n=120, seed=0))
+    at.query_params.update({"tree.step": "abc"})
+    at.run()
+    assert not problems(at)
+    assert any("tree.step" in n and "'abc'" in n for n in _link_notes(at)), _link_notes(at)

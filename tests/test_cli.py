@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import io
+import pathlib
 import re
 import json
 import subprocess
@@ -14,7 +16,8 @@ import pytest
 
 from svmviz.cli import Progress, main
 from svmviz.data import BUILTINS, load_builtin
-from svmviz.export import load_model
+from svmviz.export import dumps_model, load_model
+from svmviz.models import BinarySVC
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_FIT = ["--param", "solver=cvxpy", "--param", "kernel=linear", "--param", "C=0.5"]
@@ -138,3 +141,72 @@ def test_fit_shows_the_estimators_own_steps(tmp_path, monkeypatch):
     done, total = map(int, counts[-1])
     assert done == total > 1 and text.rstrip().endswith("done")
     assert out.exists()
+
+
+# ---------------------------------------------------------------- hostile files and parameters
+
+
+rng = np.random.default_rng(1)
+# two separated blobs, small enough to fit in milliseconds
+BLOBS_X = np.vstack([rng.normal(-2, 0.6, size=(15, 2)), rng.normal(2, 0.6, size=(15, 2))])
+BLOBS_Y = np.repeat([0, 1], 15)
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_cli_predict_with_a_bad_model_is_one_line_exit_2(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("x1,x2,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(BLOBS_X, BLOBS_Y)))
+    doc = json.loads(dumps_model(BinarySVC(kernel="linear").fit(BLOBS_X, BLOBS_Y)))
+    doc["model"]["fitted"]["support_vectors_"]["__ndarray__"]["data"][0] = "nan"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    for model in (bad, "/dev/zero", tmp_path):
+        code, _, err = run(["predict", model, data], capsys)
+        assert code == 2 and err.count("\n") == 1 and err.startswith("svmviz: error:"), err
+
+
+def test_predict_out_neutralises_formula_cells(tmp_path, capsys):
+    src = tmp_path / "inj.csv"
+    body = "".join(f"{a:.3f},{b:.3f},{'=cmd|calc' if c else '@SUM(A1)'}\n" for (a, b), c in zip(BLOBS_X, BLOBS_Y))
+    src.write_text("=HYPERLINK(x),+x2,label\n" + body)
+    model, out = tmp_path / "m.json", tmp_path / "p.csv"
+    assert run(["fit", "BinarySVC", src, "--test-size", "0", "--param", "kernel=linear",
+                "--out", model], capsys)[0] == 0
+    assert run(["predict", model, src, "--out", out], capsys)[0] == 0
+    with out.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    cells = [c for r in rows for c in r]
+    assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) and not _is_number(c) for c in cells)
+    assert rows[0][:2] == ["'=HYPERLINK(x)", "'+x2"] and {"'=cmd|calc", "'@SUM(A1)"} <= set(cells)
+    assert any(c.startswith("-") and _is_number(c) for c in cells)   # negative numbers stay numbers
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def test_cli_prefers_a_local_file_over_a_builtin_and_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    pathlib.Path("iris").write_text("x1,x2,label\n0,0,a\n0,1,a\n5,5,b\n5,6,b\n")
+    code, out, err = run(["fit", "BinarySVC", "iris", "--test-size", "0", "--param", "kernel=linear",
+                          "--out", "m.json"], capsys)
+    assert code == 0 and "using the local file 'iris'" in err and "(4 samples)" in out
+
+
+@pytest.mark.parametrize("param,words", [("degree=2.5", "degree"), ("degree=-1", "degree"),
+                                         ("max_iter=1e30", "max_iter"), ('C="1"', "C must be"),
+                                         ("tol=NaN", "tol")])
+def test_cli_bad_parameter_is_one_line_exit_2(param, words, tmp_path, capsys):
+    code, _, err = run(["fit", "BinarySVC", "iris", "--param", "kernel=poly", "--param", param,
+                        "--out", tmp_path / "m.json"], capsys)
+    assert code == 2 and words in err and err.count("\n") == 1, err
+

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import io
+import os
+import pathlib
+import re
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import svmviz.data.loaders as loaders
+
 from svmviz.data import (BUILTINS, Dataset, DataError, MAX_FILE_MB, load_builtin, load_dataset,
                          normalize, split_and_normalize, train_test_split)
+from svmviz.data.dataset import csv_cell, plain_text
 
 GOOD_CSV = "x1,x2,label\n0,0,a\n0,1,a\n1,0,b\n1,1,b\n"
 
@@ -179,7 +185,7 @@ def test_every_other_builtin_loads(name):
 
 # --- random input: a Dataset or a DataError, nothing else --------------------------------------
 
-csv_cell = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
+any_cell = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
                      st.sampled_from(["", "a", "label", "class", "nan", "inf", "1e999", "#", '"', "1:2"]))
 
 def _check(result_of):
@@ -198,7 +204,7 @@ def test_random_bytes_give_a_dataset_or_a_data_error(data, name):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=st.lists(st.lists(csv_cell, min_size=1, max_size=5), max_size=12),
+@given(rows=st.lists(st.lists(any_cell, min_size=1, max_size=5), max_size=12),
        sep=st.sampled_from([",", ";", "\t", " "]), header=st.booleans(), fmt=st.sampled_from([None, "csv", "libsvm"]))
 def test_random_csv_like_text_gives_a_dataset_or_a_data_error(rows, sep, header, fmt):
     lines = ([sep.join(["x1", "x2", "label"])] if header else []) + [sep.join(r) for r in rows]
@@ -296,3 +302,80 @@ def test_split_and_normalize_uses_training_statistics():
     whole, none = split_and_normalize(ds, "stddev", 0.0)
     assert none is None and whole.n_samples == ds.n_samples
     np.testing.assert_allclose(whole.X.mean(axis=0), 0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- limits, file kinds, cells
+def test_csv_cell_limit_is_checked_before_any_cell_is_parsed(monkeypatch):
+    monkeypatch.setattr(loaders, "MAX_CELLS", 50)
+
+    def no_parsing(_):
+        raise AssertionError("a cell was parsed before the size check")
+
+    monkeypatch.setattr(loaders, "_number", no_parsing)
+    rows = "".join(f"{i},{i + 1},{i % 2}\n" for i in range(30))   # 30 rows × 2 features = 60
+    with pytest.raises(DataError, match="at most 50 values"):
+        load_dataset(upload("x1,x2,label\n" + rows))
+    with pytest.raises(DataError, match="at most 50 values"):   # whitespace-separated too
+        load_dataset(upload(rows.replace(",", " "), "d.txt"))
+
+
+def test_a_wide_csv_is_refused_by_the_cell_limit():
+    wide = ",".join(["1"] * 6_000_001) + "\n"   # a 4 × 6,000,000 table
+    with pytest.raises(DataError, match="at most 20,000,000 values"):
+        load_dataset(upload(wide * 4), max_mb=60)
+
+
+def test_loader_errors_are_data_errors(monkeypatch, tmp_path):
+    f = tmp_path / "locked.csv"
+    f.write_text("1,2,0\n2,3,1\n")
+
+    def denied(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(pathlib.Path, "open", denied)
+    with pytest.raises(DataError, match="Permission denied"):
+        load_dataset(f)
+    monkeypatch.undo()
+    for bad in (123, b"1,2,0\n", None, ["a.csv"]):
+        with pytest.raises(DataError):
+            load_dataset(bad)
+    with pytest.raises(DataError, match="max_mb"):
+        load_dataset(upload("1,0\n2,1\n"), max_mb="5")
+    with pytest.raises(DataError, match="NUL"):
+        load_dataset("a\x00b.csv")
+    with pytest.raises(DataError, match="numbers"):
+        Dataset([[10**400], [1], [2], [3]], [0, 1, 0, 1])
+    with pytest.raises(DataError, match="mix numbers and text"):
+        Dataset(np.zeros((4, 2)), [1, "a", 1, "a"])
+    with pytest.raises(DataError, match="feature_range"):
+        normalize(np.zeros((4, 2)), feature_range=("a", "b"))
+
+
+def test_quoted_label_keeps_its_line_break():
+    ds = load_dataset(upload('x1,x2,label\n0,0,"a\nb"\n0,1,"a\nb"\n1,0,c\n1,1,c\n'))
+    assert ds.class_names == ["a\nb", "c"] and ds.n_samples == 4
+
+
+def test_directory_and_device_get_the_right_message(tmp_path):
+    with pytest.raises(DataError, match="is a directory"):
+        load_dataset(tmp_path)
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(DataError, match="not a regular file"):
+            load_dataset("/dev/zero")
+    with pytest.raises(DataError, match="no such file"):
+        load_dataset(tmp_path / "missing.csv")
+
+
+def test_csv_cell_and_plain_text_helpers():
+    assert csv_cell("=1+1") == "'=1+1" and csv_cell("-1e3") == "-1e3" and csv_cell(-2.0) == -2.0
+    for c in ("+a", "-a", "@a", "\ta", "\ra"):
+        assert csv_cell(c) == "'" + c
+    raw = "![pixel](https://example.invalid/x.png)\n<img src=x> **bold** `c` _i_ # h"
+    shown = plain_text(raw)
+    # every Markdown/HTML character is backslash-escaped (shown as typed, never markup) ...
+    assert not any(ch in re.sub(r"\\.", "", shown) for ch in "![]()<>*_`#\n")
+    # ... and unescaping gives the text back, the line break as a space (and an invisible word
+    # joiner in "://", so that GitHub-flavoured Markdown does not link the bare URL)
+    assert "://" not in shown
+    assert re.sub(r"\\(.)", r"\1", shown).replace("\u2060", "") == raw.replace("\n", " ")
+

@@ -9,6 +9,7 @@ import json
 import os
 import pickle
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -17,8 +18,8 @@ from svmviz.data import load_builtin
 from svmviz.errors import ModelFormatError
 from svmviz.export import (ExportError, dumps_model, export_figure, figure_bytes, load_model, loads_model,
                            save_model)
-from svmviz.export.models import FORMAT, VERSION
-from svmviz.models import GuardVectorSVC, WeightedDAGSVC
+from svmviz.export.models import FORMAT, MAX_MODEL_MB, VERSION
+from svmviz.models import DAGSVC, GuardVectorSVC, WeightedDAGSVC
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.data import plot_dataset
 
@@ -218,25 +219,6 @@ def test_png_and_svg_export(fig, tmp_path):
     assert svg.startswith("<svg") and "Data2" in svg
 
 
-def test_data_plot_planes_and_test_markers():
-    from svmviz.data import DataError, split_and_normalize
-
-    ds = load_builtin("wine")
-    train, test = split_and_normalize(ds, "stddev", 0.3, seed=0)
-    f = plot_dataset(train, (0, 6), test=test, title="wine")
-    assert f.layout.title.text == "wine: 124 training + 54 test samples, 13 features — features alcohol, flavanoids"
-    assert [t.name for t in f.data] == ["class_0", "class_1", "class_2",
-                                        "class_0 (test)", "class_1 (test)", "class_2 (test)"]
-    assert sum(len(t.x) for t in f.data[3:]) == 54 and f.data[3].marker.symbol.endswith("-open")
-    np.testing.assert_array_equal(f.data[0].x, train.X[train.y == 0, 0])
-    pca = plot_dataset(ds, method="pca")
-    assert pca.layout.xaxis.title.text == "PCA component 1" and "PCA plane" in pca.layout.title.text
-    with pytest.raises(DataError, match="two different features"):
-        plot_dataset(ds, (2, 2))
-    with pytest.raises(DataError, match="plane must be"):
-        plot_dataset(ds, method="tsne")
-
-
 def test_html_export_of_an_animation_does_not_autoplay():
     import plotly.graph_objects as go
 
@@ -348,3 +330,132 @@ def test_a_three_class_model_on_two_class_data_is_refused_on_its_page():
     assert any("cannot use three.json" in as_read(e.value) and "does not have" in as_read(e.value)
                for e in at.error)
     assert not any("imported model" in c.value for c in at.caption)
+
+
+# ---------------------------------------------------------------- tampered, oversized and device files
+
+
+rng = np.random.default_rng(1)
+# two separated blobs, small enough to fit in milliseconds
+BLOBS_X = np.vstack([rng.normal(-2, 0.6, size=(15, 2)), rng.normal(2, 0.6, size=(15, 2))])
+BLOBS_Y = np.repeat([0, 1], 15)
+
+
+@pytest.fixture(scope="module")
+def svc_doc():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return json.loads(dumps_model(BinarySVC(kernel="rbf", gamma=0.5).fit(BLOBS_X, BLOBS_Y)))
+
+
+def _fitted(doc, attr):
+    return doc["model"]["fitted"][attr]
+
+
+def _tamper(doc, change):
+    d = json.loads(json.dumps(doc))
+    change(d)
+    return json.dumps(d)
+
+
+def _set_array(attr, **fields):
+    return lambda d: _fitted(d, attr)["__ndarray__"].update(fields)
+
+
+TAMPERED = [
+    ("NaN support vector", lambda d: _fitted(d, "support_vectors_")["__ndarray__"]["data"].__setitem__(0, "nan"),
+     "NaN or infinite"),
+    ("inf intercept", _set_array("intercept_", data=["inf"]), "NaN or infinite"),
+    ("negative gamma (fitted)", lambda d: _fitted(d, "kernel_params_").update(gamma=-1.0), "gamma"),
+    ("negative gamma (parameter)", lambda d: d["model"]["params"].update(gamma=-0.5), "gamma"),
+    ("string C", lambda d: d["model"]["params"].update(C="1"), "C must be"),
+    ("dual_coef_ of the wrong length", _set_array("dual_coef_", shape=[1, 1],
+                                                  data=[1.0]), "cannot predict"),
+    ("support vectors of the wrong width", lambda d: _fitted(d, "support_vectors_")["__ndarray__"].update(
+        shape=[len(_fitted(d, "support_vectors_")["__ndarray__"]["data"]) // 4, 4]), "cannot predict"),
+    ("support vectors as text", lambda d: d["model"]["fitted"].update(support_vectors_="oops"),
+     "cannot predict"),
+    ("intercept_ missing", lambda d: d["model"]["fitted"].update(intercept_={"__ndarray__": {
+        "dtype": "float", "shape": [0], "data": []}}), "cannot predict"),
+    ("huge shape", _set_array("intercept_", shape=[10**30]), "shape"),
+    ("fractional shape", _set_array("intercept_", shape=[1.0]), "shape"),
+    ("one class", lambda d: d["model"]["fitted"].update(classes_={"__ndarray__": {
+        "dtype": "int", "shape": [1], "data": [0]}}), "classes_"),
+    ("n_features_in_ as text", lambda d: d["model"]["fitted"].update(n_features_in_="2"), "n_features_in_"),
+    ("kernel_params_ incomplete", lambda d: _fitted(d, "kernel_params_").pop("gamma"), "cannot predict"),
+]
+
+
+@pytest.mark.parametrize("what,change,words", TAMPERED, ids=[t[0] for t in TAMPERED])
+def test_tampered_model_documents_are_model_format_errors(svc_doc, what, change, words):
+    with pytest.raises(ModelFormatError, match=words):
+        loads_model(_tamper(svc_doc, change))
+
+
+def test_nested_estimators_are_validated_too():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        doc = json.loads(dumps_model(DAGSVC(kernel="linear").fit(BLOBS_X, BLOBS_Y)))
+    inner = doc["model"]["fitted"]["estimators_"][0]["fitted"]
+    inner["dual_coef_"]["__ndarray__"]["data"][0] = "inf"
+    with pytest.raises(ModelFormatError, match="NaN or infinite"):
+        loads_model(json.dumps(doc))
+
+
+def _first_record_array(node):
+    """The first float array inside a record of a model document (depth first)."""
+    if isinstance(node, dict):
+        if "__record__" in node:
+            for v in node.get("fields", {}).values():
+                if isinstance(v, dict) and v.get("__ndarray__", {}).get("dtype") == "float" \
+                        and v["__ndarray__"]["data"]:
+                    return v["__ndarray__"]
+        for v in node.values():
+            if (hit := _first_record_array(v)) is not None:
+                return hit
+    elif isinstance(node, list):
+        for v in node:
+            if (hit := _first_record_array(v)) is not None:
+                return hit
+    return None
+
+
+def test_nan_arrays_inside_records_are_refused():
+    """A NaN hyperplane in an SVM-tree node still "predicts" (every comparison with NaN is
+    False), so only the values tell: records may hold non-finite scalars, never arrays."""
+    from svmviz.models import SVMTreeClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        doc = json.loads(dumps_model(SVMTreeClassifier().fit(BLOBS_X, BLOBS_Y)))
+    assert type(loads_model(json.dumps(doc))) is SVMTreeClassifier
+    arr = _first_record_array(doc["model"]["fitted"])
+    arr["data"] = ["nan"] * len(arr["data"])
+    with pytest.raises(ModelFormatError, match="NaN or infinite"):
+        loads_model(json.dumps(doc))
+
+
+def test_model_documents_have_a_size_cap(svc_doc, tmp_path):
+    text = json.dumps(svc_doc)
+    assert type(loads_model(text)) is BinarySVC
+    with pytest.raises(ModelFormatError, match="limit"):
+        loads_model(text, max_mb=len(text) / 2**20 / 2)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(int((MAX_MODEL_MB + 1) * 2**20))   # sparse: no disk used
+    with pytest.raises(ModelFormatError, match="limit"):
+        load_model(big)
+    # a file object is read at most up to the cap, however long it is
+    stream = io.BytesIO(b" " * (2**20 + 10))
+    with pytest.raises(ModelFormatError, match="limit"):
+        load_model(stream, max_mb=1)
+    assert stream.tell() <= 2**20 + 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_devices_and_directories_are_refused_unread(tmp_path):
+    with pytest.raises(ModelFormatError, match="not a regular file"):
+        load_model("/dev/zero")
+    with pytest.raises(ModelFormatError, match="directory"):
+        load_model(tmp_path)
+

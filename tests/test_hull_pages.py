@@ -1,10 +1,15 @@
-"""The Convex Hulls and Guard Vectors pages: AppTest runs them and moves their widgets; a headless
-Chromium renders them (screenshots in test-artifacts/)."""
+"""The Convex Hulls and Guard Vectors pages: AppTest runs them and moves their widgets (the Guard
+Vectors page on overlapping classes shows why there are no guard vectors and offers a separable
+example); a headless Chromium renders them (screenshots in test-artifacts/)."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from apphelpers import page_test, problems
+from svmviz.data import Dataset
 
 from tests.conftest import wait_for_app
 
@@ -144,3 +149,21 @@ def test_a_second_session_on_the_same_view_computes_no_geometry_and_no_figure(mo
     calls.clear()
     assert both_tabs() >= 3
     assert calls == []
+
+
+def _overlapping() -> Dataset:
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(-0.3, 0.6, (40, 2)), rng.normal(0.3, 0.6, (40, 2))])
+    return Dataset(X, np.repeat([-1, 1], 40), ["x1", "x2"], ["-1", "1"], "overlap", "test")
+
+
+def test_overlapping_classes_get_a_picture_and_a_separable_example():
+    at = page_test("pages/4_Guard_Vectors.py", _overlapping()).run()
+    assert not problems(at)
+    charts = [c for c in at.get("plotly_chart") if "convex hulls of the two classes overlap" in c.proto.spec]
+    assert len(charts) == 1
+    at.button(key="guard_use_cubes").click().run()
+    assert not problems(at)
+    assert at.session_state["guard.src"] == "cubes50"
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["guard vectors g"]) > 0
