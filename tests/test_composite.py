@@ -341,13 +341,19 @@ def test_dag_page_shows_convergence_and_a_stopped_import():
     assert warn and "3 of 3 pairwise C\\-SVMs did not converge" in warn[0] and "max\\_iter" in warn[0], warn
 
 
-def test_tree_page_shows_convergence_and_a_stopped_import():
-    ds = load_builtin("fourclass_like")
-    at = page_test("pages/2_SVM_Tree.py", dataset=ds, spec="fourclass_like")
+def _page_on(page: str, name: str):
+    """The page run on the built-in data set ``name`` without a problem, and that data's
+    training part (the page's default split)."""
+    ds = load_builtin(name)
+    at = page_test(page, dataset=ds, spec=name)
     at.run()
     _ok(at)
+    return at, split_and_normalize(ds, "none", 0.3, 0, True)[0]
+
+
+def test_tree_page_shows_convergence_and_a_stopped_import():
+    at, train = _page_on("pages/2_SVM_Tree.py", "fourclass_like")
     assert any(c.startswith("Converged: every node QP (") for c in _converged_caption(at))
-    train, _ = split_and_normalize(ds, "none", 0.3, 0, True)
     with pytest.MonkeyPatch.context() as mp:   # not while the page runs: its fits are cached
         mp.setattr(tree_qp, "MAX_ITER", 2)
         stopped, _ = _fit(SVMTreeClassifier(), train.X, train.y)
@@ -356,12 +362,8 @@ def test_tree_page_shows_convergence_and_a_stopped_import():
 
 
 def test_hull_page_shows_the_nu_svm_convergence_and_a_stopped_import():
-    ds = load_builtin("fourclass_like")
-    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="fourclass_like")
-    at.run()
-    _ok(at)
+    at, train = _page_on("pages/3_Convex_Hulls.py", "fourclass_like")
     assert any(c.startswith("Converged: the ν-SVM's QP") for c in _converged_caption(at))
-    train, _ = split_and_normalize(ds, "none", 0.3, 0, True)
     stopped, _ = _fit(BinaryNuSVC(nu=0.8, kernel="linear", max_iter=2), train.X, train.y)
     assert not stopped.converged_
     warn = _warning_after_upload(at, "hull", stopped)
@@ -369,12 +371,8 @@ def test_hull_page_shows_the_nu_svm_convergence_and_a_stopped_import():
 
 
 def test_guard_page_shows_convergence_and_a_stopped_import():
-    ds = load_builtin("hypercubes")
-    at = page_test("pages/4_Guard_Vectors.py", dataset=ds, spec="hypercubes")
-    at.run()
-    _ok(at)
+    at, train = _page_on("pages/4_Guard_Vectors.py", "hypercubes")
     assert any(c.startswith("Converged: the QP on the guard vectors") for c in _converged_caption(at))
-    train, _ = split_and_normalize(ds, "none", 0.3, 0, True)
     stopped, _ = _fit(GuardVectorSVC(max_iter=1), train.X, train.y)
     warn = _warning_after_upload(at, "guard", stopped)
     assert warn and "The QP on the guard vectors did not converge" in warn[0], warn
