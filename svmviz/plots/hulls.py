@@ -59,6 +59,17 @@ def add_polygon(fig, V, name, color, fill=None, dash="solid", width=1.5, showleg
     return fig
 
 
+def _two_classes(X, y, names, labels, size: int, opacity: float):
+    """A figure with both classes (labels as ±1) drawn, and the inputs as the plot uses them:
+    (figure, X, y in ±1, class names and axis labels as plain text)."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.where(np.asarray(y) > 0, 1, -1)
+    names = [class_text(n) for n in names] if names else None
+    fig = go.Figure()
+    add_class_scatter(fig, X, y, classes=[-1, 1], names=names, size=size, opacity=opacity)
+    return fig, X, y, names, [user_text(v) for v in labels]
+
+
 def plot_hulls(X, y, hulls: dict, reduced: dict, mu: float, nearest=None, nusvc=None, names=None,
                labels=("x1", "x2"), title=None) -> go.Figure:
     """Both classes (y = ±1), their convex hulls (dashed), reduced hulls RCH(·, μ) (filled), and
@@ -66,12 +77,7 @@ def plot_hulls(X, y, hulls: dict, reduced: dict, mu: float, nearest=None, nusvc=
     the segment and scikit-learn's NuSVC line ``nusvc = (w, b)``.
 
     ``hulls`` / ``reduced``: {±1: vertex array (ordered)}."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.where(np.asarray(y) > 0, 1, -1)
-    names = [class_text(n) for n in names] if names else None
-    labels = [user_text(v) for v in labels]
-    fig = go.Figure()
-    add_class_scatter(fig, X, y, classes=[-1, 1], names=names, size=6, opacity=0.7)
+    fig, X, y, names, labels = _two_classes(X, y, names, labels, size=6, opacity=0.7)
     for c in (-1, 1):
         nm = names[(c + 1) // 2] if names else class_text(c)
         add_polygon(fig, hulls[c], f"conv({nm})", LINE[c], dash="dash", width=1.2)
@@ -106,12 +112,7 @@ def plot_zero_solution(X, y, hard_class: int, reduced_hard, centroid, w=None, h1
     """The hard class's reduced hull for the μ implied by D_k, the non-hard centroid s_k̄, the
     C-SVM's w drawn from the centroid (zero: the centroid lies in the RCH), and the H1-SVM view:
     the point p* of conv(hard class) nearest to s_k̄ (w_H1 ∝ p* − s_k̄)."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.where(np.asarray(y) > 0, 1, -1)
-    names = [class_text(n) for n in names] if names else None
-    labels = [user_text(v) for v in labels]
-    fig = go.Figure()
-    add_class_scatter(fig, X, y, classes=[-1, 1], names=names, size=5, opacity=0.45)
+    fig, X, y, names, labels = _two_classes(X, y, names, labels, size=5, opacity=0.45)
     nm = names[(hard_class + 1) // 2] if names else class_text(hard_class)
     add_polygon(fig, reduced_hard.vertices, f"RCH(hard class {nm}, μ = {reduced_hard.mu:.4g})",
                 LINE[hard_class], fill=FILL[hard_class], width=2.5)
