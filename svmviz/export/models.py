@@ -16,7 +16,7 @@ from svmviz import limits
 import svmviz.models  # noqa: F401  (the estimators register themselves on import)
 from svmviz.data.loaders import read_capped
 from svmviz.errors import ModelFormatError, ParameterError
-from svmviz.export.codec import decode_estimator, encode_estimator
+from svmviz.export.codec import decode, decode_estimator, encode, encode_estimator
 from svmviz.models.constraints import check_params
 
 FORMAT = "svmviz-model"
@@ -47,8 +47,27 @@ def _guard_before_lp_checks(fitted: dict) -> None:
         fitted["n_unconverged_"] = len(fitted["unconverged_"])
 
 
+def _linear_coef_before_it_was_stored(fitted: dict) -> None:
+    # written before kernel SVMs kept w = Σ y_i α_i x_i: compute it (None for other kernels)
+    if "linear_coef_" in fitted:
+        return
+    try:
+        linear = decode(fitted["kernel_params_"])["name"] == "linear"
+        fitted["linear_coef_"] = (encode(np.asarray(decode(fitted["dual_coef_"]), dtype=np.float64)
+                                         @ np.asarray(decode(fitted["support_vectors_"]), dtype=np.float64))
+                                  if linear else None)
+    except (KeyError, TypeError, ValueError, ModelFormatError):
+        pass   # a malformed document: the checks after decoding say what is wrong with it
+
+
+def _guard_before_stored_state(fitted: dict) -> None:
+    _guard_before_lp_checks(fitted)
+    _linear_coef_before_it_was_stored(fitted)
+
+
 #: class → a function bringing the (still encoded) fitted state of an older file to today's
-FITTED_UPGRADES = {"GuardVectorSVC": _guard_before_lp_checks}
+FITTED_UPGRADES = {"GuardVectorSVC": _guard_before_stored_state, "BinarySVC": _linear_coef_before_it_was_stored,
+                   "BinaryNuSVC": _linear_coef_before_it_was_stored}
 
 
 def dumps_model(model) -> str:

@@ -511,6 +511,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         self.intercept_ = svc.intercept_
         self.hard_margin_ = bool(np.all(svc.alpha_ < self.C * (1 - 1e-9)))
         self.kernel_params_ = kern.to_dict()
+        self.linear_coef_ = self.dual_coef_ @ self.support_vectors_ if kern.name == "linear" else None
         # the LPs and the QP, checked and collected; one warning names them
         self.qp_converged_ = bool(svc.converged_)
         self.lp_failed_ = lps.failed

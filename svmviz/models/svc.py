@@ -112,8 +112,7 @@ class BinaryKernelSVM(SVMClassifierBase):
     def coef_(self) -> np.ndarray:
         if self.kernel_params_["name"] != "linear":
             raise AttributeError("coef_ is only available for the linear kernel")
-        w = getattr(self, "linear_coef_", None)   # models saved before linear_coef_ existed
-        return self.dual_coef_ @ self.support_vectors_ if w is None else w
+        return self.linear_coef_
 
     def decision_function(self, X) -> np.ndarray:
         """Positive values mean ``classes_[1]`` (as scikit-learn's SVC). Linear kernel: X @ w + b."""
