@@ -33,7 +33,7 @@ from sklearn.svm import SVC
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import baseline_checkout, pinned_blas  # noqa: E402
+from harness import Run, baseline_checkout, pinned_blas  # noqa: E402
 from svmviz.data import fourclass_path, load_builtin, normalize, train_test_split  # noqa: E402
 from svmviz.models import SVMTreeClassifier  # noqa: E402
 
@@ -88,7 +88,7 @@ def worst_split(planes, steps) -> int:
     return max(range(len(planes)), key=lambda i: (planes[i], steps[i]))
 
 
-class Run:
+class Setting:
     """One setting over all splits: test accuracy %, kept planes, steps, steps where a fallback
     fired, and the fitted models (kept for Table 4.1)."""
 
@@ -111,7 +111,7 @@ class Run:
 
 
 # ---------------------------------------------------------------------------- the two readings
-def readings_table(data):
+def readings_table(data, record):
     """Default settings (no normalization, g1 = 0, ck_rule exact), the two readings of when the
     fallbacks fire, and the per-candidate reading with one orientation of each perpendicular."""
     rows = [("per_candidate", "per candidate (default)", False), ("all_stuck", "all four stuck", False),
@@ -120,7 +120,7 @@ def readings_table(data):
     bar = Progress(len(rows) * len(data), "fallback readings")
     runs = {}
     for fb, name, one in rows:
-        runs[name] = Run(data, "none", bar, keep=not one, fallback=fb, perpendicular_orientations=1 if one else 2)
+        runs[name] = Setting(data, "none", bar, keep=not one, fallback=fb, perpendicular_orientations=1 if one else 2)
     print(f"\nWhen the fallbacks fire, over {len(data)} stratified 1/3–2/3 splits of fourclass "
           f"(random_state 0–{len(data) - 1}), default settings (no normalization, g1 = 0, ck_rule exact).")
     print("per candidate: each candidate that leaves no sample out gets its −w (§4.3.3) and its "
@@ -130,6 +130,7 @@ def readings_table(data):
           f"{'kept planes mean ± std  median [range]':>40s}{'steps mean [max]':>18s}"
           f"{'fallback steps':>16s}   worst split (most planes)")
     for name, r in runs.items():
+        record.row(table="readings", reading=name, accuracy=r.acc, planes=r.planes, steps=r.steps, fired=r.fired)
         st = np.asarray(r.steps)
         print(f"{name:36s}{stats(r.acc):>36s}{plane_stats(r.planes):>40s}"
               f"{f'{st.mean():5.1f} [{st.max()}]':>18s}{np.mean(r.fired):>16.1f}   {r.worst()}")
@@ -170,7 +171,7 @@ def comparability(ds, data):
           f"margin/slack trade-off depends on that global scale.")
 
 
-def paper_tables(ds, data, quick: bool):
+def paper_tables(ds, data, quick: bool, record):
     rules = ("exact",) if quick else ("paper", "exact")
     configs = [(norm, g1, rule, fb) for norm in NORMS for g1 in (0, 1) for rule in rules for fb in READINGS]
     bar = Progress(len(configs) * len(data) + len(NORMS) * len(data) + 2 * len(data), "Tables 5.5/5.6")
@@ -184,7 +185,7 @@ def paper_tables(ds, data, quick: bool):
             n_sv.append(gs.best_estimator_.support_vectors_.shape[0])
             bar.step()
         rbf[norm] = (acc, n_sv)
-    runs = {c: Run(data, c[0], bar, greedy_level=c[1], ck_rule=c[2], fallback=c[3]) for c in configs}
+    runs = {c: Setting(data, c[0], bar, greedy_level=c[1], ck_rule=c[2], fallback=c[3]) for c in configs}
     nl = {g1: [] for g1 in (0, 1)}
     for g1 in (0, 1):   # the non-linear node of §3.3 on the default reading, Std-Dev
         for tr, te in data:
@@ -201,6 +202,7 @@ def paper_tables(ds, data, quick: bool):
     for norm in NORMS:
         acc, n_sv = rbf[norm]
         paper = PAPER.get(norm, {}).get("rbf")
+        record.row(table="5.5/5.6", normalization=norm, model="rbf", accuracy=acc, support_vectors=n_sv)
         print(f"{norm:14s}{'RBF SVM, C and γ by 5-fold CV':40s}{stats(acc):>36s}"
               f"{f'{np.mean(n_sv):5.1f} SVs':>40s}   {'':34s}"
               f"{f'{paper[0]:.2f} % ({paper[1]} SVs)' if paper else ''}")
@@ -209,12 +211,15 @@ def paper_tables(ds, data, quick: bool):
                 for fb in READINGS:
                     r = runs[(norm, g1, rule, fb)]
                     paper = PAPER.get(norm, {}).get(g1)
+                    record.row(table="5.5/5.6", normalization=norm, model="tree", g1=g1, ck_rule=rule,
+                               fallback=fb, accuracy=r.acc, planes=r.planes)
                     name = f"tree g1={g1} ck_rule={rule} {fb}"
                     print(f"{'':14s}{name:40s}{stats(r.acc):>36s}{plane_stats(r.planes):>40s}   "
                           f"{r.worst():34s}{f'{paper[0]:.2f} % ({paper[1]} planes)' if paper else ''}")
     print("\nWith the RBF node of §3.3 (k = 5; γ and C by CV), Std-Dev, per-candidate reading, ck_rule exact:")
     for g1 in (0, 1):
         a, p, reach = np.array(nl[g1]).T
+        record.row(table="rbf node", g1=g1, accuracy=a, planes=p, reach=reach)
         print(f"  g1={g1}: accuracy {stats(a)}; kept planes {plane_stats(p)}; test points reaching the "
               f"RBF node {reach.mean():.1f} %")
 
@@ -278,7 +283,7 @@ print(json.dumps(out))
 """
 
 
-def fit_speed(data, rev: str, rounds: int = 3):
+def fit_speed(data, rev: str, record, rounds: int = 3):
     sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()
     trains = [tr for tr, _ in data]
@@ -312,6 +317,8 @@ def fit_speed(data, rev: str, rounds: int = 3):
     print(f"{'split':>5s}{'baseline ms':>13s}{'lines':>7s}" +
           "".join(f"{f'{r} ms':>12s}{'lines':>7s}{'speed-up':>10s}" for r in rules))
     for i in range(len(trains)):
+        record.row(table="fit time", split=i, baseline_cpu=best_old[i], baseline_lines=nodes_old[i],
+                   **{f"{r}_cpu": best_new[r][i] for r in rules}, **{f"{r}_lines": nodes_new[r][i] for r in rules})
         print(f"{i:>5d}{1000 * best_old[i]:>13.1f}{nodes_old[i]:>7.0f}" +
               "".join(f"{1000 * best_new[r][i]:>12.1f}{nodes_new[r][i]:>7.0f}"
                       f"{best_old[i] / best_new[r][i]:>9.1f}×" for r in rules))
@@ -334,12 +341,13 @@ def main(argv=None):
     if not a.quick and a.splits < 10:
         sys.exit("--splits must be at least 10 (a reproduction reports at least ten splits)")
     ds, data = splits(3 if a.quick else a.splits)
-    models = readings_table(data)
-    paper_tables(ds, data, a.quick)
-    table_41(data, models)
-    if not a.no_speed:
-        with pinned_blas():
-            fit_speed(data, a.baseline)
+    with Run("bench_svm_tree", (), 3, meta={"splits": len(data), "quick": a.quick}) as record:
+        models = readings_table(data, record)
+        paper_tables(ds, data, a.quick, record)
+        table_41(data, models)
+        if not a.no_speed:
+            with pinned_blas():
+                fit_speed(data, a.baseline, record)
 
 
 if __name__ == "__main__":

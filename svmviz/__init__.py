@@ -1,8 +1,8 @@
 """svmviz: five support-vector-machine methods, step by step, every picture from a real solver.
 
-Layers go one way: ``data -> solvers -> geometry -> models -> plots``, with ``errors`` and the
-model-class registry (``registry``) below them all and ``export`` beside ``plots``; the Streamlit
-pages sit on top and nothing in this package imports Streamlit.
+Layers go one way: ``data -> solvers -> geometry -> models -> plots -> export -> cli``, with
+``errors``, the model-class registry (``registry``), ``limits`` and ``kernels`` below them all (see
+ARCHITECTURE.md); the Streamlit pages sit on top and nothing in this package imports Streamlit.
 """
 
 __version__ = "0.1.0"
