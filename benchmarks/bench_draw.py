@@ -26,7 +26,10 @@ import time
 from pathlib import Path
 
 import psutil
-from harness import start_app_server
+from harness import Run, start_app_server, stop_app_server
+
+#: what each click's record holds, in seconds
+FIELDS = ("shown", "sent", "server_and_network", "drawing", "browser_script", "browser_cpu", "server_cpu")
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGEND_HAS = ("k => [...document.querySelectorAll('.js-plotly-plot .legendtext')]"
@@ -60,7 +63,7 @@ def summary(name: str, xs: list[float]) -> str:
             f"{statistics.stdev(xs) if len(xs) > 1 else 0:4.2f} s   worst {max(xs):5.2f} s")
 
 
-def run(url: str, clicks: int, server_pid: int | None = None) -> None:
+def run(url: str, clicks: int, record: Run, server_pid: int | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
@@ -98,6 +101,7 @@ def run(url: str, clicks: int, server_pid: int | None = None) -> None:
             recv = [t for d, t in frames if d == "r" and t0 <= t <= t1]
             rows.append((t1 - t0, sent[0] - t0, recv[-1] - sent[0], t1 - recv[-1], script_s() - s0,
                          tree_cpu_s(me, "chrom") - b0, proc_cpu_s(server_pid) - v0))
+            record.row(click=k + 1, **dict(zip(FIELDS, rows[-1])))
             print(f"click {k + 1:2d}: shown after {rows[-1][0]:.2f} s (sent {rows[-1][1]:.2f}, server+network "
                   f"{rows[-1][2]:.2f}, drawing {rows[-1][3]:.2f}; browser script {rows[-1][4]:.2f} s, browser CPU "
                   f"{rows[-1][5]:.2f} s, server CPU {rows[-1][6]:.2f} s)")
@@ -118,14 +122,15 @@ def main() -> None:
     ap.add_argument("--clicks", type=int, default=10)
     ap.add_argument("--port", type=int, default=8750)
     ap.add_argument("--url", help="a running server instead of starting one")
+    ap.add_argument("--json", type=Path, default=None, help="where the JSON record goes")
     a = ap.parse_args()
     proc = None if a.url else start_app_server(a.port)
     try:
-        run(a.url or f"http://127.0.0.1:{a.port}", a.clicks, None if proc is None else proc.pid)
+        with Run("bench_draw", (), a.clicks, a.json, meta={"url": a.url}) as record:
+            run(a.url or f"http://127.0.0.1:{a.port}", a.clicks, record, None if proc is None else proc.pid)
     finally:
         if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=10)
+            stop_app_server(proc)
 
 
 if __name__ == "__main__":
