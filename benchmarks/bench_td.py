@@ -124,12 +124,18 @@ def part_noisy(args):
         g = res.pop("global SVM (LIBSVM, same training part)")
         gm = g["result"]["model"]
         g_acc = 100 * np.mean(gm.predict(Xs) == ys)
+        args.record.row(part="noisy", grid=gname, method="global SVM (LIBSVM, same training part)", cpu=g["cpu"],
+                        wall=g["wall"], accuracy=g_acc, support_vectors=gm.support_.size, C=g["result"]["C"],
+                        gamma=g["result"]["gamma"])
         rows = [(f"{gname:<14}{'global SVM (LIBSVM, same training part)':<34}{g['cpu']:>8.2f}{g['wall']:>8.2f}"
                  f"{'1.0':>7}{g_acc:>8.2f}{'':>7}{gm.support_.size:>8}{'':>7}{'':>7}{'':>6}{'':>6}"
                  f"{'(%g, %g)' % (g['result']['C'], g['result']['gamma']):>14}")]
         for name, r in res.items():
             m = r["result"]
             acc = 100 * np.mean(m.predict(Xs) == ys)
+            args.record.row(part="noisy", grid=gname, method=name, cpu=r["cpu"], wall=r["wall"], accuracy=acc,
+                            nsv=m.nsv(Xs), homogeneous=m.homogeneous_fraction_, majority=m.majority_fraction_,
+                            sigma=m.sigma_, purity_tol=m.purity_tol_, C=m.params_["C"], gamma=m.params_["gamma"])
             rows.append(f"{gname:<14}{name:<34}{r['cpu']:>8.2f}{r['wall']:>8.2f}{g['cpu'] / r['cpu']:>7.1f}"
                         f"{acc:>8.2f}{acc - g_acc:>7.2f}{m.nsv(Xs):>8.1f}{100 * m.homogeneous_fraction_:>6.1f}%"
                         f"{100 * m.majority_fraction_:>6.1f}%{m.sigma_:>6}{m.purity_tol_:>6.2g}"
@@ -176,8 +182,11 @@ def part_parallel(args):
     print(f"{'backend':<24}{'wall s':>8}{'speed-up':>10}{'main cpu s':>12}{'leaves':>8}{'same predictions':>18}")
     for name, r in res.items():
         m = r["result"]
+        same = bool(np.array_equal(m.predict(Xs), ref))
+        args.record.row(part="parallel", backend=name, wall=r["wall"], cpu=r["cpu"],
+                        leaves=m.search_path_[0].n_trained, same_predictions=same)
         print(f"{name:<24}{r['wall']:>8.2f}{base / r['wall']:>10.2f}{r['cpu']:>12.2f}"
-              f"{m.search_path_[0].n_trained:>8}{str(bool(np.array_equal(m.predict(Xs), ref))):>18}")
+              f"{m.search_path_[0].n_trained:>8}{str(same):>18}")
 
 
 # ------------------------------------------------------------------------------ part: million
@@ -226,6 +235,7 @@ def part_million(args):
     print()
     print(f"{'method':<32}{'wall s':>8}{'cpu s':>8}{'test %':>8}{'NSV':>9}{'peak RSS MB':>12}  notes")
     for name, wall, cpu, acc, nsv, rss, note in rows:
+        args.record.row(part="million", method=name, wall=wall, cpu=cpu, accuracy=acc, nsv=nsv, rss_mb=rss, note=note)
         print(f"{name:<32}{wall:>8.1f}{cpu:>8.1f}{acc:>8.2f}{nsv:>9.1f}{rss:>12.0f}  {note}")
     print("cpu s counts this process (the Dask worker threads run in it); peak RSS = the process's maximum "
           "so far (cumulative down the table).")
@@ -270,6 +280,11 @@ def part_paper(args):
                            "g": lambda: global_svm_search(Xt, yt, Xv, yv, **grid)}, args.reps)
         td, g = res["td"]["result"], res["g"]["result"]["model"]
         acc, g_acc = 100 * np.mean(td.predict(Xs) == ys), 100 * np.mean(g.predict(Xs) == ys)
+        args.record.row(part="paper", data=name, n=X.shape[0], classes=len(np.unique(y)), grid=grid_name,
+                        td_cpu=res["td"]["cpu"], gsvm_cpu=res["g"]["cpu"], td_wall=res["td"]["wall"],
+                        gsvm_wall=res["g"]["wall"], td_accuracy=acc, gsvm_accuracy=g_acc, td_nsv=td.nsv(Xs),
+                        gsvm_nsv=g.support_.size, homogeneous=td.homogeneous_fraction_, sigma=td.sigma_,
+                        leaves=len(td.leaves_))
         print(f"{name:<12}{X.shape[0]:>8}{len(np.unique(y)):>4} {grid_name:<13}{res['td']['cpu']:>8.2f}"
               f"{res['g']['cpu']:>10.2f}{res['g']['cpu'] / res['td']['cpu']:>7.1f}{res['td']['wall']:>9.2f}"
               f"{res['g']['wall']:>10.2f}{acc:>8.2f}{g_acc:>9.2f}{acc - g_acc:>7.2f}{td.nsv(Xs):>8.1f}"
@@ -294,7 +309,7 @@ def main():
     if args.reps < 3:
         raise SystemExit("--reps must be at least 3 (times are the minimum of ≥ 3 runs)")
     parts = args.parts.split(",")
-    with harness.pinned_blas():
+    with harness.pinned_blas(), harness.Run("bench_td", (), args.reps, meta=dict(vars(args))) as args.record:
         warm_up()
         if "noisy" in parts:
             part_noisy(args)
