@@ -55,11 +55,10 @@ def malloc_trim() -> bool:
 def streamlit_cache_size() -> tuple[int, float]:
     """(entries, MB) in st.cache_data and st.cache_resource, from the stats Streamlit serves at
     /_stcore/metrics (resource sizes are Streamlit's own estimate)."""
-    from streamlit.runtime.caching.cache_data_api import _data_caches
-    from streamlit.runtime.caching.cache_resource_api import _resource_caches
+    from streamlit.runtime.caching import get_data_cache_stats_provider, get_resource_cache_stats_provider
 
     stats = []
-    for caches in (_data_caches, _resource_caches):
+    for caches in (get_data_cache_stats_provider(), get_resource_cache_stats_provider()):
         got = caches.get_stats()
         stats += [s for fam in got.values() for s in fam] if isinstance(got, dict) else list(got)
     return len(stats), sum(s.byte_length for s in stats) / 2**20
