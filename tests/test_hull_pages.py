@@ -106,6 +106,24 @@ def test_convex_hulls_page_shows_an_imported_nu_svm():
     assert any("imported BinaryNuSVC" in c.value for c in at.caption)
 
 
+def _overlapping() -> Dataset:
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(-0.3, 0.6, (40, 2)), rng.normal(0.3, 0.6, (40, 2))])
+    return Dataset(X, np.repeat([-1, 1], 40), ["x1", "x2"], ["-1", "1"], "overlap", "test")
+
+
+def test_overlapping_classes_get_a_picture_and_a_separable_example():
+    at = page_test("pages/4_Guard_Vectors.py", _overlapping()).run()
+    assert not problems(at)
+    charts = [c for c in at.get("plotly_chart") if "convex hulls of the two classes overlap" in c.proto.spec]
+    assert len(charts) == 1
+    at.button(key="guard_use_cubes").click().run()
+    assert not problems(at)
+    assert at.session_state["guard.src"] == "cubes50"
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["guard vectors g"]) > 0
+
+
 def test_a_second_session_on_the_same_view_computes_no_geometry_and_no_figure(monkeypatch):
     # a class opening one link: the first session computes the hulls, the C-SVM's w, the H1 point
     # and the three figures; every later session takes them from the shared cache
@@ -149,21 +167,3 @@ def test_a_second_session_on_the_same_view_computes_no_geometry_and_no_figure(mo
     calls.clear()
     assert both_tabs() >= 3
     assert calls == []
-
-
-def _overlapping() -> Dataset:
-    rng = np.random.default_rng(5)
-    X = np.vstack([rng.normal(-0.3, 0.6, (40, 2)), rng.normal(0.3, 0.6, (40, 2))])
-    return Dataset(X, np.repeat([-1, 1], 40), ["x1", "x2"], ["-1", "1"], "overlap", "test")
-
-
-def test_overlapping_classes_get_a_picture_and_a_separable_example():
-    at = page_test("pages/4_Guard_Vectors.py", _overlapping()).run()
-    assert not problems(at)
-    charts = [c for c in at.get("plotly_chart") if "convex hulls of the two classes overlap" in c.proto.spec]
-    assert len(charts) == 1
-    at.button(key="guard_use_cubes").click().run()
-    assert not problems(at)
-    assert at.session_state["guard.src"] == "cubes50"
-    metrics = {m.label: m.value for m in at.metric}
-    assert int(metrics["guard vectors g"]) > 0
