@@ -10,7 +10,7 @@ from svmviz.data import signed
 from svmviz.models import SVMTreeClassifier
 from svmviz.questions import svm_tree_winner
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
-                                   final_figure, step_figure, zero_solution_frame)
+                                   final_figure, step_spec, zero_solution_frame)
 from svmviz_app import live, state
 from svmviz_app.cache import shared_view
 from svmviz_app.controls import plane_controls
@@ -172,7 +172,7 @@ def _projected_step(k: int) -> None:
     _step_header(k)
     if matches:
         with guard("cannot draw this step"):
-            fig = shared_figure(step_figure, model, train.X, train.y, k, tree_index, plane)
+            fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane)
             projector_chart(fig, key="tree_fig")
     else:
         st.plotly_chart(shared_view(chain_figure, model, tree_index, current=k), key="tree_chain_only")
@@ -218,7 +218,7 @@ def _step_view(k: int) -> None:
     with plot_slot:
         fig = None
         with guard("cannot draw this step"):
-            fig = shared_figure(step_figure, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
+            fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
                               geometry_label=geo, geometry_solver=solver)
             st.plotly_chart(fig, key="tree_fig")
     st.subheader("Candidates")

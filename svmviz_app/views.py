@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pyarrow as pa
 import streamlit as st
+from _plotly_utils.utils import convert_to_base64
 
 from svmviz.plots.common import Plane
 from svmviz.plots.standard import binary_scores, confusion_figure, decision_contours, roc_figure
@@ -16,11 +17,20 @@ from svmviz_app.widgets import figure_downloads, guard, plain
 
 
 class SharedFigure(go.Figure):
-    """A figure made once for every session and never changed afterwards: its dict — what
-    ``st.plotly_chart``, the HTML download and the image export serialise — is made once, not at
-    every draw. Plotly's ``to_dict`` deep-copies the whole figure and encodes its arrays again on
-    each call (about 2 ms of a step click's CPU on the SVM Tree page, with the tables the largest
-    part of the click's own work). The dict is shared too: readers never change it."""
+    """A figure made once for every session and never changed afterwards, with its dict — what
+    ``st.plotly_chart``, the HTML download and the image export serialise — made once, not at
+    every draw: Plotly's ``to_dict`` deep-copies the whole figure and encodes its arrays again on
+    each call. Made from that dict (``of``) without Plotly's validation, which costs more than
+    the rest of a figure's first draw; the dict is shared too: readers never change it."""
+
+    @classmethod
+    def of(cls, spec: dict) -> "SharedFigure":
+        """The figure of ``spec``, a figure's dict as Plotly's validation leaves it (a
+        ``to_dict()``, or a plot's ``*_spec`` that its tests check against validation)."""
+        fig = cls(spec, _validate=False)
+        convert_to_base64(spec)   # numeric arrays as Plotly's to_dict sends them (typed arrays)
+        fig._shared_dict = spec
+        return fig
 
     def to_dict(self):
         d = self.__dict__.get("_shared_dict")
@@ -29,17 +39,18 @@ class SharedFigure(go.Figure):
         return d
 
 
-def compact_figure(fig) -> SharedFigure:
-    """``fig`` made for sharing: its float arrays (sample coordinates, grids of contours) as
-    float32 — 7 digits, far finer than a pixel, and half the bytes Plotly sends for float64, and
-    a stepped view sends its figures on every step — as a ``SharedFigure``. ``fig`` is changed
-    in place; never change the returned figure."""
-    for trace in fig.data:
+def compact_figure(fig: go.Figure | dict) -> SharedFigure:
+    """``fig`` (a figure, or a figure's dict as Plotly's validation leaves it) made for sharing:
+    its float arrays (sample coordinates, grids of contours) as float32 — 7 digits, far finer
+    than a pixel, and half the bytes Plotly sends for float64, and a stepped view sends its
+    figures on every step — as a ``SharedFigure``. A dict given is changed in place; never
+    change the returned figure."""
+    for trace in fig.get("data", ()) if isinstance(fig, dict) else fig.data:
         for name in ("x", "y", "z"):
-            v = getattr(trace, name, None)
+            v = trace.get(name) if isinstance(trace, dict) else getattr(trace, name, None)
             if isinstance(v, np.ndarray) and v.dtype == np.float64 and v.size >= 64:
                 trace[name] = v.astype(np.float32)
-    return SharedFigure(fig)
+    return SharedFigure.of(fig if isinstance(fig, dict) else fig.to_dict())
 
 
 def _compacted(fn, *args, **kwargs):
@@ -47,7 +58,7 @@ def _compacted(fn, *args, **kwargs):
 
 
 def shared_figure(fn, *args, **kwargs) -> SharedFigure:
-    """``fn(*args, **kwargs)`` — a Plotly figure of a fit — built and compacted once for every
+    """``fn(*args, **kwargs)`` — a Plotly figure of a fit, or its dict (``compact_figure``) — built and compacted once for every
     session asking for it with the same content (``svmviz_app.cache.shared_view``)."""
     return shared_view(_compacted, fn, *args, **kwargs)
 

@@ -58,7 +58,8 @@ def test_steps_are_explained_and_moving_does_not_refit():
 def test_a_second_session_draws_a_step_from_what_the_first_one_built(monkeypatch):
     """A step's figure, tables and texts are made once for every session: a second session at the
     same step builds none of them again and does not serialise the figure again (Plotly's
-    ``to_dict``, what ``st.plotly_chart`` sends)."""
+    ``to_dict``, what ``st.plotly_chart`` sends). The first session builds the step's figure as
+    the dict it is sent as (``step_spec``): not even it converts a Plotly figure with ``to_dict``."""
     from collections import Counter
     from functools import wraps
 
@@ -77,7 +78,7 @@ def test_a_second_session_draws_a_step_from_what_the_first_one_built(monkeypatch
             return f(*args, **kwargs)
         monkeypatch.setattr(owner, name, count)
 
-    for name in ("step_figure", "candidates_frame", "zero_solution_frame"):
+    for name in ("step_spec", "candidates_frame", "zero_solution_frame"):
         counted(plots, name)
     counted(SVMTreeClassifier, "zero_solution_report")
     counted(SVMTreeClassifier, "explain_step")
@@ -85,7 +86,7 @@ def test_a_second_session_draws_a_step_from_what_the_first_one_built(monkeypatch
     ds = _data()
     first = page_test(PAGE, dataset=ds).run()
     first.button(key="tree.step_next").click().run()
-    assert made["step_figure"] and made["to_dict"]          # the first session built step 2
+    assert made["step_spec"] and not made["to_dict"]       # the first session built step 2 as a dict
     made.clear()
     second = page_test(PAGE, dataset=ds).run()
     second.button(key="tree.step_next").click().run()

@@ -3,14 +3,17 @@ cut by the nodes' hyperplanes, small enough to send on every step click."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
 from svmviz.models import SVMTreeClassifier
 from svmviz.models.svm_tree import chain_arrays, chain_predict
 from svmviz.plots.common import Plane, padded_box
-from svmviz.plots.svm_tree import decided_regions, step_figure
+from svmviz.plots.svm_tree import decided_regions, step_figure, step_spec
 
 
 def _inside(poly: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -80,3 +83,36 @@ def test_every_step_figure_of_fourclass_is_small_enough_to_send_on_a_click(tree_
         fig = step_figure(model, train.X, train.y, k)
         assert len(pio.to_json(fig, validate=False)) < 40_000, k
         assert not any(tr.type == "heatmap" for tr in fig.data)
+
+
+def _sent(fig) -> dict:
+    """What ``st.plotly_chart`` sends of a figure (its dict as JSON), read back."""
+    return json.loads(pio.to_json(fig.to_dict(), validate=False))
+
+
+def test_the_step_spec_is_what_plotly_validation_makes_of_it():
+    """The page draws a step from ``step_spec``'s dict without Plotly's validation
+    (``SharedFigure.of``): that dict, made a figure, is exactly what the validated figure sends,
+    arrays as typed arrays included; on fourclass-like data and on three classes in 3-D with the
+    overlays."""
+    from svmviz.data.generators import fourclass_like
+    from svmviz_app.views import SharedFigure, compact_figure
+
+    ds = fourclass_like(400)
+    model = SVMTreeClassifier(solver="smo").fit(ds.X, ds.y)
+    cases = [(model, ds.X, ds.y, k, 0, None, ()) for k in range(len(model.trees_[0].trace))]
+    rng = np.random.default_rng(0)
+    X3, y3 = rng.normal(size=(90, 3)), np.repeat([0, 1, 2], 30)
+    X3[y3 == 1] += 1.5
+    m3 = SVMTreeClassifier(solver="smo").fit(X3, y3)
+    plane = Plane(X3, (0, 1), "pca", ["a", "b", "c"])
+    cases += [(m3, X3, y3, k, t, plane, ("centroid", "nearest")) for t in range(len(m3.trees_))
+              for k in range(len(m3.trees_[t].trace))]
+    for model, X, y, k, t, plane, overlays in cases:
+        spec = step_spec(model, X, y, k, t, plane, overlays=overlays)
+        validated = go.Figure(spec)
+        assert _sent(SharedFigure.of(spec)) == _sent(validated), (k, t)
+        assert isinstance(validated.data[0], go.Scatter)
+        # compacted (float32 samples) the same from the dict as from the validated figure
+        assert _sent(compact_figure(step_spec(model, X, y, k, t, plane, overlays=overlays))) == \
+            _sent(compact_figure(go.Figure(step_spec(model, X, y, k, t, plane, overlays=overlays))))

@@ -116,37 +116,57 @@ def sample_index(n: int, cap: int = MAX_DRAWN_POINTS, seed: int = SAMPLE_SEED) -
 
 def note_sample(fig: go.Figure, shown: int, total: int, what: str = "points") -> go.Figure:
     """Say on the figure that only a sample of the points is drawn."""
-    k = len(fig.layout.annotations)  # stack notes upwards from the bottom-left corner
-    fig.add_annotation(text=f"drawn: a random sample of {shown:,} of the {total:,} {what} "
-                            f"(seed {SAMPLE_SEED}); computations use them all",
-                       xref="paper", yref="paper", x=0.01, y=0.01 + 0.06 * k, xanchor="left",
-                       yanchor="bottom", showarrow=False, bgcolor="rgba(255,255,255,0.8)",
-                       font=dict(size=13, color="#333"))
+    fig.add_annotation(sample_note(shown, total, len(fig.layout.annotations), what))
     return fig
+
+
+def sample_note(shown: int, total: int, k: int = 0, what: str = "points") -> dict:
+    """``note_sample``'s annotation as a Plotly dict, the ``k``-th note of its figure (notes stack
+    upwards from the bottom-left corner)."""
+    return dict(text=f"drawn: a random sample of {shown:,} of the {total:,} {what} "
+                     f"(seed {SAMPLE_SEED}); computations use them all",
+                xref="paper", yref="paper", x=0.01, y=0.01 + 0.06 * k, xanchor="left",
+                yanchor="bottom", showarrow=False, bgcolor="rgba(255,255,255,0.8)",
+                font=dict(size=13, color="#333"))
 
 
 def add_class_scatter(fig: go.Figure, X2: np.ndarray, y, classes=None, names=None, size=7,
                       opacity=0.85, showlegend=True, **kw) -> go.Figure:
     """One marker trace per class (2-D points ``X2``); WebGL and a stated, seeded sample for
     large data (see ``WEBGL_THRESHOLD``, ``MAX_DRAWN_POINTS``)."""
+    traces, note = class_traces(X2, y, classes, names, size, opacity, showlegend, **kw)
+    if note is not None:
+        note_sample(fig, *note)
+    for trace in traces:
+        fig.add_trace(trace)
+    return fig
+
+
+def class_traces(X2: np.ndarray, y, classes=None, names=None, size=7, opacity=0.85, showlegend=True,
+                 **kw) -> tuple[list[dict], tuple[int, int] | None]:
+    """``add_class_scatter``'s traces as Plotly dicts, and (shown, total) when only a sample of
+    the points is drawn (``note_sample`` says so), else None."""
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else classes
     idx = sample_index(len(y))
+    note = None
     if idx is not None:
-        note_sample(fig, len(idx), len(y))
+        note = (len(idx), len(y))
         X2, y = np.asarray(X2)[idx], y[idx]
+    kind = "scattergl" if len(y) > WEBGL_THRESHOLD else "scatter"   # as ``point_trace``
     # the points of each class from one sort (a mask per class costs n × K)
     order = np.argsort(y, kind="stable")
     ys = y[order]
     lo, hi = np.searchsorted(ys, classes, "left"), np.searchsorted(ys, classes, "right")
+    traces = []
     for k, c in enumerate(classes):
         m = order[lo[k]:hi[k]]
-        fig.add_trace(point_trace(
-            len(y), x=X2[m, 0], y=X2[m, 1], mode="markers", name=class_text(names[k] if names else c),
+        traces.append(dict(
+            type=kind, x=X2[m, 0], y=X2[m, 1], mode="markers", name=str(class_text(names[k] if names else c)),
             marker=dict(color=class_color(k, len(classes)), symbol=SYMBOLS[k % len(SYMBOLS)], size=size,
                         line=dict(width=0.5, color="#333")),
             opacity=opacity, showlegend=showlegend, **kw))
-    return fig
+    return traces, note
 
 
 def grid(X2: np.ndarray, resolution: int = GRID_RESOLUTION, pad: float = 0.08):
@@ -220,21 +240,35 @@ def _template() -> go.layout.Template:
     return go.layout.Template(layout=layout, data=data)
 
 
-#: The template of the figures drawn with ``base_layout``.
+#: The template of the figures drawn with ``base_layout``, and its dict form (``layout_spec``).
 TEMPLATE = _template()
+TEMPLATE_DICT = TEMPLATE.to_plotly_json()
 
 
 def base_layout(fig: go.Figure, title: str = "", xlabel: str = "x1", ylabel: str = "x2",
                 equal: bool = True, height: int = 560) -> go.Figure:
-    fig.update_layout(title=dict(text=title, font=dict(size=TITLE_SIZE)), template=TEMPLATE,
-                      height=height, font=dict(size=FONT_SIZE), margin=dict(l=50, r=20, t=60, b=50),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=LEGEND_SIZE)))
-    # tick labels set explicitly: Streamlit's chart theme replaces the layout font's size there
-    fig.update_xaxes(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
-    fig.update_yaxes(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
-    if equal:
-        fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    spec = layout_spec(title, xlabel, ylabel, equal, height)
+    xaxis, yaxis = spec.pop("xaxis"), spec.pop("yaxis")
+    # the template as an object: a dict would be merged into the figure's default template
+    fig.update_layout(spec, template=TEMPLATE)
+    fig.update_xaxes(xaxis)
+    fig.update_yaxes(yaxis)
     return fig
+
+
+def layout_spec(title: str = "", xlabel: str = "x1", ylabel: str = "x2", equal: bool = True,
+                height: int = 560) -> dict:
+    """``base_layout`` as a Plotly layout dict (a new dict; the template in it is shared, never
+    change it)."""
+    # tick labels set explicitly: Streamlit's chart theme replaces the layout font's size there
+    yaxis = dict(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
+    if equal:
+        yaxis.update(scaleanchor="x", scaleratio=1)
+    return dict(title=dict(text=title, font=dict(size=TITLE_SIZE)), template=TEMPLATE_DICT, height=height,
+                font=dict(size=FONT_SIZE), margin=dict(l=50, r=20, t=60, b=50),
+                legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=LEGEND_SIZE)),
+                xaxis=dict(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1)),
+                yaxis=yaxis)
 
 
 def readable(fig: go.Figure, title: str | None = None, n_titles: int = 0, **layout) -> go.Figure:

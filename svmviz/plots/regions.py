@@ -120,17 +120,26 @@ def add_region(fig: go.Figure, rings: list[np.ndarray], fill: str, name: str, gr
     """One filled trace of ``rings`` and, with ``showlegend``, a square swatch of its colour in
     the legend named ``name`` (a filled area's own legend entry is a line). ``edge``: outline the
     rings (``EDGE``). ``subplot``: ``row`` and ``col`` for a figure of subplots."""
+    for trace in region_traces(rings, fill, name, group, showlegend, edge):
+        fig.add_trace(trace, **subplot)
+    return fig
+
+
+def region_traces(rings: list[np.ndarray], fill: str, name: str, group: str | None = None,
+                  showlegend: bool = True, edge: bool = False) -> list[dict]:
+    """``add_region``'s traces as Plotly dicts."""
     group = group or name
+    traces = []
     if rings:
         x, y = polyline_xy(rings)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", fill="toself", fillcolor=fill,
-                                 line=EDGE if edge else dict(width=0, color=fill), hoverinfo="skip",
-                                 showlegend=False, legendgroup=group, name=name), **subplot)
+        traces.append(dict(type="scatter", x=x, y=y, mode="lines", fill="toself", fillcolor=fill,
+                           line=dict(EDGE) if edge else dict(width=0, color=fill), hoverinfo="skip",
+                           showlegend=False, legendgroup=group, name=name))
     if showlegend:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", legendgroup=group,
-                                 name=name, marker=dict(symbol="square", size=16, color=fill,
-                                                        line=dict(width=1, color="#999"))), **subplot)
-    return fig
+        traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", hoverinfo="skip", legendgroup=group,
+                           name=name, marker=dict(symbol="square", size=16, color=fill,
+                                                  line=dict(width=1, color="#999"))))
+    return traces
 
 
 def inside_rings(rings: list[np.ndarray], P: np.ndarray) -> np.ndarray:

@@ -16,10 +16,10 @@ import plotly.graph_objects as go
 
 from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
-from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane,
-                                 add_class_scatter, base_layout, class_label, grid, legend_below, padded_box,
-                                 user_text)
-from svmviz.plots.regions import add_region, region_rings
+from svmviz.plots.common import (NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter,
+                                 base_layout, class_label, class_traces, grid, layout_spec, legend_below,
+                                 padded_box, sample_note, user_text)
+from svmviz.plots.regions import region_rings, region_traces
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
 #: Above this many candidate lines (greedy level 1 has up to 12) only the chosen one is drawn; the
@@ -141,22 +141,18 @@ def _area(poly: np.ndarray) -> float:
     return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
-def _regions(fig, tree, nodes, plane, lo, hi):
-    """The regions the given nodes label, as exact filled polygons: one trace per class, its
-    polygons separated by gaps (a few hundred numbers, where a grid of cells took a hundred kB and
-    drew stair-stepped edges)."""
-    by_label = {-1: [], 1: []}
-    for label, poly in decided_regions(nodes, plane, lo, hi):
-        by_label[label].append(poly)
-    _region_traces(fig, tree, by_label, " by earlier nodes")
-
-
-def _region_traces(fig, tree, by_label, what=""):
-    """A filled trace per label of ``by_label`` (±1 → polygons) with its legend swatch."""
+def _region_traces(tree, by_label, what="") -> list[dict]:
+    """A filled trace per label of ``by_label`` (±1 → polygons) with its legend swatch, as Plotly
+    dicts: the regions as exact filled polygons, one trace per class, its polygons separated by
+    gaps (a few hundred numbers, where a grid of cells took a hundred kB and drew stair-stepped
+    edges)."""
+    traces = []
     for sign, fill in ((-1, NEG_REGION_FILL), (1, POS_REGION_FILL)):
         if by_label[sign]:
-            add_region(fig, by_label[sign], fill, f"decided {class_label(tree.classes[(sign + 1) // 2], sign)}{what}",
-                       group=f"decided {sign}")
+            traces += region_traces(by_label[sign], fill,
+                                    f"decided {class_label(tree.classes[(sign + 1) // 2], sign)}{what}",
+                                    group=f"decided {sign}")
+    return traces
 
 
 def _short(v: float) -> float:
@@ -173,24 +169,28 @@ def _cand_color(label: str) -> str:
     return CAND_COLORS.get(label.strip("−").split("⊥")[0], "#555")
 
 
-def _add_line(fig, w, t, plane, lo, hi, name, color, width, dash, text=None, showlegend=True,
-              visible=True, opacity=1.0):
+def _line_trace(w, t, plane, lo, hi, name, color, width, dash, text=None, visible=True, opacity=1.0):
+    """The line w·x = t inside the box as a Plotly trace dict, its label (``text``) as an
+    annotation dict or None, the segment and the line's normal in the plane; None when the line
+    misses the box."""
     a, c = _line_in_plane(w, t, plane)
     seg = _clip_line(a, c, lo, hi)
     if seg is None:
         return None
     (x1, y1), (x2, y2) = seg
     # end points to 7 digits and Plotly's defaults left out: a step draws up to 20 lines
-    fig.add_trace(go.Scatter(x=[_short(x1), _short(x2)], y=[_short(y1), _short(y2)], mode="lines", name=name,
-                             line=dict(color=color, width=width, dash=dash),
-                             showlegend=None if showlegend else False, hoverinfo="name",
-                             visible=None if visible is True else visible, opacity=None if opacity == 1 else opacity))
+    trace = dict(type="scatter", x=[_short(x1), _short(x2)], y=[_short(y1), _short(y2)], mode="lines", name=name,
+                 line=dict(color=color, width=width, dash=dash), hoverinfo="name")
+    if visible is not True:
+        trace["visible"] = visible
+    if opacity != 1:
+        trace["opacity"] = opacity
+    note = None
     if text:
         f = 0.15 + 0.7 * (sum(map(ord, text)) % 7) / 7  # spread labels of lines that coincide
-        fig.add_annotation(x=_short(x1 + f * (x2 - x1)), y=_short(y1 + f * (y2 - y1)), text=f"<b>{text}</b>",
-                           showarrow=False, font=dict(color=color, size=13),
-                           bgcolor="rgba(255,255,255,0.7)")
-    return seg, a
+        note = dict(x=_short(x1 + f * (x2 - x1)), y=_short(y1 + f * (y2 - y1)), text=f"<b>{text}</b>",
+                    showarrow=False, font=dict(color=color, size=13), bgcolor="rgba(255,255,255,0.7)")
+    return trace, note, seg, a
 
 
 # ---------------------------------------------------------------------------- step k
@@ -203,6 +203,17 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     class outlined. ``overlays`` ⊂ {"rch", "centroid", "nearest"} draws, for the candidate
     ``geometry_label`` (default: the chosen one), the reduced convex hull of its hard class at the
     μ = C_k / m_other of its last try, the non-hard centroid and (H1-SVM) the nearest point."""
+    return go.Figure(step_spec(model, X, y, k, tree_index, plane, overlays, geometry_label, geometry_solver,
+                               height))
+
+
+def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = None,
+              overlays=(), geometry_label: str | None = None,
+              geometry_solver: str = "cvxpy", height: int = 640) -> dict:
+    """``step_figure`` in Plotly's dict form (``{"data": [...], "layout": {...}}``), every value
+    as Plotly's validation leaves it, so that an app can draw it without building Plotly's objects
+    (building and validating them took most of a step's first draw). The template in it is
+    shared: never change it."""
     tree = model.trees_[tree_index]
     step = tree.trace[k]
     X = np.asarray(X, dtype=np.float64)
@@ -210,61 +221,68 @@ def step_figure(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = 
     plane = _plane(X[in_pair], plane)
     P2 = plane.to2d(X)
     lo, hi = padded_box(P2[in_pair])
-    fig = go.Figure()
-    _regions(fig, tree, tree.nodes[:k], plane, lo, hi)
+    by_label = {-1: [], 1: []}
+    for label, poly in decided_regions(tree.nodes[:k], plane, lo, hi):
+        by_label[label].append(poly)
+    data = _region_traces(tree, by_label, " by earlier nodes")
+    notes = []
     out = np.setdiff1d(np.flatnonzero(in_pair), step.active)
     if out.size:
-        fig.add_trace(go.Scatter(x=P2[out, 0], y=P2[out, 1], mode="markers", name="left out before",
-                                 marker=dict(color="#bbb", size=5), opacity=0.6))
+        data.append(dict(type="scatter", x=P2[out, 0], y=P2[out, 1], mode="markers", name="left out before",
+                         marker=dict(color="#bbb", size=5), opacity=0.6))
     act = step.active
-    add_class_scatter(fig, P2[act], np.asarray(y)[act], classes=tree.classes,
-                      names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
+    points, sampled = class_traces(P2[act], np.asarray(y)[act], classes=tree.classes,
+                                   names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
+    data += points
+    if sampled is not None:
+        notes.append(sample_note(*sampled))
     chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
     if chosen is not None:
         hard = act[_pm(tree, np.asarray(y)[act]) == chosen.hard_class]
-        fig.add_trace(go.Scatter(x=P2[hard, 0], y=P2[hard, 1], mode="markers",
-                                 name=f"hard class {signed(chosen.hard_class)}",
-                                 marker=dict(symbol="circle-open", size=11, color="#333", line=dict(width=1))))
+        data.append(dict(type="scatter", x=P2[hard, 0], y=P2[hard, 1], mode="markers",
+                         name=f"hard class {signed(chosen.hard_class)}",
+                         marker=dict(symbol="circle-open", size=11, color="#333", line=dict(width=1))))
     if step.removed.size:
         r = step.removed
-        fig.add_trace(go.Scatter(x=P2[r, 0], y=P2[r, 1], mode="markers",
-                                 name=f"removed by this step ({len(r)})",
-                                 marker=dict(symbol="circle-open", size=14, color="#e00000",
-                                             line=dict(width=2.5))))
+        data.append(dict(type="scatter", x=P2[r, 0], y=P2[r, 1], mode="markers",
+                         name=f"removed by this step ({len(r)})",
+                         marker=dict(symbol="circle-open", size=14, color="#e00000", line=dict(width=2.5))))
     drawn = [i for i, c in enumerate(step.candidates) if not c.zero_solution]
     few = len(drawn) <= MAX_SHOWN_CANDIDATES
     for i in drawn:
         c = step.candidates[i]
         is_chosen = i == step.chosen
         name = f"{c.label}: {c.solver}, hard {signed(c.hard_class)}, leaves out {c.left_out}"
-        res = _add_line(fig, c.w, c.threshold, plane, lo, hi,
-                        name if is_chosen or few else f"{name} (click to show)",
-                        _cand_color(c.label), 5 if is_chosen else 1.5,
-                        "solid" if is_chosen else ("dot" if c.perpendicular else "dash"),
-                        c.label if is_chosen or few else None,
-                        visible=True if is_chosen or few else "legendonly", opacity=1.0 if is_chosen else 0.55)
-        if is_chosen and res is not None:
-            (x1, y1), (x2, y2) = res[0]
-            a = res[1]
+        res = _line_trace(c.w, c.threshold, plane, lo, hi,
+                          name if is_chosen or few else f"{name} (click to show)",
+                          _cand_color(c.label), 5 if is_chosen else 1.5,
+                          "solid" if is_chosen else ("dot" if c.perpendicular else "dash"),
+                          c.label if is_chosen or few else None,
+                          visible=True if is_chosen or few else "legendonly", opacity=1.0 if is_chosen else 0.55)
+        if res is None:
+            continue
+        trace, note, ((x1, y1), (x2, y2)), a = res
+        data.append(trace)
+        if note is not None:
+            notes.append(note)
+        if is_chosen:
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2
             u = a / (np.linalg.norm(a) or 1.0) * 0.12 * float(np.max(hi - lo))
-            fig.add_annotation(x=_short(mx + u[0]), y=_short(my + u[1]), ax=_short(mx), ay=_short(my), xref="x", yref="y",
-                               axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=3,
-                               arrowcolor=_cand_color(c.label), text="w")
+            notes.append(dict(x=_short(mx + u[0]), y=_short(my + u[1]), ax=_short(mx), ay=_short(my), xref="x",
+                              yref="y", axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=3,
+                              arrowcolor=_cand_color(c.label), text="w"))
     if overlays:
-        _geometry(fig, tree, step, X, y, plane, overlays, geometry_label, geometry_solver)
-    total = len(tree.trace)
-    base_layout(fig, title=f"Step {k + 1} of {total}", xlabel=plane.labels[0], ylabel=plane.labels[1],
-                height=height)
-    fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
-    fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
+        data += _geometry(tree, step, X, y, plane, overlays, geometry_label, geometry_solver)
+    layout = layout_spec(f"Step {k + 1} of {len(tree.trace)}", plane.labels[0], plane.labels[1], height=height)
+    layout["xaxis"].update(range=[float(lo[0]), float(hi[0])], constrain="domain")
+    layout["yaxis"].update(range=[float(lo[1]), float(hi[1])], constrain="domain")
     # legend to the right of the axes: never over the plot or an axis title
-    fig.update_layout(title=dict(font=dict(size=TITLE_SIZE),
-                                 subtitle=dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))),
-                      margin=dict(t=100, r=10, b=50),
-                      legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
-                                  font=dict(size=LEGEND_SIZE)))
-    return fig
+    layout["title"]["subtitle"] = dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))
+    layout["margin"].update(t=100, r=10, b=50)
+    layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top")
+    if notes:
+        layout["annotations"] = notes
+    return {"data": data, "layout": layout}
 
 
 def _wrap(text: str, width: int) -> str:
@@ -279,10 +297,10 @@ def _wrap(text: str, width: int) -> str:
     return "<br>".join(lines + [cur])
 
 
-def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
+def _geometry(tree, step, X, y, plane, overlays, label, solver) -> list[dict]:
     cands = [c for c in step.candidates if not c.perpendicular and not c.sign_changed]
     if not cands:
-        return
+        return []
     chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
     default = chosen.parent or chosen.label if chosen is not None else cands[0].label
     c = next((q for q in cands if q.label == (label or default)), cands[0])
@@ -292,25 +310,27 @@ def _geometry(fig, tree, step, X, y, plane, overlays, label, solver):
     C_k = c.tries[-1].C_k if c.tries else 1.0
     mu = C_k / len(Xo)
     centroid = Xo.mean(axis=0)
+    traces = []
     if "rch" in overlays and X.shape[1] == 2:
         rch = reduced_convex_hull(Xh, mu)
         if len(rch.vertices):
             V = np.vstack([rch.vertices, rch.vertices[:1]])
-            fig.add_trace(go.Scatter(x=V[:, 0], y=V[:, 1], mode="lines", fill="toself",
-                                     name=f"RCH(hard {signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}",
-                                     line=dict(color="#444", width=1.5),
-                                     fillcolor="rgba(80,80,80,0.12)"))
+            traces.append(dict(type="scatter", x=V[:, 0], y=V[:, 1], mode="lines", fill="toself",
+                               name=f"RCH(hard {signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}",
+                               line=dict(color="#444", width=1.5), fillcolor="rgba(80,80,80,0.12)"))
     if "centroid" in overlays:
         P = plane.to2d(centroid[None, :])[0]
-        fig.add_trace(go.Scatter(x=[P[0]], y=[P[1]], mode="markers", name="non-hard centroid s̄",
-                                 marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
+        traces.append(dict(type="scatter", x=[float(P[0])], y=[float(P[1])], mode="markers",
+                           name="non-hard centroid s̄",
+                           marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
     if "nearest" in overlays and c.solver == "h1-svm" and mu * len(Xh) >= 1 - 1e-12:
         q = nearest_point_to(centroid, Xh, mu=mu, solver=solver).point
         P = plane.to2d(np.vstack([centroid, q]))
-        fig.add_trace(go.Scatter(x=P[:, 0], y=P[:, 1], mode="lines+markers",
-                                 name="nearest point p* of the hard hull",
-                                 marker=dict(symbol=["x", "star"], size=[1, 14], color="black"),
-                                 line=dict(color="black", dash="dot")))
+        traces.append(dict(type="scatter", x=P[:, 0], y=P[:, 1], mode="lines+markers",
+                           name="nearest point p* of the hard hull",
+                           marker=dict(symbol=["x", "star"], size=[1, 14], color="black"),
+                           line=dict(color="black", dash="dot")))
+    return traces
 
 
 # ---------------------------------------------------------------------------- tables
@@ -390,7 +410,7 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     P2 = plane.to2d(X)
     lo, hi = padded_box(P2[in_pair])
     fig = go.Figure()
-    _region_traces(fig, tree, final_regions(tree, plane, lo, hi, pruned, resolution))
+    fig.add_traces(_region_traces(tree, final_regions(tree, plane, lo, hi, pruned, resolution)))
     nodes = tree.kept() if pruned else tree.nodes
     add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6,
                       names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
