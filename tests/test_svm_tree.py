@@ -147,6 +147,33 @@ def test_reading_a_report_leaves_a_shared_model_as_it_was(split):
     assert model.zero_solution_report(0) is not first
 
 
+def test_a_step_report_asks_once_whether_the_two_hulls_meet(monkeypatch):
+    """Whether conv(class −1) and conv(class +1) meet is one question for both hard classes: a
+    step's report solves that LP once (the largest of its LPs: every sample in play is a
+    variable), and both hard classes carry its answer."""
+    from svmviz.geometry import hull_lp, zero_solution
+
+    calls = []
+
+    def counted(Xa, Xb, backend="highs"):
+        calls.append(len(Xa) + len(Xb))
+        return hull_lp.hulls_intersect(Xa, Xb, backend)
+
+    monkeypatch.setattr(svm_tree_module, "hulls_intersect", counted)
+    monkeypatch.setattr(zero_solution, "hulls_intersect", counted)
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(size=(25, 2)), rng.normal(size=(20, 2)) + [1.0, 0.5]])
+    y = np.r_[np.ones(25), -np.ones(20)].astype(int)
+    model = SVMTreeClassifier(solver=SOLVER).fit(X, y)
+    for k, step in enumerate(model.trace_):
+        calls.clear()
+        report = model.zero_solution_report(k)
+        assert calls == [len(step.active)], k
+        Xa, ya = X[step.active], y[step.active]
+        meet = hull_lp.hulls_intersect(Xa[ya == 1], Xa[ya == -1]).intersect
+        assert [r.hulls_intersect for r in report] == [meet, meet]
+
+
 def test_every_solved_try_agrees_with_the_exact_thresholds(model):
     assert model not in svm_tree_module._REPORTS   # fit computes no report (no LP for the record)
     n = 0

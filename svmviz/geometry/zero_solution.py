@@ -180,10 +180,12 @@ class HardClassZero:
 
 
 def hard_class_zero(X, y, hard_class: int, C_hard: float, reduction: float, exact_margin: float,
-                    backend: str = "highs"):
+                    backend: str = "highs", hulls_meet: bool | None = None):
     """Both thresholds of one hard class (non-hard bound 1) and where each C_k rule lands:
     the paper's C_k ← C_k/f (§4.3.2) and the exact rule (start at (1 − ε)·D_k*, never below
-    m_other/m_hard). Two LPs; the SVM tree computes this only when a step is viewed."""
+    m_other/m_hard). Two LPs, and a third for whether the two classes' hulls meet unless
+    ``hulls_meet`` says it (the answer is the same for either hard class); the SVM tree computes
+    this only when a step is viewed."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     Xh, Xo = X[y == hard_class], X[y != hard_class]
     m_h, m_o = len(Xh), len(Xo)
@@ -201,7 +203,7 @@ def hard_class_zero(X, y, hard_class: int, C_hard: float, reduction: float, exac
             break  # every smaller C_k is zero too
         C_k /= reduction
     exact = C_hard if C_hard < D_star else max(min(C_hard, (1 - exact_margin) * D_star), floor)
-    inter = hulls_intersect(Xh, Xo, backend).intersect
+    inter = hulls_intersect(Xh, Xo, backend).intersect if hulls_meet is None else hulls_meet
     return HardClassZero(int(hard_class), m_h, m_o, float(D_star), float(D_low), float(floor),
                          np.array(tries), float(paper), float(exact), case, bool(inter))
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from svmviz import limits
 from svmviz.errors import ParameterError
+from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.zero_solution import hard_class_zero
 from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TreeSettings, chain_arrays, chain_predict,
                                            grow, prune, tree_predict)
@@ -293,8 +294,9 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         """The exact zero-solution picture of step k (``HardClassZero`` for hard class −1, then
         +1): D_k*, D_low, the window and where the paper's loop and the exact rule land. Needs the
         training data only through the step's active set, which the trace does not hold in
-        coordinates — hence ``bind_data`` or the X given here; computed once per step (4 LPs)
-        and cached beside the model (it is not changed), never during ``fit``."""
+        coordinates — hence ``bind_data`` or the X given here; computed once per step (a few LPs per
+        hard class, and one on whether the two classes' hulls meet, the same for both) and cached
+        beside the model (it is not changed), never during ``fit``."""
         return self._report(k, tree_index)
 
     def _report(self, k, tree_index):
@@ -307,8 +309,9 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         if key not in cache:
             X, y = self._step_data(k, tree_index)
             limits.check_tree_lp_work(X.shape[0], X.shape[1], "the zero-solution report of this step")
-            cache[key] = [hard_class_zero(X, y, hc, float(self.C_hard), float(self.reduction),
-                                          EXACT_MARGIN) for hc in (-1, 1)]
+            meet = hulls_intersect(X[y == -1], X[y == 1]).intersect   # one LP for both hard classes
+            cache[key] = [hard_class_zero(X, y, hc, float(self.C_hard), float(self.reduction), EXACT_MARGIN,
+                                          hulls_meet=meet) for hc in (-1, 1)]
         return cache[key]
 
     def bind_data(self, X, y):
