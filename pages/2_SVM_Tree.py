@@ -129,7 +129,8 @@ if n_steps == 0:
 
 GEO_PICKED = "tree.geo._picked"   # (tree, step) at which the user picked the overlay's candidate
 if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
-    st.session_state[GEO_PICKED] = (tree_index, state.value("tree.step", 0))   # the link's choice
+    bind("tree.step", 0, bounds=(0, n_steps - 1))   # the link's step (the stepper binds it too)
+    st.session_state[GEO_PICKED] = (tree_index, int(st.session_state["tree.step"]))   # the link's choice
 
 
 def _step_header(k: int):
@@ -180,7 +181,10 @@ def _projected_step(k: int) -> None:
 
 
 def _geo_picked(k: int) -> None:
-    st.session_state[GEO_PICKED] = (tree_index, k)
+    """The select box of step ``k`` changed: a pick at that step, unless the step has moved on."""
+    if int(state.value("tree.step", 0)) == k:
+        st.session_state["tree.geo"] = st.session_state[f"tree.geo_{k}"]
+        st.session_state[GEO_PICKED] = (tree_index, k)
 
 
 def _step_view(k: int) -> None:
@@ -202,8 +206,14 @@ def _step_view(k: int) -> None:
         default = (chosen.parent or chosen.label) if chosen is not None else (qp_labels[0] if qp_labels else "a")
         if st.session_state.get(GEO_PICKED) != (tree_index, k) and default in qp_labels:
             st.session_state["tree.geo"] = default   # follows the chosen candidate from step to step
-        geo = st.selectbox("for candidate (default: the chosen one)", qp_labels, on_change=_geo_picked, args=(k,),
-                           **bind("tree.geo", default, options=qp_labels)) if qp_labels else None
+        geo = None
+        if qp_labels:
+            bind("tree.geo", default, options=qp_labels)
+            # one select box per step (its value is the bound tree.geo), so that a pick sent from
+            # a step already left (the browser sends the box it still shows) is known as such
+            geo = st.selectbox("for candidate (default: the chosen one)", qp_labels,
+                               index=qp_labels.index(st.session_state["tree.geo"]), key=f"tree.geo_{k}",
+                               on_change=_geo_picked, args=(k,))
     with c_hull:
         st.markdown("**This node's data on the Convex Hulls page**")
         act = step.active

@@ -205,15 +205,31 @@ def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step
         return c.parent or c.label
 
     at = page_test(PAGE, dataset=ds).run()
-    geo = at.selectbox(key="tree.geo")
+    geo = at.selectbox(key="tree.geo_0")          # one select box per step
     assert geo.value == chosen(0)
     other = next(o for o in geo.options if o != geo.value)
     geo.set_value(other).run()
-    assert at.selectbox(key="tree.geo").value == other              # picked at this step: kept
+    assert at.selectbox(key="tree.geo_0").value == other            # picked at this step: kept
+    assert at.session_state["tree.geo"] == other                    # the bound value (the URL's)
     for k in (1, 2):
         at.button(key="tree.step_next").click().run()
-        assert at.selectbox(key="tree.geo").value == chosen(k)      # a new step: the chosen one
+        assert at.selectbox(key=f"tree.geo_{k}").value == chosen(k)  # a new step: the chosen one
+        assert at.session_state["tree.geo"] == chosen(k)
+    at.button(key="tree.step_prev").click().run()
+    assert at.selectbox(key="tree.geo_1").value == chosen(1)        # back: that step's chosen one
     assert not problems(at)
+
+
+def test_a_link_with_a_picked_candidate_opens_with_it_at_its_step():
+    ds = _data()
+    at = page_test(PAGE, dataset=ds).run()
+    at.button(key="tree.step_next").click().run()
+    other = next(o for o in at.selectbox(key="tree.geo_1").options if o != at.session_state["tree.geo"])
+    link = page_test(PAGE, dataset=ds)
+    link.query_params.update({"tree.step": "1", "tree.geo": other})
+    link.run()
+    assert link.selectbox(key="tree.geo_1").value == other
+    assert not problems(link)
 
 
 @pytest.mark.browser
@@ -247,19 +263,9 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
     first click's run has answered (a quick double click, a loaded server), or Play's timer firing
     then, carries the slider of the step before: both clicks count, that slider is not read as a
     drag back to the old step. Spoken at the protocol level (the classroom benchmark's student)."""
-    import asyncio
-    import importlib.util
-    import sys
-    from concurrent.futures import ThreadPoolExecutor
-
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-    from conftest import ROOT
-
-    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
-    bench = sys.modules.setdefault("bench_classroom", importlib.util.module_from_spec(spec))
-    if not hasattr(bench, "Student"):
-        spec.loader.exec_module(bench)
+    bench = _bench()
 
     async def two_quick_clicks():
         s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), "SVM_Tree", "data=fourclass_like",
@@ -275,7 +281,73 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
         finally:
             await s.close()
 
-    # on a thread of its own: a browser test's Playwright (sync API) keeps an event loop running on
-    # this one for the rest of the session, and asyncio.run refuses to start inside it
+    assert _protocol(two_quick_clicks())[0] == 3
+
+
+def _bench():
+    """The classroom benchmark's module: its ``Student`` speaks Streamlit's protocol as a browser."""
+    import importlib.util
+    import sys
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
+    bench = sys.modules.setdefault("bench_classroom", importlib.util.module_from_spec(spec))
+    if not hasattr(bench, "Student"):
+        spec.loader.exec_module(bench)
+    return bench
+
+
+def _protocol(coroutine):
+    """Run a protocol client's coroutine on a thread of its own: a browser test's Playwright (sync
+    API) keeps an event loop running on this one for the rest of the session, and asyncio.run
+    refuses to start inside it."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(1) as pool:
-        assert pool.submit(asyncio.run, two_quick_clicks()).result()[0] == 3
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+@pytest.mark.slow
+def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(streamlit_url):
+    """The overlay's candidate ("for candidate") follows the chosen one from step to step unless
+    the user picks one at that step. A pick sent from the step before — made while a Next click's
+    run was on its way, so the browser sends the select box of the step it still shows — is no
+    pick at the new step: that step keeps its chosen candidate. Spoken at the protocol level."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    bench = _bench()
+
+    def geo_box(s):
+        for _, (_, el, frag) in sorted(s.elements.items()):
+            if el.WhichOneof("type") == "selectbox" and el.selectbox.label.startswith("for candidate"):
+                return el.selectbox, frag
+        raise AssertionError("no 'for candidate' select box on the page")
+
+    async def late_pick():
+        s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), "SVM_Tree", "data=fourclass_like",
+                          bench.PAGES["SVM_Tree"])
+        try:
+            assert await s.open(240), s.errors
+            shown = s.widget_states()             # what the browser shows at step 1
+            box1, fragment = geo_box(s)
+            bid, _, _ = s.button("Next")
+            await s.rerun(shown + [WidgetState(id=bid, trigger_value=True)], fragment)
+            assert await s.wait_run(120) and not s.run_errors, s.run_errors
+            box2, _ = geo_box(s)
+            chosen2 = s.widgets[box2.id].string_value
+            other = next(o for o in box1.options if o != chosen2 and o in box2.options)
+            # the pick of step 1's box, sent with what the browser showed at step 1
+            late = [w for w in shown if w.id != box1.id] + [WidgetState(id=box1.id, string_value=other)]
+            await s.rerun(late, fragment)
+            assert await s.wait_run(120) and not s.run_errors, s.run_errors
+            box, _ = geo_box(s)
+            return s.step(), chosen2, s.widgets[box.id].string_value, s.query
+        finally:
+            await s.close()
+
+    step, chosen, shown, query = _protocol(late_pick())
+    assert step[0] == 2
+    assert shown == chosen, (shown, chosen)
+    assert "tree.geo" not in query, query
