@@ -249,8 +249,10 @@ def base_layout(fig: go.Figure, title: str = "", xlabel: str = "x1", ylabel: str
                 equal: bool = True, height: int = 560) -> go.Figure:
     spec = layout_spec(title, xlabel, ylabel, equal, height)
     xaxis, yaxis = spec.pop("xaxis"), spec.pop("yaxis")
-    # the template as an object: a dict would be merged into the figure's default template
-    fig.update_layout(spec, template=TEMPLATE)
+    # the template as an object: a dict would be validated and merged into the figure's default
+    # template (three times the cost of the rest of the layout)
+    spec["template"] = TEMPLATE
+    fig.update_layout(spec)
     fig.update_xaxes(xaxis)
     fig.update_yaxes(yaxis)
     return fig
