@@ -2,8 +2,9 @@
 ``streamlit run app.py``, every session a websocket speaking Streamlit's protocol (the client of
 ``bench_classroom.py``, plus the frontend's fragment timers: a fragment with ``run_every`` sends an
 ``auto_rerun`` message and the browser then asks for a run of that fragment every interval; the
-followers' room poll and the instructor's tally are such fragments; and the script of the live
-class's nudge element, which sets its trigger as soon as it is mounted).
+instructor's tally is such a fragment; and the script of the live class's ticker element, a timer
+in the browser that sets the element's trigger every interval its data names: the followers' room
+poll).
 
 1. The instructor opens the page (``data=fourclass`` when available) and starts a class; the N
    followers open the join link (``/SVM_Tree?room=CODE``) and wait until they show the
@@ -135,8 +136,7 @@ class LiveSession(bc.Student):
         self.auto_runs = 0
         self.full_runs = 0     # runs of the whole page (the rest were fragment runs)
         self.busy = False      # a click waits for its run: the timers hold off meanwhile
-        self.nudged: set[str] = set()   # the nudge elements answered (each once, as a mounted script)
-        self.nudges = 0
+        self.tickers: dict[str, asyncio.Task] = {}   # ticker element id -> its timer (while mounted)
         self.ended_run = 0     # the run_id (new_session count) of the last run that ended
 
     def handle(self, data: bytes) -> None:
@@ -183,24 +183,35 @@ class LiveSession(bc.Student):
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
-            for _, (_, el, frag) in sorted(self.elements.items()):
-                if el.WhichOneof("type") == "bidi_component" and el.bidi_component.id not in self.nudged:
-                    self.nudged.add(el.bidi_component.id)
-                    asyncio.get_running_loop().create_task(self._answer_nudge(el.bidi_component, frag))
+            self._mount_tickers()
 
-    async def _answer_nudge(self, comp, frag: str) -> None:
-        """What the live class's nudge element's script does in a browser once it is mounted: set
-        its "go" trigger to the value it was given (a rerun of its fragment with that trigger)."""
+    def _mount_tickers(self) -> None:
+        """What the live class's ticker element does in a browser: its script starts a timer when
+        the element is mounted, which ends when the element leaves the page."""
+        on_page = {}
+        for _, (_, el, frag) in self.elements.items():
+            if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("ticker"):
+                on_page[el.bidi_component.id] = (el.bidi_component, frag)
+        for cid in set(self.tickers) - set(on_page):
+            self.tickers.pop(cid).cancel()
+        for cid, (comp, frag) in on_page.items():
+            if cid not in self.tickers:
+                self.tickers[cid] = asyncio.get_running_loop().create_task(self._tick_trigger(comp, frag))
+
+    async def _tick_trigger(self, comp, frag: str) -> None:
+        """Every ``every_ms`` of the element's data: a rerun of its fragment with its "tick" trigger."""
         from streamlit.components.v2.bidi_component.main import _make_trigger_id
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-        while self.busy and not self.closed:
-            await asyncio.sleep(0.02)
-        go = json.loads(comp.json).get("go")
-        trigger = WidgetState(id=_make_trigger_id(comp.id, "events"),
-                              json_trigger_value=json.dumps([{"event": "go", "value": go}]))
-        self.nudges += 1
-        await self.rerun(self.widget_states() + [trigger], frag)
+        every = json.loads(comp.json)["every_ms"] / 1000
+        while True:
+            await asyncio.sleep(every)
+            if self.busy or self.closed:
+                continue
+            trigger = WidgetState(id=_make_trigger_id(comp.id, "events"),
+                                  json_trigger_value=json.dumps([{"event": "tick", "value": time.time()}]))
+            self.auto_runs += 1
+            await self.rerun(self.widget_states() + [trigger], frag)
 
     def shown(self) -> Shown:
         step = self.step()
@@ -281,6 +292,8 @@ class LiveSession(bc.Student):
 
     async def close(self) -> None:
         self._stop_timers(list(self.timers))
+        for t in self.tickers.values():
+            t.cancel()
         await super().close()
 
 

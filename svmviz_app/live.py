@@ -8,16 +8,16 @@ instructor's session holds the room's token in its session state only, never in 
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
   published; the store bumps its version only when something changed.
-- **Student:** a small fragment polls the room every second (``follow(since=version)``: no view
-  is sent while it is unchanged). A new version that changes only the step of a stepper on this
-  page and the values its view binds (``step_only_change``; the steppers say what they drew through
-  ``stepper_view``), or a changed question asked in a stepper's view, is drawn by a run of that
-  stepper alone: the poll draws a one-off nudge element whose script sets a trigger at once, and
-  the trigger's callback puts the step into the state and reruns the stepper's fragment by its key
-  (Streamlit reruns another fragment only from a widget callback). Any other new version is applied
-  through ``state.restore`` (before any widget of the next run) with an app run, switching page
-  when the instructor did; so is a step whose nudges the browser left unanswered ``NUDGE_TRIES``
-  polls in a row.
+- **Student:** a small element in the sidebar ticks every second in the browser (a timer in its
+  script setting a trigger); the trigger's callback polls the room (``follow(since=version)``: no
+  view is sent while it is unchanged). A new version that changes only the step of a stepper on
+  this page and the values its view binds (``step_only_change``; the steppers say what they drew
+  through ``stepper_view``), or a changed question asked in a stepper's view, goes into the state
+  and the callback reruns that stepper's fragment by its key (Streamlit reruns another fragment
+  only from a widget callback): the poll that sees a step is the run that draws it. Any other new
+  version is applied through ``state.restore`` (before any widget of the next run) with an app
+  run, switching page when the instructor did. A poll that finds nothing new reruns only the
+  ticker's own small fragment.
 - **Questions:** a stepping page calls ``question_panel(...)`` in its step view with a function
   making the ``svmviz.questions.Question`` of the step shown; the instructor poses it, sees the
   live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
@@ -53,16 +53,9 @@ _ADVANCE = "_svmviz_live_advance"     # (step key, n_steps) the open question mo
 _GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
 _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
-_PENDING = "_svmviz_live_pending"     # (step key, values, nudges drawn) a step waiting for its stepper's run
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
-_NUDGES = "_svmviz_live_nudges"      # nudges drawn (each a new element)
-_APP_RUN = "_svmviz_live_app_run"     # set while the poll runs inside an app run (not a timed run)
 ROOM_PARAM = "room"
 POLL_S = 1.0
-# polls drawing a nudge with no answer (no script ran in the browser) after which an app run takes the
-# step; counted in polls, not seconds, so that a busy server, whose answers come late, is not given
-# app runs on top
-NUDGE_TRIES = 5
 
 
 @st.cache_resource
@@ -227,11 +220,8 @@ def panel(page) -> None:
                 else:
                     st.caption("Following the instructor.")
                     st.button("Detach", key="live_detach", on_click=_detach)
-                    ss[_APP_RUN] = True
-                    try:
-                        _follow_fragment()
-                    finally:
-                        ss.pop(_APP_RUN, None)
+                    _follow(live, app_run=True)   # the page runs after this: it draws what changed
+                    _follow_fragment()
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
     # the page's steppers register as they draw (the poll above read the last run's)
     ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}
@@ -326,7 +316,6 @@ def _take(live: dict, version: int, view: dict) -> None:
     """Apply a new view at the next app run, switching page when the instructor did."""
     live["version"] = version
     st.session_state[_APPLIED] = view
-    st.session_state.pop(_PENDING, None)
     _apply(view)
     page = view.get("page", "")
     if page != st.session_state.get(_PAGE, ""):
@@ -377,79 +366,66 @@ def step_only_change(old: dict | None, new: dict, mine: dict, steps: dict[str, s
     return None
 
 
-_NUDGE_JS = """
-export default function (component) {
-    component.setTriggerValue("go", component.data.go);
-}
-"""
-_nudge = st.components.v2.component("svmviz_live_nudge", js=_NUDGE_JS)
-
-
-def _nudged() -> None:
-    """The browser answered a nudge: the waiting step goes into the state and only its stepper
-    reruns (a keyed rerun, which Streamlit allows from a widget callback only)."""
-    ss = st.session_state
-    pending = ss.pop(_PENDING, None)
-    if pending is None:
-        return   # answered twice: the poll reruns as usual
-    key, values, _ = pending
-    for k, v in values.items():
-        ss[k] = v
-    try:
-        st.rerun(stepper_fragment_key(key))
-    except StreamlitAPIException:   # the stepper is not on the page any more
-        st.rerun()
-
-
-def _pend(live: dict, key: str, values: dict) -> None:
-    """Make ``values`` wait for the next run of the stepper of ``key`` (one stepper at a time: with
-    another one's waiting too, an app run takes the view)."""
-    ss = st.session_state
-    old = ss.get(_PENDING)
-    if old is not None and old[0] != key:
-        _take(live, live["version"], ss[_APPLIED])
-    ss[_PENDING] = (key, {**(old[1] if old else {}), **values}, old[2] if old else 0)
-
-
-@st.fragment(run_every=POLL_S)
-def _follow_fragment() -> None:
-    """A student's poll. A view that changes only a stepper's step (and what its view binds), or a
-    question asked in a stepper's view, is drawn by a run of that stepper alone: the poll draws a
-    one-off "nudge" element whose script answers at once with a trigger, whose callback reruns the
-    stepper (a timed poll cannot rerun another fragment itself). Any other change: an app run."""
-    live = _following()
-    if not live:
-        return
+def _follow(live: dict, app_run: bool = False) -> None:
+    """A student's poll: take what the room changed. A view that changes only a stepper's step (and
+    what its view binds), or a question asked in a stepper's view, goes into the state and, from
+    the ticker's callback, reruns that stepper alone; any other change reruns the app. In an app
+    run (``app_run``) the page draws after this: the state is all it needs."""
     ss = st.session_state
     f, changed_q = _poll(live)
     reg = ss.get(_STEPPERS) or {}
     steps = reg.get("steps", {}) if reg.get("page") == ss.get(_PAGE, "") else {}
+    rerun = None   # the step key of the stepper to rerun
     if f.view is not None:
         found = step_only_change(ss.get(_APPLIED), f.view, state.snapshot(), steps)
         if found is None:
             _take(live, f.version, f.view)
         live["version"] = f.version
         ss[_APPLIED] = f.view
-        if found[1]:   # (the instructor's view moved to what this student's stepper already drew)
-            _pend(live, *found)
-    if changed_q and not ss.get(_APP_RUN):   # (an app run draws the question anyway)
-        if reg.get("question") not in steps:
-            st.rerun(scope="app")
-        _pend(live, reg["question"], {})
-    pending = ss.get(_PENDING)
-    if pending is None:
-        return
-    if ss.get(_APP_RUN):   # the page runs after this: it draws the step itself
-        for k, v in ss.pop(_PENDING)[1].items():
+        key, values = found
+        for k, v in values.items():
             ss[k] = v
+        if values:   # (none: the instructor's view moved to what this student's stepper already drew)
+            rerun = key
+    if changed_q and not app_run:   # (an app run draws the question anyway)
+        if reg.get("question") not in steps or rerun not in (None, reg["question"]):
+            st.rerun()
+        rerun = reg["question"]
+    if rerun is None or app_run:
         return
-    if pending[2] >= NUDGE_TRIES:   # the browser did not answer: an app run takes the step
-        _take(live, live["version"], ss[_APPLIED])
-    ss[_PENDING] = (*pending[:2], pending[2] + 1)
-    # a new element at every poll while the step waits: its script runs (and answers) once more if
-    # the last answer was lost; an answer after the step was taken finds nothing waiting
-    n = ss[_NUDGES] = ss.get(_NUDGES, 0) + 1
-    _nudge(data={"go": n}, key=f"live_nudge_{n}", on_go_change=_nudged, height=0)
+    try:
+        st.rerun(stepper_fragment_key(rerun))
+    except StreamlitAPIException:   # the stepper is not on the page any more
+        st.rerun()
+
+
+def _ticked() -> None:
+    """The ticker's trigger: a poll, from a widget callback so that it can rerun a stepper by key."""
+    live = _following()
+    if live:
+        _follow(live)
+
+
+# A timer in the browser, not ``st.fragment(run_every=...)``: a timed fragment run cannot rerun
+# another fragment, so a poll that saw a new step would need a second round trip to draw it. The
+# script runs again when its element is redrawn (its old cleanup is not called then): one timer per
+# element, kept on its host.
+_TICKER_JS = """
+export default function (component) {
+    const host = component.parentElement;
+    clearInterval(host.svmvizTicker);
+    host.svmvizTicker = setInterval(() => component.setTriggerValue("tick", Date.now()), component.data.every_ms);
+    return () => clearInterval(host.svmvizTicker);
+}
+"""
+_ticker = st.components.v2.component("svmviz_live_ticker", js=_TICKER_JS)
+
+
+@st.fragment
+def _follow_fragment() -> None:
+    """The ticker, in a fragment of its own: a poll that finds nothing new reruns only this."""
+    if _following():
+        _ticker(data={"every_ms": int(POLL_S * 1000)}, key="live_ticker", on_tick_change=_ticked, height=0)
 
 
 # ------------------------------------------------------------------ questions on a stepping page
