@@ -54,6 +54,7 @@ _GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at t
 _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
+_WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
 ROOM_PARAM = "room"
 POLL_S = 1.0
 
@@ -341,6 +342,8 @@ def stepper_view(step_key: str):
     ss[state.BIND_SCOPE], ss[_IN_STEPPER] = bound, step_key
     try:
         yield
+        if ss.get(_WAITING) == step_key:   # drawn to its end (not cut short by a newer request)
+            del ss[_WAITING]
     finally:
         ss.pop(state.BIND_SCOPE, None)
         ss.pop(_IN_STEPPER, None)
@@ -391,11 +394,18 @@ def _follow(live: dict, app_run: bool = False) -> None:
         if reg.get("question") not in steps or rerun not in (None, reg["question"]):
             st.rerun()
         rerun = reg["question"]
-    if rerun is None or app_run:
+    if app_run:
         return
+    # a stepper run asked for by an earlier poll can be cut short before its end by a newer request
+    # (this ticker's next tick, on a busy server): the step it did not draw is drawn now
+    rerun = rerun or ss.get(_WAITING)
+    if rerun is None:
+        return
+    ss[_WAITING] = rerun
     try:
         st.rerun(stepper_fragment_key(rerun))
     except StreamlitAPIException:   # the stepper is not on the page any more
+        del ss[_WAITING]
         st.rerun()
 
 

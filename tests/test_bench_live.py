@@ -177,3 +177,40 @@ def test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_fron
         await s.close()
 
     asyncio.run(scenario())
+
+
+def test_a_mounted_ticker_sets_its_trigger_every_interval_until_it_leaves_the_page():
+    """The live class's ticker element as its script runs in a browser: a timer from its mount
+    (its data names the interval), the tick trigger on its own fragment, none while a click waits,
+    and no more once a run ends without it."""
+    async def scenario():
+        s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
+        sent = []
+
+        async def rerun(widget_states=(), fragment_id="", auto=False):
+            sent.append((fragment_id, [json.loads(w.json_trigger_value)[0]["event"] for w in widget_states
+                                       if w.json_trigger_value]))
+        s.rerun = rerun
+        for data in [_run_start(), _delta((1, 0), "bidi_component", "ticker-frag", id="$$ID-t-live_ticker",
+                                          component_name="svmviz_app.live.svmviz_live_ticker",
+                                          json=json.dumps({"every_ms": 50})),
+                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
+            s.handle(data)
+        await asyncio.sleep(0.18)
+        assert len(sent) >= 2 and set(map(str, sent)) == {str(("ticker-frag", ["tick"]))}
+        for data in [_run_start("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+            s.handle(data)                 # a run of another fragment: the ticker stays mounted
+        assert len(s.tickers) == 1
+        s.busy = True
+        n = len(sent)
+        await asyncio.sleep(0.12)
+        assert len(sent) == n
+        s.busy = False
+        for data in [_run_start(), _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
+            s.handle(data)                 # a full run without it: unmounted, its timer ends
+        n = len(sent)
+        await asyncio.sleep(0.12)
+        assert len(sent) == n and not s.tickers
+        await s.close()
+
+    asyncio.run(scenario())
