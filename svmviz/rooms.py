@@ -176,6 +176,23 @@ class RoomStore(ABC):
         ``session_id`` the caller is a student: the first poll takes a seat (``RoomFullError``
         when there is none), every poll keeps it."""
 
+    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float) -> None:
+        """Return once the room's version is not ``since``, its question's ``(qid, revealed)`` is
+        not ``question`` (None: no question), it is gone, or after ``timeout`` seconds. A student's
+        poll waits here for a change instead of asking again. This default asks every 0.1 s; a
+        backend that can be told of changes (a condition, a pub/sub channel) returns at once."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                f = self.follow(code, since=since)
+            except RoomError:
+                return
+            q = None if f.question is None else (f.question.qid, f.question.revealed)
+            remaining = deadline - time.monotonic()
+            if f.version != since or q != question or remaining <= 0:
+                return
+            time.sleep(min(0.1, remaining))
+
     @abstractmethod
     def leave(self, code: str, session_id: str) -> None:
         """A student leaves (detaches): their seat is freed; their answer to the current question
@@ -256,6 +273,7 @@ class InMemoryRoomStore(RoomStore):
         self._clock = clock
         self._rooms: dict[str, _Room] = {}
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)   # notified when a view, question or room changes
 
     def __len__(self) -> int:
         """Live rooms (expired ones are swept first)."""
@@ -331,6 +349,7 @@ class InMemoryRoomStore(RoomStore):
             if text != room.view_json:
                 room.view_json = text
                 room.version += 1
+                self._changed.notify_all()
             return room.version
 
     def follow(self, code: str, session_id: str | None = None, since: int | None = None) -> Follow:
@@ -343,6 +362,21 @@ class InMemoryRoomStore(RoomStore):
             n = len(room.students)
         view = None if since == version else json.loads(text)   # parsed outside the lock
         return Follow(version, view, question, n)
+
+    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float) -> None:
+        c, deadline = normalize_code(code), time.monotonic() + timeout   # (tests' clocks drive expiry only)
+        with self._lock:
+            while True:
+                room = self._rooms.get(c)
+                if room is None or room.version != since:
+                    return
+                q = room.question
+                if (None if q is None else (q.qid, q.revealed)) != question:
+                    return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._changed.wait(remaining)
 
     def leave(self, code: str, session_id: str) -> None:
         with self._lock:
@@ -362,6 +396,7 @@ class InMemoryRoomStore(RoomStore):
             qid = room.next_qid
             room.next_qid += 1
             room.question = _Question(qid, prompt, opts, int(answer), explanation)
+            self._changed.notify_all()
             return qid
 
     def answer(self, code: str, session_id: str, qid: int, option: int) -> None:
@@ -390,9 +425,11 @@ class InMemoryRoomStore(RoomStore):
             if room.question is None:
                 raise RoomContentError("no question has been asked in this class")
             room.question.revealed = True
+            self._changed.notify_all()
             return room.question.tally()
 
     def close(self, code: str, token: str) -> None:
         with self._lock:
             self._owned(code, token)
             del self._rooms[normalize_code(code)]
+            self._changed.notify_all()

@@ -8,9 +8,10 @@ instructor's session holds the room's token in its session state only, never in 
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
   published; the store bumps its version only when something changed.
-- **Student:** a small element in the sidebar ticks every second in the browser (a timer in its
-  script setting a trigger); the trigger's callback polls the room (``follow(since=version)``: no
-  view is sent while it is unchanged). A new version that changes only the step of a stepper on
+- **Student:** a small element in the sidebar ticks every ``TICK_S`` seconds in the browser (a
+  timer in its script setting a trigger); the trigger's callback waits up to ``WAIT_S`` seconds for
+  the room to change (``RoomStore.wait``), then polls it (``follow(since=version)``: no view is sent
+  while it is unchanged). A new version that changes only the step of a stepper on
   this page and the values its view binds (``step_only_change``; the steppers say what they drew
   through ``stepper_view``), or a changed question asked in a stepper's view, goes into the state
   and the callback reruns that stepper's fragment by its key (Streamlit reruns another fragment
@@ -56,7 +57,13 @@ _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this pa
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 _WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
 ROOM_PARAM = "room"
-POLL_S = 1.0
+# A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
+# seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
+# script run per TICK_S (a run costs the server far more than a wait); the student's own clicks
+# meanwhile wait for the poll's end (at most WAIT_S seconds, a Python wait is no point at which
+# Streamlit can stop a run).
+TICK_S = 2.0
+WAIT_S = 1.0
 
 
 @st.cache_resource
@@ -412,8 +419,14 @@ def _follow(live: dict, app_run: bool = False) -> None:
 def _ticked() -> None:
     """The ticker's trigger: a poll, from a widget callback so that it can rerun a stepper by key."""
     live = _following()
-    if live:
-        _follow(live)
+    if not live:
+        return
+    q = st.session_state.get(_QUESTION)
+    try:
+        room_store().wait(live["code"], live["version"], None if q is None else (q.qid, q.revealed), WAIT_S)
+    except RoomError:
+        pass   # the poll tells the student
+    _follow(live)
 
 
 # A timer in the browser, not ``st.fragment(run_every=...)``: a timed fragment run cannot rerun
@@ -435,7 +448,7 @@ _ticker = st.components.v2.component("svmviz_live_ticker", js=_TICKER_JS)
 def _follow_fragment() -> None:
     """The ticker, in a fragment of its own: a poll that finds nothing new reruns only this."""
     if _following():
-        _ticker(data={"every_ms": int(POLL_S * 1000)}, key="live_ticker", on_tick_change=_ticked, height=0)
+        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=_ticked, height=0)
 
 
 # ------------------------------------------------------------------ questions on a stepping page

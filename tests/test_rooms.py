@@ -252,3 +252,40 @@ def test_detach_and_rejoin_gets_the_instructors_current_view(store):
         store.publish(code, token, dict(VIEW, state={"tree.step": step}))
     back = store.follow(code, "s1", since=first.version)
     assert back.version == 5 and back.view["state"] == {"tree.step": 7}
+
+
+@pytest.mark.parametrize("waiter", ["store's own", "interface default"])
+def test_a_poll_waits_for_a_change_of_view_or_question_and_returns_with_it(store, waiter):
+    from svmviz.rooms import RoomStore
+
+    wait = store.wait if waiter == "store's own" else lambda *a: RoomStore.wait(store, *a)
+    code, token = store.create_room()
+    v = store.publish(code, token, {"page": "SVM_Tree", "state": {"tree.step": 0}})
+    seen = []
+
+    def poll(since, question):
+        wait(code, since, question, 60.0)   # returns at the change, long before this
+        try:
+            f = store.follow(code, "s1", since=since)
+        except RoomNotFoundError:
+            seen.append("gone")
+            return
+        seen.append((f.version, None if f.question is None else (f.question.qid, f.question.revealed)))
+
+    for change, since, question in [
+            (lambda: store.publish(code, token, {"page": "SVM_Tree", "state": {"tree.step": 1}}), v, None),
+            (lambda: store.pose(code, token, "which?", ["a", "b"], 1), v + 1, None),
+            (lambda: store.reveal(code, token), v + 1, (1, False)),
+            (lambda: store.close(code, token), v + 1, (1, True))]:
+        t = threading.Thread(target=poll, args=(since, question))
+        n = len(seen)
+        t.start()
+        t.join(0.3)
+        assert t.is_alive() and len(seen) == n   # nothing changed yet: still waiting
+        try:
+            change()
+        finally:
+            t.join(30.0)
+        assert not t.is_alive()
+    assert seen == [(v + 1, None), (v + 1, (1, False)), (v + 1, (1, True)), "gone"]
+    wait(code, None, None, 60.0)   # a room that is gone: at once
