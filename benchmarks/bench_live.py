@@ -151,6 +151,9 @@ class LiveSession(bc.Student):
     # run of a fragment id it no longer holds (ScriptRunner, FragmentStorageKeyError on an
     # auto rerun), so a timer kept past its fragment would send runs that do nothing.
     def run_started(self, fragment_ids: list[str]) -> None:
+        # the frontend clears, at a run's end, what that run's fragments no longer draw: the
+        # fragments of a run cut short before its end (its elements stay) are not this run's
+        self.run_drew = set()
         if not fragment_ids:
             self._stop_timers(list(self.timers))
 

@@ -214,3 +214,27 @@ def test_a_mounted_ticker_sets_its_trigger_every_interval_until_it_leaves_the_pa
         await s.close()
 
     asyncio.run(scenario())
+
+
+def test_a_run_cut_short_leaves_what_it_drew_to_the_fragments_that_drew_it():
+    """A poll's run that drew the ticker and was cut short by a click: the click's run of the
+    stepper ends and the ticker stays, as the frontend clears at a run's end only in the fragments
+    of that run."""
+    s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
+    ticker = dict(id="$$ID-t-live_ticker", component_name="svmviz_live_ticker", json='{"every_ms": 60000}')
+
+    async def scenario():
+        for data in [_run_start(), _delta((0, 0), "markdown", "stepper", body="**Step 1 of 5**"),
+                     _delta((1, 0), "bidi_component", "ticker-frag", **ticker),
+                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY),
+                     _run_start("ticker-frag"), _delta((1, 0), "bidi_component", "ticker-frag", **ticker),
+                     _plain(script_finished=ForwardMsg.FINISHED_EARLY_FOR_RERUN),
+                     _run_start("stepper"), _delta((0, 0), "markdown", "stepper", body="**Step 2 of 5**"),
+                     _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+            s.handle(data)
+        assert s.step() == (2, 5)
+        assert [el.WhichOneof("type") for el in s.current()] == ["markdown", "bidi_component"]
+        assert len(s.tickers) == 1
+        await s.close()
+
+    asyncio.run(scenario())
