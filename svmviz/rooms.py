@@ -52,7 +52,9 @@ that process sees the same rooms. A deployment with several server processes nee
    (``HSET`` student → option: a re-answer replaces, the tally is ``HVALS`` counted) expiring with
    the room; the token checked in the store process with a constant-time compare of its digest.
    Followers poll ``follow(code, since=version)``, which returns no view while the version is
-   unchanged, so a poll costs one small read; pub/sub could replace polling later.
+   unchanged, so a poll costs one small read; before it they ``wait`` for a change: the
+   interface's default asks every 0.1 s, a Redis backend would ``SUBSCRIBE`` to a
+   ``changed:<code>`` channel that publish, pose, reveal and close ``PUBLISH`` to.
 
 Pages never see the backend: the app talks to a ``RoomStore`` only.
 """
