@@ -111,7 +111,7 @@ def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"
     PNG/SVG need a Chromium for kaleido; without one the page says so instead. ``what`` names
     the figure on the buttons, for a page that shows several figures' buttons close together."""
     name = _slug(basename)
-    images = image_export_available()
+    images = _images_exportable()
     shown = [f for f in formats if f == "html" or images]
     cols = st.columns(max(len(shown), 1) + 1)
     for col, fmt in zip(cols, shown):
@@ -121,6 +121,14 @@ def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"
                             f"{name}.{fmt}", mime, key=f"{key}_{fmt}", on_click="ignore")
     if len(shown) < len(formats):
         cols[-1].caption("PNG/SVG export needs Chromium (Debian: apt-get install chromium); HTML works.")
+
+
+@st.cache_resource(ttl=600, show_spinner=False)
+def _images_exportable() -> bool:
+    """``image_export_available`` looked up once every ten minutes for the whole server, not at
+    every draw of a figure's buttons: its search of the PATH for a Chromium was a tenth of a
+    step click's CPU on the SVM Tree page (the step figure's buttons are in the stepper)."""
+    return image_export_available()
 
 
 def model_download(model, basename: str, key: str) -> None:

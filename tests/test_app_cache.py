@@ -135,3 +135,29 @@ def test_waiters_of_a_cancelled_computation_compute_it_once_and_leave_no_lock():
     assert len(errors) == 2 and len(computed) == 1 and cache.computed == 1
     assert len(out) == 5 and len({id(o) for o in out}) == 1
     assert cache._computing == {}
+
+
+def test_a_figure_s_download_buttons_look_for_a_chromium_once_not_at_every_draw(monkeypatch):
+    """The PNG/SVG buttons need to know whether a Chromium is installed; the step view draws them
+    at every step click, and a search of the PATH at each one was a tenth of the click."""
+    from streamlit.testing.v1 import AppTest
+
+    import svmviz_app.widgets as widgets
+
+    looked = []
+    monkeypatch.setattr(widgets, "image_export_available", lambda: looked.append(1) or False)
+    widgets._images_exportable.clear()
+
+    def page():
+        import plotly.graph_objects as go
+
+        from svmviz_app.widgets import figure_downloads
+
+        figure_downloads(go.Figure(), "f", key="f")
+
+    at = AppTest.from_function(page).run()
+    at.run()
+    at.run()
+    assert not at.exception
+    assert [b.label for b in at.get("download_button")] == ["Download HTML"]
+    assert len(looked) == 1
