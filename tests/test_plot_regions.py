@@ -184,3 +184,69 @@ def test_the_td_partition_draws_each_local_svm_region_as_polygons_that_agree_wit
     local = clear & (hits == 1)           # in a leaf with a local SVM (the others are shapes)
     assert local.mean() > 0.5
     assert np.array_equal(got[local].astype(model.classes_.dtype), model.predict(P)[local])
+
+
+# ---------------------------------------------------------------- the decision-function view of every page
+def _decision_view(model, X, y, plane=None):
+    from svmviz.plots.standard import decision_contours
+
+    return decision_contours(model, X, y, ["−1", "+1"], plane)
+
+
+def _agrees_with_the_sign_of_f(fig, model, plane=None):
+    """The decided regions of the decision-function view against the sign of f, its lines on
+    their levels of f and labelled on the plot."""
+    assert not any(t.type in ("heatmap", "contour") for t in fig.data)
+    names = {"decided −1 (f < 0)": -1, "decided +1 (f > 0)": 1}
+    swatches = {t.name for t in fig.data if t.showlegend is not False and t.x[0] is None}
+    assert set(names) <= swatches                   # a legend entry per decided region
+    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+    P = np.column_stack([a.ravel() for a in np.meshgrid(np.linspace(*xr, 91)[1:-1], np.linspace(*yr, 87)[1:-1])])
+    f = lambda Q: model.decision_function(plane.lift(Q) if plane is not None else Q)   # noqa: E731
+    sign = lambda Q: np.sign(f(Q)).astype(int)   # noqa: E731
+    got, hits = labels_from_regions(fig, names, P)
+    clear = clear_of_boundaries(sign, P, 0.015 * (xr[1] - xr[0]))
+    assert clear.mean() > 0.8
+    assert np.all(hits[clear] == 1)                 # the two regions tile the view
+    assert np.array_equal(got[clear].astype(int), sign(P)[clear])
+    labels = {a.text for a in fig.layout.annotations}
+    for name, level, label in (("boundary f(x) = 0", 0.0, "f = 0"), ("margin f(x) = −1", -1.0, "f = −1"),
+                               ("margin f(x) = +1", 1.0, "f = +1")):
+        line = next(t for t in fig.data if t.name == name)
+        L = np.array([(a, b) for a, b in zip(line.x, line.y) if a is not None], dtype=float)
+        assert len(L) > 5 and np.abs(f(L) - level).max() < 0.05, name
+        assert f"<b>{label}</b>" in labels, name      # each line labelled on the plot, not only in the legend
+
+
+def test_the_decision_view_draws_the_regions_where_f_has_their_sign():
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] > 0.5, 1, -1)
+    model = SVC(C=10.0).fit(X, y)
+    _agrees_with_the_sign_of_f(_decision_view(model, X, y), model)
+
+
+def test_the_decision_view_of_data_in_more_dimensions_draws_the_model_on_its_plane():
+    from sklearn.svm import SVC
+
+    from svmviz.plots.common import Plane
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 3))
+    y = np.where(X[:, 0] - 0.8 * X[:, 1] + 0.3 * X[:, 2] ** 2 > 0.2, 1, -1)
+    model, plane = SVC(C=10.0).fit(X, y), Plane(X, method="pca")
+    _agrees_with_the_sign_of_f(_decision_view(model, X, y, plane), model, plane)
+
+
+def test_the_decision_view_of_fourclass_is_small_and_agrees_with_the_model(fourclass):
+    from svmviz.data.preprocessing import split_and_normalize
+    from svmviz.models.svc import BinarySVC
+
+    train, _ = split_and_normalize(fourclass, "none", 0.3, 0, True)
+    model = BinarySVC(C=10.0, kernel="rbf", gamma=1.0).fit(train.X, train.y)
+    fig = _decision_view(model, train.X, train.y)
+    # every page sends it: a filled contour grid of f was 350 kB
+    assert len(pio.to_json(fig, validate=False)) < 50_000
+    _agrees_with_the_sign_of_f(fig, model)

@@ -1,5 +1,5 @@
-"""The views every SVM demo has, for any fitted binary model: decision-function contours with the
-margins f = ±1 and the support vectors, a confusion matrix, and the ROC curve with its AUC."""
+"""The views every SVM demo has, for any fitted binary model: the decision function (decided regions,
+boundary, margins f = ±1 and support vectors), a confusion matrix, and the ROC curve with its AUC."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.metrics import auc, confusion_matrix, roc_curve
 
-from svmviz.plots.common import add_class_scatter, base_layout, grid, readable, user_text
-from svmviz.plots.contours import level_line_trace
+from svmviz.plots.common import (LEGEND_SIZE, add_class_scatter, base_layout, class_color, class_text, grid,
+                                 readable, rgba, user_text)
+from svmviz.plots.contours import SIMPLIFY, level_line_trace, level_lines, polyline_xy, simplify
+from svmviz.plots.regions import add_region, region_rings
 
 RESOLUTION = 160  # fixed grid: the cost of a contour plot does not grow with the data
 
@@ -26,10 +28,20 @@ def binary_scores(model, X) -> np.ndarray | None:
     return s
 
 
+#: The decided regions' fills: the two classes' colours of the data points, light under them.
+REGION_ALPHA = 0.22
+#: The lines of the picture: the boundary in black, each margin in a dark shade of the colour of the
+#: class on its side (the class colours themselves are too light for a line on their own region).
+BOUNDARY_COLOR, MARGIN_COLORS = "#111111", {-1.0: "#005f73", 1.0: "#7a5c00"}
+
+
 def decision_contours(model, X, y, names=None, plane=None, title: str = "Decision function",
                       support=None) -> go.Figure:
-    """Filled contours of f(x) (clipped to [−3, 3]), the boundary f = 0, the margins f = ±1 and
-    the support vectors (``support``: indices into X; default the model's ``support_``)."""
+    """The decision function of a binary model as a teaching picture that is light to send: the
+    regions f > 0 and f < 0 as polygons in the classes' colours with a legend entry each, the
+    boundary f = 0 and the margins f = ±1 as labelled lines, the samples and the support vectors
+    ringed (``support``: indices into X; default the model's ``support_``). Everything is traced
+    from f on a ``RESOLUTION``² grid, but only the polygons and lines are sent."""
     X = np.asarray(X, dtype=np.float64)
     X2 = plane.to2d(X) if plane is not None else X[:, :2]
     xs, ys, P = grid(X2, RESOLUTION)
@@ -38,26 +50,45 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
     if Z is None:
         raise ValueError("decision contours need a binary model with a decision function")
     Z = Z.reshape(len(ys), len(xs))
-    fig = go.Figure()
-    fig.add_trace(go.Contour(x=xs, y=ys, z=np.clip(Z, -3, 3), zmin=-3, zmax=3, colorscale="RdBu_r",
-                             opacity=0.45, showscale=True, colorbar=dict(title="f(x)", len=0.6),
-                             contours=dict(start=-3, end=3, size=0.5), line=dict(width=0),
-                             name="f(x)", hoverinfo="skip"))
-    for level, dash, label in ((0.0, "solid", "f(x) = 0"), (-1.0, "dash", "margin f(x) = −1"),
-                               (1.0, "dash", "margin f(x) = +1")):
-        fig.add_trace(level_line_trace(xs, ys, Z, level, name=label,
-                                       line=dict(color="#111", dash=dash, width=2.5 if level == 0 else 1.5)))
     classes = getattr(model, "classes_", np.unique(y))
+    shown = [class_text(n) for n in (names if names is not None else classes)]
+    fig = go.Figure()
+    for k, sign in ((0, -1.0), (1, 1.0)):
+        add_region(fig, region_rings(xs, ys, sign * Z), rgba(class_color(k, 2), REGION_ALPHA),
+                   f"decided {shown[k]} (f {'<' if sign < 0 else '>'} 0)", group=f"decided {k}")
+    tol = SIMPLIFY * max(xs[-1] - xs[0], ys[-1] - ys[0])
+    for level, name, text in ((0.0, "boundary f(x) = 0", "f = 0"), (-1.0, "margin f(x) = −1", "f = −1"),
+                              (1.0, "margin f(x) = +1", "f = +1")):
+        lines = [simplify(line, tol) for line in level_lines(xs, ys, Z, level)]
+        color = MARGIN_COLORS.get(level, BOUNDARY_COLOR)
+        x, y_ = polyline_xy(lines) if lines else ([None], [None])
+        fig.add_trace(go.Scatter(x=x, y=y_, mode="lines", hoverinfo="skip", name=name,
+                                 line=dict(color=color, dash="solid" if level == 0 else "dash",
+                                           width=3 if level == 0 else 2)))
+        if lines:
+            _label_line(fig, max(lines, key=len), text, color)
     add_class_scatter(fig, X2, np.asarray(y), classes, names)
     sv = getattr(model, "support_", None) if support is None else support
     if sv is not None and len(sv) and np.max(sv) < len(X2):
         fig.add_trace(go.Scatter(x=X2[sv, 0], y=X2[sv, 1], mode="markers",
-                                 name=f"support vectors ({len(sv)})",
-                                 marker=dict(size=13, color="rgba(0,0,0,0)", line=dict(width=1.5, color="#222"))))
+                                 name=f"support vectors ({len(sv)})", hoverinfo="skip",
+                                 marker=dict(symbol="circle-open", size=14, color="#222", line=dict(width=1.5))))
     xl, yl = plane.labels if plane is not None else ("x1", "x2")
     base_layout(fig, title, xl, yl)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0), margin=dict(b=100))
+    # the legend beside the axes, one entry a line: under them, eight entries wrapped into rows
+    # that pushed the plot up and left it small
+    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, x=1.02, xanchor="left",
+                                  tracegroupgap=0), margin=dict(r=20))
+    fig.update_xaxes(range=[xs[0], xs[-1]], constrain="domain")
+    fig.update_yaxes(range=[ys[0], ys[-1]], constrain="domain")
     return fig
+
+
+def _label_line(fig: go.Figure, line: np.ndarray, text: str, color: str) -> None:
+    """``text`` on the middle point of the polyline ``line``, over a white box."""
+    x, y = line[len(line) // 2]
+    fig.add_annotation(x=float(f"{x:.6g}"), y=float(f"{y:.6g}"), text=f"<b>{text}</b>", showarrow=False,
+                       font=dict(color=color, size=LEGEND_SIZE), bgcolor="rgba(255,255,255,0.8)")
 
 
 def confusion_figure(y_true, y_pred, classes, names=None, title: str = "Confusion matrix (test split)") -> go.Figure:
