@@ -204,3 +204,69 @@ def test_the_svm_tree_step_notes_write_class_numbers_with_the_minus_sign():
     notes = [s.note for s in tree.trace]
     assert any("hard class −1" in n for n in notes) and any("of class −1" in n for n in notes)
     assert not any("-1" in n for n in notes)
+
+
+def _rgb(color: str, under=(255.0, 255.0, 255.0)) -> tuple:
+    """A CSS colour of the figures (#rgb, #rrggbb, rgb(), rgba(), white) as RGB, a translucent
+    one laid over ``under``."""
+    c = color.strip().lower()
+    if c == "white":
+        return (255.0, 255.0, 255.0)
+    if c.startswith("#"):
+        h = c[1:] if len(c) == 7 else "".join(ch * 2 for ch in c[1:])
+        return tuple(float(int(h[k:k + 2], 16)) for k in (0, 2, 4))
+    parts = [float(v) for v in c[c.index("(") + 1:-1].split(",")]
+    a = parts[3] if len(parts) == 4 else 1.0
+    return tuple(a * v + (1 - a) * u for v, u in zip(parts[:3], under))
+
+
+def _contrast(fg, bg) -> float:
+    """The WCAG contrast ratio of two RGB colours."""
+    def lum(rgb):
+        lin = [(v / 255 / 12.92) if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _chain_texts_on_their_boxes(fig):
+    """(text, font size, contrast with what is under it) of every annotation of a chain diagram:
+    the background is the last filled box drawn under the text's anchor, else the page's white."""
+    out = []
+    for a in fig.layout.annotations:
+        bg = (255.0, 255.0, 255.0)
+        for s in fig.layout.shapes:
+            if s.type == "rect" and s.x0 <= a.x <= s.x1 and s.y0 <= a.y <= s.y1 and s.fillcolor:
+                bg = _rgb(s.fillcolor, bg)
+        out.append((a.text, a.font.size, _contrast(_rgb(a.font.color or "#000"), bg)))
+    return out
+
+
+def test_every_text_of_the_chain_diagram_is_large_and_contrasts_with_its_box():
+    """Kept, pruned and last boxes, the RBF note and the step mark: at least 14 px and a contrast
+    ratio of 4.5 (WCAG AA) against the box it is written on."""
+    X, y = _ring()
+    Tree = SVMTreeClassifier
+    pruned = Tree(greedy_level=1, C_hard=100.0).fit(X, y)
+    assert any(nd.pruned for nd in pruned.trees_[0].nodes)
+    rbf = Tree(greedy_level=1, C_hard=100.0, nonlinear={"k": 100, "C": 1.0, "gamma": 1.0}).fit(X, y)
+    assert rbf.trees_[0].svm is not None
+    figs = [chain_figure(pruned), chain_figure(pruned, current=1), chain_figure(pruned, current=10),
+            chain_figure(rbf)]
+    assert any("RBF" in (a.text or "") for a in figs[-1].layout.annotations)
+    for fig in figs:
+        texts = _chain_texts_on_their_boxes(fig)
+        assert any("pruned" in t for t, _, _ in texts)
+        for text, size, ratio in texts:
+            assert size >= 14, text
+            assert ratio >= 4.5, (text, round(ratio, 2))
+
+
+def test_counts_on_the_svm_tree_figures_are_in_the_singular_for_one():
+    from svmviz.plots.svm_tree import final_figure
+
+    X = np.array([[-2.0, 0.0], [-1.5, 0.2], [-1.8, -0.3], [2.0, 0.0], [1.5, 0.1], [1.7, -0.2]])
+    y = np.array([-1, -1, -1, 1, 1, 1])
+    one = SVMTreeClassifier().fit(X, y)
+    assert len(one.trees_[0].nodes) == 1
+    assert final_figure(one, X, y).layout.title.subtitle.text == "1 hyperplane"

@@ -53,6 +53,11 @@ def class_text(value) -> PlotText:
     return PlotText(text.replace("-", "−"))
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def padded_box(X, pad=0.08):
     """The bounding box of the rows of ``X`` widened by ``pad`` of its span on each side."""
     lo, hi = X.min(axis=0), X.max(axis=0)

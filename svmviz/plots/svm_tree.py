@@ -16,12 +16,16 @@ import plotly.graph_objects as go
 
 from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
-from svmviz.plots.common import (NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter,
-                                 base_layout, class_label, class_traces, grid, layout_spec, legend_below,
-                                 padded_box, sample_note, user_text)
+from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
+                                 add_class_scatter, base_layout, class_label, class_traces, counted, grid,
+                                 layout_spec, legend_below, padded_box, sample_note, user_text)
 from svmviz.plots.regions import region_rings, region_traces
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
+#: The chain diagram's text (px) and a pruned node's colours: greyed out, yet a contrast of 6:1 and
+#: more on its boxes (the grey of #888 on #ccc was 2:1, unreadable on a projector).
+CHAIN_TEXT_SIZE = 15
+PRUNED_TEXT, PRUNED_FILL = "#555555", "#eeeeee"
 #: Above this many candidate lines (greedy level 1 has up to 12) only the chosen one is drawn; the
 #: others are a click on their legend entry away, so the picture shows the decision, not a fan.
 MAX_SHOWN_CANDIDATES = 4
@@ -428,9 +432,9 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
             fig.add_trace(go.Scatter(x=[x1, x2], y=[y1, y2], mode="lines", name=f"node {n.depth + 1} ({n.label})",
                                      line=dict(color=color, width=2), showlegend=False, hoverinfo="name"))
             fig.add_annotation(x=(x1 + x2) / 2, y=(y1 + y2) / 2, text=f"<b>{n.depth + 1}</b>", showarrow=False,
-                               font=dict(color=color, size=13), bgcolor="rgba(255,255,255,0.7)")
+                               font=dict(color=color, size=LEGEND_SIZE), bgcolor="rgba(255,255,255,0.7)")
         in_play.append((a, c, float(n.hard_class)))
-    count = f"{len(tree.kept())} hyperplanes" if pruned else f"{len(tree.nodes)} hyperplanes"
+    count = counted(len(tree.kept()) if pruned else len(tree.nodes), "hyperplane")
     if pruned and tree.svm is not None:
         count += f" + RBF node after node {tree.nonlinear.depth}"
     base_layout(fig, title=f"Final partition {'after' if pruned else 'before'} pruning", xlabel=plane.labels[0],
@@ -461,12 +465,13 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     for i, nd in enumerate(nodes):
         ypos = -i
         grey = nd.pruned
-        color = "#ccc" if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
-        line = "#aaa" if grey else "#333"
+        color = PRUNED_FILL if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
+        line = "#999" if grey else "#333"
+        text = PRUNED_TEXT if grey else "#000"
         if not grey:
             if kept_i == nl_depth:
                 notes.append(dict(x=-2.4, y=ypos + 0.5, showarrow=False, xanchor="right",
-                                  text="RBF node here ⇢", font=dict(color="#c00", size=13)))
+                                  text="RBF node here ⇢", font=dict(color="#c00", size=CHAIN_TEXT_SIZE)))
             kept_i += 1
         shapes += [dict(type="rect", x0=-2.3, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
                         line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
@@ -481,12 +486,12 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         notes += [dict(x=-0.6, y=ypos, showarrow=False,
                        text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {signed(nd.hard_class)}, "
                             f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
-                       font=dict(size=13, color="#888" if grey else "#000")),
+                       font=dict(size=CHAIN_TEXT_SIZE, color=text)),
                   dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
-                       font=dict(size=14, color="#888" if grey else "#000"))]
+                       font=dict(size=CHAIN_TEXT_SIZE, color=text))]
     yend = -n
     if tree.svm is not None and nl_depth == len(tree.kept()):
-        last = f"RBF SVM ({tree.nonlinear.n_support} SVs)"
+        last = f"RBF SVM ({counted(tree.nonlinear.n_support, 'SV')})"
         fill, edge = "#f4cccc", "#c00"
     else:
         last = f"rest → {cls[tree.final_class]}"
@@ -504,10 +509,9 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         notes.append(dict(x=-2.45, y=at, xanchor="right", showarrow=False, text=f"<b>step {int(current) + 1} ▶</b>",
                           font=dict(size=15, color="#e00000")))
     fig = go.Figure()
-    nodes_text = "1 node" if n == 1 else f"{n} nodes"
-    fig.update_layout(shapes=shapes, annotations=notes, template="plotly_white",
+    fig.update_layout(shapes=shapes, annotations=notes, template=TEMPLATE,
                       height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=50, b=10),
-                      title=dict(text=f"The chain: {nodes_text}, {len(tree.kept())} kept after pruning",
+                      title=dict(text=f"The chain: {counted(n, 'node')}, {len(tree.kept())} kept after pruning",
                                  font=dict(size=TITLE_SIZE)),
                       xaxis=dict(visible=False, range=[-3.6, 2.9]),
                       yaxis=dict(visible=False, range=[yend - 0.8, 0.9]))
