@@ -193,9 +193,9 @@ def _decision_view(model, X, y, plane=None):
     return decision_contours(model, X, y, ["−1", "+1"], plane)
 
 
-def _agrees_with_the_sign_of_f(fig, model, plane=None):
-    """The decided regions of the decision-function view against the sign of f, its lines on
-    their levels of f and labelled on the plot."""
+def _agrees_with_the_sign_of_f(fig, model, plane=None, smooth=True):
+    """The decided regions of the decision-function view against the sign of f; for a ``smooth``
+    f, its lines f = 0 and f = ±1 on their levels of f and labelled on the plot."""
     assert not any(t.type in ("heatmap", "contour") for t in fig.data)
     names = {"decided −1 (f < 0)": -1, "decided +1 (f > 0)": 1}
     swatches = {t.name for t in fig.data if t.showlegend is not False and t.x[0] is None}
@@ -210,8 +210,9 @@ def _agrees_with_the_sign_of_f(fig, model, plane=None):
     assert np.all(hits[clear] == 1)                 # the two regions tile the view
     assert np.array_equal(got[clear].astype(int), sign(P)[clear])
     labels = {a.text for a in fig.layout.annotations}
-    for name, level, label in (("boundary f(x) = 0", 0.0, "f = 0"), ("margin f(x) = −1", -1.0, "f = −1"),
-                               ("margin f(x) = +1", 1.0, "f = +1")):
+    lines = [("boundary f(x) = 0", 0.0, "f = 0"), ("margin f(x) = −1", -1.0, "f = −1"),
+             ("margin f(x) = +1", 1.0, "f = +1")]
+    for name, level, label in lines if smooth else []:
         line = next(t for t in fig.data if t.name == name)
         L = np.array([(a, b) for a, b in zip(line.x, line.y) if a is not None], dtype=float)
         assert len(L) > 5 and np.abs(f(L) - level).max() < 0.05, name
@@ -250,3 +251,29 @@ def test_the_decision_view_of_fourclass_is_small_and_agrees_with_the_model(fourc
     # every page sends it: a filled contour grid of f was 350 kB
     assert len(pio.to_json(fig, validate=False)) < 50_000
     _agrees_with_the_sign_of_f(fig, model)
+
+
+def test_the_decision_view_of_an_svm_tree_puts_its_boundary_where_the_sign_of_f_changes():
+    """An SVM tree's f is the distance to the node that decides: it jumps where one node's cell
+    meets another's. The boundary is where its sign changes (a line interpolated across a jump
+    drew a staircase beside it), and no margin is drawn along a jump."""
+    from svmviz.models import SVMTreeClassifier
+
+    rng = np.random.default_rng(7)
+    angle, radius = rng.uniform(0, 2 * np.pi, 60), rng.uniform(1.0, 1.5, 60)
+    X = np.vstack([np.c_[radius * np.cos(angle), radius * np.sin(angle)], rng.normal(0, 0.35, (60, 2))])
+    y = np.repeat([-1, 1], 60)
+    model = SVMTreeClassifier(C_hard=100.0).fit(X, y)
+    fig = _decision_view(model, X, y)
+    _agrees_with_the_sign_of_f(fig, model, smooth=False)
+    line = next(t for t in fig.data if t.name == "boundary f(x) = 0")
+    L = np.array([(a, b) for a, b in zip(line.x, line.y) if a is not None], dtype=float)
+    h = 2e-3 * (fig.layout.xaxis.range[1] - fig.layout.xaxis.range[0])
+    near = np.stack([np.sign(model.decision_function(L + d)) for d in
+                     (np.array([dx, dy]) for dx in (-h, 0, h) for dy in (-h, 0, h))])
+    assert np.all((near > 0).any(axis=0) & (near < 0).any(axis=0))     # both signs within h of every point
+    for t in fig.data:
+        if (t.name or "").startswith("margin"):
+            M = np.array([(a, b) for a, b in zip(t.x, t.y) if a is not None], dtype=float)
+            level = 1.0 if "+" in t.name else -1.0
+            assert np.abs(model.decision_function(M) - level).max() <= 0.1, t.name

@@ -62,7 +62,7 @@ def label_regions(xs, ys, labels: np.ndarray, label_of: Callable[[np.ndarray], n
     boundary is located on every grid edge whose ends differ, all edges at once (``SEARCH_ROUNDS``
     calls of ``label_of`` whatever the number of labels); without it, mid-edge."""
     xs, ys, L = np.asarray(xs, float), np.asarray(ys, float), np.asarray(labels)
-    locate = None if label_of is None else _located_edges(xs, ys, L, label_of)
+    locate = None if label_of is None else locate_by_label(xs, ys, L, label_of)
     return {k: region_rings(xs, ys, (L == k).astype(float) - 0.5, 0.0, locate, tol) for k in np.unique(L)}
 
 
@@ -84,9 +84,10 @@ def _crossings_by_label(label_of, A: np.ndarray, B: np.ndarray, first: np.ndarra
     return A + mid[:, None] * (B - A)
 
 
-def _located_edges(xs, ys, L, label_of):
-    """A ``locate`` that looks up the crossing of each grid edge, found beforehand on every edge
-    whose two ends have different labels (``_crossings_by_label``)."""
+def locate_by_label(xs, ys, L, label_of):
+    """A ``locate`` (see ``contours.level_lines``) for the boundaries of the label grid ``L`` that
+    looks up the crossing of each grid edge, found beforehand on every edge whose two ends have
+    different labels (``_crossings_by_label``)."""
     hi_, hj = np.nonzero(L[:, :-1] != L[:, 1:])
     vi, vj = np.nonzero(L[:-1, :] != L[1:, :])
     A = np.vstack([np.column_stack([xs[hj], ys[hi_]]), np.column_stack([xs[vj], ys[vi]])])

@@ -10,7 +10,7 @@ from sklearn.metrics import auc, confusion_matrix, roc_curve
 from svmviz.plots.common import (LEGEND_SIZE, add_class_scatter, base_layout, class_color, class_text, grid,
                                  readable, rgba, user_text)
 from svmviz.plots.contours import SIMPLIFY, level_line_trace, level_lines, polyline_xy, simplify
-from svmviz.plots.regions import add_region, region_rings
+from svmviz.plots.regions import add_region, locate_by_label, region_rings
 
 RESOLUTION = 160  # fixed grid: the cost of a contour plot does not grow with the data
 
@@ -52,21 +52,24 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
     Z = Z.reshape(len(ys), len(xs))
     classes = getattr(model, "classes_", np.unique(y))
     shown = [class_text(n) for n in (names if names is not None else classes)]
+    lift = plane.lift if plane is not None else (lambda Q: Q)
+    # the boundary located by the sign of f on every grid edge it crosses, not interpolated: f
+    # may jump there (an SVM tree's f is the distance to the node that decides), and a line
+    # interpolated across a jump is a staircase
+    positive = (Z > 0).astype(int)
+    locate = locate_by_label(xs, ys, positive, lambda Q: (binary_scores(model, lift(Q)) > 0).astype(int))
     fig = go.Figure()
     for k, sign in ((0, -1.0), (1, 1.0)):
-        add_region(fig, region_rings(xs, ys, sign * Z), rgba(class_color(k, 2), REGION_ALPHA),
+        add_region(fig, region_rings(xs, ys, (positive == k) - 0.5, 0.0, locate), rgba(class_color(k, 2), REGION_ALPHA),
                    f"decided {shown[k]} (f {'<' if sign < 0 else '>'} 0)", group=f"decided {k}")
     tol = SIMPLIFY * max(xs[-1] - xs[0], ys[-1] - ys[0])
-    for level, name, text in ((0.0, "boundary f(x) = 0", "f = 0"), (-1.0, "margin f(x) = −1", "f = −1"),
-                              (1.0, "margin f(x) = +1", "f = +1")):
-        lines = [simplify(line, tol) for line in level_lines(xs, ys, Z, level)]
-        color = MARGIN_COLORS.get(level, BOUNDARY_COLOR)
-        x, y_ = polyline_xy(lines) if lines else ([None], [None])
-        fig.add_trace(go.Scatter(x=x, y=y_, mode="lines", hoverinfo="skip", name=name,
-                                 line=dict(color=color, dash="solid" if level == 0 else "dash",
-                                           width=3 if level == 0 else 2)))
+    boundary = [simplify(line, tol) for line in level_lines(xs, ys, positive - 0.5, 0.0, locate)]
+    _add_level(fig, boundary, "boundary f(x) = 0", "f = 0", BOUNDARY_COLOR, "solid", 3)
+    for level, sign in ((-1.0, "−"), (1.0, "+")):
+        lines = _on_level(level_lines(xs, ys, Z, level), lambda Q: binary_scores(model, lift(Q)), level)
+        lines = [simplify(line, tol) for line in lines]
         if lines:
-            _label_line(fig, max(lines, key=len), text, color)
+            _add_level(fig, lines, f"margin f(x) = {sign}1", f"f = {sign}1", MARGIN_COLORS[level], "dash", 2)
     add_class_scatter(fig, X2, np.asarray(y), classes, names)
     sv = getattr(model, "support_", None) if support is None else support
     if sv is not None and len(sv) and np.max(sv) < len(X2):
@@ -84,11 +87,39 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
     return fig
 
 
-def _label_line(fig: go.Figure, line: np.ndarray, text: str, color: str) -> None:
-    """``text`` on the middle point of the polyline ``line``, over a white box."""
-    x, y = line[len(line) // 2]
-    fig.add_annotation(x=float(f"{x:.6g}"), y=float(f"{y:.6g}"), text=f"<b>{text}</b>", showarrow=False,
-                       font=dict(color=color, size=LEGEND_SIZE), bgcolor="rgba(255,255,255,0.8)")
+def _add_level(fig: go.Figure, lines: list[np.ndarray], name: str, text: str, color: str, dash: str,
+               width: float) -> None:
+    """The polylines ``lines`` as one trace named ``name`` (its legend entry stays when there are
+    none), ``text`` written on the longest."""
+    x, y = polyline_xy(lines) if lines else ([None], [None])
+    fig.add_trace(go.Scatter(x=x, y=y, mode="lines", hoverinfo="skip", name=name,
+                             line=dict(color=color, dash=dash, width=width)))
+    if lines:
+        longest = max(lines, key=len)
+        x, y = longest[len(longest) // 2]
+        fig.add_annotation(x=float(f"{x:.6g}"), y=float(f"{y:.6g}"), text=f"<b>{text}</b>", showarrow=False,
+                           font=dict(color=color, size=LEGEND_SIZE), bgcolor="rgba(255,255,255,0.8)")
+
+
+#: How far from its level f may be on a traced level line: farther, the line crossed a jump of f.
+ON_LEVEL = 0.1
+
+
+def _on_level(lines: list[np.ndarray], f, level: float) -> list[np.ndarray]:
+    """The pieces of the traced level lines where ``f`` is within ``ON_LEVEL`` of ``level``: a line
+    interpolated between grid values on either side of a jump of f is not on the level (an SVM
+    tree's margins), and where f is smooth every point is kept."""
+    if not lines:
+        return lines
+    ok = np.abs(f(np.vstack(lines)) - level) <= ON_LEVEL
+    out, at = [], 0
+    for line in lines:
+        keep = ok[at:at + len(line)]
+        at += len(line)
+        # runs of kept points, split where a point is off the level
+        edges = np.flatnonzero(np.diff(np.r_[0, keep.astype(int), 0]))
+        out += [line[a:b] for a, b in zip(edges[::2], edges[1::2]) if b - a >= 2]
+    return out
 
 
 def confusion_figure(y_true, y_pred, classes, names=None, title: str = "Confusion matrix (test split)") -> go.Figure:
