@@ -258,6 +258,7 @@ def test_every_text_of_the_chain_diagram_is_large_and_contrasts_with_its_box():
         texts = _chain_texts_on_their_boxes(fig)
         assert any("pruned" in t for t, _, _ in texts)
         for text, size, ratio in texts:
+            assert not re.search(r"(?<![\w.])-\d", text), text      # "→ −1", as the figures beside it
             assert size >= 14, text
             assert ratio >= 4.5, (text, round(ratio, 2))
 

@@ -17,8 +17,8 @@ import plotly.graph_objects as go
 from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
-                                 add_class_scatter, base_layout, class_label, class_traces, counted, grid,
-                                 layout_spec, legend_below, padded_box, sample_note, user_text)
+                                 add_class_scatter, base_layout, class_label, class_text, class_traces, counted,
+                                 grid, layout_spec, legend_below, padded_box, sample_note, user_text)
 from svmviz.plots.regions import region_rings, region_traces
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
@@ -458,7 +458,7 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     tree = model.trees_[tree_index]
     nodes = tree.nodes
     n = len(nodes)
-    cls = {1: user_text(tree.classes[1]), -1: user_text(tree.classes[0])}
+    cls = {1: class_text(tree.classes[1]), -1: class_text(tree.classes[0])}
     shapes, notes = [], []
     nl_depth = tree.nonlinear.depth if tree.svm is not None else None
     kept_i = 0
