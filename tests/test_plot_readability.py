@@ -271,3 +271,23 @@ def test_counts_on_the_svm_tree_figures_are_in_the_singular_for_one():
     one = SVMTreeClassifier().fit(X, y)
     assert len(one.trees_[0].nodes) == 1
     assert final_figure(one, X, y).layout.title.subtitle.text == "1 hyperplane"
+
+
+def test_the_smo_side_figures_fit_their_narrow_column_and_mark_tol_where_it_is():
+    """The α bars and the convergence curves stand beside the step's picture in two fifths of the
+    page (about 320 px at 1280 × 720): titles short enough to be drawn whole, the tolerance's label
+    on its line of the log axis, the classes with the minus sign."""
+    from svmviz.plots.common import AXIS_TITLE_SIZE, TITLE_SIZE
+    from svmviz.plots.solvers import plot_trace_curves
+
+    def width(text, size):      # a sans-serif glyph is about 0.55 of the font size wide
+        return 0.55 * size * len(re.sub(r"<[^>]+>", "", text))
+
+    fig = plot_trace_curves([0, 1, 2, 3], [1.0, 0.1, 0.01, 1e-4], [0.0, -1.0, -1.5, -1.6], 2, tol=1e-3,
+                            target_objective=-1.6)
+    assert width(fig.layout.title.text, TITLE_SIZE) <= 300
+    assert width(fig.layout.yaxis.title.text, AXIS_TITLE_SIZE) <= 200       # along the 360 px high axis
+    tol = next(a for a in fig.layout.annotations if a.text == "tol = 0.001")
+    assert tol.yref == "y" and tol.y == pytest.approx(-3.0)          # log10 of 0.001 on the log axis
+    bars = plot_alpha_bars(np.array([0.0, 0.5, 1.0]), np.array([-1, 1, 1]), 1.0)
+    assert [t.name for t in bars.data] == ["α, class −1", "α, class 1"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import add_class_scatter, base_layout, class_color, grid, legend_below, user_text
+from svmviz.plots.common import add_class_scatter, base_layout, class_color, class_text, grid, legend_below
 from svmviz.plots.contours import level_line_trace
 
 # one line style per solver, so coinciding boundaries stay distinguishable
@@ -92,13 +92,21 @@ def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
         fig.add_trace(go.Scatter(x=it, y=obj, mode="lines", name="objective", yaxis="y2",
                                  line=dict(color="#ff7f0e", dash="dot")))
     if tol is not None:
-        fig.add_hline(y=tol, line=dict(color="#d62728", dash="dash"),
-                      annotation_text=f"tol = {tol:g}")
+        _tol_line(fig, tol)
     base_layout(fig, "SMO convergence", "iteration", "max KKT violation m(α) − M(α)", equal=False,
                 height=460)
     fig.update_yaxes(type="log", dtick=1, exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
     return legend_below(fig)
+
+
+def _tol_line(fig: go.Figure, tol: float) -> None:
+    """The tolerance as a dashed line across a log-scale y-axis, labelled above it at the right:
+    an annotation on a log axis is placed by log10 of its value (``add_hline``'s own label took
+    the value itself and landed at the top of the plot)."""
+    fig.add_hline(y=tol, line=dict(color="#d62728", dash="dash"))
+    fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(tol)), yref="y", yanchor="bottom",
+                       text=f"tol = {tol:g}", showarrow=False, font=dict(color="#d62728"))
 
 
 # ---------------------------------------------------------------------------- SMO stepper
@@ -157,7 +165,7 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
     fig = go.Figure()
     for k, c in enumerate(classes):
         idx = np.flatnonzero(y == c)
-        label = user_text(names[k] if names is not None else c)
+        label = class_text(names[k] if names is not None else c)
         # width in sample units: Plotly sizes a trace's bars by the gap between its own samples,
         # so two far-apart samples of a class got bars many samples wide, hiding the others
         fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}", width=BAR_WIDTH,
@@ -191,10 +199,11 @@ def plot_trace_curves(iterations, violation, objective, t: int, tol: float | Non
                                  name="optimum objective (cvxpy)",
                                  line=dict(color="#111", dash="dot")))
     if tol is not None:
-        fig.add_hline(y=tol, line=dict(color="#d62728", dash="dash"), annotation_text=f"tol = {tol:g}")
-    fig.add_vline(x=t, line=dict(color="#2ca02c", width=2), annotation_text=f"t = {t}")
-    base_layout(fig, "Violation and objective per iteration", "iteration",
-                "max KKT violation m(α) − M(α)", equal=False, height=360)
+        _tol_line(fig, tol)
+    fig.add_vline(x=t, line=dict(color="#2ca02c", width=2), annotation_text=f"t = {t}",
+                  annotation_position="bottom right")
+    # short titles: the page shows this beside the step's picture, in two fifths of the width
+    base_layout(fig, "Convergence", "iteration", "max KKT violation", equal=False, height=360)
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
     return legend_below(fig)
