@@ -10,7 +10,7 @@ from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_t
                              reduced_hulls_intersect, w_norm_sweep, zero_solution_report)
 from svmviz.geometry.zero_solution import c_svm_w
 from svmviz.models import BinaryNuSVC
-from svmviz.plots.common import user_text
+from svmviz.plots.common import class_text
 from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
 from svmviz.plots.standard import add_boundary
 from svmviz_app import state
@@ -30,6 +30,26 @@ SOURCE_LABELS = {n: f"override: {BUILTINS[n].title}" for n in SOURCES if n in BU
 SOURCE_LABELS["current data set"] = "the Data page's training part"
 if NODE is not None:
     SOURCE_LABELS["tree node"] = f"SVM tree: {NODE.description}"
+
+
+def shown(name) -> str:
+    """A class name as Markdown text, a number written with the minus sign as on the figures
+    ("−1", never "-1" beside "−1")."""
+    try:
+        float(str(name))
+    except ValueError:
+        return plain(name)
+    return plain(str(name).replace("-", "−"))
+
+
+def as_side(name, side: int) -> str:
+    """The option of the class ``name`` as the ``side`` (±1) of the problem: "−1" for the class
+    −1 itself, else the name and its side, "setosa (+1)"."""
+    try:
+        same = float(str(name)) == side
+    except ValueError:
+        same = False
+    return signed(side) if same else f"{shown(name)} ({signed(side)})"
 
 
 def two_classes(d: Dataset | None, pick, f1, f2, check: bool = True) -> Dataset | None:
@@ -80,8 +100,8 @@ def nu_default(inputs) -> float:
 
 def prepare(train, test, values) -> Inputs | None:
     m_pos, m_neg = int((train.y > 0).sum()), int((train.y < 0).sum())
-    st.markdown(f"**{plain(train.name)}** — class **{plain(train.class_names[1])}** is +1 ({m_pos} points), class "
-                f"**{plain(train.class_names[0])}** is −1 ({m_neg} points); axes {plain(train.feature_names[0])}, "
+    st.markdown(f"**{plain(train.name)}** — class **{shown(train.class_names[1])}** is +1 ({m_pos} points), class "
+                f"**{shown(train.class_names[0])}** is −1 ({m_neg} points); axes {plain(train.feature_names[0])}, "
                 f"{plain(train.feature_names[1])}.")
     if nu_top(Inputs(train.X, train.y)) < 0.01:
         st.info(f"The smaller class has too few points ({min(m_pos, m_neg)} of {train.n_samples}) for a ν-SVM on "
@@ -167,7 +187,7 @@ def zero(ctx) -> None:
                "The switch D_k* comes from one LP; the curve below comes from real C-SVM solves.")
     cz1, cz2 = st.columns([1, 2])
     with cz1:
-        hard = st.radio("hard class", [1, -1], format_func=lambda c: f"{plain(names[(c + 1) // 2])} ({signed(c)})",
+        hard = st.radio("hard class", [1, -1], format_func=lambda c: as_side(names[(c + 1) // 2], c),
                         **bind("zero.hard", 1, options=[1, -1]), horizontal=True)
         D_other = st.number_input("D_k̄ (bound of the other class)", min_value=1e-3, format="%.3g",
                                   **bind("zero.D_other", 1.0, bounds=(1e-3, 1e9)))
@@ -198,8 +218,9 @@ def zero(ctx) -> None:
         with cz2:
             figz = shared_figure(plot_zero_solution, X, y, int(hard), cached_call(reduced_convex_hull, Xh, float(mu_z)),
                                  case.centroid_other, w=w, h1_point=h1.point, names=names, labels=labels,
-                                 title=f"Hard class {user_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
-            ctx.figure(figz, "zero_fig", f"zero_solution_{names[(hard + 1) // 2]}", dl_key="zero_dl")
+                                 title=f"Hard class {class_text(names[(hard + 1) // 2])}: RCH for μ = {mu_z:.4g}")
+            ctx.figure(figz, "zero_fig", f"zero_solution_{names[(hard + 1) // 2]}", dl_key="zero_dl",
+                       what="zero-solution plot")
             if h1.distance < 1e-7:
                 st.caption("H1-SVM view: the centroid lies inside conv(hard class), so p\\* = s and the "
                            "H1-SVM also returns w = 0.")

@@ -167,3 +167,32 @@ def test_a_second_session_on_the_same_view_computes_no_geometry_and_no_figure(mo
     calls.clear()
     assert both_tabs() >= 3
     assert calls == []
+
+
+def test_the_zero_solution_tab_names_classes_with_the_minus_sign_and_labels_each_download():
+    """Class −1 reads "−1" in the page's text, the hard-class options and the figure's title (a
+    hyphen beside the figures' minus read as two different classes; "-1 (−1)" said it twice), and
+    the two figures' download buttons say which figure they save."""
+    import re
+
+    import numpy as np
+
+    from apphelpers import page_test, problems
+    from svmviz.data import Dataset
+
+    rng = np.random.default_rng(20)
+    X = np.vstack([rng.normal(-1, 0.8, (40, 2)), rng.normal(1, 0.8, (40, 2))])
+    ds = Dataset(X, np.repeat([-1, 1], 40), ["a", "b"], ["-1", "1"], "two blobs", "")
+    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="upload:blobs", hull_tab=ZERO_TAB).run()
+    assert not problems(at) and not at.error
+    hyphen = re.compile(r"(?<![\w.])-\d")
+    texts = [m.value for m in at.markdown]
+    assert any("class **−1** is −1" in t for t in texts)
+    assert not any(hyphen.search(t) for t in texts)
+    radio = at.radio(key="zero.hard")
+    assert list(radio.options) == ["+1", "−1"]
+    radio.set_value(-1).run()
+    titles = [c.proto.spec for c in at.get("plotly_chart")]
+    assert any("Hard class −1: RCH" in spec for spec in titles)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels and len(labels) == len(set(labels)), labels          # no two identical buttons
