@@ -84,8 +84,9 @@ def standard_views(model, train, test, key: str, plane: Plane | None = None) -> 
         if binary and train.n_features >= 2:
             if plane is None and train.n_features > 2:
                 plane = Plane(train.X, (0, 1), "pca", list(train.feature_names))
+            # the lines are named in the legend: a title naming them too ran under the chart's tools
             fig = shared_figure(decision_contours, model, train.X, train.y, list(train.class_names), plane,
-                              title="Decision function f(x), boundary f = 0 and margins f = ±1 (training part)")
+                                title="Decision function f(x) on the training part")
             st.plotly_chart(fig, key=f"{key}_std_contours")
             figure_downloads(fig, f"{key}_decision_function", key=f"{key}_std_contours_dl", formats=("html",))
     if test is None or test.n_samples == 0:
