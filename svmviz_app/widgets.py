@@ -180,12 +180,23 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
             if st.session_state[seen][1]:
                 st.error(plain(st.session_state[seen][1]))
         if slot in st.session_state:
-            st.caption(f"Showing the imported model from {plain(st.session_state[slot][1])}.")
+            m, source = st.session_state[slot]
+            st.caption(f"Showing the imported model from {plain(source)}. The parameters above are this "
+                       f"page's own fit's; the imported model was made with {plain(_own_params(m))}.")
             if st.button("Use this page's own fit instead", key=f"{key}_drop"):
                 st.session_state.pop(slot)
                 st.rerun()
     got = st.session_state.get(slot)
     return None if got is None else got[0]
+
+
+def _own_params(model) -> str:
+    """The parameters ``model`` was made with that differ from its class's defaults, as
+    "name = value" (or "its class's defaults")."""
+    defaults = type(model)().get_params(deep=False)
+    # compared as text: a parameter may be an array or a dict, where != is not one truth value
+    own = {k: v for k, v in model.get_params(deep=False).items() if repr(defaults.get(k, object())) != repr(v)}
+    return ", ".join(f"{k} = {v}" for k, v in own.items()) if own else "its class's defaults"
 
 
 def share_controls(key: str, model=None) -> None:

@@ -351,3 +351,23 @@ def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(str
     assert step[0] == 2
     assert shown == chosen, (shown, chosen)
     assert "tree.geo" not in query, query
+
+
+def test_an_imported_model_says_which_parameters_it_was_made_with():
+    """The sidebar's widgets keep this page's values (the page's own fit comes back with them);
+    beside the import they say the imported model's own parameters, so the class does not read
+    the sidebar's as the model's."""
+    from svmviz.data import split_and_normalize
+    from svmviz.models import SVMTreeClassifier
+
+    ds = _data()
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)
+    other = SVMTreeClassifier(ck_rule="paper", greedy_level=1).fit(tr.X, tr.y)
+    at = page_test(PAGE, dataset=ds, _svmviz_import_tree=(other, "uploaded.json")).run()
+    assert not problems(at)
+    from apphelpers import as_read
+
+    note = next(as_read(c.value) for c in at.sidebar.caption if "imported model" in c.value)
+    assert "greedy_level = 1" in note and "ck_rule = paper" in note
+    assert "C_hard" not in note          # a default it shares with its class is not listed
+
