@@ -291,3 +291,17 @@ def test_the_smo_side_figures_fit_their_narrow_column_and_mark_tol_where_it_is()
     assert tol.yref == "y" and tol.y == pytest.approx(-3.0)          # log10 of 0.001 on the log axis
     bars = plot_alpha_bars(np.array([0.0, 0.5, 1.0]), np.array([-1, 1, 1]), 1.0)
     assert [t.name for t in bars.data] == ["α, class −1", "α, class 1"]
+
+
+def test_the_chain_ends_in_the_rbf_node_and_greys_the_nodes_it_bypasses():
+    """With the RBF node of §3.3 after k kept nodes, every sample those pass on goes to it
+    (``tree_predict``): the kept nodes after it are never reached and the chain ends in it, not
+    in "rest → class"."""
+    X, y = _ring()
+    model = SVMTreeClassifier(greedy_level=1, C_hard=100.0, nonlinear={"k": 100, "C": 1.0, "gamma": 1.0}).fit(X, y)
+    tree = model.trees_[0]
+    assert tree.svm is not None and tree.nonlinear.depth < len(tree.kept())
+    texts = [a.text for a in chain_figure(model).layout.annotations]
+    assert any(t.startswith("<b>RBF SVM (") for t in texts) and not any("rest →" in t for t in texts)
+    after = [t for t in texts if t.endswith("— after the RBF node")]
+    assert len(after) == len(tree.kept()) - tree.nonlinear.depth

@@ -450,7 +450,8 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
 
 def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.Figure:
     """The tree as a chain: node i labels its non-hard side (a leaf to the side) and passes the
-    rest down; pruned nodes greyed out; the last box is the remaining class (or the RBF node).
+    rest down; pruned nodes greyed out, and the kept ones after the RBF node of §3.3 (it takes
+    every sample that reaches it); the last box is the remaining class (or the RBF node).
     ``current`` (0-based step) is marked: the node that step adds, or the last box after the
     last node.
     Built as lists of shapes and annotations set in one ``update_layout`` (adding them one call
@@ -464,11 +465,14 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     kept_i = 0
     for i, nd in enumerate(nodes):
         ypos = -i
-        grey = nd.pruned
+        # a kept node after the RBF node is never reached: the RBF node decides every sample
+        # the nodes before it pass on (§3.3), so it is drawn as out of the chain as a pruned one
+        bypassed = not nd.pruned and nl_depth is not None and kept_i >= nl_depth
+        grey = nd.pruned or bypassed
         color = PRUNED_FILL if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
         line = "#999" if grey else "#333"
         text = PRUNED_TEXT if grey else "#000"
-        if not grey:
+        if not nd.pruned:
             if kept_i == nl_depth:
                 notes.append(dict(x=-2.4, y=ypos + 0.5, showarrow=False, xanchor="right",
                                   text="RBF node here ⇢", font=dict(color="#c00", size=CHAIN_TEXT_SIZE)))
@@ -485,12 +489,13 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
             (["⊥"] if nd.perpendicular else [])
         notes += [dict(x=-0.6, y=ypos, showarrow=False,
                        text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {signed(nd.hard_class)}, "
-                            f"leaves out {nd.left_out}" + (" — pruned" if grey else ""),
+                            f"leaves out {nd.left_out}" + (" — pruned" if nd.pruned else " — after the RBF node"
+                                                           if bypassed else ""),
                        font=dict(size=CHAIN_TEXT_SIZE, color=text)),
                   dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
                        font=dict(size=CHAIN_TEXT_SIZE, color=text))]
     yend = -n
-    if tree.svm is not None and nl_depth == len(tree.kept()):
+    if tree.svm is not None:
         last = f"RBF SVM ({counted(tree.nonlinear.n_support, 'SV')})"
         fill, edge = "#f4cccc", "#c00"
     else:
