@@ -303,5 +303,5 @@ def test_the_chain_ends_in_the_rbf_node_and_greys_the_nodes_it_bypasses():
     assert tree.svm is not None and tree.nonlinear.depth < len(tree.kept())
     texts = [a.text for a in chain_figure(model).layout.annotations]
     assert any(t.startswith("<b>RBF SVM (") for t in texts) and not any("rest →" in t for t in texts)
-    after = [t for t in texts if t.endswith("— after the RBF node")]
+    after = [t for t in texts if t.endswith("— not reached")]
     assert len(after) == len(tree.kept()) - tree.nonlinear.depth

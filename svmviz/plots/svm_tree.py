@@ -450,8 +450,8 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
 
 def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.Figure:
     """The tree as a chain: node i labels its non-hard side (a leaf to the side) and passes the
-    rest down; pruned nodes greyed out, and the kept ones after the RBF node of §3.3 (it takes
-    every sample that reaches it); the last box is the remaining class (or the RBF node).
+    rest down; pruned nodes greyed out, and the kept ones after the RBF node of §3.3 ("not reached": it
+    takes every sample that reaches it); the last box is the remaining class (or the RBF node).
     ``current`` (0-based step) is marked: the node that step adds, or the last box after the
     last node.
     Built as lists of shapes and annotations set in one ``update_layout`` (adding them one call
@@ -474,22 +474,22 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         text = PRUNED_TEXT if grey else "#000"
         if not nd.pruned:
             if kept_i == nl_depth:
-                notes.append(dict(x=-2.4, y=ypos + 0.5, showarrow=False, xanchor="right",
+                notes.append(dict(x=-2.8, y=ypos + 0.5, showarrow=False, xanchor="right",
                                   text="RBF node here ⇢", font=dict(color="#c00", size=CHAIN_TEXT_SIZE)))
             kept_i += 1
-        shapes += [dict(type="rect", x0=-2.3, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
+        shapes += [dict(type="rect", x0=-2.7, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
                         line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
                    dict(type="rect", x0=1.5, x1=2.7, y0=ypos - 0.3, y1=ypos + 0.3, fillcolor=color,
                         line=dict(color=line)),
                    dict(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333")),
-                   dict(type="line", x0=-0.6, x1=-0.6, y0=ypos - 0.35, y1=ypos - 0.65,
+                   dict(type="line", x0=-0.8, x1=-0.8, y0=ypos - 0.35, y1=ypos - 0.65,
                         line=dict(color="#333"))]
         # a perpendicular is one hyperplane in either orientation (§4.3.4), not a sign change of w
         flags = [nd.solver] + (["−w"] if nd.sign_changed and not nd.perpendicular else []) + \
             (["⊥"] if nd.perpendicular else [])
-        notes += [dict(x=-0.6, y=ypos, showarrow=False,
+        notes += [dict(x=-0.8, y=ypos, showarrow=False,
                        text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {signed(nd.hard_class)}, "
-                            f"leaves out {nd.left_out}" + (" — pruned" if nd.pruned else " — after the RBF node"
+                            f"leaves out {nd.left_out}" + (" — pruned" if nd.pruned else " — not reached"
                                                            if bypassed else ""),
                        font=dict(size=CHAIN_TEXT_SIZE, color=text)),
                   dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
@@ -503,22 +503,22 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         # a pale fill under black text (the saturated class colour made grey text unreadable),
         # the class colour on the border
         fill, edge = (POS_REGION_FILL, POS_COLOR) if tree.final_class > 0 else (NEG_REGION_FILL, NEG_COLOR)
-    shapes.append(dict(type="rect", x0=-2.3, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
+    shapes.append(dict(type="rect", x0=-2.7, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
                        line=dict(color=edge, width=3)))
-    notes.append(dict(x=-0.6, y=yend, text=f"<b>{last}</b>", showarrow=False,
+    notes.append(dict(x=-0.8, y=yend, text=f"<b>{last}</b>", showarrow=False,
                       font=dict(size=15, color="#000")))
     if current is not None:
         at = -min(max(int(current), 0), n)
-        shapes.append(dict(type="rect", x0=-2.4, x1=2.8, y0=at - 0.45, y1=at + 0.45, fillcolor="rgba(0,0,0,0)",
+        shapes.append(dict(type="rect", x0=-2.8, x1=2.8, y0=at - 0.45, y1=at + 0.45, fillcolor="rgba(0,0,0,0)",
                            line=dict(color="#e00000", width=3)))
-        notes.append(dict(x=-2.45, y=at, xanchor="right", showarrow=False, text=f"<b>step {int(current) + 1} ▶</b>",
+        notes.append(dict(x=-2.85, y=at, xanchor="right", showarrow=False, text=f"<b>step {int(current) + 1} ▶</b>",
                           font=dict(size=15, color="#e00000")))
     fig = go.Figure()
     fig.update_layout(shapes=shapes, annotations=notes, template=TEMPLATE,
                       height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=50, b=10),
                       title=dict(text=f"The chain: {counted(n, 'node')}, {len(tree.kept())} kept after pruning",
                                  font=dict(size=TITLE_SIZE)),
-                      xaxis=dict(visible=False, range=[-3.6, 2.9]),
+                      xaxis=dict(visible=False, range=[-4.0, 2.9]),
                       yaxis=dict(visible=False, range=[yend - 0.8, 0.9]))
     return fig
 
