@@ -91,7 +91,7 @@ def test_alpha_bars_one_sample_wide_and_legends_below_the_axis_titles():
     alpha = np.array([0.0, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.2])
     y = np.array([-1, 1, 1, 1, 1, 1, 1, -1])       # class −1 at samples 0 and 7 only
     fig = plot_alpha_bars(alpha, y, 1.0, pair=(1, 7))
-    for bar in fig.data:
+    for bar in (t for t in fig.data if t.type == "bar"):
         assert bar.width is not None and np.all(np.asarray(bar.width) <= 1.0), bar.name
     for f in (fig, plot_convergence({"iteration": [0, 1], "max_violation": [1.0, 0.1], "objective": [0, -1]})):
         # the legend sits at the bottom of the figure, under the x-axis title, not at a fraction
@@ -290,7 +290,7 @@ def test_the_smo_side_figures_fit_their_narrow_column_and_mark_tol_where_it_is()
     tol = next(a for a in fig.layout.annotations if a.text == "tol = 0.001")
     assert tol.yref == "y" and tol.y == pytest.approx(-3.0)          # log10 of 0.001 on the log axis
     bars = plot_alpha_bars(np.array([0.0, 0.5, 1.0]), np.array([-1, 1, 1]), 1.0)
-    assert [t.name for t in bars.data] == ["α, class −1", "α, class 1"]
+    assert [t.name for t in bars.data if t.showlegend is not False] == ["α, class −1", "α, class 1"]
 
 
 def test_the_chain_ends_in_the_rbf_node_and_greys_the_nodes_it_bypasses():
@@ -305,3 +305,18 @@ def test_the_chain_ends_in_the_rbf_node_and_greys_the_nodes_it_bypasses():
     assert any(t.startswith("<b>RBF SVM (") for t in texts) and not any("rest →" in t for t in texts)
     after = [t for t in texts if t.endswith("— not reached")]
     assert len(after) == len(tree.kept()) - tree.nonlinear.depth
+
+
+def test_every_positive_alpha_is_a_dot_the_width_of_the_bars_does_not_hide():
+    """Three hundred samples in the page's narrow column make bars under a pixel wide: every
+    α_i > 0 also gets a dot at (i, α_i) in its class's colour, the working pair a ring."""
+    rng = np.random.default_rng(1)
+    alpha = np.where(rng.random(300) < 0.2, rng.random(300), 0.0)
+    y = np.where(rng.random(300) < 0.5, -1, 1)
+    i, j = np.flatnonzero(alpha)[:2]
+    fig = plot_alpha_bars(alpha, y, 1.0, pair=(i, j))
+    dots = [t for t in fig.data if t.type == "scatter" and t.mode == "markers"]
+    shown = {(int(x), float(v)) for t in dots for x, v in zip(t.x, t.y)}
+    assert {(int(k), float(alpha[k])) for k in np.flatnonzero(alpha)} <= shown
+    rings = [t for t in dots if t.name == "working pair"]
+    assert rings and sorted(rings[0].x) == sorted([i, j])

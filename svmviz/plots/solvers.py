@@ -168,11 +168,22 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
         label = class_text(names[k] if names is not None else c)
         # width in sample units: Plotly sizes a trace's bars by the gap between its own samples,
         # so two far-apart samples of a class got bars many samples wide, hiding the others
+        color = class_color(k, len(classes))
         fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}", width=BAR_WIDTH,
-                             marker_color=class_color(k, len(classes))))
+                             marker_color=color, legendgroup=f"class {k}"))
+        # a dot on top of every α_i > 0: with a few hundred samples a bar is under a pixel wide
+        # in the page's narrow column and all but vanishes
+        top = idx[alpha[idx] > 0]
+        fig.add_trace(go.Scatter(x=top, y=alpha[top], mode="markers", name=f"α, class {label}",
+                                 legendgroup=f"class {k}", showlegend=False, hoverinfo="x+y",
+                                 marker=dict(size=6, color=color, line=dict(width=0.5, color="#333"))))
     if pair is not None:
         idx = [k for k in pair if k >= 0]
-        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e", width=BAR_WIDTH))
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name="working pair", marker_color="#ff7f0e", width=BAR_WIDTH,
+                             legendgroup="pair"))
+        fig.add_trace(go.Scatter(x=idx, y=alpha[idx], mode="markers", name="working pair", legendgroup="pair",
+                                 showlegend=False, hoverinfo="x+y",
+                                 marker=dict(size=12, symbol="circle-open", color="#ff7f0e", line=dict(width=3))))
     fig.add_hline(y=float(upper), line=dict(color="#d62728", dash="dot"),
                   annotation_text="upper bound")
     base_layout(fig, "α_i per training sample", "sample i", "α_i", equal=False, height=400)
