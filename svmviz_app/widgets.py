@@ -109,16 +109,19 @@ def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"
     """Download buttons for ``fig``. The file is made only when a button is clicked (Streamlit
     runs the callable then), so a page rerun never pays for a 4 MB HTML or a kaleido render.
     PNG/SVG need a Chromium for kaleido; without one the page says so instead. ``what`` names
-    the figure on the buttons, for a page that shows several figures' buttons close together."""
+    the figure on the buttons ("PNG: hull plot"), for a page that shows several figures' buttons
+    close together."""
     name = _slug(basename)
     images = _images_exportable()
     shown = [f for f in formats if f == "html" or images]
     cols = st.columns(max(len(shown), 1) + 1)
     for col, fmt in zip(cols, shown):
         mime = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml"}[fmt]
-        label = f"Download {what} ({fmt.upper()})" if what else f"Download {fmt.upper()}"
-        col.download_button(label, lambda fmt=fmt: figure_bytes(fig, fmt),
-                            f"{name}.{fmt}", mime, key=f"{key}_{fmt}", on_click="ignore")
+        # the format first: a button in a narrow column cuts its label at the end, and "Download
+        # zero-sol…" three times over hid which one saves which format
+        label = f"{fmt.upper()}: {what}" if what else f"Download {fmt.upper()}"
+        col.download_button(label, lambda fmt=fmt: figure_bytes(fig, fmt), f"{name}.{fmt}", mime,
+                            key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:" if what else None)
     if len(shown) < len(formats):
         cols[-1].caption("PNG/SVG export needs Chromium (Debian: apt-get install chromium); HTML works.")
 

@@ -196,3 +196,6 @@ def test_the_zero_solution_tab_names_classes_with_the_minus_sign_and_labels_each
     assert any("Hard class −1: RCH" in spec for spec in titles)
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels and len(labels) == len(set(labels)), labels          # no two identical buttons
+    # and no two alike in their first characters, where a narrow column cuts a label
+    figures = [lab for lab in labels if ":" in lab]
+    assert len(figures) == 6 and len({lab[:6] + lab.split(": ")[1][:3] for lab in figures}) == 6, figures
