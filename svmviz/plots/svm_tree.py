@@ -18,7 +18,7 @@ from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
                                  add_class_scatter, base_layout, class_label, class_text, class_traces, counted,
-                                 grid, layout_spec, legend_below, padded_box, sample_note, user_text)
+                                 grid, layout_spec, legend_below, padded_box, sample_note)
 from svmviz.plots.regions import region_rings, region_traces
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
