@@ -25,6 +25,9 @@ the stepper's fragment (a fragment run does not run ``app.py``). Each setting wa
   variable ``MALLOC_ARENA_MAX=2`` does, from inside the process; the arenas made before the app's
   first run stay, so starting the server with ``python -m svmviz_app.server`` (``streamlit run
   app.py`` with the variable set from the process's start) keeps it smaller still.
+- **Warmed once the first page is drawn.** The first run starts ``svmviz_app.warm``'s thread, which
+  waits for that run to end, then imports what the method pages use and loads (or, on a fresh
+  checkout, compiles) the SMO solver's Numba code, so the pages opened next do not pay for it.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ import sys
 import threading
 from pathlib import Path
 
+from svmviz_app import warm
+
 _M_ARENA_MAX = -8        # glibc's malloc.h
 MALLOC_ARENAS = 2
 
@@ -46,9 +51,10 @@ _lock = threading.Lock()
 
 
 def configure() -> None:
-    """At the first call: BLAS threads and malloc arenas. At every call: freeze the objects that
-    exist when modules were imported since the last freeze (see the module's notes). Cheap
-    otherwise: every run calls it, some several times."""
+    """At the first call: BLAS threads and malloc arenas; at the first call from a script run:
+    the warming thread. At every call: freeze the objects that exist when modules were imported
+    since the last freeze (see the module's notes). Cheap otherwise: every run calls it, some
+    several times."""
     global _configured, _modules_frozen
     with _lock:          # sessions start their runs in parallel threads
         first, _configured = not _configured, True
@@ -58,6 +64,7 @@ def configure() -> None:
         if len(sys.modules) > _modules_frozen:
             gc.freeze()
             _modules_frozen = len(sys.modules)
+    warm.start()
 
 
 def limit_blas_threads() -> int:

@@ -1,0 +1,87 @@
+"""Warming the server process once its first page is on screen, so the pages opened next do not
+pay for what only a new process pays: importing scikit-learn, SciPy, cvxpy and the library's
+estimators (about 2-3 s of CPU), and loading the SMO solver's Numba machine code from Numba's
+on-disk cache (about 0.5 s), or compiling it when there is no cache yet (a fresh checkout or a new
+Numba: about 30 s).
+
+``start()`` is called at the start of every run (``server.configure``); its first call from a
+script run starts one daemon thread per process, which waits for that run to end (every
+Streamlit run is a thread of its own) so the first page gets the CPU first, then imports what the
+method pages use and fits every registered estimator once on small generated data. The fits go
+through the same code as a page's, so each Numba function is loaded with the argument types a
+page uses; a page fit that starts meanwhile waits for Numba's lock, as it would for its own
+compilation. Warming changes no process-wide setting (not the warnings filters: a thread cannot
+change them for itself alone) and a failure is only logged: the page that needs the part that
+failed pays for it, and reports it, as without warming.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+
+THREAD_NAME = "svmviz-warm"
+FIRST_RUN_WAIT_S = 60.0   # a first run still going after this long is a long fit: warm beside it
+
+# What a method page imports beyond the home page: its first visit then imports nothing heavy.
+MODULES = ("sklearn.base", "svmviz.models", "svmviz.export", "svmviz.geometry", "svmviz.plots.svm_tree",
+           "svmviz.plots.hulls", "svmviz.plots.solvers", "svmviz_app.frame", "cvxpy")
+
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def start() -> threading.Thread | None:
+    """The process's warming thread, started at the first call from a thread other than the main
+    one, i.e. from a script run (see the module's notes); None before that."""
+    global _thread
+    with _lock:
+        if _thread is None and threading.current_thread() is not threading.main_thread():
+            _thread = threading.Thread(target=_warm_after, args=(threading.current_thread(),),
+                                       name=THREAD_NAME, daemon=True)
+            _thread.start()
+        return _thread
+
+
+def _warm_after(run: threading.Thread) -> None:
+    run.join(FIRST_RUN_WAIT_S)
+    warm()
+
+
+def warm() -> None:
+    """Import ``MODULES`` and fit each registered estimator once on small data (see the module's
+    notes). A failure is logged, not raised."""
+    try:
+        for name in MODULES:
+            importlib.import_module(name)
+        fit_each_estimator()
+    except Exception:       # noqa: BLE001 - warming is an optimisation; the page that needs it reports errors
+        logging.getLogger(__name__).warning("warming the server failed; the first page that fits pays for it",
+                                            exc_info=True)
+
+
+def fit_each_estimator() -> None:
+    """Every registered estimator fitted with its defaults on small generated data: the two-class
+    ones on a separable set (the guard vectors' default is the hard-margin SVM), the multi-class
+    ones on two and three overlapping classes (every cluster of the weighted DAG holds every
+    class); the C-SVM and the ν-SVM also above the size where SMO switches from a dense Q to
+    cached kernel columns, and with recorded iterations (the Solvers page's stepper)."""
+    from svmviz.data.generators import gaussians_on_circle
+    from svmviz.models import ESTIMATORS, BinaryNuSVC, BinarySVC
+
+    def circle(k, n, spacing):
+        return gaussians_on_circle(n_classes=k, n_per_class=n, spacing=spacing, seed=0)
+
+    apart, big = circle(2, 30, 4.0), circle(2, 350, 4.0)
+    for cls in ESTIMATORS.values():
+        if cls().__sklearn_tags__().classifier_tags.multi_class:
+            for k in (2, 3):
+                mixed = circle(k, 30, 0.05)
+                cls().fit(mixed.X, mixed.y)
+        else:
+            cls().fit(apart.X, apart.y)
+    for kernel in ("rbf", "linear"):
+        BinarySVC(kernel=kernel).fit(big.X, big.y)
+        BinarySVC(kernel=kernel, trace=True).fit(apart.X, apart.y)
+        BinaryNuSVC(kernel=kernel).fit(big.X, big.y)

@@ -1,0 +1,53 @@
+"""The server process warms itself once its first page is drawn (``svmviz_app.warm``): each check
+runs in a fresh interpreter, as a server process starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+_FIRST_RUN = """
+import json, sys, threading
+from streamlit.testing.v1 import AppTest
+
+at = AppTest.from_file({app!r}, default_timeout=600)
+at.run()
+assert not at.exception, [e.message for e in at.exception]
+warming = [t for t in threading.enumerate() if t.name == "svmviz-warm"]
+for t in warming:
+    t.join(900)
+from svmviz.solvers import _smo_solver
+from svmviz.models import _svm_tree_qp
+print(json.dumps({{"thread": len(warming), "alive": any(t.is_alive() for t in warming),
+                  "smo": len(_smo_solver.run.signatures), "tree_qp": len(_svm_tree_qp._smo.signatures),
+                  "cvxpy": "cvxpy" in sys.modules}}))
+"""
+
+
+def _run(code: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "SVMVIZ_DATA_DIR": ""},
+                         capture_output=True, text=True, timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_the_first_page_run_leaves_the_solvers_loaded_and_the_method_pages_imports_done():
+    # the home page fits nothing: without warming, no SMO code is loaded and cvxpy is not imported
+    got = _run(_FIRST_RUN.format(app=str(ROOT / "app.py")))
+    assert got == {"thread": 1, "alive": False, "smo": 1, "tree_qp": 1, "cvxpy": True}
+
+
+def test_a_call_outside_a_script_run_starts_no_warming():
+    # the command line and the library call configure() from the main thread: nothing to warm
+    code = ("import threading, json\nfrom svmviz_app import server\nserver.configure()\n"
+            "print(json.dumps([t.name for t in threading.enumerate()]))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         check=True)
+    assert "svmviz-warm" not in json.loads(out.stdout.strip().splitlines()[-1])
