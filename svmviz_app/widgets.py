@@ -12,7 +12,7 @@ import streamlit as st
 
 from svmviz.data import Dataset, load_dataset
 from svmviz.data import plain_text as plain  # user strings in st.markdown: shown as typed, never a link/image
-from svmviz.export import check_model_matches, dumps_model, figure_bytes, image_export_available, loads_model
+from svmviz.export import figure_bytes, image_export_available
 from svmviz_app import state
 
 _UPLOAD_SEEN = "_svmviz_upload_seen"
@@ -138,11 +138,15 @@ def model_download(model, basename: str, key: str) -> None:
     """A download button for ``model`` as a versioned JSON document, written only when the button
     is clicked (as ``figure_downloads``): every run of a page draws the button, and encoding a
     fitted tree took more of a page run than all the rest of it."""
+    from svmviz.export import dumps_model   # the estimators: not loaded for the home and Data pages
+
     st.download_button("Download model (JSON)", lambda: dumps_model(model), f"{_slug(basename)}.json",
                        "application/json", key=f"{key}_model", on_click="ignore")
 
 
 def _check_matches(model, n_features: int | None) -> None:
+    from svmviz.export import check_model_matches
+
     ds = state.current_dataset()
     check_model_matches(model, ds.n_features if n_features is None else n_features, ds.classes)
 
@@ -152,6 +156,8 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
     ``save_model``). Returns the imported model while one is loaded, else None. A wrong estimator
     type, a model for another number of features or a tampered file gets a message and leaves the
     page as it was (the previous import, if any, stays)."""
+    from svmviz.export import loads_model
+
     types = estimator_types if isinstance(estimator_types, tuple) else (estimator_types,)
     slot, seen = f"_svmviz_import_{key}", f"_svmviz_import_seen_{key}"
     lesson_model = st.session_state.pop("_svmviz_lesson_model", None)
@@ -244,6 +250,7 @@ if _refresh_lesson_source not in state.AFTER_SYNC:
 
 
 def _lesson_text(source: dict) -> str:
+    from svmviz.export import dumps_model
     from svmviz.export.lesson import dumps_lesson
 
     model = source["model"]

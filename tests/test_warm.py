@@ -51,3 +51,17 @@ def test_a_call_outside_a_script_run_starts_no_warming():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=True)
     assert "svmviz-warm" not in json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_home_and_data_pages_imports_leave_the_estimators_and_numba_unloaded():
+    # the first page of a fresh server draws before the estimators (scikit-learn, SciPy, Numba:
+    # about 2 s of imports) are loaded; the warming thread loads them once it is drawn
+    code = ("import sys, json, ast\n"
+            "for f in ('home.py', 'pages/1_Data.py'):\n"
+            "    for node in ast.parse(open(f).read()).body:\n"
+            "        if isinstance(node, (ast.Import, ast.ImportFrom)):\n"
+            "            exec(compile(ast.Module([node], []), f, 'exec'))\n"
+            "print(json.dumps(sorted(m for m in ('svmviz.models', 'numba', 'cvxpy') if m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
