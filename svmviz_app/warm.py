@@ -64,7 +64,7 @@ def warm() -> None:
 def fit_each_estimator() -> None:
     """Every registered estimator fitted with its defaults on small generated data: the two-class
     ones on a separable set (the guard vectors' default is the hard-margin SVM), the multi-class
-    ones on two and three overlapping classes (every cluster of the weighted DAG holds every
+    ones on three overlapping classes (every cluster of the weighted DAG holds every
     class); the C-SVM and the ν-SVM also above the size where SMO switches from a dense Q to
     cached kernel columns, and with recorded iterations (the Solvers page's stepper)."""
     from svmviz.data.generators import gaussians_on_circle
@@ -73,12 +73,10 @@ def fit_each_estimator() -> None:
     def circle(k, n, spacing):
         return gaussians_on_circle(n_classes=k, n_per_class=n, spacing=spacing, seed=0)
 
-    apart, big = circle(2, 30, 4.0), circle(2, 350, 4.0)
+    apart, mixed, big = circle(2, 30, 4.0), circle(3, 30, 0.05), circle(2, 350, 4.0)
     for cls in ESTIMATORS.values():
         if cls().__sklearn_tags__().classifier_tags.multi_class:
-            for k in (2, 3):
-                mixed = circle(k, 30, 0.05)
-                cls().fit(mixed.X, mixed.y)
+            cls().fit(mixed.X, mixed.y)
         else:
             cls().fit(apart.X, apart.y)
     for kernel in ("rbf", "linear"):
