@@ -2,18 +2,29 @@
 
 For each page a new ``streamlit run app.py`` of this checkout is started (a fresh process: nothing
 in memory, Numba's compiled code loaded from its on-disk cache), headless Chromium at 1280×720
-opens the page, and the time from navigation to the first visible ``.js-plotly-plot`` is taken,
-then to the end of the run (no status widget). A second browser context then opens the link the
-first one shows (the view in the address bar), as a student opening a shared link would: the
-same two times. The CPU seconds of the server and of the browser (all its processes) for each of
-the two visits and the load average are printed with every row: the machine is shared, so the
-latencies only mean something next to it, while the CPU seconds hold on a loaded machine too.
+opens the page, and the time from navigation to the first drawn Plotly chart (its ``.main-svg``,
+made by Plotly's first draw) is taken, then to the end of the run (no status widget). Then the
+link the first visit shows (the view in the address bar) is opened twice more: in a new tab of
+the same browser context ("tab": the browser's HTTP cache holds Streamlit's and Plotly's
+JavaScript, as for a student who opens the app a second time) and in a new browser context
+("new": nothing cached, a student's first visit). Before the second visit the server is left
+until its CPU time stops growing (what it does after the first page, e.g. warming, is printed
+as "after"), as when students open the link some time after the server started. The CPU seconds of the server and of the browser
+(all its processes) for each visit and the load average are printed with every row: the machine
+is shared, so the latencies only mean something next to it, while the CPU seconds hold on a
+loaded machine too.
+
+``--timeline`` prints for each visit when (seconds after navigation) the websocket opened, the
+last JavaScript file arrived, the first websocket message holding a Plotly figure arrived (and
+its size), and the plot was drawn, and the page's main-thread seconds until then as Chromium
+counts them (``Performance.getMetrics``: running scripts, style and layout, all tasks): what part
+of a visit is the server's and what the browser's.
 
 The data is whatever the server opens on: run it with ``SVMVIZ_DATA_DIR`` pointing at the folder
 holding ``fourclass_scale`` to time the real fourclass.
 
 Usage: SVMVIZ_DATA_DIR=/path/to/data python benchmarks/bench_first_render.py [--pages Convex_Hulls Solvers]
-       [--port 8750] [--timeout 240]
+       [--port 8750] [--timeout 240] [--timeline]
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ import time
 from pathlib import Path
 
 import psutil
-from harness import start_app_server
+from harness import start_app_server, stop_app_server
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
@@ -39,33 +50,85 @@ def cpu_s(proc: subprocess.Popen) -> float:
     return t.user + t.system
 
 
-def browser_cpu_s() -> float:
-    """CPU seconds of this process's Chromium descendants (a context's renderer is counted
-    before the context closes)."""
-    total = 0.0
+def browser_cpu() -> dict[int, float]:
+    """CPU seconds of each of this process's Chromium descendants, by process id."""
+    out = {}
     for p in psutil.Process().children(recursive=True):
         try:
             if "chrom" in p.name():
                 t = p.cpu_times()
-                total += t.user + t.system
+                out[p.pid] = t.user + t.system
         except psutil.NoSuchProcess:
             pass
-    return total
+    return out
 
 
-def visit(browser, url: str, timeout_s: float) -> tuple[float | None, float | None, str, float]:
+def browser_cpu_since(before: dict[int, float]) -> float:
+    """Chromium's CPU seconds since ``before`` (``browser_cpu()``), counting only the processes
+    alive now: a renderer of an earlier tab that exits meanwhile must not subtract its time."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in browser_cpu().items())
+
+
+class Timeline:
+    """Seconds after navigation of the events ``--timeline`` prints, from Playwright's events."""
+
+    def __init__(self, page, t0: float):
+        self.t0, self.ws_open, self.last_js, self.figure, self.figure_bytes = t0, None, None, None, 0
+        self.received, self.main_thread = 0, {}
+        page.on("websocket", self._websocket)
+        page.on("requestfinished", self._finished)
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Performance.enable")
+
+    def read_main_thread(self) -> None:
+        """Chromium's main-thread seconds of the page so far."""
+        metrics = {m["name"]: m["value"] for m in self.cdp.send("Performance.getMetrics")["metrics"]}
+        self.main_thread = {k: metrics.get(k, 0.0) for k in ("ScriptDuration", "RecalcStyleDuration",
+                                                                "LayoutDuration", "TaskDuration")}
+
+    def _now(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def _websocket(self, ws) -> None:
+        self.ws_open = self._now()
+        ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        data = payload if isinstance(payload, bytes) else payload.encode()
+        self.received += len(data)
+        if self.figure is None and b'"layout"' in data:
+            self.figure, self.figure_bytes = self._now(), len(data)
+
+    def _finished(self, request) -> None:
+        if request.resource_type == "script":
+            self.last_js = self._now()
+
+    def line(self, plot: float | None) -> str:
+        def t(x):
+            return "—" if x is None else f"{x:.2f}"
+        m = self.main_thread
+        return (f"ws open {t(self.ws_open)}, last JS {t(self.last_js)}, figure message {t(self.figure)} "
+                f"({self.figure_bytes / 1e3:.0f} kB; {self.received / 1e3:.0f} kB over the websocket), "
+                f"plot drawn {t(plot)}; main thread until then: scripts {m.get('ScriptDuration', 0):.2f}, "
+                f"style+layout {m.get('RecalcStyleDuration', 0) + m.get('LayoutDuration', 0):.2f}, "
+                f"all tasks {m.get('TaskDuration', 0):.2f}")
+
+
+def visit(ctx, url: str, timeout_s: float) -> tuple[float | None, float | None, str, float, Timeline]:
     """Seconds to the first plot and to the end of the run (None: not within the timeout), the
-    address the page ends on and the browser's CPU seconds for the visit."""
-    b0 = browser_cpu_s()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    address the page ends on, the browser's CPU seconds for the visit and its timeline, in a new
+    tab of ``ctx``."""
+    b0 = browser_cpu()
     page = ctx.new_page()
     try:
         t0 = time.perf_counter()
+        timeline = Timeline(page, t0)
         page.goto(url)
         first = idle = None
         try:
             page.wait_for_selector(PLOT, state="visible", timeout=timeout_s * 1000)
             first = time.perf_counter() - t0
+            timeline.read_main_thread()
         except Exception:
             pass
         try:
@@ -75,9 +138,23 @@ def visit(browser, url: str, timeout_s: float) -> tuple[float | None, float | No
             idle = time.perf_counter() - t0
         except Exception:
             pass
-        return first, idle, page.url, browser_cpu_s() - b0
+        return first, idle, page.url, browser_cpu_since(b0), timeline
     finally:
-        ctx.close()
+        page.close()
+
+
+def settle(proc: subprocess.Popen, quiet_s: float = 0.05, limit_s: float = 180.0) -> float:
+    """Wait until the server's CPU time grows by less than ``quiet_s`` in a second (at most
+    ``limit_s``); the CPU seconds it used meanwhile."""
+    c0 = last = cpu_s(proc)
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = cpu_s(proc)
+        if now - last < quiet_s:
+            break
+        last = now
+    return cpu_s(proc) - c0
 
 
 def fmt(x: float | None) -> str:
@@ -89,33 +166,47 @@ def main() -> None:
     ap.add_argument("--pages", nargs="*", default=PAGES, help=f"of {PAGES}")
     ap.add_argument("--port", type=int, default=8750)
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--timeline", action="store_true", help="print each visit's timeline")
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     print(f"data folder: {os.environ.get('SVMVIZ_DATA_DIR') or '(none: the app fetches or generates)'}; "
           f"{os.cpu_count()} cores")
     print("seconds from opening the page to its first plot and to the end of its run; CPU seconds of the server "
-          "and the browser for the visit")
-    print(f"{'page':<20} {'fresh: plot':>11} {'idle':>6} {'server':>6} {'browser':>7}   {'2nd: plot':>9} {'idle':>6} "
-          f"{'server':>6} {'browser':>7}   load (1, 5, 15 min)")
+          "and the browser for the visit; fresh: the server's first visit; tab: the link again in a new tab of "
+          "the same browser; new: in a new browser context")
+    print(f"{'page':<20} {'fresh: plot':>11} {'idle':>6} {'server':>6} {'browser':>7}   {'tab: plot':>9} {'idle':>6} "
+          f"{'server':>6} {'browser':>7}   {'new: plot':>9} {'idle':>6} {'server':>6} {'browser':>7}   "
+          f"{'after':>5}   load (1, 5, 15 min)")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium"),
                                      headless=True, args=["--no-sandbox", "--disable-gpu"])
         for name in a.pages:
             proc = start_app_server(a.port)
+            rows, timelines, after = [], [], 0.0
             try:
                 url = f"http://127.0.0.1:{a.port}/{name}"
-                c0 = cpu_s(proc)
-                first, idle, link, b1 = visit(browser, url, a.timeout)
-                c1 = cpu_s(proc)
-                first2, idle2, _, b2 = visit(browser, link, a.timeout)
-                c2 = cpu_s(proc)
+                first_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+                other_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+                try:
+                    for i, ctx in enumerate((first_ctx, first_ctx, other_ctx)):
+                        if i == 1:
+                            after = settle(proc)
+                        c0 = cpu_s(proc)
+                        plot, idle, link, b, timeline = visit(ctx, url, a.timeout)
+                        rows.append(f"{fmt(plot):>9} {fmt(idle)} {cpu_s(proc) - c0:6.1f} {b:7.1f}")
+                        timelines.append(timeline.line(plot))
+                        url = link
+                finally:
+                    first_ctx.close()
+                    other_ctx.close()
             finally:
-                proc.terminate()
-                proc.wait(timeout=20)
+                stop_app_server(proc)
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
-            print(f"{name:<20} {fmt(first):>11} {fmt(idle)} {c1 - c0:6.1f} {b1:7.1f}   {fmt(first2):>9} {fmt(idle2)} "
-                  f"{c2 - c1:6.1f} {b2:7.1f}   {load}", flush=True)
+            print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {load}", flush=True)
+            if a.timeline:
+                for kind, line in zip(("fresh", "tab", "new"), timelines):
+                    print(f"    {kind:<6} {line}", flush=True)
         browser.close()
 
 
