@@ -15,8 +15,9 @@ is shared, so the latencies only mean something next to it, while the CPU second
 loaded machine too.
 
 ``--timeline`` prints for each visit when (seconds after navigation) the websocket opened, the
-last JavaScript file arrived, the first websocket message holding a Plotly figure arrived (and
-its size), and the plot was drawn, and the page's main-thread seconds until then as Chromium
+last JavaScript file arrived, the first websocket message holding a Plotly figure arrived (its
+size, and the server's CPU seconds for the visit until then: the server's part of the first
+plot, without what it does after the run), and the plot was drawn, and the page's main-thread seconds until then as Chromium
 counts them (``Performance.getMetrics``: running scripts, style and layout, all tasks): what part
 of a visit is the server's and what the browser's.
 
@@ -72,8 +73,9 @@ def browser_cpu_since(before: dict[int, float]) -> float:
 class Timeline:
     """Seconds after navigation of the events ``--timeline`` prints, from Playwright's events."""
 
-    def __init__(self, page, t0: float):
+    def __init__(self, page, t0: float, server: subprocess.Popen):
         self.t0, self.ws_open, self.last_js, self.figure, self.figure_bytes = t0, None, None, None, 0
+        self.server, self.server_cpu0, self.server_cpu = server, cpu_s(server), None
         self.received, self.main_thread = 0, {}
         page.on("websocket", self._websocket)
         page.on("requestfinished", self._finished)
@@ -98,6 +100,7 @@ class Timeline:
         self.received += len(data)
         if self.figure is None and b'"layout"' in data:
             self.figure, self.figure_bytes = self._now(), len(data)
+            self.server_cpu = cpu_s(self.server) - self.server_cpu0
 
     def _finished(self, request) -> None:
         if request.resource_type == "script":
@@ -108,13 +111,14 @@ class Timeline:
             return "—" if x is None else f"{x:.2f}"
         m = self.main_thread
         return (f"ws open {t(self.ws_open)}, last JS {t(self.last_js)}, figure message {t(self.figure)} "
-                f"({self.figure_bytes / 1e3:.0f} kB; {self.received / 1e3:.0f} kB over the websocket), "
+                f"({self.figure_bytes / 1e3:.0f} kB, server CPU until then {t(self.server_cpu)}; "
+                f"{self.received / 1e3:.0f} kB over the websocket), "
                 f"plot drawn {t(plot)}; main thread until then: scripts {m.get('ScriptDuration', 0):.2f}, "
                 f"style+layout {m.get('RecalcStyleDuration', 0) + m.get('LayoutDuration', 0):.2f}, "
                 f"all tasks {m.get('TaskDuration', 0):.2f}")
 
 
-def visit(ctx, url: str, timeout_s: float) -> tuple[float | None, float | None, str, float, Timeline]:
+def visit(ctx, url: str, timeout_s: float, server: subprocess.Popen) -> tuple[float | None, float | None, str, float, Timeline]:
     """Seconds to the first plot and to the end of the run (None: not within the timeout), the
     address the page ends on, the browser's CPU seconds for the visit and its timeline, in a new
     tab of ``ctx``."""
@@ -122,7 +126,7 @@ def visit(ctx, url: str, timeout_s: float) -> tuple[float | None, float | None, 
     page = ctx.new_page()
     try:
         t0 = time.perf_counter()
-        timeline = Timeline(page, t0)
+        timeline = Timeline(page, t0, server)
         page.goto(url)
         first = idle = None
         try:
@@ -193,7 +197,7 @@ def main() -> None:
                         if i == 1:
                             after = settle(proc)
                         c0 = cpu_s(proc)
-                        plot, idle, link, b, timeline = visit(ctx, url, a.timeout)
+                        plot, idle, link, b, timeline = visit(ctx, url, a.timeout, proc)
                         rows.append(f"{fmt(plot):>9} {fmt(idle)} {cpu_s(proc) - c0:6.1f} {b:7.1f}")
                         timelines.append(timeline.line(plot))
                         url = link

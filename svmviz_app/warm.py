@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import importlib
 import logging
+import pkgutil
 import threading
 
 THREAD_NAME = "svmviz-warm"
 FIRST_RUN_WAIT_S = 60.0   # a first run still going after this long is a long fit: warm beside it
 
-# What a method page imports beyond the home page: its first visit then imports nothing heavy.
-MODULES = ("sklearn.base", "svmviz.models", "svmviz.export", "svmviz.geometry", "svmviz.plots.svm_tree",
-           "svmviz.plots.hulls", "svmviz.plots.solvers", "svmviz_app.frame", "cvxpy")
+# What the method pages import beyond the home page (every plot module among them): a method
+# page's first visit then imports nothing heavy.
+MODULES = ("sklearn.base", "svmviz.models", "svmviz.export", "svmviz.geometry", "cvxpy", "svmviz_app.frame")
+PLOTS = "svmviz.plots"
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -50,11 +52,14 @@ def _warm_after(run: threading.Thread) -> None:
 
 
 def warm() -> None:
-    """Import ``MODULES`` and fit each registered estimator once on small data (see the module's
-    notes). A failure is logged, not raised."""
+    """Import ``MODULES`` and every plot module, and fit each registered estimator once on small
+    data (see the module's notes). A failure is logged, not raised."""
     try:
         for name in MODULES:
             importlib.import_module(name)
+        plots = importlib.import_module(PLOTS)
+        for info in pkgutil.iter_modules(plots.__path__, f"{PLOTS}."):
+            importlib.import_module(info.name)
         fit_each_estimator()
     except Exception:       # noqa: BLE001 - warming is an optimisation; the page that needs it reports errors
         logging.getLogger(__name__).warning("warming the server failed; the first page that fits pays for it",
