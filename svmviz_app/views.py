@@ -23,14 +23,17 @@ class SharedFigure(go.Figure):
     each call. Made from that dict (``of``) without Plotly's validation, which costs more than
     the rest of a figure's first draw; the dict is shared too: readers never change it."""
 
+    def __init__(self, *args, shared_dict: dict | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if shared_dict is not None:   # once the figure holds its arrays
+            convert_to_base64(shared_dict)   # numeric arrays as Plotly's to_dict sends them (typed arrays)
+            self._shared_dict = shared_dict
+
     @classmethod
     def of(cls, spec: dict) -> "SharedFigure":
         """The figure of ``spec``, a figure's dict as Plotly's validation leaves it (a
         ``to_dict()``, or a plot's ``*_spec`` that its tests check against validation)."""
-        fig = cls(spec, _validate=False)
-        convert_to_base64(spec)   # numeric arrays as Plotly's to_dict sends them (typed arrays)
-        fig._shared_dict = spec
-        return fig
+        return cls(spec, _validate=False, shared_dict=spec)
 
     def to_dict(self):
         d = self.__dict__.get("_shared_dict")

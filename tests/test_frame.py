@@ -95,10 +95,10 @@ def _mini(monkeypatch=None, **values) -> AppTest:
 
 
 def test_the_model_download_is_encoded_when_clicked_not_at_every_run(monkeypatch):
-    from svmviz_app import widgets
-
     encoded = []
-    monkeypatch.setattr(widgets, "dumps_model", lambda m: encoded.append(m) or "{}")
+    encode = lambda m: encoded.append(m) or "{}"   # noqa: E731
+    monkeypatch.setattr("svmviz.export.models.dumps_model", encode)
+    monkeypatch.setattr("svmviz_app.widgets.dumps_model", encode, raising=False)   # were it imported there
     at = _mini().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("mini_model_model" in b.proto.id for b in at.get("download_button"))

@@ -5,9 +5,14 @@ SciPy with them, about 2 s on a fresh process), which exporting a figure, and th
 Data pages, do not need."""
 
 import importlib
+from typing import TYPE_CHECKING
 
 from svmviz.export.figures import ExportError, export_figure, figure_bytes, image_export_available
 from svmviz.registry import register_estimator, register_record
+
+if TYPE_CHECKING:   # what the names below are, for readers and type checkers
+    from svmviz.export.models import (FORMAT, VERSION, check_model_matches, dumps_model, load_model, loads_model,
+                                      save_model)
 
 _IN_MODELS = ("FORMAT", "VERSION", "check_model_matches", "dumps_model", "load_model", "loads_model", "save_model")
 
