@@ -17,6 +17,7 @@ from svmviz_app.controls import two_classes_two_features
 from svmviz_app.frame import MethodPage, Param, View, projected, run_page, standard
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
+from svmviz_app.views import shared_figure
 from svmviz_app.widgets import Progress, guard, plain
 
 # The 2-D closed form tests thousands of points in milliseconds; Δ > 0 solves the QP on every point
@@ -126,8 +127,8 @@ def point_and_dual(ctx) -> None:
                            format_func=lambda i: f"{i}: class {names[(y_pm[i] + 1) // 2]}"
                                                  + (" — guard vector" if g[i] else ""))
         with guard("cannot draw the guard vectors"):
-            ctx.figure(plot_guard_vectors(model, X, yv, sel, names, tuple(fnames[:2])), "guard_chart",
-                       "guard_vectors", dl_key="guard_dl", on_select=_clicked, selection_mode="points")
+            ctx.figure(shared_figure(plot_guard_vectors, model, X, yv, sel, list(names), tuple(fnames[:2])),
+                       "guard_chart", "guard_vectors", dl_key="guard_dl", on_select=_clicked, selection_mode="points")
             if not ctx.lesson:
                 ctx.model_download("guard_vector_svc")
     with right:

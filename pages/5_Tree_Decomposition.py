@@ -11,7 +11,7 @@ from svmviz.plots.tree_decomposition import leaf_rows, plot_partition, plot_sear
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.frame import Inputs, MethodPage, Param, View, run_page, standard
 from svmviz_app.state import bind
-from svmviz_app.views import convergence_status
+from svmviz_app.views import convergence_status, shared_figure
 from svmviz_app.widgets import Progress, guard, plain
 
 # TD itself scales to far more, but the page also searches one global SVM over the same grid
@@ -74,7 +74,7 @@ def partition(ctx) -> None:
                    "or the libsvm leaf solver.")
     if td.n_features_in_ == 2:
         with guard("cannot draw the partition"):
-            ctx.figure(plot_partition(td, Xt, yt, sigma=sigma), "td_partition",
+            ctx.figure(shared_figure(plot_partition, td, Xt, yt, sigma=sigma), "td_partition",
                        f"td_partition_{ctx.dataset.name}_sigma{sigma}")
     else:
         st.info(f"The partition is drawn for 2-D data; {plain(ctx.dataset.name)} has {td.n_features_in_} "

@@ -19,6 +19,7 @@ from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import plane_controls
 from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page, standard
 from svmviz_app.state import bind
+from svmviz_app.views import shared_figure
 from svmviz_app.widgets import Progress, guard, plain
 
 # The page refits on every change (SMO on the implicit m×m scatter kernel); larger sets belong in
@@ -79,7 +80,8 @@ def prototypes(ctx) -> None:
     model, train = ctx.model, ctx.train
     with guard("cannot draw the prototypes"):
         plane = plane_controls(train.X, train.feature_names, "scatter")
-        fig = plot_prototypes(model, train.X, train.y, train.class_names, train.feature_names, plane=plane)
+        fig = shared_figure(plot_prototypes, model, train.X, train.y, list(train.class_names),
+                            list(train.feature_names), plane=plane)
         ctx.figure(fig, "scatter_fig_proto", f"scatter_svm_{train.name}", dl_key="scatter_dl_proto")
         coincide = model.coinciding_prototypes()
         if coincide:
@@ -156,9 +158,9 @@ def binary(ctx) -> None:
             st.warning("w ≈ 0: at this μ the reduced convex hulls of the two classes overlap, so both "
                        "prototypes are the same point and no hyperplane is defined. Decrease μ.")
         bname = [names[a], names[b]] if a < b else [names[b], names[a]]
-        fig2 = plot_prototypes(bin_model, X2, y2, bname, bds.feature_names, boundary=True,
-                               title=f"Binary ν-SVM as Scatter SVM (μ = {mu:.4g})",
-                               subtitle=f"‖m₊ − m₋‖² = {2 * bin_model.scatter_:.4g} = 2 · scatter")
+        fig2 = shared_figure(plot_prototypes, bin_model, X2, y2, bname, list(bds.feature_names), boundary=True,
+                             title=f"Binary ν-SVM as Scatter SVM (μ = {mu:.4g})",
+                             subtitle=f"‖m₊ − m₋‖² = {2 * bin_model.scatter_:.4g} = 2 · scatter")
         ctx.figure(fig2, "scatter_fig_binary", f"scatter_binary_nu_{bds.name}", dl_key="scatter_dl_binary")
 
 

@@ -96,3 +96,29 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     page.screenshot(path=str(artifacts_dir / "scatter_sensitivity.png"), full_page=False)
     assert page.locator(".js-plotly-plot").count() >= 3
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_second_session_on_the_same_view_draws_the_prototypes_from_the_shared_figure(monkeypatch):
+    """A class opening one link: the first session builds the prototypes' figures, every later
+    one takes them from the shared cache (it was built again in each session: about 0.7 s of the
+    server's CPU per student opening the page)."""
+    import svmviz.plots.scatter as scatter_plots
+
+    calls = []
+    fn = scatter_plots.plot_prototypes
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return fn(*args, **kwargs)
+    counted.__module__, counted.__qualname__ = fn.__module__, fn.__qualname__
+    monkeypatch.setattr(scatter_plots, "plot_prototypes", counted)
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(c, 0.6, (30, 2)) for c in (-2.0, 0.0, 2.0)])
+    ds = Dataset(X, np.repeat([0, 1, 2], 30), ["a", "b"], ["0", "1", "2"], "three blobs", "")
+    built = []
+    for session in range(2):
+        at = page_test("pages/7_Scatter_SVM.py", dataset=ds, spec="upload:three").run()
+        assert not problems(at)
+        assert at.get("plotly_chart")
+        built.append(len(calls))
+    assert built[0] >= 1 and built[1] == built[0]   # the multi-class and the binary tab's figures
