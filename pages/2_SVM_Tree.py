@@ -242,15 +242,20 @@ def _step_view(k: int) -> None:
             st.markdown(text)
         st.dataframe(shared_table(zero_solution_frame, model, k, tree_index), hide_index=True, width="stretch",
                      height=240)
-    with st.expander("Where this implementation departs from the paper"):
-        st.markdown(DEPARTURES)
     st.subheader("Export")
     if fig is not None:
         figure_downloads(fig, f"svm_tree_step_{k + 1}", key="tree_dl")
+
+
+def _beside_steps() -> None:
+    """Under the stepper, what is the same at every step: outside its fragment, so a step click
+    does not send it again."""
     with guard("cannot build the animation"):
         st.download_button("Download all steps (HTML: slider and ▶, nothing starts by itself)",
                            lambda: animation_html(animation_figure(model, train.X, train.y, tree_index, plane)),
                            "svm_tree_steps.html", "text/html", key="tree_anim_dl", on_click="ignore")
+    with st.expander("Where this implementation departs from the paper"):
+        st.markdown(DEPARTURES)
 
 
 def _final_views() -> None:
@@ -296,6 +301,7 @@ tab_step, tab_final = st.tabs(["Step by step", "Final tree and metrics"], key="t
 if tab_step.open:
     with tab_step:
         stepper("tree.step", n_steps, _step_view)
+        _beside_steps()
 if tab_final.open:
     with tab_final:
         _final_views()

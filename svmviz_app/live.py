@@ -90,20 +90,22 @@ def _data_payload(ds: Dataset) -> dict:
             "name": ds.name, "source": ds.source}
 
 
-def current_view() -> dict:
-    """This session's view: page, data and every bound value (JSON)."""
+def current_view(snap: dict | None = None) -> dict:
+    """This session's view: page, data and every bound value (JSON; ``snap``: ``state.snapshot()``
+    when already made)."""
     spec = state.current_spec()
-    view = {"page": st.session_state.get(_PAGE, ""), "spec": spec, "state": state.snapshot()}
+    view = {"page": st.session_state.get(_PAGE, ""), "spec": spec,
+            "state": state.snapshot() if snap is None else snap}
     if not (spec in BUILTINS or spec.startswith("gen:")):
         view["data"] = _data_payload(state.current_dataset())   # uploaded, drawn, lesson data
     return view
 
 
-def _publish() -> None:
+def _publish(snap: dict | None = None) -> None:
     live = _live()
     if not live or live["role"] != "instructor":
         return
-    view = current_view()
+    view = current_view(snap)
     if st.session_state.get(_SENT) == view:
         return
     try:

@@ -129,27 +129,48 @@ def sync_url() -> None:
     """Write the data spec and every non-default bound value into the URL (values from the opening
     link that no page has bound yet are carried over); nothing is sent when it is current. Runs at
     the start and the end of every run and at the start of every fragment run, so the URL holds
-    the view after any click, also when only a fragment reruns or the page stopped early."""
-    params = link_params()
+    the view after any click, also when only a fragment reruns or the page stopped early. The
+    ``AFTER_SYNC`` hooks get this session's ``snapshot`` made from the same reads."""
+    values = _bound_values()
+    params = link_params(values)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
-    for hook in AFTER_SYNC:
-        hook()
+    if AFTER_SYNC:
+        snap = snapshot(values)
+        for hook in AFTER_SYNC:
+            hook(snap)
 
 
-AFTER_SYNC: list = []   # called after every sync_url: the live class publishes the view from there
+AFTER_SYNC: list = []   # hook(snapshot) after every sync_url: the live class publishes the view from there
+
+_MISSING = object()
 
 
-def link_params() -> dict[str, str]:
+def _bound_values() -> dict[str, Any]:
+    """Every bound key's value in this session, each read once: a read of the session state goes
+    through Streamlit's lock and widget bookkeeping, there are dozens of bound keys (every page's),
+    and a step click reads them all at its start and its end (``sync_url``)."""
     ss = st.session_state
+    values = {}
+    for k in ss.get(_REGISTRY, {}):
+        v = ss.get(k, _MISSING)
+        if v is not _MISSING:
+            values[k] = v
+    return values
+
+
+def link_params(values: dict[str, Any] | None = None) -> dict[str, str]:
+    """The URL's parameters of this view; ``values``: ``_bound_values()`` when already read."""
+    ss = st.session_state
+    registry = ss.get(_REGISTRY, {})
     params = {k: v for k, v in ss.get(_URL, {}).items()
-              if v is not None and k not in ss.get(_REGISTRY, {}) and k != _SPEC}
+              if v is not None and k not in registry and k != _SPEC}
     spec = ss.get(_SPEC)
     if spec is not None:
         params[_SPEC] = spec
-    for k, default in ss.get(_REGISTRY, {}).items():
-        if k in ss and ss[k] != default:
-            params[k] = _encode(ss[k])
+    for k, v in (_bound_values() if values is None else values).items():
+        if v != registry[k]:
+            params[k] = _encode(v)
     return params
 
 
@@ -236,10 +257,15 @@ def lesson_schema() -> dict[str, Any]:
     return {k: Setting(d) for k, d in st.session_state.get(_REGISTRY, {}).items()}
 
 
-def snapshot() -> dict[str, Any]:
-    """Every bound value (for a lesson file): JSON scalars only."""
-    ss = st.session_state
-    return {k: _plain(ss[k]) for k in ss.get(_REGISTRY, {}) if k in ss and _plain(ss[k]) is not None}
+def snapshot(values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every bound value (for a lesson file): JSON scalars only. ``values``: ``_bound_values()``
+    when already read."""
+    snap = {}
+    for k, v in (_bound_values() if values is None else values).items():
+        p = _plain(v)
+        if p is not None:
+            snap[k] = p
+    return snap
 
 
 def restore(dataset: Dataset, values: dict[str, Any], spec: str | None = None) -> None:

@@ -114,16 +114,16 @@ def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"
     name = _slug(basename)
     images = _images_exportable()
     shown = [f for f in formats if f == "html" or images]
-    cols = st.columns(max(len(shown), 1) + 1)
-    for col, fmt in zip(cols, shown):
+    row = st.container(horizontal=True)   # one block, not a column per button: drawn at every step click
+    for fmt in shown:
         mime = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml"}[fmt]
         # the format first: a button in a narrow column cuts its label at the end, and "Download
         # zero-sol…" three times over hid which one saves which format
         label = f"{fmt.upper()}: {what}" if what else f"Download {fmt.upper()}"
-        col.download_button(label, lambda fmt=fmt: figure_bytes(fig, fmt), f"{name}.{fmt}", mime,
+        row.download_button(label, lambda fmt=fmt: figure_bytes(fig, fmt), f"{name}.{fmt}", mime,
                             key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:" if what else None)
     if len(shown) < len(formats):
-        cols[-1].caption("PNG/SVG export needs Chromium (Debian: apt-get install chromium); HTML works.")
+        row.caption("PNG/SVG export needs Chromium (Debian: apt-get install chromium); HTML works.")
 
 
 @st.cache_resource(ttl=600, show_spinner=False)
@@ -239,10 +239,10 @@ def share_model(model) -> None:
         source["model"] = model
 
 
-def _refresh_lesson_source() -> None:
+def _refresh_lesson_source(snap: dict) -> None:
     source = st.session_state.get(_LESSON_SOURCE)
     if source:
-        source["values"] = state.snapshot()
+        source["values"] = snap
 
 
 if _refresh_lesson_source not in state.AFTER_SYNC:
