@@ -64,12 +64,13 @@ class Variables(NamedTuple):
 
 
 class Work(NamedTuple):
-    """Scratch space: per-group maxima of the selection (LIBSVM's Gmax, Gmax2 and their i) and a
-    column buffer of n entries."""
+    """Scratch space: per-group maxima of the selection (LIBSVM's Gmax, Gmax2 and their i), a
+    column buffer of n entries and the one-group selection's scores (n entries, ``run``)."""
     Gmax1: np.ndarray
     Gmax2: np.ndarray
     imax: np.ndarray
     buf: np.ndarray
+    score: np.ndarray
 
 
 class Record(NamedTuple):
@@ -611,7 +612,7 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
     history is sampled by a countdown instead of a modulo."""
     a, G, L, U, s, QD = var.a, var.G, var.L, var.U, var.s, var.QD
     grp, st, ordr = var.grp, var.st, var.ordr
-    Gmax1, Gmax2, buf = work.Gmax1, work.Gmax2, work.buf
+    Gmax1, Gmax2, buf, score = work.Gmax1, work.Gmax2, work.buf, work.score
     hist_it, hist_viol, hist_obj = rec.hist_it, rec.hist_viol, rec.hist_obj
     tr_ij, tr_a, tr_vo, ev = rec.tr_ij, rec.tr_a, rec.tr_vo, rec.ev
     tol = opts.tol
@@ -692,35 +693,58 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 elif lru:
                     touch(sl_i, prv, nxt)
                 gmax = pre_Gmax
-                gmin = -INF
-                best_obj = INF
-                reach = -INF   # −best_obj·REACH
                 qdi = QD[i]
-                pos_i = st[i] & POS
+                si = s[i]
+                # WSS2's second half in three passes that hold no branch: the scores
+                # −(Gmax + s_t G_t)² / quad_t of the I_low candidates with a positive gap (+inf
+                # for the others), then their least and m(α) in four lanes, then the last t
+                # with the least score, LIBSVM's choice among ties (its <=)
                 for t in range(m):
-                    f = st[t]
-                    if f & LOW:
-                        if f & POS:
-                            grad_diff = gmax + G[t]
-                            if G[t] >= gmin:
-                                gmin = G[t]
-                            qit = data[sl_i, t] if pos_i else -data[sl_i, t]
-                        else:
-                            grad_diff = gmax - G[t]
-                            if -G[t] >= gmin:
-                                gmin = -G[t]
-                            qit = -data[sl_i, t] if pos_i else data[sl_i, t]
-                        if grad_diff > 0.0:
-                            quad = qdi + QD[t] - 2.0 * qit
-                            if quad <= 0.0:
-                                quad = TAU
-                            gg = grad_diff * grad_diff
-                            if gg >= reach * quad:   # else it cannot win (REACH)
-                                o = -gg / quad
-                                if o <= best_obj:
-                                    j = t
-                                    best_obj = o
-                                    reach = -o * REACH
+                    grad_diff = gmax + s[t] * G[t]
+                    quad = qdi + QD[t] - 2.0 * (si * s[t] * data[sl_i, t])
+                    quad = quad if quad > 0.0 else TAU
+                    gg = grad_diff * grad_diff
+                    ok = (st[t] & LOW) != 0 and grad_diff > 0.0
+                    score[t] = -gg / quad if ok else INF
+                b0 = INF
+                b1 = INF
+                b2 = INF
+                b3 = INF
+                h0 = -INF
+                h1 = -INF
+                h2 = -INF
+                h3 = -INF
+                t = 0
+                while t + 4 <= m:
+                    x0 = score[t]
+                    x1 = score[t + 1]
+                    x2 = score[t + 2]
+                    x3 = score[t + 3]
+                    b0 = x0 if x0 < b0 else b0
+                    b1 = x1 if x1 < b1 else b1
+                    b2 = x2 if x2 < b2 else b2
+                    b3 = x3 if x3 < b3 else b3
+                    y0 = s[t] * G[t] if st[t] & LOW else -INF
+                    y1 = s[t + 1] * G[t + 1] if st[t + 1] & LOW else -INF
+                    y2 = s[t + 2] * G[t + 2] if st[t + 2] & LOW else -INF
+                    y3 = s[t + 3] * G[t + 3] if st[t + 3] & LOW else -INF
+                    h0 = y0 if y0 > h0 else h0
+                    h1 = y1 if y1 > h1 else h1
+                    h2 = y2 if y2 > h2 else h2
+                    h3 = y3 if y3 > h3 else h3
+                    t += 4
+                while t < m:
+                    x0 = score[t]
+                    b0 = x0 if x0 < b0 else b0
+                    y0 = s[t] * G[t] if st[t] & LOW else -INF
+                    h0 = y0 if y0 > h0 else h0
+                    t += 1
+                best_obj = min(min(b0, b1), min(b2, b3))
+                gmin = max(max(h0, h1), max(h2, h3))
+                if best_obj < INF:
+                    j = m - 1
+                    while score[j] != best_obj:
+                        j -= 1
                 max_viol = max(gmax + gmin, 0.0)
                 if gmax + gmin <= tol or j < 0:
                     i = -1
@@ -803,17 +827,37 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 touch(sl_j, prv, nxt)
             if one_group:
                 # the gradient loop also finds the next i (first half of WSS2, one group)
-                pre_Gmax = -INF
-                pre_i = -1
+                # as the selection: a pass without branches, the maximum in four lanes, then
+                # the last r that holds it (WSS2's >=)
                 for r in range(m):
                     g = G[r] + data[sl_i, r] * dai + data[sl_j, r] * daj
                     G[r] = g
-                    f = st[r]
-                    if f & UP:
-                        v = -g if f & POS else g
-                        if v >= pre_Gmax:
-                            pre_Gmax = v
-                            pre_i = r
+                    score[r] = -s[r] * g if st[r] & UP else -INF
+                b0 = -INF
+                b1 = -INF
+                b2 = -INF
+                b3 = -INF
+                r = 0
+                while r + 4 <= m:
+                    x0 = score[r]
+                    x1 = score[r + 1]
+                    x2 = score[r + 2]
+                    x3 = score[r + 3]
+                    b0 = x0 if x0 > b0 else b0
+                    b1 = x1 if x1 > b1 else b1
+                    b2 = x2 if x2 > b2 else b2
+                    b3 = x3 if x3 > b3 else b3
+                    r += 4
+                while r < m:
+                    x0 = score[r]
+                    b0 = x0 if x0 > b0 else b0
+                    r += 1
+                pre_Gmax = max(max(b0, b1), max(b2, b3))
+                pre_i = -1
+                if pre_Gmax > -INF:
+                    pre_i = m - 1
+                    while score[pre_i] != pre_Gmax:
+                        pre_i -= 1
                 pre_ok = True
             else:
                 for r in range(m):

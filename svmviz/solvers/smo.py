@@ -88,7 +88,8 @@ class _Pass:
         self.cache = new_cache(n, n_slots, dtype)
         n_groups = problem.n_groups
         self.work = core.Work(Gmax1=np.empty(n_groups), Gmax2=np.empty(n_groups),
-                              imax=np.empty(n_groups, np.int64), buf=np.empty(n))
+                              imax=np.empty(n_groups, np.int64), buf=np.empty(n),
+                              score=np.empty(n))
         # compact copies in the starting order (the solver reorders them in place, active
         # first), with the gradient
         self.var = v = core.start_variables(alpha_start, problem.p, problem.lower, problem.upper,
