@@ -288,6 +288,39 @@ def first_pass_one_group(m, G, st):
     return Gmax, gi
 
 
+@njit(cache=True, inline="always")
+def least_last(x, m):
+    """The least of x[0..m−1] (reduced in four lanes, which need no branch) and the last index
+    that holds it, or (inf, −1) when every entry is inf. The same index as a scan that takes
+    each x_t ≤ the least so far."""
+    b0 = INF
+    b1 = INF
+    b2 = INF
+    b3 = INF
+    t = 0
+    while t + 4 <= m:
+        x0 = x[t]
+        x1 = x[t + 1]
+        x2 = x[t + 2]
+        x3 = x[t + 3]
+        b0 = x0 if x0 < b0 else b0
+        b1 = x1 if x1 < b1 else b1
+        b2 = x2 if x2 < b2 else b2
+        b3 = x3 if x3 < b3 else b3
+        t += 4
+    while t < m:
+        x0 = x[t]
+        b0 = x0 if x0 < b0 else b0
+        t += 1
+    least = min(min(b0, b1), min(b2, b3))
+    if least == INF:
+        return least, -1
+    k = m - 1
+    while x[k] != least:
+        k -= 1
+    return least, k
+
+
 # ---------------------------------------------------------------------------- updates
 @njit(cache=True)
 def _add_column(j, sl, delta, n, Gbar, buf, ordr, rows, cols):
@@ -695,10 +728,10 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 gmax = pre_Gmax
                 qdi = QD[i]
                 si = s[i]
-                # WSS2's second half in three passes that hold no branch: the scores
-                # −(Gmax + s_t G_t)² / quad_t of the I_low candidates with a positive gap (+inf
-                # for the others), then their least and m(α) in four lanes, then the last t
-                # with the least score, LIBSVM's choice among ties (its <=)
+                # WSS2's second half in passes that hold no branch, so that they vectorise: the
+                # scores −(Gmax + s_t G_t)² / quad_t of the I_low candidates with a positive gap
+                # (+inf for the others), m(α), then the least score and the last t that holds
+                # it, LIBSVM's choice among ties (its <=)
                 for t in range(m):
                     grad_diff = gmax + s[t] * G[t]
                     quad = qdi + QD[t] - 2.0 * (si * s[t] * data[sl_i, t])
@@ -706,24 +739,13 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                     gg = grad_diff * grad_diff
                     ok = (st[t] & LOW) != 0 and grad_diff > 0.0
                     score[t] = -gg / quad if ok else INF
-                b0 = INF
-                b1 = INF
-                b2 = INF
-                b3 = INF
+                # m(α): the greatest s_t G_t over I_low, in four lanes
                 h0 = -INF
                 h1 = -INF
                 h2 = -INF
                 h3 = -INF
                 t = 0
                 while t + 4 <= m:
-                    x0 = score[t]
-                    x1 = score[t + 1]
-                    x2 = score[t + 2]
-                    x3 = score[t + 3]
-                    b0 = x0 if x0 < b0 else b0
-                    b1 = x1 if x1 < b1 else b1
-                    b2 = x2 if x2 < b2 else b2
-                    b3 = x3 if x3 < b3 else b3
                     y0 = s[t] * G[t] if st[t] & LOW else -INF
                     y1 = s[t + 1] * G[t + 1] if st[t + 1] & LOW else -INF
                     y2 = s[t + 2] * G[t + 2] if st[t + 2] & LOW else -INF
@@ -734,17 +756,11 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                     h3 = y3 if y3 > h3 else h3
                     t += 4
                 while t < m:
-                    x0 = score[t]
-                    b0 = x0 if x0 < b0 else b0
                     y0 = s[t] * G[t] if st[t] & LOW else -INF
                     h0 = y0 if y0 > h0 else h0
                     t += 1
-                best_obj = min(min(b0, b1), min(b2, b3))
                 gmin = max(max(h0, h1), max(h2, h3))
-                if best_obj < INF:
-                    j = m - 1
-                    while score[j] != best_obj:
-                        j -= 1
+                best_obj, j = least_last(score, m)
                 max_viol = max(gmax + gmin, 0.0)
                 if gmax + gmin <= tol or j < 0:
                     i = -1
@@ -827,37 +843,14 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 touch(sl_j, prv, nxt)
             if one_group:
                 # the gradient loop also finds the next i (first half of WSS2, one group)
-                # as the selection: a pass without branches, the maximum in four lanes, then
-                # the last r that holds it (WSS2's >=)
+                # as the selection: a pass without branches, then the greatest −s_r G_r over
+                # I_up and the last r that holds it (WSS2's >=), as the least of its negation
                 for r in range(m):
                     g = G[r] + data[sl_i, r] * dai + data[sl_j, r] * daj
                     G[r] = g
-                    score[r] = -s[r] * g if st[r] & UP else -INF
-                b0 = -INF
-                b1 = -INF
-                b2 = -INF
-                b3 = -INF
-                r = 0
-                while r + 4 <= m:
-                    x0 = score[r]
-                    x1 = score[r + 1]
-                    x2 = score[r + 2]
-                    x3 = score[r + 3]
-                    b0 = x0 if x0 > b0 else b0
-                    b1 = x1 if x1 > b1 else b1
-                    b2 = x2 if x2 > b2 else b2
-                    b3 = x3 if x3 > b3 else b3
-                    r += 4
-                while r < m:
-                    x0 = score[r]
-                    b0 = x0 if x0 > b0 else b0
-                    r += 1
-                pre_Gmax = max(max(b0, b1), max(b2, b3))
-                pre_i = -1
-                if pre_Gmax > -INF:
-                    pre_i = m - 1
-                    while score[pre_i] != pre_Gmax:
-                        pre_i -= 1
+                    score[r] = s[r] * g if st[r] & UP else INF
+                least, pre_i = least_last(score, m)
+                pre_Gmax = -least
                 pre_ok = True
             else:
                 for r in range(m):
