@@ -425,3 +425,20 @@ def test_auto_cache_dtype_is_float32_only_for_large_problems_that_do_not_fit():
         internals = {}
         solve_qp(prob, _internals=internals, **opts)
         assert internals["cache_dtype"] == dtype, opts
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([-2.0, -1.0, -0.0, 0.0, 3.0, np.inf]), min_size=1, max_size=23),
+       st.integers(0, 23))
+def test_least_last_is_the_scan_that_takes_ties(values, cut):
+    """The one-group selection reduces its scores in four lanes and then looks for the last index
+    holding the least: the same (value, index) as WSS2's scan that takes every x_t ≤ the least so
+    far (LIBSVM's <=, so ties go to the last), and −1 when every score is inf."""
+    from svmviz.solvers._smo_solver import least_last
+    x = np.array(values + [-5.0] * 3)   # entries past m must not count
+    m = min(cut, len(values)) or len(values)
+    best, k = np.inf, -1
+    for t in range(m):
+        if x[t] <= best and x[t] < np.inf:
+            best, k = x[t], t
+    assert least_last(x, m) == (best, k)
