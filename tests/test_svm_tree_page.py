@@ -265,23 +265,31 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
     drag back to the old step. Spoken at the protocol level (the classroom benchmark's student)."""
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+    async def two_quick_clicks(s, shown):
+        for _ in range(2):
+            bid, _, fragment = s.button("Next")
+            await s.rerun(shown + [WidgetState(id=bid, trigger_value=True)], fragment)
+            assert await s.wait_run(120) and not s.run_errors, s.run_errors
+        return s.step()
+
+    assert _as_student(streamlit_url, two_quick_clicks)[0] == 3
+
+
+def _as_student(streamlit_url, body):
+    """``await body(s, shown)`` in a protocol session ``s`` on the SVM Tree page, ``shown`` the
+    widget values the browser shows at step 1; its result."""
     bench = _bench()
 
-    async def two_quick_clicks():
+    async def session():
         s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), "SVM_Tree", "data=fourclass_like",
                           bench.PAGES["SVM_Tree"])
         try:
             assert await s.open(240), s.errors
-            shown = s.widget_states()             # what the browser shows at step 1
-            for _ in range(2):
-                bid, _, fragment = s.button("Next")
-                await s.rerun(shown + [WidgetState(id=bid, trigger_value=True)], fragment)
-                assert await s.wait_run(120) and not s.run_errors, s.run_errors
-            return s.step()
+            return await body(s, s.widget_states())
         finally:
             await s.close()
 
-    assert _protocol(two_quick_clicks())[0] == 3
+    return _protocol(session())
 
 
 def _bench():
@@ -317,37 +325,28 @@ def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(str
     pick at the new step: that step keeps its chosen candidate. Spoken at the protocol level."""
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-    bench = _bench()
-
     def geo_box(s):
         for _, (_, el, frag) in sorted(s.elements.items()):
             if el.WhichOneof("type") == "selectbox" and el.selectbox.label.startswith("for candidate"):
                 return el.selectbox, frag
         raise AssertionError("no 'for candidate' select box on the page")
 
-    async def late_pick():
-        s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), "SVM_Tree", "data=fourclass_like",
-                          bench.PAGES["SVM_Tree"])
-        try:
-            assert await s.open(240), s.errors
-            shown = s.widget_states()             # what the browser shows at step 1
-            box1, fragment = geo_box(s)
-            bid, _, _ = s.button("Next")
-            await s.rerun(shown + [WidgetState(id=bid, trigger_value=True)], fragment)
-            assert await s.wait_run(120) and not s.run_errors, s.run_errors
-            box2, _ = geo_box(s)
-            chosen2 = s.widgets[box2.id].string_value
-            other = next(o for o in box1.options if o != chosen2 and o in box2.options)
-            # the pick of step 1's box, sent with what the browser showed at step 1
-            late = [w for w in shown if w.id != box1.id] + [WidgetState(id=box1.id, string_value=other)]
-            await s.rerun(late, fragment)
-            assert await s.wait_run(120) and not s.run_errors, s.run_errors
-            box, _ = geo_box(s)
-            return s.step(), chosen2, s.widgets[box.id].string_value, s.query
-        finally:
-            await s.close()
+    async def late_pick(s, shown):
+        box1, fragment = geo_box(s)
+        bid, _, _ = s.button("Next")
+        await s.rerun(shown + [WidgetState(id=bid, trigger_value=True)], fragment)
+        assert await s.wait_run(120) and not s.run_errors, s.run_errors
+        box2, _ = geo_box(s)
+        chosen2 = s.widgets[box2.id].string_value
+        other = next(o for o in box1.options if o != chosen2 and o in box2.options)
+        # the pick of step 1's box, sent with what the browser showed at step 1
+        late = [w for w in shown if w.id != box1.id] + [WidgetState(id=box1.id, string_value=other)]
+        await s.rerun(late, fragment)
+        assert await s.wait_run(120) and not s.run_errors, s.run_errors
+        box, _ = geo_box(s)
+        return s.step(), chosen2, s.widgets[box.id].string_value, s.query
 
-    step, chosen, shown, query = _protocol(late_pick())
+    step, chosen, shown, query = _as_student(streamlit_url, late_pick)
     assert step[0] == 2
     assert shown == chosen, (shown, chosen)
     assert "tree.geo" not in query, query
