@@ -73,7 +73,7 @@ def fit_each_estimator() -> None:
     class); the C-SVM and the ν-SVM also above the size where SMO switches from a dense Q to
     cached kernel columns, and with recorded iterations (the Solvers page's stepper)."""
     from svmviz.data.generators import gaussians_on_circle
-    from svmviz.models import ESTIMATORS, BinaryNuSVC, BinarySVC
+    from svmviz.models import ESTIMATORS, BinaryNuSVC, BinarySVC, param_spec
 
     def circle(k, n, spacing):
         return gaussians_on_circle(n_classes=k, n_per_class=n, spacing=spacing, seed=0)
@@ -84,7 +84,7 @@ def fit_each_estimator() -> None:
             cls().fit(mixed.X, mixed.y)
         else:
             cls().fit(apart.X, apart.y)
-    for kernel in ("rbf", "linear"):
+    for kernel in param_spec(BinarySVC, "kernel"):   # every kernel the pages offer
         BinarySVC(kernel=kernel).fit(big.X, big.y)
         BinarySVC(kernel=kernel, trace=True).fit(apart.X, apart.y)
         BinaryNuSVC(kernel=kernel).fit(big.X, big.y)
