@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from svmviz.data import Dataset, load_dataset
+from svmviz.data import Dataset, DataError, load_dataset, split_indices
 from svmviz.data import plain_text as plain  # user strings in st.markdown: shown as typed, never a link/image
 from svmviz.export import figure_bytes, image_export_available
 from svmviz_app import state
@@ -262,13 +262,10 @@ def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:
     page never works on more than it states."""
     if ds.n_samples <= max_samples:
         return ds
-    from sklearn.model_selection import train_test_split
-
-    idx = np.arange(ds.n_samples)
     try:
-        keep, _ = train_test_split(idx, train_size=max_samples, stratify=ds.y, random_state=seed)
-    except ValueError:
-        keep = np.random.default_rng(seed).choice(idx, max_samples, replace=False)
+        keep, _ = split_indices(ds.y, max_samples, ds.n_samples - max_samples, seed)
+    except DataError:
+        keep = np.random.default_rng(seed).choice(ds.n_samples, max_samples, replace=False)
     st.info(f"{what} works on at most {max_samples:,} samples: showing a stratified sample of "
             f"{max_samples:,} of the {ds.n_samples:,} (seed {seed}).")
     return ds.subset(np.sort(keep), check_classes=False)

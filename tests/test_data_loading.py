@@ -6,6 +6,8 @@ import io
 import os
 import pathlib
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +17,8 @@ from hypothesis import strategies as st
 import svmviz.data.loaders as loaders
 
 from svmviz.data import (BUILTINS, Dataset, DataError, MAX_FILE_MB, load_builtin, load_dataset,
-                         normalize, split_and_normalize, train_test_split)
+                         normalize, split_and_normalize, split_indices,
+                         train_test_split)
 from svmviz.data.dataset import csv_cell, plain_text
 
 GOOD_CSV = "x1,x2,label\n0,0,a\n0,1,a\n1,0,b\n1,1,b\n"
@@ -50,9 +53,21 @@ BAD_INPUTS = [
     ("single column", b"label\n0\n1\n0\n1\n", "sc.csv", ["single column"]),
     ("binary garbage", bytes(range(256)) * 4, "g.bin", ["binary"]),
     ("latin-1 noise", bytes(range(128, 256)) * 8, "noise.csv", ["not look like a text file"]),
+    ("carriage return inside a line", b"\r;", "cr.csv", ["not valid CSV"]),
     ("UTF-16 text", "x1,label\n1,0\n".encode("utf-16"), "u16.csv", ["NUL", "UTF-16"]),
-    ("LIBSVM unsorted indices", b"1 2:1 1:3\n-1 1:1\n1 1:2\n-1 2:2\n", "u.libsvm", ["LIBSVM", "sorted"]),
-    ("LIBSVM bad label", b"a 1:2\n-1 1:1\n", "b.libsvm", ["LIBSVM"]),
+    ("LIBSVM unsorted indices", b"1 2:1 1:3\n-1 1:1\n1 1:2\n-1 2:2\n", "u.libsvm",
+     ["LIBSVM", "line 1", "index 1 comes after 2", "sorted"]),
+    ("LIBSVM bad label", b"a 1:2\n-1 1:1\n", "b.libsvm", ["line 1", "label", "'a'", "not a number"]),
+    ("LIBSVM value not a number", b"1 1:2\n-1 1:x2\n", "v.libsvm", ["line 2", "'x2'", "not a number"]),
+    ("LIBSVM index not a number", b"1 1:2\n-1 a:1\n", "a.libsvm", ["LIBSVM", "line 2", "'-1 a:1'", "whole-number"]),
+    ("LIBSVM negative index", b"1 1:2\n-1 -3:1\n", "neg.libsvm", ["LIBSVM", "line 2", "whole-number"]),
+    ("LIBSVM feature without a value", b"1 1:2 2:\n-1 1:1\n", "nv.libsvm", ["LIBSVM", "line 1"]),
+    ("LIBSVM value without an index", b"1 1:2\n-1 :1\n", "ni.libsvm", ["LIBSVM", "line 2"]),
+    ("LIBSVM two colons", b"1 1:2:3\n-1 1:1\n", "cc.libsvm", ["LIBSVM", "line 1"]),
+    ("LIBSVM stray number", b"1 1:2\n-1 1:1 5\n", "sn.libsvm", ["LIBSVM", "line 2", "'-1 1:1 5'"]),
+    ("LIBSVM repeated index", b"1 1:2 1:3\n-1 1:1\n", "r.libsvm", ["line 1", "sorted and unique"]),
+    ("LIBSVM index beyond int64", b"1 1:2 99999999999999999999:1\n-1 1:1\n", "l.libsvm",
+     ["line 1", "99999999999999999999", "too large"]),
     ("LIBSVM nan value", b"1 1:nan\n-1 1:1\n1 1:2\n-1 1:3\n", "n.libsvm", ["line 1", "NaN"]),
     ("LIBSVM inf value", b"1 1:1e999\n-1 1:1\n1 1:2\n-1 1:3\n", "i.libsvm", ["line 1", "infinite"]),
     ("LIBSVM huge index", b"1 1:1 1500000000:2\n-1 1:1\n1 1:2\n-1 1:3\n", "h.libsvm", ["features"]),
@@ -135,7 +150,7 @@ def test_utf8_bom_and_string_labels_without_header():
     assert ds.class_counts() == {"no": 2, "yes": 2}
 
 
-def test_libsvm_via_sklearn_and_format_inference(tmp_path):
+def test_libsvm_and_format_inference(tmp_path):
     text = "+1 1:0.5 3:-1\n-1 2:0.25\n+1 1:1 2:1 3:1\n-1 1:-0.5\n"
     p = tmp_path / "tiny"  # no extension: the content says LIBSVM
     p.write_text(text)
@@ -220,6 +235,74 @@ def test_random_libsvm_like_text_gives_a_dataset_or_a_data_error(rows):
     _check(lambda: load_dataset(upload(text, "r.libsvm")))
 
 
+# LIBSVM text as scikit-learn's reader reads it: the same matrix and labels
+libsvm_value = st.one_of(st.floats(-1e6, 1e6, allow_nan=False).map(repr), st.integers(-99, 99).map(str),
+                         st.sampled_from(["0", "-0", "1e-3", "+2.5", ".5", "5.", "1E2", "0.0"]))
+
+
+@st.composite
+def libsvm_files(draw):
+    """LIBSVM text with sparse increasing indices (one- or zero-based), empty rows, labels written
+    +1/-1/0/1/2, qid fields, comment lines and trailing comments, tabs, CRLF and blank lines."""
+    zero = draw(st.booleans())
+    n = draw(st.integers(1, 12))
+    sep, eol = draw(st.sampled_from([" ", "\t", "  "])), draw(st.sampled_from(["\n", "\r\n"]))
+    lines = [draw(st.sampled_from(["", "# a comment line"]))] if draw(st.booleans()) else []
+    for _ in range(n):
+        label = draw(st.sampled_from(["+1", "-1", "0", "1", "2", "1.0"]))
+        idx = sorted(draw(st.sets(st.integers(0 if zero else 1, 40), max_size=6)))
+        fields = [label] + ([f"qid:{draw(st.integers(0, 9))}"] if draw(st.booleans()) else [])
+        fields += [f"{i}:{draw(libsvm_value)}" for i in idx]
+        line = sep.join(fields) + draw(st.sampled_from(["", " ", sep + "# note 3:4"]))
+        lines.append(line)
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(["", "  ", "#x"])))
+    return eol.join(lines) + draw(st.sampled_from(["", eol]))
+
+
+def _sklearn_libsvm(data: bytes):
+    from sklearn.datasets import load_svmlight_file
+
+    X, y = load_svmlight_file(io.BytesIO(data))
+    return X.toarray(), y
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=libsvm_files())
+def test_libsvm_text_reads_as_scikit_learn_reads_it(text):
+    data = text.encode()
+    if not data.strip(b" \t\r\n#ax").strip():
+        return
+    X, y = _sklearn_libsvm(data)
+    got_X, got_y, names = loaders._parse_libsvm(loaders._data_bytes(data), "g.libsvm")
+    np.testing.assert_array_equal(got_X, X)
+    np.testing.assert_array_equal(got_y, y)
+    assert got_y.dtype == np.int64 and names == [f"x{j + 1}" for j in range(X.shape[1])]
+
+
+def test_real_fourclass_reads_as_scikit_learn_reads_it(fourclass):
+    from svmviz.data import fourclass_path
+
+    data = fourclass_path().read_bytes()
+    X, y = _sklearn_libsvm(data)
+    ds = load_dataset(fourclass_path(), fmt="libsvm")
+    assert ds.X.shape == (862, 2)
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_array_equal(ds.y, y)
+    np.testing.assert_array_equal(fourclass.X, X)
+
+
+def test_loading_libsvm_text_imports_no_scikit_learn():
+    # the Data page of a fresh server reads fourclass and splits it: scikit-learn's import costs
+    # 1.5-2 s of CPU there, before the first plot
+    code = ("import sys, io\nfrom svmviz.data import load_dataset, train_test_split\n"
+            "f = io.BytesIO(b'+1 1:0.5 2:1\\n-1 1:-1\\n+1 2:3\\n-1 1:2 2:2\\n+1 1:1\\n-1 2:-2\\n'); f.name = 'a.libsvm'\n"
+            "train_test_split(load_dataset(f), 0.3)\nprint(sorted(m for m in sys.modules if m.startswith('sklearn')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
+
+
 # --- normalization and splits ------------------------------------------------------------------
 
 def test_minmax_and_stddev_fit_on_train_only():
@@ -290,6 +373,58 @@ def test_split_errors_and_small_test_parts():
         with pytest.raises(DataError, match="the split seed must be a whole number from 0 to 4294967295"):
             train_test_split(ds, 0.25, seed=seed)
     assert train_test_split(ds, 0.25, seed=np.int64(2**32 - 1))[1].n_samples == 2
+
+
+@pytest.mark.parametrize("stratify", [True, False])
+def test_the_split_is_scikit_learns_sample_for_sample(stratify):
+    # links and lesson files name a split by its seed: the samples must stay the ones
+    # scikit-learn's train_test_split chose, for every seed, size and class mix
+    from sklearn.model_selection import train_test_split as sk_split
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.integers(8, 300))
+        k = int(rng.integers(2, 7))
+        y = np.concatenate([np.arange(k).repeat(2), rng.integers(0, k, n - 2 * k)])
+        rng.shuffle(y)
+        ds = Dataset(rng.normal(size=(n, 2)), y, ["a", "b"], [], "t", "t")
+        test_size, seed = float(rng.choice([0.05, 0.1, 0.25, 0.3, 1 / 3, 0.5])), int(rng.integers(0, 2**32))
+        try:
+            tr, te = sk_split(np.arange(n), test_size=test_size, random_state=seed, stratify=y if stratify else None)
+        except ValueError:
+            with pytest.raises(DataError):
+                train_test_split(ds, test_size, seed, stratify)
+            continue
+        try:
+            train, test = train_test_split(ds, test_size, seed, stratify)
+        except DataError as exc:
+            assert "training part" in str(exc)     # a training part holding a class once
+            continue
+        np.testing.assert_array_equal(train.X, ds.X[np.sort(tr)], err_msg=f"trial {trial}")
+        np.testing.assert_array_equal(test.X, ds.X[np.sort(te)], err_msg=f"trial {trial}")
+
+
+def test_a_stratified_sample_of_a_size_is_scikit_learns():
+    # the pages' bound on samples (svmviz_app.widgets.bounded) keeps a stratified sample of a size
+    from sklearn.model_selection import train_test_split as sk_split
+
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n, keep, seed = int(rng.integers(50, 400)), int(rng.integers(10, 40)), int(rng.integers(0, 1000))
+        y = rng.integers(0, 3, n)
+        want, _ = sk_split(np.arange(n), train_size=keep, stratify=y, random_state=seed)
+        got, rest = split_indices(y, keep, n - keep, seed)
+        np.testing.assert_array_equal(got, want)
+        assert got.size + rest.size == n
+
+
+def test_the_fourclass_split_is_scikit_learns(fourclass):
+    from sklearn.model_selection import train_test_split as sk_split
+
+    tr, te = sk_split(np.arange(fourclass.n_samples), test_size=0.3, random_state=0, stratify=fourclass.y)
+    train, test = train_test_split(fourclass, 0.3, seed=0)
+    np.testing.assert_array_equal(train.X, fourclass.X[np.sort(tr)])
+    np.testing.assert_array_equal(test.y, fourclass.y[np.sort(te)])
 
 
 def test_split_and_normalize_uses_training_statistics():

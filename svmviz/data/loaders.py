@@ -166,10 +166,13 @@ def _delimiter(data: bytes) -> str | None:
         return next(d for d in ",;\t" if d in sample)
 
 
-def _split_line(line: str, delim: str | None) -> list[str]:
+def _split_line(line: str, delim: str | None, name: str) -> list[str]:
     if delim is None:
         return line.split()
-    return [f.strip() for f in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
+    try:
+        return [f.strip() for f in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
+    except csv.Error as exc:   # e.g. a carriage return inside a line
+        raise DataError(f"{name} is not valid CSV: {exc}") from None
 
 
 def _check_cells(n_rows: int, n_fields: int, name: str) -> None:
@@ -264,8 +267,8 @@ def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str
     and every bad cell is named by row and column."""
     delim = _delimiter(data)
     lines = [ln.rstrip(b"\r").decode("utf-8") for ln in data.split(b"\n", 2)[:2]]
-    first = _split_line(lines[0], delim)
-    second = _split_line(lines[1], delim) if len(lines) > 1 and lines[1].strip() else None
+    first = _split_line(lines[0], delim, name)
+    second = _split_line(lines[1], delim, name) if len(lines) > 1 and lines[1].strip() else None
     ncol = len(first)
     # MAX_CELLS before any cell is read as a number: rows × fields of the first row
     _check_cells(data.count(b"\n") + 1, ncol, name)
@@ -309,27 +312,79 @@ def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str
     return X, y, [header[j] for j in feat_cols]
 
 
-def _parse_libsvm(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    from sklearn.datasets import load_svmlight_file
+# LIBSVM/SVMlight text: "label [qid:n] index:value index:value ... [# comment]", indices whole
+# numbers increasing along a line (from 1, or from 0 when some line uses 0, as scikit-learn's
+# load_svmlight_file decides)
+_LIBSVM_ROW = re.compile(rb"[ \t\r\f\v]*[^\s:]+(?:[ \t\r\f\v]+qid:[^\s:]*)?(?:[ \t\r\f\v]+\d+:[^\s:]+)*[ \t\r\f\v]*")
+_LIBSVM_TEXT = re.compile(b"(?:" + _LIBSVM_ROW.pattern + rb"\n)*")
+_LIBSVM_QID = re.compile(rb"[ \t\r\f\v]qid:[^\s:]*")
+_LIBSVM_COMMENT = re.compile(rb"#[^\n]*")
 
+
+def _libsvm_numbers(tokens: np.ndarray, lines: list[bytes], line_of, what: str, name: str) -> np.ndarray:
+    """``tokens`` (bytes objects) as float64, converted by NumPy in C, or the message naming the
+    first that is not a number by its line (``line_of(k)``: the line index of token k)."""
     try:
-        Xs, y = load_svmlight_file(io.BytesIO(data))
-    except (ValueError, IndexError, TypeError, OverflowError) as exc:
-        raise DataError(f"{name} is not valid LIBSVM text (one 'label index:value index:value ...' "
-                        f"per line, indices increasing): {exc}") from None
-    n, d = Xs.shape
-    if n == 0:
-        raise DataError(f"{name} has no samples")
+        return tokens.astype(np.float64)
+    except (ValueError, OverflowError):
+        k = next(k for k, t in enumerate(tokens) if _number(t.decode()) is None)
+        raise DataError(f"{name} is not valid LIBSVM text: on line {line_of(k) + 1} {what} "
+                        f"{tokens[k].decode()[:40]!r} is not a number "
+                        f"(in {lines[line_of(k)].decode().strip()[:80]!r})") from None
+
+
+def _parse_libsvm(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """LIBSVM/SVMlight text, read as scikit-learn's ``load_svmlight_file`` reads it (the same
+    matrix and labels), with every problem named by its line: data rows only, as ``_data_bytes``
+    leaves them. One pattern checks the whole text and NumPy converts all numbers at once."""
+    if b"#" in data:
+        data = _LIBSVM_COMMENT.sub(b"", data)
+    lines = data.split(b"\n")[:-1]     # ``_data_bytes`` ends the text with one line break
+    if _LIBSVM_TEXT.fullmatch(data) is None:
+        k = next(k for k, line in enumerate(lines) if _LIBSVM_ROW.fullmatch(line) is None)
+        raise DataError(f"{name} is not valid LIBSVM text: line {k + 1} is {lines[k].decode().strip()[:80]!r}; "
+                        "each line must be 'label index:value index:value ...' with whole-number indices "
+                        "(e.g. '+1 1:0.5 3:-2')")
+    if b"qid:" in data:                # a query id (SVMlight ranking) says nothing here
+        data = _LIBSVM_QID.sub(b"", data)
+        lines = data.split(b"\n")[:-1]
+    n = len(lines)
+    per_line = np.fromiter(map(bytes.count, lines, [b":"] * n), dtype=np.int64, count=n)
+    # label, then index value pairs, line after line
+    tokens = np.array(data.replace(b":", b" ").split(), dtype=object)
+    is_label = np.zeros(tokens.size, dtype=bool)
+    is_label[np.concatenate(([0], np.cumsum(1 + 2 * per_line)[:-1]))] = True
+    row = np.repeat(np.arange(n), per_line)
+    y = _libsvm_numbers(tokens[is_label], lines, lambda k: k, "the label", name)
+    pairs = tokens[~is_label]
+    del tokens
+    long = np.flatnonzero(np.fromiter(map(len, pairs[0::2]), dtype=np.int64, count=row.size) > 18)
+    if long.size:                       # int64 holds 18 digits; no table has that many features
+        k = int(long[0])
+        raise DataError(f"{name} is not valid LIBSVM text: on line {row[k] + 1} the feature index "
+                        f"{pairs[2 * k].decode()[:40]} is too large")
+    idx = pairs[0::2].astype(np.int64)
+    values = _libsvm_numbers(pairs[1::2], lines, lambda k: row[k], "the value", name)
+    same_line = row[1:] == row[:-1]
+    bad = np.flatnonzero(same_line & (idx[1:] <= idx[:-1]))
+    if bad.size:
+        k = int(bad[0]) + 1
+        raise DataError(f"{name} is not valid LIBSVM text: on line {row[k] + 1} the feature index {idx[k]} "
+                        f"comes after {idx[k - 1]}; feature indices must be sorted and unique along a line")
+    if idx.size and idx.min() > 0:     # one-based, as LIBSVM writes them (zero-based if a 0 occurs)
+        idx -= 1
+    d = int(idx.max()) + 1 if idx.size else 1
     if n * d > MAX_CELLS:
         raise DataError(f"{name} has {n} samples × {d} features (the largest feature index is {d}); "
                         f"svmviz works with dense tables of at most {MAX_CELLS:,} values")
-    X = Xs.toarray()
+    X = np.zeros((n, d))
+    X[row, idx] = values
     bad = ~np.isfinite(X)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise DataError(f"line {i + 1}, feature {j + 1} is {X[i, j]}: NaN and infinite values are not allowed")
-    # the rules of a CSV label column: whole numbers that a float64 holds exactly (LIBSVM's own
-    # reader has already read 2**60 + 1 as 2**60, so larger labels are refused, not merged)
+    # the rules of a CSV label column: whole numbers that a float64 holds exactly (2**60 + 1
+    # reads as 2**60, so larger labels are refused, not merged)
     bad = ~np.isfinite(y) | (y != np.round(y)) | (np.abs(y) >= 2**53)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
@@ -344,7 +399,7 @@ def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
 
     CSV: the header is optional; the label column is the one named label/class/target/y, else the
     last column; ``,`` ``;`` tab or whitespace separate the columns; ``#`` starts a comment line.
-    LIBSVM/SVMlight text is read by scikit-learn's ``load_svmlight_file``.
+    LIBSVM/SVMlight text gives the matrix and labels scikit-learn's ``load_svmlight_file`` gives.
 
     Parameters
     ----------

@@ -3,6 +3,7 @@ stratified, seeded splits."""
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -56,21 +57,20 @@ def normalize(X_train, X_test=None, method: str = "minmax", feature_range=(-1.0,
 def train_test_split(ds: Dataset, test_size: float = 0.3, seed: int = 0, stratify: bool = True):
     """A seeded (stratified) split of ``ds`` into (train, test) datasets, samples in file order.
 
-    The training part must still have two samples of every class; the test part may hold a
-    class only once (or not at all, without stratification).
+    The same samples as scikit-learn's ``train_test_split(..., random_state=seed, stratify=...)``
+    (``split_indices``), so a link or lesson file names the same split as before, without
+    importing scikit-learn for it. The training part must still have two samples of every class;
+    the test part may hold a class only once (or not at all, without stratification).
     """
-    from sklearn.model_selection import train_test_split as _split
-
     if not isinstance(test_size, Real) or not 0 < test_size < 1:
         raise DataError(f"the test fraction must be a number between 0 and 1, got {test_size!r}")
-    # scikit-learn's generator takes seeds 0 … 2**32 − 1; say so rather than pass on its message
+    # NumPy's RandomState takes seeds 0 … 2**32 − 1; say so rather than pass on its message
     if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed < 2**32:
         raise DataError(f"the split seed must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
-    idx = np.arange(ds.n_samples)
+    n_test = math.ceil(test_size * ds.n_samples)
     try:
-        tr, te = _split(idx, test_size=test_size, random_state=seed,
-                        stratify=ds.y if stratify else None)
-    except ValueError as exc:
+        tr, te = split_indices(ds.y if stratify else None, ds.n_samples - n_test, n_test, int(seed))
+    except DataError as exc:
         raise DataError(f"cannot split {ds.name} with test fraction {test_size:g}: {exc}") from None
     try:
         train = ds.subset(np.sort(tr), f"{ds.name} (train)")
@@ -78,6 +78,55 @@ def train_test_split(ds: Dataset, test_size: float = 0.3, seed: int = 0, stratif
         raise DataError(f"the training part of {ds.name} is unusable with test fraction "
                         f"{test_size:g}: {exc}") from None
     return train, ds.subset(np.sort(te), f"{ds.name} (test)", check_classes=False)
+
+
+def split_indices(y, n_train: int, n_test: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train, test) indices of a seeded random split of ``len(y)`` samples (``y`` None: of
+    ``n_train + n_test`` samples, not stratified), drawn exactly as scikit-learn's
+    ``ShuffleSplit`` / ``StratifiedShuffleSplit`` draw them with ``random_state=seed``: a
+    stratified split takes from each class the approximate mode of the multivariate
+    hypergeometric distribution (ties broken at random), then a permutation of each class."""
+    rng = np.random.RandomState(seed)
+    if n_train < 1:
+        raise DataError("the training part would be empty")
+    if y is None:
+        perm = rng.permutation(n_train + n_test)
+        return perm[n_test:], perm[:n_test]
+    classes, y_idx, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if counts.min() < 2:
+        few = ", ".join(str(c) for c in classes[counts < 2])
+        raise DataError(f"a stratified split needs two samples of every class; class {few} has one")
+    for part, n in (("training", n_train), ("test", n_test)):
+        if n < classes.size:
+            raise DataError(f"a stratified split puts every class in the {part} part: {n} samples "
+                            f"are fewer than the {classes.size} classes")
+    by_class = np.split(np.argsort(y_idx, kind="stable"), np.cumsum(counts)[:-1])
+    n_i = _approximate_mode(counts, n_train, rng)
+    t_i = _approximate_mode(counts - n_i, n_test, rng)
+    train, test = [], []
+    for i in range(classes.size):
+        members = by_class[i].take(rng.permutation(counts[i]), mode="clip")
+        train.extend(members[:n_i[i]])
+        test.extend(members[n_i[i]:n_i[i] + t_i[i]])
+    return rng.permutation(train), rng.permutation(test)
+
+
+def _approximate_mode(counts: np.ndarray, n_draws: int, rng: np.random.RandomState) -> np.ndarray:
+    """Samples drawn from each class: the floor of each class's share of ``n_draws``, then one
+    more for the largest remainders, ties broken with ``rng`` (scikit-learn's rule, draw for draw)."""
+    continuous = counts / counts.sum() * n_draws
+    floored = np.floor(continuous)
+    need = int(n_draws - floored.sum())
+    if need > 0:
+        remainder = continuous - floored
+        for value in np.sort(np.unique(remainder))[::-1]:
+            (inds,) = np.where(remainder == value)
+            add = min(len(inds), need)
+            floored[rng.choice(inds, size=add, replace=False)] += 1
+            need -= add
+            if need == 0:
+                break
+    return floored.astype(int)
 
 
 def split_and_normalize(ds: Dataset, method: str = "none", test_size: float = 0.0, seed: int = 0,
