@@ -208,9 +208,19 @@ def _own_params(model) -> str:
     return ", ".join(f"{k} = {v}" for k, v in own.items()) if own else "its class's defaults"
 
 
+SHARE_OPEN = "share_open"   # the share panel's open state
+
+
 def share_controls(key: str, model=None) -> None:
-    """“Copy link to this view” and the lesson file (data + state [+ model]) of this view."""
-    with st.sidebar.expander("Share this view", expanded=False):
+    """“Copy link to this view” and the lesson file (data + state [+ model]) of this view, in a
+    panel drawn only while it is open (opening it reruns the page). Its link box (``st.code``,
+    for the copy icon) makes the browser load and run Streamlit's syntax highlighter, which cost
+    more of a software-rendered Chromium's main thread than Plotly's script and came before the
+    first plot, on every page of every visit."""
+    panel = st.sidebar.expander("Share this view", key=SHARE_OPEN, on_change="rerun")
+    if not panel.open:
+        return
+    with panel:
         st.caption("Copy link to this view (the copy icon at the right of the box). A link carries "
                    "built-in and generated data; for uploaded or drawn data use the lesson file.")
         state.show_link(st.empty())   # a step click (a fragment run) draws it again there

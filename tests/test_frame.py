@@ -13,6 +13,7 @@ from svmviz.models import BinarySVC, GuardVectorSVC, TreeDecompositionSVC, param
 from svmviz.models.svc import BinarySVC as _SVC
 from svmviz_app import frame
 from svmviz_app.frame import Param, widget_spec
+from svmviz_app.widgets import SHARE_OPEN
 
 
 def test_number_bounds_and_options_come_from_the_class():
@@ -157,6 +158,11 @@ def test_the_rendered_widget_follows_the_class_constraint(monkeypatch):
 def test_the_lesson_file_carries_the_model_a_view_shares():
     at = _mini().run()
     assert not at.exception and not at.error
+    # the closed share panel draws nothing: no link box (the browser's syntax highlighter), no button
+    assert not at.get("code") and not any("mini_lesson" in b.proto.id for b in at.get("download_button"))
+    at.session_state[SHARE_OPEN] = True
+    at.run()
+    assert len(at.get("code")) == 1
     assert any("mini_lesson" in b.proto.id for b in at.get("download_button"))
     shared = at.session_state["_svmviz_lesson_source"]["model"]
     assert isinstance(shared, _SVC) and shared.C == 2.0
