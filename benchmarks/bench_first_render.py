@@ -21,16 +21,23 @@ plot, without what it does after the run), and the plot was drawn, and the page'
 counts them (``Performance.getMetrics``: running scripts, style and layout, all tasks): what part
 of a visit is the server's and what the browser's.
 
+``--trace DIR`` records each visit in Chromium's own tracing until the plot is drawn (DIR/<page>_<visit>.trace.json,
+open it in chrome://tracing or Perfetto, and a .cpuprofile of the page's JavaScript) and prints where the browser's
+CPU went: thread CPU seconds by Chromium thread (the page's main thread, its compositor and raster workers, the
+display compositor) and the main thread's sampled JavaScript by script file (Streamlit's chunks, Plotly's).
+
 The data is whatever the server opens on: run it with ``SVMVIZ_DATA_DIR`` pointing at the folder
 holding ``fourclass_scale`` to time the real fourclass.
 
 Usage: SVMVIZ_DATA_DIR=/path/to/data python benchmarks/bench_first_render.py [--pages Convex_Hulls Solvers]
-       [--port 8750] [--timeout 240] [--timeline]
+       [--port 8750] [--timeout 240] [--timeline] [--trace DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import json
 import os
 import subprocess
 import time
@@ -43,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 PLOT = ".js-plotly-plot .main-svg"
+KINDS = ("fresh", "tab", "new")
 
 
 
@@ -118,13 +126,21 @@ class Timeline:
                 f"all tasks {m.get('TaskDuration', 0):.2f}")
 
 
-def visit(ctx, url: str, timeout_s: float, server: subprocess.Popen) -> tuple[float | None, float | None, str, float, Timeline]:
+def visit(ctx, url: str, timeout_s: float, server: subprocess.Popen, trace: Path | None = None
+          ) -> tuple[float | None, float | None, str, float, Timeline]:
     """Seconds to the first plot and to the end of the run (None: not within the timeout), the
     address the page ends on, the browser's CPU seconds for the visit and its timeline, in a new
-    tab of ``ctx``."""
+    tab of ``ctx``; with ``trace`` (a path without suffix) the visit until the plot is recorded
+    (``trace_split``)."""
     b0 = browser_cpu()
     page = ctx.new_page()
     try:
+        if trace is not None:
+            profiler = ctx.new_cdp_session(page)
+            profiler.send("Profiler.enable")
+            profiler.send("Profiler.setSamplingInterval", {"interval": 500})
+            profiler.send("Profiler.start")
+            ctx.browser.start_tracing(page=page, path=str(trace) + ".trace.json", categories=TRACE_CATEGORIES)
         t0 = time.perf_counter()
         timeline = Timeline(page, t0, server)
         page.goto(url)
@@ -135,6 +151,9 @@ def visit(ctx, url: str, timeout_s: float, server: subprocess.Popen) -> tuple[fl
             timeline.read_main_thread()
         except Exception:
             pass
+        if trace is not None:
+            ctx.browser.stop_tracing()
+            Path(str(trace) + ".cpuprofile").write_text(json.dumps(profiler.send("Profiler.stop")["profile"]))
         try:
             page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
             page.wait_for_timeout(300)
@@ -145,6 +164,42 @@ def visit(ctx, url: str, timeout_s: float, server: subprocess.Popen) -> tuple[fl
         return first, idle, page.url, browser_cpu_since(b0), timeline
     finally:
         page.close()
+
+
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "v8.execute", "blink",
+                    "loading", "toplevel", "cc", "viz", "disabled-by-default-v8.compile"]
+
+
+TOP_TASKS = ("ThreadControllerImpl::RunTask", "ThreadPool_RunTask", "TaskGraphRunner::RunTask")
+
+
+def trace_split(trace: Path) -> str:
+    """Where the browser's CPU went in a ``visit`` recorded with ``trace``: thread CPU seconds of
+    each Chromium thread's top-level tasks (its process: the page's renderer, or the process id),
+    and the page's main-thread JavaScript by script file from the sampling profiler (seconds of
+    samples: wall time while that script ran)."""
+    events = json.loads(Path(str(trace) + ".trace.json").read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    # a thread's top-level tasks: its message loop's (main, compositor, IO threads) or its pool's
+    # (raster and script-streaming workers)
+    tasks = [e for e in events if e.get("ph") == "X" and e.get("name") in TOP_TASKS]
+    main = collections.Counter(e["pid"] for e in tasks if names.get((e["pid"], e["tid"])) == "CrRendererMain")
+    renderer = main.most_common(1)[0][0] if main else None
+    threads = collections.Counter()
+    for e in tasks:
+        who = "renderer" if e["pid"] == renderer else f"pid {e['pid']}"
+        threads[f"{who} {names.get((e['pid'], e['tid']), e['tid'])}"] += e.get("tdur", 0) / 1e6
+    profile = json.loads(Path(str(trace) + ".cpuprofile").read_text())
+    url = {n["id"]: n["callFrame"]["url"].rsplit("/", 1)[-1] or n["callFrame"]["functionName"]
+           for n in profile["nodes"]}
+    scripts = collections.Counter()
+    for sample, dt in zip(profile["samples"], profile["timeDeltas"]):
+        scripts[url[sample]] += dt / 1e6
+    scripts.pop("(idle)", None)
+    return ("thread CPU: " + ", ".join(f"{k} {v:.2f}" for k, v in threads.most_common(6) if v >= 0.05)
+            + "; main-thread JS by script: " + ", ".join(f"{k} {v:.2f}" for k, v in scripts.most_common(7)))
 
 
 def settle(proc: subprocess.Popen, quiet_s: float = 0.05, limit_s: float = 180.0) -> float:
@@ -171,7 +226,11 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8750)
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--timeline", action="store_true", help="print each visit's timeline")
+    ap.add_argument("--trace", type=Path, metavar="DIR",
+                    help="record each visit in Chromium's tracing into DIR and print where the browser's CPU went")
     a = ap.parse_args()
+    if a.trace:
+        a.trace.mkdir(parents=True, exist_ok=True)
     from playwright.sync_api import sync_playwright
 
     print(f"data folder: {os.environ.get('SVMVIZ_DATA_DIR') or '(none: the app fetches or generates)'}; "
@@ -187,7 +246,7 @@ def main() -> None:
                                      headless=True, args=["--no-sandbox", "--disable-gpu"])
         for name in a.pages:
             proc = start_app_server(a.port)
-            rows, timelines, after = [], [], 0.0
+            rows, timelines, splits, after = [], [], [], 0.0
             try:
                 url = f"http://127.0.0.1:{a.port}/{name}"
                 first_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -197,7 +256,10 @@ def main() -> None:
                         if i == 1:
                             after = settle(proc)
                         c0 = cpu_s(proc)
-                        plot, idle, link, b, timeline = visit(ctx, url, a.timeout, proc)
+                        trace = a.trace / f"{name}_{KINDS[i]}" if a.trace else None
+                        plot, idle, link, b, timeline = visit(ctx, url, a.timeout, proc, trace)
+                        if trace is not None:
+                            splits.append(trace_split(trace))
                         rows.append(f"{fmt(plot):>9} {fmt(idle)} {cpu_s(proc) - c0:6.1f} {b:7.1f}")
                         timelines.append(timeline.line(plot))
                         url = link
@@ -209,8 +271,10 @@ def main() -> None:
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {load}", flush=True)
             if a.timeline:
-                for kind, line in zip(("fresh", "tab", "new"), timelines):
+                for kind, line in zip(KINDS, timelines):
                     print(f"    {kind:<6} {line}", flush=True)
+            for kind, line in zip(KINDS, splits):
+                print(f"    {kind:<6} {line}", flush=True)
         browser.close()
 
 
