@@ -89,9 +89,11 @@ PAGE = MethodPage(
                    "its perpendiculars (§4.3.4); only when all stuck: when no candidate leaves a "
                    "sample out, perpendiculars, then sign changes"),
         Param("solver", "QP solver", "smo", "select"),
-        Param(None, "non-linear node (§3.3)", False, "checkbox", key="nl"),
+        Param(None, "non-linear node (§3.3)", False, "checkbox", key="nl",
+              of_model=lambda mp, _: mp["nonlinear"] is not None),
         Param(None, "RBF node before the first node deciding fewer than k samples", 5, "number", key="nl_k",
-              bounds=(1, 1000), disabled=lambda v: not v["nl"]),
+              bounds=(1, 1000), disabled=lambda v: not v["nl"],
+              of_model=lambda mp, _: (mp["nonlinear"] or {}).get("k")),
     ),
     prepare=prepare, derive=lambda v, _: {"nonlinear": {"k": int(v["nl_k"])} if v["nl"] else None},
     progress="fitting the SVM tree", fit_error="cannot fit the SVM tree",

@@ -48,9 +48,13 @@ def data(values):
     return train, test
 
 
+def _smallest(y) -> int:
+    return int(np.unique(y, return_counts=True)[1].min())
+
+
 def mu_of(values, y) -> float:
     """μ = the page's factor × 1/(size of the smallest class): every α_i ≤ μ."""
-    return float(values["mu"] / np.unique(y, return_counts=True)[1].min())
+    return float(values["mu"] / _smallest(y))
 
 
 def fit(X, y, params: dict, what: str) -> ScatterSVC:
@@ -248,11 +252,12 @@ PAGE = MethodPage(
         *kernel_params(),
         Param(None, "μ × (size of the smallest class)", 2.0, "slider", key="mu", bounds=(1.0, 10.0), step=0.25,
               disabled=lambda v: v["form"] != "nu",
-              help="μ bounds every α_i; with bias each class's α sum to 1, so μ ≥ 1/m_smallest."),
+              help="μ bounds every α_i; with bias each class's α sum to 1, so μ ≥ 1/m_smallest.",
+              of_model=lambda mp, inputs: None if mp["mu"] is None else round(mp["mu"] * _smallest(inputs.y), 9)),
         Param("solver", "Solver", "smo", "select",
               help="smo: the fast Numba SMO; cvxpy: the reference solver (small data only)"),
     ),
-    data=data, derive=lambda v, inputs: {"mu": mu_of(v, inputs.y)},
+    data=data, derive=lambda v, inputs: {"mu": mu_of(v, inputs.y) if v["form"] == "nu" else None},   # C: unused
     progress=lambda train: f"Fitting Scatter SVM on {train.name}", fit_error="cannot fit the Scatter SVM",
     converged=lambda m: f"the Scatter SVM's SMO ({m.n_iter_} iterations)",
     views=(View(tabs, lesson=True), View(standard_if_own_data)),

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 import streamlit as st
 
 from svmviz.data import Dataset
@@ -35,8 +36,8 @@ from svmviz_app.controls import log_stops, nearest_stop
 from svmviz_app.projector import PROJECTOR_KEY, projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
-from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, guard, model_download,
-                                model_upload, share_controls, share_model)
+from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, follow_import, followed_import,
+                                guard, model_download, model_upload, share_controls, share_model)
 
 WIDGETS = ("number", "slider", "select_slider", "select", "radio", "checkbox")
 
@@ -64,6 +65,10 @@ class Param:
     - ``disabled``: a function of the values read so far (``{key: value}``) that greys it out;
       ``when``: one that says whether it is drawn at all (hidden: value None, the estimator's own
       default for its parameter).
+    - ``of_model``: for a page control that sets estimator parameters through ``derive`` (or a
+      rule such as γ = 'scale'), its value for a model with these parameters (``get_params()``,
+      the fit ``Inputs``), None when the model does not decide it: the sidebar then shows an
+      imported model's parameters.
     """
 
     name: str | tuple[str, ...] | None
@@ -84,6 +89,7 @@ class Param:
     section: str | None = None
     disabled: Callable[[dict], bool] | None = None
     when: Callable[[dict], bool] | None = None   # drawn only then; else the estimator's default applies
+    of_model: Callable[[dict, "Inputs"], Any] | None = None   # a page control's value for a model's parameters
 
     @property
     def url_key(self) -> str:
@@ -388,6 +394,18 @@ def _class_for(page: MethodPage, p: Param, values: dict) -> type | None:
     raise ValueError(f"{p.label!r}: no estimator of the page has {', '.join(names)}")
 
 
+def _set_params(page: MethodPage, p: Param, v, values: dict, params: dict) -> None:
+    """Add to ``params`` the estimator parameters ``p``'s value ``v`` sets."""
+    names = _names(p)
+    if not names:
+        return
+    chosen = p.choices[v][1] if p.choices is not None else v
+    if len(names) == 1:
+        chosen = (chosen,)
+    own = page.estimator_for(values)._parameter_constraints
+    params.update((n, c) for n, c in zip(names, chosen) if n in own)
+
+
 def parameter_widgets(page: MethodPage, inputs: Inputs | None = None, values: dict | None = None,
                       params: dict | None = None) -> tuple[dict, dict]:
     """Draw the page's parameter widgets (call inside the sidebar): without ``inputs`` those
@@ -407,15 +425,94 @@ def parameter_widgets(page: MethodPage, inputs: Inputs | None = None, values: di
         if p.section:
             st.subheader(p.section)
         v = values[p.url_key] = param_widget(_class_for(page, p, values), page.key, p, values)
-        names = _names(p)
-        if not names:
-            continue
-        chosen = p.choices[v][1] if p.choices is not None else v
-        if len(names) == 1:
-            chosen = (chosen,)
-        own = page.estimator_for(values)._parameter_constraints
-        params.update((n, c) for n, c in zip(names, chosen) if n in own)
+        _set_params(page, p, v, values, params)
     return values, params
+
+
+# ------------------------------------------------------------------ an imported model -> widgets
+_KEEP = object()   # the model does not decide this widget's value, or its widget cannot show it
+
+
+def _same(a, b) -> bool:
+    """Whether two parameter values are the same (numbers to rounding, sequences and dicts by item)."""
+    num = (int, float, np.integer, np.floating)
+    if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, np.bool_) or isinstance(b, np.bool_):
+        return isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)) and bool(a) == bool(b)
+    if isinstance(a, num) and isinstance(b, num):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=0.0)
+    if isinstance(a, (tuple, list, np.ndarray)) and isinstance(b, (tuple, list, np.ndarray)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _model_value(page: MethodPage, p: Param, model, mp: dict, inputs: Inputs):
+    """The value ``p``'s widget takes to show ``model`` (parameters ``mp``), or ``_KEEP``."""
+    if isinstance(page.estimator, str) and p.url_key == page.estimator:
+        return next((i for i, (_, cls) in p.choices.items() if cls is type(model)), _KEEP)
+    names = _names(p)
+    if not names:
+        v = p.of_model(mp, inputs) if p.of_model is not None else None
+        return _KEEP if v is None else v
+    if any(n not in mp for n in names):
+        return _KEEP
+    v = mp[names[0]] if len(names) == 1 else tuple(mp[n] for n in names)
+    if p.choices is not None:
+        return next((i for i, (_, c) in p.choices.items() if _same(c, v)), _KEEP)
+    return v
+
+
+def _as_shown(ws: dict, p: Param, v):
+    """``v`` as the widget (``widget_spec`` ``ws``) holds it, or ``_KEEP`` when it cannot show it:
+    not among its options, outside its range, a fraction on a whole-number widget."""
+    if "options" in ws:
+        return next((o for o in ws["options"] if _same(o, v)), _KEEP)
+    if p.widget == "checkbox":
+        return bool(v) if isinstance(v, (bool, np.bool_)) else _KEEP
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        return _KEEP
+    num = type(p.default)
+    lo, hi = ws.get("bounds", (None, None))
+    if not math.isfinite(float(v)) or num(v) != v or (lo is not None and v < lo) or (hi is not None and v > hi):
+        return _KEEP
+    return num(v)
+
+
+def model_values(page: MethodPage, model, inputs: Inputs, values: dict) -> tuple[dict, list[str]]:
+    """The bound values (``page.key``: ``tree.C_hard``) that show ``model``'s parameters, each
+    one its widget offers, and what the widgets cannot show (``"C = 0.37"``: a value outside a
+    widget's range or stops, or a parameter the page does not offer), found by computing the
+    estimator parameters those values give, as the page's own fit would, and comparing."""
+    mp = model.get_params(deep=False)
+    new, shown = dict(values), {}
+    for p in page.params:
+        if p.data_dependent:
+            p = p.resolved(inputs)
+        if p.when is not None and not p.when(new):
+            new[p.url_key] = None
+            continue
+        if new.get(p.url_key) is None:   # hidden before: the value its widget keeps
+            new[p.url_key] = state.value(f"{page.key}.{p.url_key}", p.default)
+        want = _model_value(page, p, model, mp, inputs)
+        if want is _KEEP:
+            continue
+        v = _as_shown(widget_spec(_class_for(page, p, new), p), p, want)
+        if v is not _KEEP:
+            new[p.url_key] = shown[f"{page.key}.{p.url_key}"] = v
+    params = dict(page.fixed)
+    for p in page.params:
+        if new.get(p.url_key) is not None:
+            _set_params(page, p, new[p.url_key], new, params)
+    if page.derive is not None:
+        params.update(page.derive(new, inputs))
+    own = {**page.estimator_for(new)().get_params(deep=False), **params}   # what the page's own fit would use
+    unshown = [f"{n} = {_text(v)}" for n, v in mp.items() if n in own and not _same(v, own[n])]
+    return shown, unshown
+
+
+def _text(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 # ------------------------------------------------------------------ the frame
@@ -495,6 +592,9 @@ def run_page(page: MethodPage) -> Context:
         types = page.classes() if page.imports is None else page.imports   # () : the page loads no model
         imported = model_upload(types, page.key, n_features=inputs.X.shape[1]) if types else None
         model = imported if imported is None or page.use_import is None else page.use_import(imported, inputs)
+        if model is not None and followed_import(page.key) is not imported:
+            # the page shows the import: its widgets take the model's values (a new run draws them)
+            follow_import(page.key, imported, *model_values(page, imported, inputs, values))
         if model is not None and page.import_note:
             st.info(page.import_note)
         if model is None:
@@ -540,7 +640,7 @@ def kernel_params(C_default: float = 1.0, section: str | None = None) -> tuple[P
         Param("kernel", "Kernel", "rbf", "select", section=section),
         Param("C", "C (log scale)", nearest_stop(c_stops, C_default), "select_slider", options=c_stops, fmt=log_fmt),
         Param(None, "γ = 'scale' (1 / (d · Var X))", True, "checkbox", key="gamma_scale",
-              disabled=lambda v: not uses(v, "gamma")),
+              disabled=lambda v: not uses(v, "gamma"), of_model=lambda mp, _: mp.get("gamma") == "scale"),
         Param("gamma", "γ (log scale)", nearest_stop(g_stops, 1.0), "select_slider", options=g_stops, fmt=log_fmt,
               when=lambda v: not v["gamma_scale"] and uses(v, "gamma")),
         Param("degree", "degree", 3, "number", within=(1, 10), disabled=lambda v: not uses(v, "degree")),

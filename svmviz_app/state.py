@@ -46,6 +46,7 @@ _NOTES_BOX = "_svmviz_notes_box"  # where this run shows the notes (the sidebar 
 _LINK_BOX = "_svmviz_link_box"    # where the last full run showed the view's link (the share panel's box)
 _PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
 _SPLIT_CACHE = "_svmviz_split_cache"
+_NEXT_RUN = "_svmviz_next_run"    # bound values to set before any widget of the next run
 _ROUTED = "_svmviz_routed"        # this session's runs go through app.py's navigation
 
 LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
@@ -82,6 +83,8 @@ def start_run() -> None:
             else:  # a page not opened yet: checked like a link value when that page binds it
                 ss[_URL][k] = _encode(v)
                 ss.pop(k, None)
+    for k, v in ss.pop(_NEXT_RUN, {}).items():
+        ss[k] = v   # widgets of the last run showed other values: set before any widget is drawn
     for k, default in SPLIT_DEFAULTS.items():
         _init(k, default, SPLIT_BOUNDS.get(k))
 
@@ -247,6 +250,13 @@ def set_value(key: str, v: Any) -> None:
     """Change a bound value. Call it from a widget callback (``on_click``/``on_change``) or
     before the widget of ``key`` is drawn in this run."""
     st.session_state[key] = v
+
+
+def set_for_next_run(values: Mapping[str, Any]) -> None:
+    """Set bound values at the start of the next run, before any widget: for a change decided
+    after the widgets of this run were drawn (then ``st.rerun()``). Each value must be one its
+    widget offers (``bind`` resets any other)."""
+    st.session_state.setdefault(_NEXT_RUN, {}).update(values)
 
 
 def lesson_schema() -> dict[str, Any]:

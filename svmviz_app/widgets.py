@@ -160,6 +160,7 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
 
     types = estimator_types if isinstance(estimator_types, tuple) else (estimator_types,)
     slot, seen = f"_svmviz_import_{key}", f"_svmviz_import_seen_{key}"
+    moved = _moved_from_import(key)
     lesson_model = st.session_state.pop("_svmviz_lesson_model", None)
     if lesson_model is not None:
         with guard("the lesson file's model cannot be used"):
@@ -169,7 +170,10 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                 st.session_state[slot] = (m, "the lesson file")
             else:
                 st.session_state["_svmviz_lesson_model"] = lesson_model  # for its own page
-    with st.sidebar.expander("Load a model (JSON)", expanded=slot in st.session_state):
+    with st.sidebar.expander("Load a model (JSON)", expanded=slot in st.session_state or bool(moved)):
+        if moved:
+            st.caption(f"You changed {plain(', '.join(moved))} in the sidebar: the page fits its own model "
+                       "with the sidebar's values instead of the imported one.")
         up = st.file_uploader(f"a {' / '.join(t.__name__ for t in types)} model file", type=["json"],
                               key=f"{key}_upload")
         if up is not None:
@@ -190,13 +194,67 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                 st.error(plain(st.session_state[seen][1]))
         if slot in st.session_state:
             m, source = st.session_state[slot]
-            st.caption(f"Showing the imported model from {plain(source)}. The parameters above are this "
-                       f"page's own fit's; the imported model was made with {plain(_own_params(m))}.")
-            if st.button("Use this page's own fit instead", key=f"{key}_drop"):
-                st.session_state.pop(slot)
-                st.rerun()
+            followed = st.session_state.get(_FOLLOWED + key)
+            if followed is not None and followed["model"] is m:
+                missing = followed["unshown"]
+                st.caption(f"Showing the imported model from {plain(source)}, made with {plain(_own_params(m))}. "
+                           "The parameters above are its own"
+                           + (f", except what they cannot show: {plain(', '.join(missing))}." if missing else "."))
+            else:
+                st.caption(f"Showing the imported model from {plain(source)}. The parameters above are this "
+                           f"page's own fit's; the imported model was made with {plain(_own_params(m))}.")
+            st.button("Use this page's own fit instead", key=f"{key}_drop", on_click=drop_import, args=(key,))
     got = st.session_state.get(slot)
     return None if got is None else got[0]
+
+
+_FOLLOWED = "_svmviz_import_followed_"   # + page key: {model, shown {key: value}, before {key: value}, unshown}
+
+
+def follow_import(key: str, model, shown: dict, unshown: list[str]) -> None:
+    """Make the sidebar show the parameters of ``model``, the import of page ``key``: ``shown``
+    holds the bound values that show them (each one its widget offers), ``unshown`` says what
+    the widgets cannot show ("C = 0.37"). The values are set at the start of a new run (this
+    run's widgets are drawn); the values they replace come back when the import is dropped."""
+    ss = st.session_state
+    earlier = ss.get(_FOLLOWED + key, {}).get("before", {})   # an import replacing an import: the page's own
+    before = {k: earlier[k] if k in earlier else ss[k] for k in shown if k in earlier or k in ss}
+    ss[_FOLLOWED + key] = {"model": model, "shown": dict(shown), "unshown": list(unshown), "before": before}
+    state.set_for_next_run(shown)
+    st.rerun()
+
+
+def followed_import(key: str):
+    """The imported model of page ``key`` whose parameters the sidebar shows, or None."""
+    got = st.session_state.get(_FOLLOWED + key)
+    return None if got is None else got["model"]
+
+
+def drop_import(key: str) -> None:
+    """Callback of "Use this page's own fit instead": forget the import of page ``key`` and give
+    the widgets it set the values they had before it (those the user has not changed since)."""
+    ss = st.session_state
+    ss.pop(f"_svmviz_import_{key}", None)
+    followed = ss.pop(_FOLLOWED + key, None)
+    if followed is not None:
+        for k, v in followed["before"].items():
+            if ss.get(k) == followed["shown"][k]:
+                ss[k] = v
+
+
+def _moved_from_import(key: str) -> list[str]:
+    """The bound keys the user changed away from the imported model's values: the import is then
+    dropped (the sidebar no longer shows it) and the page fits its own with the new values."""
+    ss = st.session_state
+    followed = ss.get(_FOLLOWED + key)
+    if followed is None:
+        return []
+    moved = [k for k, v in followed["shown"].items() if ss.get(k) != v]
+    if moved or f"_svmviz_import_{key}" not in ss:
+        ss.pop(_FOLLOWED + key)
+        if moved:
+            ss.pop(f"_svmviz_import_{key}", None)
+    return moved
 
 
 def _own_params(model) -> str:

@@ -352,21 +352,64 @@ def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(str
     assert "tree.geo" not in query, query
 
 
-def test_an_imported_model_says_which_parameters_it_was_made_with():
-    """The sidebar's widgets keep this page's values (the page's own fit comes back with them);
-    beside the import they say the imported model's own parameters, so the class does not read
-    the sidebar's as the model's."""
+def _upload_tree(at, model):
+    from svmviz.export import dumps_model
+
+    return at.file_uploader(key="tree_upload").set_value(("uploaded.json", dumps_model(model).encode(),
+                                                          "application/json")).run()
+
+
+def test_an_imported_model_sets_the_sidebar_to_its_parameters_and_undo_gives_the_page_s_back():
+    """After an import the sidebar's widgets (and so the link and the lesson file) hold the
+    imported model's parameters, what the class sees is what the model is; a value no widget
+    can show is named beside them; "Use this page's own fit" brings the page's values back."""
+    from svmviz.data import split_and_normalize
+    from svmviz.models import SVMTreeClassifier
+    from apphelpers import as_read
+
+    ds = _data()
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)
+    # C_hard = 1e-4 is a value the class accepts and the page's widget (1e-3 …) cannot show
+    other = SVMTreeClassifier(ck_rule="paper", greedy_level=1, reduction=4.0, prune=False, C_hard=1e-4,
+                              nonlinear={"k": 7}).fit(tr.X, tr.y)
+    at = page_test(PAGE, dataset=ds, **{"tree.C_hard": 50.0}).run()
+    _upload_tree(at, other)
+    assert not problems(at)
+    assert at.radio(key="tree.g1").value == 1 and at.radio(key="tree.ck_rule").value == "paper"
+    assert at.number_input(key="tree.f").value == 4.0 and at.checkbox(key="tree.prune").value is False
+    assert at.checkbox(key="tree.nl").value is True and at.number_input(key="tree.nl_k").value == 7
+    assert at.number_input(key="tree.C_hard").value == 50.0          # cannot show 1e-4: keeps the page's
+    assert at.query_params["tree.g1"] == ["1"] or at.query_params["tree.g1"] == "1"
+    note = next(as_read(c.value) for c in at.sidebar.caption if "imported model" in c.value)
+    assert "greedy_level = 1" in note and "ck_rule = paper" in note
+    assert "cannot show: C_hard = 0.0001" in note, note
+    assert "reduction = 4" not in note.split("cannot show")[1]        # the widget shows it
+    at.button(key="tree_drop").click().run()
+    assert not problems(at)
+    assert at.radio(key="tree.g1").value == 0 and at.radio(key="tree.ck_rule").value == "exact"
+    assert at.number_input(key="tree.f").value == 10.0 and at.checkbox(key="tree.nl").value is False
+    assert at.number_input(key="tree.C_hard").value == 50.0
+    assert not any("imported model" in c.value for c in at.sidebar.caption)
+
+
+def test_changing_a_parameter_of_an_imported_model_fits_the_page_s_own():
+    """Once the sidebar shows the imported model, moving one of its widgets means "this value",
+    not "the model": the page drops the import and fits its own with the sidebar's values."""
     from svmviz.data import split_and_normalize
     from svmviz.models import SVMTreeClassifier
 
     ds = _data()
     tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)
     other = SVMTreeClassifier(ck_rule="paper", greedy_level=1).fit(tr.X, tr.y)
-    at = page_test(PAGE, dataset=ds, _svmviz_import_tree=(other, "uploaded.json")).run()
+    at = page_test(PAGE, dataset=ds).run()
+    _upload_tree(at, other)
+    assert at.radio(key="tree.g1").value == 1
+    at.radio(key="tree.ck_rule").set_value("exact").run()
     assert not problems(at)
+    assert at.radio(key="tree.g1").value == 1 and at.radio(key="tree.ck_rule").value == "exact"
+    assert not any("Showing the imported model" in c.value for c in at.sidebar.caption)
     from apphelpers import as_read
 
-    note = next(as_read(c.value) for c in at.sidebar.caption if "imported model" in c.value)
-    assert "greedy_level = 1" in note and "ck_rule = paper" in note
-    assert "C_hard" not in note          # a default it shares with its class is not listed
+    assert any("You changed tree.ck_rule" in as_read(c.value) for c in at.sidebar.caption)
+    assert not any("imported model" in i.value for i in at.info)
 
