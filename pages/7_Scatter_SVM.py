@@ -31,6 +31,8 @@ SOURCE_LABELS = {"current data set": "the Data page's training part",
                  "checkerboard": "override: checkerboard (9 classes, Table 1 of Jenssen et al. 2012)",
                  "circle": "override: Gaussians on a circle (6 classes, Table 1 of Jenssen et al. 2012)"}
 FORMS = {"C": "C-form (eq. 15, hinge loss)", "nu": "ν-form (eq. 6/8, scatter)"}
+# each computed only while open (the binary view fits its own pair, the maps several γ)
+TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensitivity maps (Fig. 16–24)")
 
 
 def data(values):
@@ -66,17 +68,6 @@ def fit(X, y, params: dict, what: str) -> ScatterSVC:
                    f"({model.n_iter_} iterations): the model is not optimal. Lower C, loosen tol or "
                    "normalize the features on the Data page.")
     return model
-
-
-def tabs(ctx) -> None:
-    tab_proto, tab_binary, tab_sens = st.tabs(["Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)",
-                                               "Sensitivity maps (Fig. 16–24)"])
-    with tab_proto:
-        prototypes(ctx)
-    with tab_binary:
-        binary(ctx)
-    with tab_sens:
-        sensitivity(ctx)
 
 
 # ---------------------------------------------------------------- tab 1: prototypes and scatter
@@ -260,7 +251,8 @@ PAGE = MethodPage(
     data=data, derive=lambda v, inputs: {"mu": mu_of(v, inputs.y) if v["form"] == "nu" else None},   # C: unused
     progress=lambda train: f"Fitting Scatter SVM on {train.name}", fit_error="cannot fit the Scatter SVM",
     converged=lambda m: f"the Scatter SVM's SMO ({m.n_iter_} iterations)",
-    views=(View(tabs, lesson=True), View(standard_if_own_data)),
+    views=(View(prototypes, lesson=True, tab=TABS[0]), View(binary, lesson=True, tab=TABS[1]),
+           View(sensitivity, lesson=True, tab=TABS[2]), View(standard_if_own_data)),
 )
 
 run_page(PAGE)

@@ -9,6 +9,7 @@ from apphelpers import page_test, problems
 from svmviz.data import Dataset, load_builtin
 
 PAGE = "pages/7_Scatter_SVM.py"
+TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensitivity maps (Fig. 16–24)")
 
 
 def _captions(at):
@@ -29,11 +30,15 @@ def test_page_runs_every_tab_and_reacts_to_widgets():
     assert int(metrics["Support vectors"].split("/")[0]) > 0
     assert metrics["Converged"] == "yes"
     # tab 2: the binary ν-SVM on the generated pair
+    at.session_state["scatter_tab"] = TABS[1]
+    at.run()
     assert any(c.startswith("μ = 1/m_smallest") for c in _captions(at))
     mu = next(s for s in at.select_slider if s.label.startswith("μ"))
     mu.set_value(1.0).run()  # μ = 1: the whole convex hulls
     _ok(at)
     # tab 3: γ chosen on validation data for the 5-D set, its per-γ maps, then the digit images
+    at.session_state["scatter_tab"] = TABS[2]
+    at.run()
     chosen = next(c for c in _captions(at) if "chosen on" in c)
     assert "validation samples" in chosen
     acc = next(c for c in _captions(at) if c.startswith("Accuracy on a fresh test set"))
@@ -45,11 +50,32 @@ def test_page_runs_every_tab_and_reacts_to_widgets():
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     assert any('"colorbar"' in sp and "Sensitivity maps of digits" in sp for sp in specs)  # colour scales
     downloads = [d.proto.label for d in at.get("download_button")]
-    assert sum("HTML" in lab or "html" in lab for lab in downloads) >= 3  # incl. the bar chart's
+    assert sum("HTML" in lab or "html" in lab for lab in downloads) >= 2  # the images and the bar chart
     # switching the formulation refits the first tab with the ν-form
+    at.session_state["scatter_tab"] = TABS[0]
     at.radio(key="scatter.form").set_value("nu").run()
     _ok(at)
     assert any(c.startswith("Squares:") for c in _captions(at))
+
+
+def test_a_run_computes_only_the_open_tab(monkeypatch):
+    """The binary ν-SVM fits its own generated pair and the sensitivity maps a generated 5-D set:
+    a run with the first tab open makes neither, opening the second makes its pair only."""
+    import svmviz.data.generators as gen
+
+    made = []
+    for name in ("gaussians_on_circle", "sensitivity_5d"):
+        real = getattr(gen, name)
+        monkeypatch.setattr(gen, name, lambda *a, _real=real, _name=name, **kw: made.append(_name) or _real(*a, **kw))
+    at = page_test(PAGE, dataset=load_builtin("checkerboard")).run()
+    _ok(at)
+    assert any(c.startswith("Squares:") for c in _captions(at))
+    assert made == []
+    at.session_state["scatter_tab"] = TABS[1]
+    at.run()
+    _ok(at)
+    assert any(c.startswith("μ = 1/m_smallest") for c in _captions(at))
+    assert made == ["gaussians_on_circle"]
 
 
 def test_coinciding_prototypes_are_said_not_drawn(fourclass):
@@ -69,7 +95,7 @@ def test_data_above_the_bound_is_subsampled_visibly():
 
 
 def test_overlapping_hulls_warn():
-    at = page_test(PAGE, dataset=load_builtin("fourclass_like"), **{"scatter.bin_src": "page"}).run()
+    at = page_test(PAGE, dataset=load_builtin("fourclass_like"), **{"scatter.bin_src": "page", "scatter_tab": TABS[1]}).run()
     _ok(at)
     # fourclass-like: one class wraps the other, so the reduced hulls overlap and w = 0
     assert any("w ≈ 0" in w.value for w in at.warning)
@@ -88,10 +114,14 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     page.wait_for_timeout(2000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(artifacts_dir / "scatter_prototypes.png"), full_page=False)
-    page.get_by_role("tab", name="Binary ν-SVM (Fig. 1–2)").click()
+    page.get_by_role("tab", name="Binary ν-SVM (Fig. 1–2)").click()   # computed once it opens
+    page.get_by_text("μ = 1/m_smallest").first.wait_for(timeout=240000)
+    wait_for_app(page, timeout_ms=240000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "scatter_binary.png"), full_page=False)
     page.get_by_role("tab", name="Sensitivity maps (Fig. 16–24)").click()
+    page.get_by_text("Accuracy on a fresh test set").first.wait_for(timeout=240000)
+    wait_for_app(page, timeout_ms=240000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "scatter_sensitivity.png"), full_page=False)
     assert page.locator(".js-plotly-plot").count() >= 3
@@ -121,4 +151,4 @@ def test_a_second_session_on_the_same_view_draws_the_prototypes_from_the_shared_
         assert not problems(at)
         assert at.get("plotly_chart")
         built.append(len(calls))
-    assert built[0] >= 1 and built[1] == built[0]   # the multi-class and the binary tab's figures
+    assert built[0] >= 1 and built[1] == built[0]   # the open tab's figures
