@@ -275,10 +275,11 @@ def test_counts_on_the_svm_tree_figures_are_in_the_singular_for_one():
 
 def test_the_smo_side_figures_fit_their_narrow_column_and_mark_tol_where_it_is():
     """The α bars and the convergence curves stand beside the step's picture in two fifths of the
-    page (about 320 px at 1280 × 720): titles short enough to be drawn whole, the tolerance's label
-    on its line of the log axis, the classes with the minus sign."""
+    page (about 320 px at 1280 × 720): titles short enough to be drawn whole, the tolerance's line
+    at its value of the log axis with the cursor's and its labels in the legend (never over the
+    curves), the classes with the minus sign."""
     from svmviz.plots.common import AXIS_TITLE_SIZE, TITLE_SIZE
-    from svmviz.plots.solvers import plot_trace_curves
+    from svmviz.plots.solvers import plot_convergence, plot_trace_curves
 
     def width(text, size):      # a sans-serif glyph is about 0.55 of the font size wide
         return 0.55 * size * len(re.sub(r"<[^>]+>", "", text))
@@ -287,8 +288,15 @@ def test_the_smo_side_figures_fit_their_narrow_column_and_mark_tol_where_it_is()
                             target_objective=-1.6)
     assert width(fig.layout.title.text, TITLE_SIZE) <= 300
     assert width(fig.layout.yaxis.title.text, AXIS_TITLE_SIZE) <= 200       # along the 360 px high axis
-    tol = next(a for a in fig.layout.annotations if a.text == "tol = 0.001")
-    assert tol.yref == "y" and tol.y == pytest.approx(-3.0)          # log10 of 0.001 on the log axis
+    # the cursor's and the tolerance's labels are legend entries (below the plot), never text in
+    # the plot, where the violation curve, which ends at tol, and the objective ran under them
+    assert not fig.layout.annotations
+    named = {sh.name: sh for sh in fig.layout.shapes if sh.showlegend}
+    assert named["tol = 0.001"].y0 == named["tol = 0.001"].y1 == pytest.approx(1e-3)
+    assert named["t = 2 (this step)"].x0 == 2
+    conv = plot_convergence({"iteration": [0, 1, 2], "max_violation": [1.0, 0.1, 1e-4], "objective": [0, -1, -2]},
+                            tol=1e-3)
+    assert not conv.layout.annotations and [sh.name for sh in conv.layout.shapes] == ["tol = 0.001"]
     bars = plot_alpha_bars(np.array([0.0, 0.5, 1.0]), np.array([-1, 1, 1]), 1.0)
     assert [t.name for t in bars.data if t.showlegend is not False] == ["α, class −1", "α, class 1"]
 

@@ -101,12 +101,9 @@ def plot_convergence(history: dict, tol: float | None = None) -> go.Figure:
 
 
 def _tol_line(fig: go.Figure, tol: float) -> None:
-    """The tolerance as a dashed line across a log-scale y-axis, labelled above it at the right:
-    an annotation on a log axis is placed by log10 of its value (``add_hline``'s own label took
-    the value itself and landed at the top of the plot)."""
-    fig.add_hline(y=tol, line=dict(color="#d62728", dash="dash"))
-    fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(tol)), yref="y", yanchor="bottom",
-                       text=f"tol = {tol:g}", showarrow=False, font=dict(color="#d62728"))
+    """The tolerance as a dashed line across the log-scale y-axis, named in the legend: a label
+    in the plot lands on the violation curve, which ends at the tolerance."""
+    fig.add_hline(y=tol, line=dict(color="#d62728", dash="dash"), name=f"tol = {tol:g}", showlegend=True)
 
 
 # ---------------------------------------------------------------------------- SMO stepper
@@ -211,8 +208,8 @@ def plot_trace_curves(iterations, violation, objective, t: int, tol: float | Non
                                  line=dict(color="#111", dash="dot")))
     if tol is not None:
         _tol_line(fig, tol)
-    fig.add_vline(x=t, line=dict(color="#2ca02c", width=2), annotation_text=f"t = {t}",
-                  annotation_position="bottom right")
+    # named in the legend, not beside the line: in the narrow column a label there sat on the curves
+    fig.add_vline(x=t, line=dict(color="#2ca02c", width=2), name=f"t = {t} (this step)", showlegend=True)
     # short titles: the page shows this beside the step's picture, in two fifths of the width
     base_layout(fig, "Convergence", "iteration", "max KKT violation", equal=False, height=360)
     fig.update_yaxes(type="log", exponentformat="power")
