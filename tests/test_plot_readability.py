@@ -75,8 +75,10 @@ def test_chain_figure_readable_with_the_current_step_marked(greedy_tree):
     n = len(model.trees_[0].nodes)
     fig = chain_figure(model, current=1)
     assert f"{n} nodes" in fig.layout.title.text
-    assert any("step 2" in (a.text or "") for a in fig.layout.annotations)
-    last = fig.layout.annotations[-1] if "step" not in fig.layout.annotations[-1].text else fig.layout.annotations[-2]
+    assert fig.layout.title.subtitle.text.startswith("step 2: node 2")
+    marks = [a for a in fig.layout.annotations if a.text == "<b>▶</b>"]
+    assert len(marks) == 1 and marks[0].font.color == "#e00000"
+    last = fig.layout.annotations[-2]
     assert "rest →" in last.text and last.font.color == "#000"
     # the last box's fill is a pale tint (alpha < 1) under the black text, not the saturated colour
     fill = [s.fillcolor for s in fig.layout.shapes if s.type == "rect"][-2]
@@ -85,6 +87,45 @@ def test_chain_figure_readable_with_the_current_step_marked(greedy_tree):
     one = SVMTreeClassifier().fit(X, np.array([-1, -1, -1, 1, 1, 1]))
     assert len(one.trees_[0].nodes) == 1
     assert "The chain: 1 node," in chain_figure(one).layout.title.text
+
+
+def test_a_long_chain_fits_a_projector_screen_and_its_text_fits_its_cards():
+    """29 nodes (fourclass-like, 900 samples; the real fourclass has 28): the cards wrap in rows
+    so the diagram fits a 1280 × 720 screen (it was one row per node, 1,740 px tall), every
+    line of a card fits inside it in the page's main column (about 840 px of plot at 1280 px
+    with the sidebar open; a sans-serif glyph about 0.6 of the font size wide, bold included),
+    the text at 14 px and more, and the current step outlined and marked on its card."""
+    from svmviz.data.generators import fourclass_like
+
+    ds = fourclass_like(n=900, seed=0)
+    model = SVMTreeClassifier().fit(ds.X, ds.y)
+    n = len(model.trees_[0].nodes)
+    assert n >= 28
+    fig = chain_figure(model, current=20)
+    assert fig.layout.height <= 720
+    named = SVMTreeClassifier().fit(ds.X[:300], np.where(ds.y[:300] > 0, "versicolor", "virginica"))
+    for f in (fig, chain_figure(named, current=2)):     # class names longer than "−1" too
+        _chain_text_fits_its_boxes(f)
+    boxes = [sh for sh in fig.layout.shapes if sh.type == "rect"]
+    # the step's card: outlined in red, ▶ beside it, named in the subtitle
+    outline = next(sh for sh in boxes if sh.line.color == "#e00000")
+    card = next(a for a in fig.layout.annotations if a.text.startswith("<b>node 21</b>"))
+    assert outline.x0 <= card.x <= outline.x1 and outline.y0 <= card.y <= outline.y1
+    assert fig.layout.title.subtitle.text.startswith("step 21: node 21")
+
+
+def _chain_text_fits_its_boxes(fig, width_px: float = 840) -> None:
+    px = width_px / (fig.layout.xaxis.range[1] - fig.layout.xaxis.range[0])   # pixels per x unit
+    boxes = [sh for sh in fig.layout.shapes if sh.type == "rect"]
+    for a in fig.layout.annotations:
+        assert a.font.size >= 14, a.text
+        under = [b for b in boxes if b.x0 <= a.x <= b.x1 and b.y0 <= a.y <= b.y1]
+        if not under:   # the ▶ beside the step's card
+            continue
+        box = min(under, key=lambda b: b.x1 - b.x0)
+        room = (box.x1 - a.x if a.xanchor == "left" else 2 * min(a.x - box.x0, box.x1 - a.x)) * px
+        for line in re.sub(r"<(?!br)[^>]+>", "", a.text).split("<br>"):
+            assert 0.6 * a.font.size * len(line) <= room, (line, round(room))
 
 
 def test_alpha_bars_one_sample_wide_and_legends_below_the_axis_titles():
@@ -311,7 +352,7 @@ def test_the_chain_ends_in_the_rbf_node_and_greys_the_nodes_it_bypasses():
     assert tree.svm is not None and tree.nonlinear.depth < len(tree.kept())
     texts = [a.text for a in chain_figure(model).layout.annotations]
     assert any(t.startswith("<b>RBF SVM (") for t in texts) and not any("rest →" in t for t in texts)
-    after = [t for t in texts if t.endswith("— not reached")]
+    after = [t for t in texts if t.endswith("<br>not reached")]
     assert len(after) == len(tree.kept()) - tree.nonlinear.depth
 
 

@@ -24,7 +24,7 @@ from svmviz.plots.regions import region_rings, region_traces
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
 #: The chain diagram's text (px) and a pruned node's colours: greyed out, yet a contrast of 6:1 and
 #: more on its boxes (the grey of #888 on #ccc was 2:1, unreadable on a projector).
-CHAIN_TEXT_SIZE = 15
+CHAIN_TEXT_SIZE = 14
 PRUNED_TEXT, PRUNED_FILL = "#555555", "#eeeeee"
 #: Above this many candidate lines (greedy level 1 has up to 12) only the chosen one is drawn; the
 #: others are a click on their legend entry away, so the picture shows the decision, not a fan.
@@ -448,12 +448,31 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     return fig
 
 
+CHAIN_ROW_PX, CHAIN_TOP_PX = 64, 70   # a card's row (three lines of text) and the title's band
+CHAIN_WIDTH_PX = 840   # the plot's width in the page's main column at 1280 px with the sidebar open
+GLYPH_EM = 0.6         # a sans-serif glyph's width in font sizes, bold included (an upper estimate)
+
+
+def _chain_layout(n_cells: int, node_chars: int, class_chars: int) -> tuple[int, float]:
+    """Cards per row and the width of a card's class box (a card is 10 units wide): one column
+    for a short chain, up to three for a long one (28 nodes in 10 rows, about 700 px, where one
+    row per node took 1,740 px), fewer when the longest line of a card or class name would not
+    fit at ``CHAIN_WIDTH_PX``."""
+    for cols in range(1 if n_cells <= 4 else 2 if n_cells <= 10 else 3, 0, -1):
+        unit = CHAIN_WIDTH_PX / (10.0 * cols)
+        cls_w = max(1.7, (GLYPH_EM * CHAIN_TEXT_SIZE * (class_chars + 2) + 10) / unit)
+        if (10.0 - 1.0 - cls_w) * unit - 10 >= GLYPH_EM * CHAIN_TEXT_SIZE * node_chars or cols == 1:
+            return cols, min(cls_w, 4.0)
+    raise AssertionError("unreachable")
+
+
 def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.Figure:
-    """The tree as a chain: node i labels its non-hard side (a leaf to the side) and passes the
-    rest down; pruned nodes greyed out, and the kept ones after the RBF node of §3.3 ("not reached": it
-    takes every sample that reaches it); the last box is the remaining class (or the RBF node).
-    ``current`` (0-based step) is marked: the node that step adds, or the last box after the
-    last node.
+    """The tree as a chain of cards read left to right, row by row: node i (its candidate, solver,
+    hard class and how many samples it leaves out) with the class its non-hard side gets, passing
+    the rest to node i + 1; pruned nodes greyed out, and the kept ones after the RBF node of §3.3
+    ("not reached": it takes every sample that reaches it); the last card is the remaining class
+    (or the RBF node). ``current`` (0-based step) is outlined in red and marked ▶: the node that
+    step adds, or the last card after the last node.
     Built as lists of shapes and annotations set in one ``update_layout`` (adding them one call
     at a time is quadratic in Plotly)."""
     tree = model.trees_[tree_index]
@@ -462,39 +481,45 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     cls = {1: class_text(tree.classes[1]), -1: class_text(tree.classes[0])}
     shapes, notes = [], []
     nl_depth = tree.nonlinear.depth if tree.svm is not None else None
-    kept_i = 0
+    font = dict(size=CHAIN_TEXT_SIZE)
+    cards, kept_i = [], 0
     for i, nd in enumerate(nodes):
-        ypos = -i
         # a kept node after the RBF node is never reached: the RBF node decides every sample
         # the nodes before it pass on (§3.3), so it is drawn as out of the chain as a pruned one
         bypassed = not nd.pruned and nl_depth is not None and kept_i >= nl_depth
-        grey = nd.pruned or bypassed
-        color = PRUNED_FILL if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
-        line = "#999" if grey else "#333"
-        text = PRUNED_TEXT if grey else "#000"
-        if not nd.pruned:
-            if kept_i == nl_depth:
-                notes.append(dict(x=-2.8, y=ypos + 0.5, showarrow=False, xanchor="right",
-                                  text="RBF node here ⇢", font=dict(color="#c00", size=CHAIN_TEXT_SIZE)))
-            kept_i += 1
-        shapes += [dict(type="rect", x0=-2.7, x1=1.1, y0=ypos - 0.35, y1=ypos + 0.35,
-                        line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
-                   dict(type="rect", x0=1.5, x1=2.7, y0=ypos - 0.3, y1=ypos + 0.3, fillcolor=color,
-                        line=dict(color=line)),
-                   dict(type="line", x0=1.1, x1=1.5, y0=ypos, y1=ypos, line=dict(color="#333")),
-                   dict(type="line", x0=-0.8, x1=-0.8, y0=ypos - 0.35, y1=ypos - 0.65,
-                        line=dict(color="#333"))]
+        kept_i += not nd.pruned
         # a perpendicular is one hyperplane in either orientation (§4.3.4), not a sign change of w
         flags = [nd.solver] + (["−w"] if nd.sign_changed and not nd.perpendicular else []) + \
             (["⊥"] if nd.perpendicular else [])
-        notes += [dict(x=-0.8, y=ypos, showarrow=False,
-                       text=f"node {i + 1} ({nd.label}): {', '.join(flags)}, hard {signed(nd.hard_class)}, "
-                            f"leaves out {nd.left_out}" + (" — pruned" if nd.pruned else " — not reached"
-                                                           if bypassed else ""),
-                       font=dict(size=CHAIN_TEXT_SIZE, color=text)),
-                  dict(x=2.1, y=ypos, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
-                       font=dict(size=CHAIN_TEXT_SIZE, color=text))]
-    yend = -n
+        status = "pruned" if nd.pruned else "not reached" if bypassed else "kept"
+        cards.append((nd, nd.pruned or bypassed,
+                      [f"node {i + 1}: {', '.join([nd.label, *flags])}",
+                       f"hard {signed(nd.hard_class)}, leaves out {nd.left_out:,}", status]))
+    longest = max((len(line) for *_, lines in cards for line in lines), default=10)
+    cols, cls_w = _chain_layout(n + 1, longest, max(len(re.sub(r"<[^>]+>", "", str(c))) for c in cls.values()))
+    rows = -(-(n + 1) // cols)
+    split = 9.9 - cls_w   # where a card's class box starts
+
+    def cell(i):   # a card's left edge and its row's centre, in units of one card (10 wide, rows 1 high)
+        return 10.0 * (i % cols), -float(i // cols)
+
+    for i, (nd, grey, lines) in enumerate(cards):
+        x, y = cell(i)
+        color = PRUNED_FILL if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
+        line = "#999" if grey else "#333"
+        text = PRUNED_TEXT if grey else "#000"
+        shapes += [dict(type="rect", x0=x + 0.6, x1=x + split - 0.3, y0=y - 0.45, y1=y + 0.45,
+                        line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
+                   dict(type="rect", x0=x + split, x1=x + 9.9, y0=y - 0.3, y1=y + 0.3, fillcolor=color,
+                        line=dict(color=line)),
+                   dict(type="line", x0=x + split - 0.3, x1=x + split, y0=y, y1=y, line=dict(color="#333"))]
+        head, *rest = lines
+        bold = head.split(":", 1)
+        notes += [dict(x=x + 0.75, y=y, xanchor="left", showarrow=False, align="left",
+                       text="<br>".join([f"<b>{bold[0]}</b>:{bold[1]}", *rest]), font=dict(font, color=text)),
+                  dict(x=x + (split + 9.9) / 2, y=y, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
+                       font=dict(font, color=text))]
+    x, y = cell(n)
     if tree.svm is not None:
         last = f"RBF SVM ({counted(tree.nonlinear.n_support, 'SV')})"
         fill, edge = "#f4cccc", "#c00"
@@ -503,23 +528,28 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         # a pale fill under black text (the saturated class colour made grey text unreadable),
         # the class colour on the border
         fill, edge = (POS_REGION_FILL, POS_COLOR) if tree.final_class > 0 else (NEG_REGION_FILL, NEG_COLOR)
-    shapes.append(dict(type="rect", x0=-2.7, x1=1.1, y0=yend - 0.35, y1=yend + 0.35, fillcolor=fill,
+    shapes.append(dict(type="rect", x0=x + 0.6, x1=x + split - 0.3, y0=y - 0.45, y1=y + 0.45, fillcolor=fill,
                        line=dict(color=edge, width=3)))
-    notes.append(dict(x=-0.8, y=yend, text=f"<b>{last}</b>", showarrow=False,
+    notes.append(dict(x=x + (split + 0.3) / 2, y=y, text=f"<b>{last}</b>", showarrow=False,
                       font=dict(size=15, color="#000")))
+    subtitle = "read left to right: each node passes the samples it does not decide to the next"
     if current is not None:
-        at = -min(max(int(current), 0), n)
-        shapes.append(dict(type="rect", x0=-2.8, x1=2.8, y0=at - 0.45, y1=at + 0.45, fillcolor="rgba(0,0,0,0)",
-                           line=dict(color="#e00000", width=3)))
-        notes.append(dict(x=-2.85, y=at, xanchor="right", showarrow=False, text=f"<b>step {int(current) + 1} ▶</b>",
-                          font=dict(size=15, color="#e00000")))
+        k = min(max(int(current), 0), n)
+        x, y = cell(k)
+        shapes.append(dict(type="rect", x0=x + 0.5, x1=x + 9.97, y0=y - 0.49, y1=y + 0.49,
+                           fillcolor="rgba(0,0,0,0)", line=dict(color="#e00000", width=3)))
+        notes.append(dict(x=x + 0.25, y=y, showarrow=False, text="<b>▶</b>", font=dict(size=15, color="#e00000")))
+        subtitle = (f"step {int(current) + 1}: " + (f"node {k + 1}" if k < n else "the end of the chain")
+                    + " (▶, in red)")
     fig = go.Figure()
     fig.update_layout(shapes=shapes, annotations=notes, template=TEMPLATE,
-                      height=max(300, 60 * (n + 1)), margin=dict(l=10, r=10, t=50, b=10),
+                      height=CHAIN_TOP_PX + CHAIN_ROW_PX * rows + 10,
+                      margin=dict(l=10, r=10, t=CHAIN_TOP_PX, b=10),
                       title=dict(text=f"The chain: {counted(n, 'node')}, {len(tree.kept())} kept after pruning",
-                                 font=dict(size=TITLE_SIZE)),
-                      xaxis=dict(visible=False, range=[-4.0, 2.9]),
-                      yaxis=dict(visible=False, range=[yend - 0.8, 0.9]))
+                                 font=dict(size=TITLE_SIZE),
+                                 subtitle=dict(text=subtitle, font=dict(size=SUBTITLE_SIZE))),
+                      xaxis=dict(visible=False, range=[0.0, 10.0 * cols], fixedrange=True),
+                      yaxis=dict(visible=False, range=[-rows + 0.5, 0.5], fixedrange=True))
     return fig
 
 
