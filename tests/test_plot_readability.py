@@ -92,8 +92,8 @@ def test_chain_figure_readable_with_the_current_step_marked(greedy_tree):
 def test_a_long_chain_fits_a_projector_screen_and_its_text_fits_its_cards():
     """29 nodes (fourclass-like, 900 samples; the real fourclass has 28): the cards wrap in rows
     so the diagram fits a 1280 × 720 screen (it was one row per node, 1,740 px tall), every
-    line of a card fits inside it in the page's main column (about 840 px of plot at 1280 px
-    with the sidebar open; a sans-serif glyph about 0.6 of the font size wide, bold included),
+    line of a card fits inside it in the page's main column (820 px at 1280 px with the sidebar
+    open; a sans-serif glyph about 0.6 of the font size wide, bold included),
     the text at 14 px and more, and the current step outlined and marked on its card."""
     from svmviz.data.generators import fourclass_like
 
@@ -114,7 +114,7 @@ def test_a_long_chain_fits_a_projector_screen_and_its_text_fits_its_cards():
     assert fig.layout.title.subtitle.text.startswith("step 21: node 21")
 
 
-def _chain_text_fits_its_boxes(fig, width_px: float = 840) -> None:
+def _chain_text_fits_its_boxes(fig, width_px: float = 800) -> None:
     px = width_px / (fig.layout.xaxis.range[1] - fig.layout.xaxis.range[0])   # pixels per x unit
     boxes = [sh for sh in fig.layout.shapes if sh.type == "rect"]
     for a in fig.layout.annotations:

@@ -449,7 +449,7 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
 
 
 CHAIN_ROW_PX, CHAIN_TOP_PX = 64, 70   # a card's row (three lines of text) and the title's band
-CHAIN_WIDTH_PX = 840   # the plot's width in the page's main column at 1280 px with the sidebar open
+CHAIN_WIDTH_PX = 800   # the plot's width in the page's main column at 1280 px with the sidebar open (820)
 GLYPH_EM = 0.6         # a sans-serif glyph's width in font sizes, bold included (an upper estimate)
 
 
@@ -460,8 +460,8 @@ def _chain_layout(n_cells: int, node_chars: int, class_chars: int) -> tuple[int,
     fit at ``CHAIN_WIDTH_PX``."""
     for cols in range(1 if n_cells <= 4 else 2 if n_cells <= 10 else 3, 0, -1):
         unit = CHAIN_WIDTH_PX / (10.0 * cols)
-        cls_w = max(1.7, (GLYPH_EM * CHAIN_TEXT_SIZE * (class_chars + 2) + 10) / unit)
-        if (10.0 - 1.0 - cls_w) * unit - 10 >= GLYPH_EM * CHAIN_TEXT_SIZE * node_chars or cols == 1:
+        cls_w = max(1.5, (GLYPH_EM * CHAIN_TEXT_SIZE * (class_chars + 2) + 8) / unit)
+        if (10.0 - 0.8 - cls_w) * unit - 8 >= GLYPH_EM * CHAIN_TEXT_SIZE * node_chars or cols == 1:
             return cols, min(cls_w, 4.0)
     raise AssertionError("unreachable")
 
@@ -498,7 +498,7 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     longest = max((len(line) for *_, lines in cards for line in lines), default=10)
     cols, cls_w = _chain_layout(n + 1, longest, max(len(re.sub(r"<[^>]+>", "", str(c))) for c in cls.values()))
     rows = -(-(n + 1) // cols)
-    split = 9.9 - cls_w   # where a card's class box starts
+    split = 9.95 - cls_w   # where a card's class box starts
 
     def cell(i):   # a card's left edge and its row's centre, in units of one card (10 wide, rows 1 high)
         return 10.0 * (i % cols), -float(i // cols)
@@ -508,16 +508,16 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         color = PRUNED_FILL if grey else (NEG_COLOR if nd.hard_class > 0 else POS_COLOR)
         line = "#999" if grey else "#333"
         text = PRUNED_TEXT if grey else "#000"
-        shapes += [dict(type="rect", x0=x + 0.6, x1=x + split - 0.3, y0=y - 0.45, y1=y + 0.45,
+        shapes += [dict(type="rect", x0=x + 0.55, x1=x + split - 0.25, y0=y - 0.45, y1=y + 0.45,
                         line=dict(color=line, dash="dot" if grey else "solid"), fillcolor="white"),
-                   dict(type="rect", x0=x + split, x1=x + 9.9, y0=y - 0.3, y1=y + 0.3, fillcolor=color,
+                   dict(type="rect", x0=x + split, x1=x + 9.95, y0=y - 0.3, y1=y + 0.3, fillcolor=color,
                         line=dict(color=line)),
-                   dict(type="line", x0=x + split - 0.3, x1=x + split, y0=y, y1=y, line=dict(color="#333"))]
+                   dict(type="line", x0=x + split - 0.25, x1=x + split, y0=y, y1=y, line=dict(color="#333"))]
         head, *rest = lines
         bold = head.split(":", 1)
-        notes += [dict(x=x + 0.75, y=y, xanchor="left", showarrow=False, align="left",
+        notes += [dict(x=x + 0.7, y=y, xanchor="left", showarrow=False, align="left",
                        text="<br>".join([f"<b>{bold[0]}</b>:{bold[1]}", *rest]), font=dict(font, color=text)),
-                  dict(x=x + (split + 9.9) / 2, y=y, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
+                  dict(x=x + (split + 9.95) / 2, y=y, showarrow=False, text=f"<b>→ {cls[-nd.hard_class]}</b>",
                        font=dict(font, color=text))]
     x, y = cell(n)
     if tree.svm is not None:
@@ -528,7 +528,7 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
         # a pale fill under black text (the saturated class colour made grey text unreadable),
         # the class colour on the border
         fill, edge = (POS_REGION_FILL, POS_COLOR) if tree.final_class > 0 else (NEG_REGION_FILL, NEG_COLOR)
-    shapes.append(dict(type="rect", x0=x + 0.6, x1=x + split - 0.3, y0=y - 0.45, y1=y + 0.45, fillcolor=fill,
+    shapes.append(dict(type="rect", x0=x + 0.55, x1=x + split - 0.25, y0=y - 0.45, y1=y + 0.45, fillcolor=fill,
                        line=dict(color=edge, width=3)))
     notes.append(dict(x=x + (split + 0.3) / 2, y=y, text=f"<b>{last}</b>", showarrow=False,
                       font=dict(size=15, color="#000")))
@@ -536,9 +536,9 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     if current is not None:
         k = min(max(int(current), 0), n)
         x, y = cell(k)
-        shapes.append(dict(type="rect", x0=x + 0.5, x1=x + 9.97, y0=y - 0.49, y1=y + 0.49,
+        shapes.append(dict(type="rect", x0=x + 0.45, x1=x + 9.98, y0=y - 0.49, y1=y + 0.49,
                            fillcolor="rgba(0,0,0,0)", line=dict(color="#e00000", width=3)))
-        notes.append(dict(x=x + 0.25, y=y, showarrow=False, text="<b>▶</b>", font=dict(size=15, color="#e00000")))
+        notes.append(dict(x=x + 0.22, y=y, showarrow=False, text="<b>▶</b>", font=dict(size=15, color="#e00000")))
         subtitle = (f"step {int(current) + 1}: " + (f"node {k + 1}" if k < n else "the end of the chain")
                     + " (▶, in red)")
     fig = go.Figure()
