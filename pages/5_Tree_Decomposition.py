@@ -58,13 +58,17 @@ def partition(ctx) -> None:
     lvl = td.search_path_[levels.index(sigma)]
     level_svms = [lf.svm for lf in td.level_leaves(sigma) if lf.svm is not None]
     n_bad = sum(not s.converged for s in level_svms)
-    c1, c2, c3, c4, c5 = st.columns(5)
+    # six short values: a metric's large figure is cut with "…" beyond its column (about 7
+    # characters at 1280 px), as "C=100, γ=0.5" in one column was
+    c1, c2, c3, c4, c5, c6 = st.columns(6)
     c1.metric("leaves", lvl.n_leaves)
     c2.metric("leaves with an SVM", len(level_svms))
-    c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.2f} %")
-    c4.metric("θ at this σ", f"C={lvl.C[lvl.best]:g}, γ={lvl.gamma[lvl.best]:g}")
-    c5.metric("converged", "yes" if n_bad == 0 else f"no ({n_bad} of {len(level_svms)})",
-              help="whether every leaf SVM at this σ (and its θ) reached the solver's tolerance")
+    c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.1f} %")
+    c4.metric("θ at this σ: C", f"{lvl.C[lvl.best]:.3g}")
+    c5.metric("θ at this σ: γ", f"{lvl.gamma[lvl.best]:.3g}")
+    c6.metric("converged", "yes" if n_bad == 0 else f"no ({n_bad})",
+              help="whether every leaf SVM at this σ (and its θ) reached the solver's tolerance; "
+                   "no (k): k of the leaves with an SVM did not")
     if sigma == td.sigma_:   # the model's own leaves: named in the warning when not converged
         convergence_status(td, f"the {len(level_svms)} leaf SVMs of the model (σ = {td.sigma_})")
     elif n_bad:

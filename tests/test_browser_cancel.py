@@ -151,7 +151,7 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     # the small grid's fit finishes: its results are on the page
     page.locator('[data-testid="stMetric"]').filter(has_text="converged").first.wait_for(timeout=240_000)
     wait_for_app(page, 240_000)
-    theta_small = _metric(page, "θ at this σ")
+    theta_small = _metric(page, "θ at this σ: C"), _metric(page, "θ at this σ: γ")
     assert _metric(page, "converged") == "yes"
     assert "small 3" in _grid_shown(page)
 
@@ -175,7 +175,8 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     _pick_grid(page, "small 3")
     page.locator('[data-testid="stMetric"]').filter(has_text="converged").first.wait_for(timeout=240_000)
     wait_for_app(page, 240_000)
-    assert _metric(page, "θ at this σ") == theta_small and _metric(page, "converged") == "yes"
+    assert (_metric(page, "θ at this σ: C"), _metric(page, "θ at this σ: γ")) == theta_small
+    assert _metric(page, "converged") == "yes"
     assert page.locator('[data-testid="stProgress"]').count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(artifacts_dir / "td_next_run_after_stop.png"), full_page=True)

@@ -50,6 +50,18 @@ def test_page_uses_the_data_pages_training_part_and_reads_one_tree(monkeypatch):
     assert any("Bound terms" in m.value for m in at.markdown)
 
 
+def test_the_metrics_fit_their_columns():
+    """A metric's large figure (about 17 px a character) is cut with "…" beyond its column: six
+    columns of the 820 px main column at 1280 px hold about 7 characters, and θ = (C, γ) in one
+    of five read "C=100, …" on the projector."""
+    at = page_test(PAGE, dataset=shuttle_like(600, strip=0.25, noise=0.01)).run()
+    _ok(at)
+    values = {m.label: m.value for m in at.metric}
+    assert {"θ at this σ: C", "θ at this σ: γ"} <= set(values)
+    for label, value in values.items():   # six columns with 16 px gaps
+        assert 17 * len(str(value)) <= (820 - 16 * 5) / 6, (label, value)
+
+
 def test_purity_tol_control_labels_noisy_leaves_by_majority():
     ds = shuttle_like(2400, strip=0.25, noise=0.01)   # 1 % of the labels flipped: no leaf exactly one class
     at = page_test(PAGE, dataset=ds, **{"td.stages": "1 (σ₀ only)", "td.compare": False})
