@@ -106,6 +106,9 @@ def test_a_long_chain_fits_a_projector_screen_and_its_text_fits_its_cards():
     named = SVMTreeClassifier().fit(ds.X[:300], np.where(ds.y[:300] > 0, "versicolor", "virginica"))
     for f in (fig, chain_figure(named, current=2)):     # class names longer than "−1" too
         _chain_text_fits_its_boxes(f)
+    # the classes as the cards' "hard +1" and the legends' "class +1" write them, never a bare "1"
+    sides = {a.text for a in fig.layout.annotations if "→" in a.text}
+    assert sides <= {"<b>→ −1</b>", "<b>→ +1</b>", "<b>rest → −1</b>", "<b>rest → +1</b>"}, sides
     boxes = [sh for sh in fig.layout.shapes if sh.type == "rect"]
     # the step's card: outlined in red, ▶ beside it, named in the subtitle
     outline = next(sh for sh in boxes if sh.line.color == "#e00000")

@@ -466,6 +466,18 @@ def _chain_layout(n_cells: int, node_chars: int, class_chars: int) -> tuple[int,
     raise AssertionError("unreachable")
 
 
+def _chain_class(c, sign: int) -> str:
+    """Class ``c`` on the ``sign`` side as the chain names it: "+1" / "−1" for a −1/+1 class, as
+    "hard +1" beside it and the legends' "class +1" (a bare "1" read as another class), else
+    its name."""
+    try:
+        if float(c) == sign:
+            return signed(sign)
+    except (TypeError, ValueError):
+        pass
+    return class_text(c)
+
+
 def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.Figure:
     """The tree as a chain of cards read left to right, row by row: node i (its candidate, solver,
     hard class and how many samples it leaves out) with the class its non-hard side gets, passing
@@ -478,7 +490,7 @@ def chain_figure(model, tree_index: int = 0, current: int | None = None) -> go.F
     tree = model.trees_[tree_index]
     nodes = tree.nodes
     n = len(nodes)
-    cls = {1: class_text(tree.classes[1]), -1: class_text(tree.classes[0])}
+    cls = {sign: _chain_class(tree.classes[(sign + 1) // 2], sign) for sign in (-1, 1)}
     shapes, notes = [], []
     nl_depth = tree.nonlinear.depth if tree.svm is not None else None
     font = dict(size=CHAIN_TEXT_SIZE)
