@@ -277,3 +277,21 @@ def test_the_decision_view_of_an_svm_tree_puts_its_boundary_where_the_sign_of_f_
             M = np.array([(a, b) for a, b in zip(t.x, t.y) if a is not None], dtype=float)
             level = 1.0 if "+" in t.name else -1.0
             assert np.abs(model.decision_function(M) - level).max() <= 0.1, t.name
+
+
+def test_the_labels_of_the_boundary_and_the_margins_stand_apart():
+    """The margins run beside the boundary, so their midpoints are close: on fourclass-like the
+    labels "f = −1" and "f = +1" were written one on the other (about 5 % of the plot apart).
+    Each label goes to the point of its line farthest from the labels before it."""
+    from sklearn.svm import SVC
+
+    from svmviz.data import load_builtin, split_and_normalize
+
+    train, _ = split_and_normalize(load_builtin("fourclass_like"), "none", 0.3, 0, True)
+    for C in (1.0, 10.0):
+        fig = _decision_view(SVC(C=C).fit(train.X, train.y), train.X, train.y)
+        xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+        at = [((a.x - xr[0]) / (xr[1] - xr[0]), (a.y - yr[0]) / (yr[1] - yr[0]))
+              for a in fig.layout.annotations if a.text.startswith("<b>f =")]
+        assert len(at) == 3
+        assert min(np.hypot(p[0] - q[0], p[1] - q[1]) for i, p in enumerate(at) for q in at[i + 1:]) >= 0.2

@@ -64,12 +64,14 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
                    f"decided {shown[k]} (f {'<' if sign < 0 else '>'} 0)", group=f"decided {k}")
     tol = SIMPLIFY * max(xs[-1] - xs[0], ys[-1] - ys[0])
     boundary = [simplify(line, tol) for line in level_lines(xs, ys, positive - 0.5, 0.0, locate)]
-    _add_level(fig, boundary, "boundary f(x) = 0", "f = 0", BOUNDARY_COLOR, "solid", 3)
+    placed, span = [], (xs[-1] - xs[0], ys[-1] - ys[0])   # the labels so far, kept apart on the plane
+    _add_level(fig, boundary, "boundary f(x) = 0", "f = 0", BOUNDARY_COLOR, "solid", 3, placed, span)
     for level, sign in ((-1.0, "−"), (1.0, "+")):
         lines = _on_level(level_lines(xs, ys, Z, level), lambda Q: binary_scores(model, lift(Q)), level)
         lines = [simplify(line, tol) for line in lines]
         if lines:
-            _add_level(fig, lines, f"margin f(x) = {sign}1", f"f = {sign}1", MARGIN_COLORS[level], "dash", 2)
+            _add_level(fig, lines, f"margin f(x) = {sign}1", f"f = {sign}1", MARGIN_COLORS[level], "dash", 2,
+                       placed, span)
     add_class_scatter(fig, X2, np.asarray(y), classes, names)
     sv = getattr(model, "support_", None) if support is None else support
     if sv is not None and len(sv) and np.max(sv) < len(X2):
@@ -88,15 +90,24 @@ def decision_contours(model, X, y, names=None, plane=None, title: str = "Decisio
 
 
 def _add_level(fig: go.Figure, lines: list[np.ndarray], name: str, text: str, color: str, dash: str,
-               width: float) -> None:
+               width: float, placed: list, span: tuple[float, float]) -> None:
     """The polylines ``lines`` as one trace named ``name`` (its legend entry stays when there are
-    none), ``text`` written on the longest."""
+    none), ``text`` written on the longest at its point farthest from the labels ``placed`` so
+    far (``span``: the plot's width and height; the point is added to ``placed``): the margins
+    run close beside the boundary, and their midpoints put "f = −1" on "f = +1"."""
     x, y = polyline_xy(lines) if lines else ([None], [None])
     fig.add_trace(go.Scatter(x=x, y=y, mode="lines", hoverinfo="skip", name=name,
                              line=dict(color=color, dash=dash, width=width)))
     if lines:
-        longest = max(lines, key=len)
-        x, y = longest[len(longest) // 2]
+        longest = np.asarray(max(lines, key=len), dtype=float)
+        inner = longest[len(longest) // 10: len(longest) - len(longest) // 10]   # not at an edge of the plot
+        if placed:
+            gap = np.min([np.hypot((inner[:, 0] - px) / span[0], (inner[:, 1] - py) / span[1])
+                          for px, py in placed], axis=0)
+            x, y = inner[int(np.argmax(gap))]
+        else:
+            x, y = longest[len(longest) // 2]
+        placed.append((x, y))
         fig.add_annotation(x=float(f"{x:.6g}"), y=float(f"{y:.6g}"), text=f"<b>{text}</b>", showarrow=False,
                            font=dict(color=color, size=LEGEND_SIZE), bgcolor="rgba(255,255,255,0.8)")
 
