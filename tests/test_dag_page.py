@@ -144,3 +144,23 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     page.screenshot(path=str(artifacts_dir / "dag_wdag.png"), full_page=False)
     assert page.locator(".js-plotly-plot").count() >= 8
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_an_imported_model_sets_the_kernel_widgets_and_names_a_c_off_their_stops():
+    """The kernel's widgets follow an imported DAG: γ given as a number unticks "γ = 'scale'" and
+    sets the γ stops; a C between the slider's stops cannot be shown, so C keeps the page's value
+    and the note names the model's."""
+    from apphelpers import as_read
+    from svmviz.models.dag import DAGSVC
+
+    ds = interlaced(2)
+    model = DAGSVC(kernel="rbf", C=0.37, gamma=0.75).fit(ds.X, ds.y)
+    at = page_test(PAGE, dataset=ds).run()
+    at.session_state["_svmviz_import_dag"] = (model, "exported.json")
+    at.run()
+    _ok(at)
+    assert at.checkbox(key="dag.gamma_scale").value is False
+    assert at.select_slider(key="dag.gamma").value == 0.75
+    assert at.select_slider(key="dag.C").value == 10.0
+    note = next(as_read(c.value) for c in at.sidebar.caption if "imported model" in c.value)
+    assert "cannot show: C = 0.37" in note, note
