@@ -392,6 +392,21 @@ def test_an_imported_model_sets_the_sidebar_to_its_parameters_and_undo_gives_the
     assert not any("imported model" in c.value for c in at.sidebar.caption)
 
 
+def test_a_lesson_file_s_model_sets_the_sidebar_too():
+    """A lesson file's model comes in as an import: the sidebar shows its parameters as well."""
+    from svmviz.data import split_and_normalize
+    from svmviz.export import dumps_model
+    from svmviz.models import SVMTreeClassifier
+
+    ds = _data()
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)
+    other = SVMTreeClassifier(greedy_level=1, prune=False).fit(tr.X, tr.y)
+    at = page_test(PAGE, dataset=ds, _svmviz_lesson_model=dumps_model(other)).run()
+    assert not problems(at) and not at.error
+    assert at.radio(key="tree.g1").value == 1 and at.checkbox(key="tree.prune").value is False
+    assert any("imported model from the lesson file" in c.value for c in at.sidebar.caption)
+
+
 def test_changing_a_parameter_of_an_imported_model_fits_the_page_s_own():
     """Once the sidebar shows the imported model, moving one of its widgets means "this value",
     not "the model": the page drops the import and fits its own with the sidebar's values."""
