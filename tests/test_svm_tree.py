@@ -668,3 +668,27 @@ def test_chain_and_animation_figures(model, split):
     html = animation_html(anim).decode()
     assert "Plotly.animate" not in html.split("Plotly.newPlot")[-1].split("</script>")[0]   # no autoplay
     assert "Plotly.animate" in anim.to_html(include_plotlyjs=False).split("Plotly.newPlot")[-1]
+
+
+def test_a_step_won_on_a_tie_says_so():
+    """C-SVM and H1-SVM candidates of one hard class often leave out as many samples: "b wins
+    because it removes the most (the others: …, d 145)" left a class asking why not d. The
+    explanation names the tie and the rule (the first tried wins), and only on a tie."""
+    from svmviz.data import load_builtin, split_and_normalize
+
+    train, _ = split_and_normalize(load_builtin("fourclass_like"), "none", 0.3, 0, True)
+    m = SVMTreeClassifier().fit(train.X, train.y)
+    seen = 0
+    for k, step in enumerate(m.trees_[0].trace):
+        if step.chosen < 0:
+            continue
+        won = step.candidates[step.chosen]
+        tied = [q.label for i, q in enumerate(step.candidates)
+                if i != step.chosen and not q.zero_solution and q.left_out == won.left_out]
+        text = m.explain_step(k)
+        assert ("tied with" in text) == bool(tied), (k, text)
+        if tied:
+            seen += 1
+            assert f"tied with {tied[0]}" in text and "the one tried first wins" in text
+            assert step.candidates.index(won) < min(i for i, q in enumerate(step.candidates) if q.label in tied)
+    assert seen

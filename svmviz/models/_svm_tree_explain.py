@@ -54,8 +54,12 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
         rest = ", ".join(f"{q.label} {q.left_out}" for q in others[:7])
         more = f" (the others: {rest}{', …' if len(others) > 7 else ''})" if others else ""
         how = _how(c)
+        # the first of equals wins (``max`` over the candidates in the order they were tried);
+        # "the most" beside another candidate with as many left a class asking why not that one
+        tied = [q.label for q in others if q.left_out == c.left_out]
+        tie = (f", tied with {_list(tied)}: of equal candidates the one tried first wins" if tied else "")
         parts.append(f"Candidate {c.label} wins because it removes {c.left_out} points of class "
-                     f"{name[-c.hard_class]}, the most of the {len(cands)} candidates{more}. It is "
+                     f"{name[-c.hard_class]}, the most of the {len(cands)} candidates{more}{tie}. It is "
                      f"{how}, with hard class {name[c.hard_class]}: every sample of that class stays "
                      f"on its side (threshold of §4.2.2).")
     else:
