@@ -64,8 +64,11 @@ def svm_tree_winner(model, k: int, tree_index: int = 0) -> Question:
     parts = [f"{c.label}: {'w = 0' if c.zero_solution else f'leaves out {c.left_out}'}" for c in step.candidates]
     if step.chosen >= 0:
         win = step.candidates[step.chosen]
+        tied = [c.label for i, c in enumerate(step.candidates)
+                if i != step.chosen and not c.zero_solution and c.left_out == win.left_out]
         why = (f"Candidate {win.label} wins: it leaves out {win.left_out} samples of class "
-               f"{-win.hard_class:+d}, the most of the candidates")
+               f"{-win.hard_class:+d}".replace("-", "−") + ", the most of the candidates"
+               + (f", tied with {', '.join(tied)}: of equal candidates the one tried first wins" if tied else ""))
     else:
         why = "No candidate is taken: the chain ends here"
     return Question(f"Step {int(k) + 2}: which candidate does the tree choose?", tuple(options), answer,

@@ -128,3 +128,24 @@ def test_dag_question_names_the_classes_as_the_page_does():
     assert "vs" in q.explanation and " 1 " not in q.explanation and "reaches class versicolor" in q.explanation
     with pytest.raises(ParameterError, match="3 classes"):
         dag_reached_class(dag, X, 0, class_names=["a", "b"])
+
+
+def test_a_tree_question_won_on_a_tie_says_so_in_its_answer():
+    """A student who picked the other of two equal candidates reads why the tree took this one;
+    the class is written with the minus sign as everywhere else."""
+    from svmviz.data import load_builtin, split_and_normalize
+
+    train, _ = split_and_normalize(load_builtin("fourclass_like"), "none", 0.3, 0, True)
+    model = SVMTreeClassifier().fit(train.X, train.y)
+    trace, seen = model.trees_[0].trace, 0
+    for k in range(len(trace) - 1):
+        step = trace[k + 1]
+        if step.chosen < 0:
+            continue
+        won = step.candidates[step.chosen]
+        tied = [c.label for i, c in enumerate(step.candidates)
+                if i != step.chosen and not c.zero_solution and c.left_out == won.left_out]
+        text = svm_tree_winner(model, k).explanation
+        assert ("tied with" in text) == bool(tied) and "class -" not in text, text
+        seen += bool(tied)
+    assert seen
