@@ -651,11 +651,11 @@ def test_chain_and_animation_figures(model, split):
     Xtr, ytr, _, _ = split
     chain = chain_figure(model)
     n = len(model.nodes_)
-    assert len(chain.layout.shapes) == 4 * n + 1                  # boxes, leaves, links, the end
+    assert len(chain.layout.shapes) == 3 * n + 1                  # cards, leaves, links, the end
     leaves = [a for a in chain.layout.annotations if a.text.startswith("<b>→")]
     assert len(leaves) == n and min(a.font.size for a in leaves) >= 13
     text = {i: a.text for i in range(n) for a in chain.layout.annotations
-            if a.text.startswith(f"node {i + 1} (")}
+            if a.text.startswith(f"<b>node {i + 1}</b>:")}
     minus_perp = [i for i, nd in enumerate(model.nodes_) if nd.perpendicular and nd.sign_changed]
     sign = [i for i, nd in enumerate(model.nodes_) if nd.sign_changed and not nd.perpendicular]
     assert minus_perp and sign                                     # both kinds occur in this tree
