@@ -68,7 +68,7 @@ else:
 st.subheader("Split and normalization")
 c1, c2, c3, c4 = st.columns(4)
 c1.selectbox("Normalization (fit on the training part)", METHODS, **bind("split.norm", "none", options=METHODS),
-             format_func={"none": "none", "minmax": "Min-Max to [-1, 1]", "stddev": "Std-Dev"}.get)
+             format_func=state.NORMALIZATION_LABELS.get)
 c2.slider("Test fraction (0 = train on everything)", 0.0, 0.5, step=0.05,
           **bind("split.test", 0.3, bounds=(0.0, 0.5)))
 c3.number_input("Split seed", min_value=0, step=1, **bind("split.seed", 0, bounds=(0, 2**31 - 1)))

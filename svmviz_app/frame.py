@@ -594,7 +594,9 @@ def run_page(page: MethodPage) -> Context:
         model = imported if imported is None or page.use_import is None else page.use_import(imported, inputs)
         if model is not None and followed_import(page.key) is not imported:
             # the page shows the import: its widgets take the model's values (a new run draws them)
-            follow_import(page.key, imported, *model_values(page, imported, inputs, values))
+            shown, unshown = model_values(page, imported, inputs, values)
+            labels = {f"{page.key}.{p.url_key}": p.label for p in page.params}
+            follow_import(page.key, imported, shown, unshown, labels)
         if model is not None and page.import_note:
             st.info(page.import_note)
         if model is None:

@@ -485,17 +485,20 @@ def _forget_split() -> None:
     st.session_state.pop(_SPLIT_CACHE, None)
 
 
+NORMALIZATION_LABELS = {"none": "none", "minmax": "Min-Max to [−1, 1]", "stddev": "Std-Dev"}  # by svmviz.data.METHODS
+
+
 @dataclass(frozen=True)
 class SplitSettings:
     """How the Data page prepares the current data set for the method pages."""
 
-    normalization: str = "none"  # "none", "minmax" ([-1, 1]) or "stddev"
+    normalization: str = "none"  # "none", "minmax" ([−1, 1]) or "stddev"
     test_size: float = 0.3  # 0 keeps every sample for training
     seed: int = 0
     stratify: bool = True
 
     def describe(self) -> str:
-        norm = {"none": "not normalized", "minmax": "Min-Max to [-1, 1]", "stddev": "Std-Dev"}[self.normalization]
+        norm = "not normalized" if self.normalization == "none" else NORMALIZATION_LABELS[self.normalization]
         if self.test_size == 0:
             return f"all samples for training, {norm}"
         kind = "stratified" if self.stratify else "random"

@@ -208,18 +208,20 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
     return None if got is None else got[0]
 
 
-_FOLLOWED = "_svmviz_import_followed_"   # + page key: {model, shown {key: value}, before {key: value}, unshown}
+_FOLLOWED = "_svmviz_import_followed_"   # + page key: {model, shown {key: value}, before {key: value}, unshown, labels}
 
 
-def follow_import(key: str, model, shown: dict, unshown: list[str]) -> None:
+def follow_import(key: str, model, shown: dict, unshown: list[str], labels: dict[str, str]) -> None:
     """Make the sidebar show the parameters of ``model``, the import of page ``key``: ``shown``
     holds the bound values that show them (each one its widget offers), ``unshown`` says what
-    the widgets cannot show ("C = 0.37"). The values are set at the start of a new run (this
+    the widgets cannot show ("C = 0.37"), ``labels`` the widgets' labels by bound key (a message
+    names a widget as the sidebar does). The values are set at the start of a new run (this
     run's widgets are drawn); the values they replace come back when the import is dropped."""
     ss = st.session_state
     earlier = ss.get(_FOLLOWED + key, {}).get("before", {})   # an import replacing an import: the page's own
     before = {k: earlier[k] if k in earlier else ss[k] for k in shown if k in earlier or k in ss}
-    ss[_FOLLOWED + key] = {"model": model, "shown": dict(shown), "unshown": list(unshown), "before": before}
+    ss[_FOLLOWED + key] = {"model": model, "shown": dict(shown), "unshown": list(unshown), "before": before,
+                           "labels": {k: labels.get(k, k) for k in shown}}
     state.set_for_next_run(shown)
     st.rerun()
 
@@ -243,13 +245,14 @@ def drop_import(key: str) -> None:
 
 
 def _moved_from_import(key: str) -> list[str]:
-    """The bound keys the user changed away from the imported model's values: the import is then
-    dropped (the sidebar no longer shows it) and the page fits its own with the new values."""
+    """The labels of the widgets the user changed away from the imported model's values: the
+    import is then dropped (the sidebar no longer shows it) and the page fits its own with the new
+    values."""
     ss = st.session_state
     followed = ss.get(_FOLLOWED + key)
     if followed is None:
         return []
-    moved = [k for k, v in followed["shown"].items() if ss.get(k) != v]
+    moved = [followed["labels"][k] for k, v in followed["shown"].items() if ss.get(k) != v]
     if moved or f"_svmviz_import_{key}" not in ss:
         ss.pop(_FOLLOWED + key)
         if moved:

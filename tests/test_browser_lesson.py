@@ -111,7 +111,7 @@ def test_lesson_file_restores_the_view_in_another_browser(streamlit_url, browser
                                                        "buffer": _csv()}])
     page.locator("h3").filter(has_text="lecture_blobs").first.wait_for(timeout=60000)
     wait_for_app(page)
-    _select(page, "Normalization", "Min-Max to [-1, 1]")
+    _select(page, "Normalization", "Min-Max to [−1, 1]")
     seed = page.get_by_label("Split seed")
     seed.fill("3")
     seed.press("Enter")

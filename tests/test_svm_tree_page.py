@@ -425,6 +425,6 @@ def test_changing_a_parameter_of_an_imported_model_fits_the_page_s_own():
     assert not any("Showing the imported model" in c.value for c in at.sidebar.caption)
     from apphelpers import as_read
 
-    assert any("You changed tree.ck_rule" in as_read(c.value) for c in at.sidebar.caption)
+    assert any("You changed C_k rule after w = 0 in the sidebar" in as_read(c.value) for c in at.sidebar.caption)
     assert not any("imported model" in i.value for i in at.info)
 

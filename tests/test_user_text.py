@@ -1,6 +1,7 @@
 """What a user reads names each paper by its authors and year: no page calls a paper "seed" with
 a number, or "the seed" (students read it as a random seed), in text, captions, help, option labels, explanations
-or figure titles. And the home page shows each page's line in full, not cut off in a link."""
+or figure titles. And the home page shows each page's line in full, not cut off in a link; an
+interval the Data page names is written with the minus sign, as the plots write it."""
 
 from __future__ import annotations
 
@@ -53,3 +54,12 @@ def test_home_page_shows_every_page_line_in_full():
         assert line in captions, title
     # the link itself is the title only: one line that is never cut off
     assert all(len(link.value) <= 40 for link in at.get("page_link"))
+
+
+def test_the_normalization_interval_is_written_with_the_minus_sign():
+    at = page_test("pages/1_Data.py", _data(2)).run()
+    box = at.selectbox(key="split.norm")
+    assert "Min-Max to [−1, 1]" in box.options and not any("[-1" in o for o in box.options)
+    box.set_value("minmax").run()
+    assert not problems(at)
+    assert any("Min-Max to [−1, 1]" in c.value for c in at.caption)
