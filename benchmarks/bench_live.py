@@ -1,10 +1,10 @@
 """A live class at the protocol level: one instructor and N followers on a stepping page of one
 ``streamlit run app.py``, every session a websocket speaking Streamlit's protocol (the client of
-``bench_classroom.py``, plus the frontend's fragment timers: a fragment with ``run_every`` sends an
-``auto_rerun`` message and the browser then asks for a run of that fragment every interval; the
-instructor's tally is such a fragment; and the script of the live class's ticker element, a timer
-in the browser that sets the element's trigger every interval its data names: the followers' room
-poll).
+``bench_classroom.py``, plus the browser's timers, which send on their own schedule whatever the session is doing: a
+fragment with ``run_every`` sends an ``auto_rerun`` message and the browser then asks for a run of
+that fragment every interval (the instructor's tally is such a fragment); and the script of the
+live class's ticker element, a timer in the browser that sets the element's trigger every
+interval its data names (the followers' room poll)).
 
 1. The instructor opens the page (``data=fourclass`` when available) and starts a class; the N
    followers open the join link (``/SVM_Tree?room=CODE``) and wait until they show the
@@ -82,6 +82,16 @@ def step_lags(steps: dict[int, tuple[float, str]], history: list[Shown]) -> dict
     return out
 
 
+def tick_state(component_id: str):
+    """The widget state a ticker's ``setTriggerValue("tick", now)`` sends: the element's trigger
+    (its id as the frontend makes it, ``$$STREAMLIT_INTERNAL_KEY_<id>__events``) holding the list
+    of events set since the last flush."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    return WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{component_id}__events",
+                       json_trigger_value=json.dumps([{"event": "tick", "value": int(time.time() * 1000)}]))
+
+
 def first_after(history: list[Shown], t0: float, pred) -> float | None:
     """Seconds from t0 to the first run end at or after t0 whose ``Shown`` satisfies pred."""
     return next((h.t - t0 for h in history if h.t >= t0 and pred(h)), None)
@@ -126,7 +136,29 @@ def summarize(n: int, lags: list[dict[int, float | None]], cpu_steps: float, n_s
 
 # ----------------------------------------------------------------------------- a live session
 class LiveSession(bc.Student):
-    """A Student that runs the frontend's fragment timers and records what it shows at each run."""
+    """A Student that runs the browser's timers and records what it shows at each run.
+
+    The timers are what Streamlit 1.67's frontend does (static/js/index.*.js and
+    BidiComponent.*.js):
+
+    - **A fragment's** ``run_every``: ``handleAutoRerun`` starts a ``setInterval`` calling
+      ``widgetMgr.sendUpdateWidgetsMessage(fragmentId, true)``; a full run's start
+      (``handleNewSession``) drops every timer and that run's ``auto_rerun`` messages set those of
+      the fragments it still draws; an ``auto_rerun`` for a timer already running at that interval
+      leaves it be; ``stop_auto_rerun`` ends the timers of nested fragments a fragment run
+      evicted. The server skips, silently, a timed run of a fragment id it no longer holds.
+    - **The ticker element's script** (``svmviz_app.live``) runs when the element mounts — its
+      effect depends on the element's data, fragment and id, all unchanged when a run draws the
+      element again, so a redraw keeps the timer — and calls ``setTriggerValue("tick", ...)``
+      every interval: ``WidgetStateManager.setTriggerValue`` flushes on the next macrotask with
+      ``sendRerunBackMsg`` (every widget state and the trigger, for the element's fragment). The
+      element leaves the page at the end of a run that did not draw it.
+
+    Neither waits for anything: ``sendRerunBackMsg`` only checks that the websocket is connected,
+    so a tick or a timed run is sent while a run is in progress (the server queues a fragment's
+    request behind the run, coalescing one fragment's repeated requests), as it is while a click
+    waits. Chromium confirms it (one ``setInterval`` per mounted ticker, firing every 2.000 s
+    through the ticker fragment's own redraws and the stepper's runs)."""
 
     def __init__(self, port: int, page: str, query: str):
         super().__init__(port, page, query, bc.PAGES[page])
@@ -135,21 +167,13 @@ class LiveSession(bc.Student):
         self.total_bytes = 0
         self.auto_runs = 0
         self.full_runs = 0     # runs of the whole page (the rest were fragment runs)
-        self.busy = False      # a click waits for its run: the timers hold off meanwhile
-        self.tickers: dict[str, asyncio.Task] = {}   # ticker element id -> its timer (while mounted)
+        self.tickers: dict[str, tuple[asyncio.Task, tuple]] = {}   # ticker element id -> (its timer, what started it)
         self.ended_run = 0     # the run_id (new_session count) of the last run that ended
 
     def handle(self, data: bytes) -> None:
         self.total_bytes += len(data)
         super().handle(data)
 
-    # The fragment timers as Streamlit 1.67's frontend keeps them (App's handleNewSession,
-    # handleAutoRerun and handleStopAutoRerun in static/js/index.*.js): a full run's start drops
-    # every timer and that run's auto_rerun messages set those of the fragments it still draws; an
-    # auto_rerun for a timer already running at that interval leaves it be; stop_auto_rerun ends
-    # the timers of nested fragments a fragment run evicted. The server skips, silently, a timed
-    # run of a fragment id it no longer holds (ScriptRunner, FragmentStorageKeyError on an
-    # auto rerun), so a timer kept past its fragment would send runs that do nothing.
     def run_started(self, fragment_ids: list[str]) -> None:
         # the frontend clears, at a run's end, what that run's fragments no longer draw: the
         # fragments of a run cut short before its end (its elements stay) are not this run's
@@ -163,7 +187,8 @@ class LiveSession(bc.Student):
             if fid in self.timers and self.timers[fid][1] == every:
                 return
             self._stop_timers([fid])
-            self.timers[fid] = (asyncio.get_running_loop().create_task(self._tick(fid, every)), every)
+            timer = self._every(every, lambda: self.rerun(self.widget_states(), fid, auto=True))
+            self.timers[fid] = (asyncio.get_running_loop().create_task(timer), every)
         else:
             self._stop_timers(msg.stop_auto_rerun.fragment_ids)
 
@@ -173,48 +198,46 @@ class LiveSession(bc.Student):
             if t is not None:
                 t[0].cancel()
 
-    async def _tick(self, fid: str, every: float) -> None:
-        while True:
-            await asyncio.sleep(every)
-            if self.busy or self.closed:
-                continue
+    async def _every(self, every: float, send) -> None:
+        """A browser's ``setInterval``: ``send()`` every ``every`` seconds from now, on the timer's
+        own schedule (a late firing does not shift the next ones, nor is it made up twice)."""
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        while not self.closed:
+            due = max(due + every, loop.time())
+            await asyncio.sleep(due - loop.time())
+            if self.closed:
+                return
             self.auto_runs += 1
-            await self.rerun(self.widget_states(), fid, auto=True)
+            await send()
 
     def run_ended(self, status) -> None:
         self.ended_run = self.run_id
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
-            self._mount_tickers()
+            on_page = {el.bidi_component.id for _, el, _ in self.elements.values()
+                       if el.WhichOneof("type") == "bidi_component"}
+            for cid in set(self.tickers) - on_page:
+                self.tickers.pop(cid)[0].cancel()
 
-    def _mount_tickers(self) -> None:
-        """What the live class's ticker element does in a browser: its script starts a timer when
-        the element is mounted, which ends when the element leaves the page."""
-        on_page = {}
-        for _, (_, el, frag) in self.elements.items():
-            if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("ticker"):
-                on_page[el.bidi_component.id] = (el.bidi_component, frag)
-        for cid in set(self.tickers) - set(on_page):
-            self.tickers.pop(cid).cancel()
-        for cid, (comp, frag) in on_page.items():
-            if cid not in self.tickers:
-                self.tickers[cid] = asyncio.get_running_loop().create_task(self._tick_trigger(comp, frag))
+    def _element(self, path: tuple, el, fragment_id: str) -> None:
+        super()._element(path, el, fragment_id)
+        if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("ticker"):
+            self._mount_ticker(el.bidi_component, fragment_id)
 
-    async def _tick_trigger(self, comp, frag: str) -> None:
-        """Every ``every_ms`` of the element's data: a rerun of its fragment with its "tick" trigger."""
-        from streamlit.components.v2.bidi_component.main import _make_trigger_id
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-
+    def _mount_ticker(self, comp, fragment_id: str) -> None:
+        """The ticker element drawn: its script starts a timer when it mounts, and again only when
+        what its effect depends on changed (its data, its fragment)."""
+        started = (comp.json, fragment_id)
+        old = self.tickers.get(comp.id)
+        if old is not None and old[1] == started:
+            return
+        if old is not None:
+            old[0].cancel()
         every = json.loads(comp.json)["every_ms"] / 1000
-        while True:
-            await asyncio.sleep(every)
-            if self.busy or self.closed:
-                continue
-            trigger = WidgetState(id=_make_trigger_id(comp.id, "events"),
-                                  json_trigger_value=json.dumps([{"event": "tick", "value": time.time()}]))
-            self.auto_runs += 1
-            await self.rerun(self.widget_states() + [trigger], frag)
+        timer = self._every(every, lambda: self.rerun(self.widget_states() + [tick_state(comp.id)], fragment_id))
+        self.tickers[comp.id] = (asyncio.get_running_loop().create_task(timer), started)
 
     def shown(self) -> Shown:
         step = self.step()
@@ -270,17 +293,13 @@ class LiveSession(bc.Student):
             self.errors.append(f"no enabled button {prefix_or_id!r}")
             return None
         bid, _, frag = found
-        self.busy = True
-        try:
-            t0 = time.perf_counter()
-            await self.rerun(self.widget_states() + [WidgetState(id=bid, trigger_value=True)], frag)
-            ok = await self.wait_run(timeout)
-            self.errors += self.run_errors
-            if ok and until is not None:
-                ok = await self.wait_for(until, timeout - (time.perf_counter() - t0))
-            return time.perf_counter() - t0 if ok else None
-        finally:
-            self.busy = False
+        t0 = time.perf_counter()
+        await self.rerun(self.widget_states() + [WidgetState(id=bid, trigger_value=True)], frag)
+        ok = await self.wait_run(timeout)
+        self.errors += self.run_errors
+        if ok and until is not None:
+            ok = await self.wait_for(until, timeout - (time.perf_counter() - t0))
+        return time.perf_counter() - t0 if ok else None
 
     async def wait_for(self, pred, timeout: float) -> bool:
         """Until what the page shows satisfies pred, read only between runs: a run's elements come
@@ -295,7 +314,7 @@ class LiveSession(bc.Student):
 
     async def close(self) -> None:
         self._stop_timers(list(self.timers))
-        for t in self.tickers.values():
+        for t, _ in self.tickers.values():
             t.cancel()
         await super().close()
 

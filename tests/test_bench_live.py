@@ -67,11 +67,13 @@ def _msg(**kind):
     return msg.SerializeToString()
 
 
-def test_a_session_runs_a_fragments_timer_until_the_server_stops_it():
+def test_a_session_runs_a_fragments_timer_until_the_server_stops_it_also_while_a_run_is_in_progress():
+    """The frontend's ``setInterval`` sends whether or not a run (a click's) is in progress."""
     from streamlit.proto.AutoRerun_pb2 import AutoRerun, StopAutoRerun
 
     async def scenario():
         s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
+        s.handle(_delta((0, 0), "button", "stepper", label="Next ▶", id="next-id"))
         sent = []
 
         async def rerun(widget_states=(), fragment_id="", auto=False):
@@ -80,15 +82,37 @@ def test_a_session_runs_a_fragments_timer_until_the_server_stops_it():
         s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="poll")))
         await asyncio.sleep(0.18)
         assert sent and all(x == ("poll", True) for x in sent)
-        s.busy = True                      # a click waits for its run: no timed run meanwhile
         n = len(sent)
-        await asyncio.sleep(0.12)
-        assert len(sent) == n
-        s.busy = False
+        click = asyncio.create_task(s.click("next-id", timeout=0.3, by_id=True))   # no run ends: it waits
+        await asyncio.sleep(0.2)
+        assert not click.done() and sent[n] == ("stepper", False) and sent[n + 1:].count(("poll", True)) >= 2
+        await click
         s.handle(_msg(stop_auto_rerun=StopAutoRerun(fragment_ids=["poll"])))
         n = len(sent)
         await asyncio.sleep(0.12)
         assert len(sent) == n and not s.timers
+
+    asyncio.run(scenario())
+
+
+def test_a_timer_keeps_its_own_schedule_when_sending_takes_time():
+    """``setInterval`` fires at start + k * interval: a send that takes a while (a busy websocket)
+    does not push the next firings back, and a firing late by more than an interval is not made
+    up twice."""
+    async def scenario():
+        s = bench.LiveSession(port=1, page="SVM_Tree", query="")
+        loop = asyncio.get_running_loop()
+        at = []
+
+        async def slow_send():
+            at.append(loop.time())
+            await asyncio.sleep(0.06)
+        t0 = loop.time()
+        timer = asyncio.create_task(s._every(0.1, slow_send))
+        await asyncio.sleep(0.45)
+        timer.cancel()
+        assert len(at) == 4      # at 0.1, 0.2, 0.3, 0.4 (a sleep of a period after each send: 3)
+        assert at[-1] - t0 < 0.45
 
     asyncio.run(scenario())
 
@@ -179,10 +203,16 @@ def test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_fron
     asyncio.run(scenario())
 
 
-def test_a_mounted_ticker_sets_its_trigger_every_interval_until_it_leaves_the_page():
-    """The live class's ticker element as its script runs in a browser: a timer from its mount
-    (its data names the interval), the tick trigger on its own fragment, none while a click waits,
-    and no more once a run ends without it."""
+def _ticker_delta(every_ms: int, fragment: str = "ticker-frag", path=(1, 0)):
+    return _delta(path, "bidi_component", fragment, id="$$ID-t-live_ticker",
+                  component_name="svmviz_app.live.svmviz_live_ticker", json=json.dumps({"every_ms": every_ms}))
+
+
+def test_a_mounted_ticker_sets_its_trigger_on_its_own_schedule_until_it_leaves_the_page():
+    """The live class's ticker element as its script runs in a browser: a timer from the moment
+    the element is drawn (not the run's end), the tick trigger on its own fragment, sent also
+    while a run is in progress, kept through redraws with the same data, started again when its
+    data changes, and ended once a run ends without the element."""
     async def scenario():
         s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
         sent = []
@@ -191,29 +221,37 @@ def test_a_mounted_ticker_sets_its_trigger_every_interval_until_it_leaves_the_pa
             sent.append((fragment_id, [json.loads(w.json_trigger_value)[0]["event"] for w in widget_states
                                        if w.json_trigger_value]))
         s.rerun = rerun
-        for data in [_run_start(), _delta((1, 0), "bidi_component", "ticker-frag", id="$$ID-t-live_ticker",
-                                          component_name="svmviz_app.live.svmviz_live_ticker",
-                                          json=json.dumps({"every_ms": 50})),
-                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
-            s.handle(data)
-        await asyncio.sleep(0.18)
+        s.handle(_run_start())
+        s.handle(_ticker_delta(50))
+        await asyncio.sleep(0.18)      # the run has not ended: the element is on the page all the same
         assert len(sent) >= 2 and set(map(str, sent)) == {str(("ticker-frag", ["tick"]))}
-        for data in [_run_start("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
-            s.handle(data)                 # a run of another fragment: the ticker stays mounted
-        assert len(s.tickers) == 1
-        s.busy = True
+        s.handle(_plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY))
+        timer = s.tickers["$$ID-t-live_ticker"][0]
+        for data in [_run_start("ticker-frag"), _ticker_delta(50),
+                     _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY),
+                     _run_start("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+            s.handle(data)             # its fragment drew it again, then another fragment ran: one timer still
+        assert s.tickers["$$ID-t-live_ticker"][0] is timer and not timer.done()
+        s.handle(_ticker_delta(60000))  # other data: the script runs again with it
+        await asyncio.sleep(0)
+        assert timer.cancelled() and len(s.tickers) == 1
         n = len(sent)
         await asyncio.sleep(0.12)
         assert len(sent) == n
-        s.busy = False
         for data in [_run_start(), _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
-            s.handle(data)                 # a full run without it: unmounted, its timer ends
-        n = len(sent)
-        await asyncio.sleep(0.12)
-        assert len(sent) == n and not s.tickers
+            s.handle(data)             # a full run without it: unmounted, its timer ends
+        assert not s.tickers
         await s.close()
 
     asyncio.run(scenario())
+
+
+def test_a_tick_names_the_trigger_streamlit_reads_for_the_element():
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    w = bench.tick_state("$$ID-abc-live_ticker")
+    assert w.id == _make_trigger_id("$$ID-abc-live_ticker", "events")
+    assert [e["event"] for e in json.loads(w.json_trigger_value)] == ["tick"]
 
 
 def test_a_run_cut_short_leaves_what_it_drew_to_the_fragments_that_drew_it():
@@ -221,13 +259,11 @@ def test_a_run_cut_short_leaves_what_it_drew_to_the_fragments_that_drew_it():
     stepper ends and the ticker stays, as the frontend clears at a run's end only in the fragments
     of that run."""
     s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
-    ticker = dict(id="$$ID-t-live_ticker", component_name="svmviz_live_ticker", json='{"every_ms": 60000}')
 
     async def scenario():
         for data in [_run_start(), _delta((0, 0), "markdown", "stepper", body="**Step 1 of 5**"),
-                     _delta((1, 0), "bidi_component", "ticker-frag", **ticker),
-                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY),
-                     _run_start("ticker-frag"), _delta((1, 0), "bidi_component", "ticker-frag", **ticker),
+                     _ticker_delta(60000), _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY),
+                     _run_start("ticker-frag"), _ticker_delta(60000),
                      _plain(script_finished=ForwardMsg.FINISHED_EARLY_FOR_RERUN),
                      _run_start("stepper"), _delta((0, 0), "markdown", "stepper", body="**Step 2 of 5**"),
                      _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
