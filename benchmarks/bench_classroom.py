@@ -254,8 +254,10 @@ class Student:
         self.ws = self.reader = None
         self.elements: dict[tuple, tuple[int, object, str]] = {}  # delta path -> (run, Element, fragment id)
         self.widgets: dict[str, object] = {}                      # widget id -> last WidgetState
-        self.cache: dict[str, list] = {}                          # hash -> [encoded msg, last run used]
+        self.cache: dict[str, list] = {}                          # hash -> [encoded msg, last run used, fragment id]
         self.runs = 0                                             # runs ended (ages the cache)
+        self.run_fragments: list[str] = []                        # the fragments of the run in progress
+        self.told_run = False                                     # a run started since the last request
         self.run_id = 0                                           # new_session messages seen
         self.max_age = 2
         self.run_fragment = ""
@@ -301,6 +303,7 @@ class Student:
         ci.url = f"{self.origin}/{self.page}"
         ci.is_embedded, ci.color_scheme = False, "light"
         self.run_fragment = fragment_id
+        self.told_run = False
         self.finished.clear()
         self.status = None
         self.run_bytes, self.run_errors, self.run_fit = 0, [], False
@@ -334,9 +337,14 @@ class Student:
             msg.metadata.CopyFrom(meta)
             kind = msg.WhichOneof("type")
         elif msg.metadata.cacheable and msg.hash:
-            self.cache[msg.hash] = [data, self.runs]
+            if msg.hash in self.cache:
+                self.cache[msg.hash][1] = self.runs
+            else:
+                self.cache[msg.hash] = [data, self.runs, msg.delta.fragment_id]
         if kind == "new_session":
             self.run_id += 1
+            self.told_run = True
+            self.run_fragments = list(msg.metadata.run.fragment_ids)
             self.max_age = msg.new_session.config.max_cached_message_age or self.max_age
             self.run_started(list(msg.metadata.run.fragment_ids))
         elif kind == "navigation" and msg.navigation.page_script_hash:
@@ -365,21 +373,32 @@ class Student:
         FM = self._fm
         if status == FM.FINISHED_EARLY_FOR_RERUN:
             return                   # another run follows (st.rerun, a newer request)
+        if self.told_run:
+            self._age_cache()
         if status in self.finished_ok:
             fragment_run = status == FM.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
             # what the frontend does: drop what this run did not send (a fragment run: only in
             # the fragments it drew; a timed run of another fragment may end before the one
-            # asked for), then age the message cache
+            # asked for)
             self.elements = {p: v for p, v in self.elements.items()
                              if v[0] == self.run_id or (fragment_run and v[2] not in self.run_drew)}
             self.run_drew = set()
-            self.runs += 1
-            self.cache = {h: e for h, e in self.cache.items() if self.runs - e[1] <= self.max_age}
         else:
             self.run_errors.append("the script has a compile error")
         self.status = status
         self.finished.set()
         self.run_ended(status)
+
+    def _age_cache(self) -> None:
+        """The frontend's message cache at a run's end (ForwardMsgCache.incrementRunCount in
+        Streamlit 1.67's static/js/index.*.js, called when a run ends other than early for a rerun
+        and a run has started since the last request was sent): a message not used for more than
+        ``max_age`` runs is dropped — in a fragment run, only the messages of that run's
+        fragments, so a poll's runs do not drop a stepper's figures. The server sends a hash for
+        every message the last request said the client holds."""
+        self.runs += 1
+        self.cache = {h: e for h, e in self.cache.items()
+                      if (self.run_fragments and e[2] not in self.run_fragments) or self.runs - e[1] <= self.max_age}
 
     def run_ended(self, status) -> None:
         """Called at the end of every run with what the page shows then (for subclasses)."""

@@ -169,6 +169,7 @@ class LiveSession(bc.Student):
         self.full_runs = 0     # runs of the whole page (the rest were fragment runs)
         self.tickers: dict[str, tuple[asyncio.Task, tuple]] = {}   # ticker element id -> (its timer, what started it)
         self.ended_run = 0     # the run_id (new_session count) of the last run that ended
+        self.waiters: list[tuple] = []   # (predicate, future) of wait_for calls, checked at run ends
 
     def handle(self, data: bytes) -> None:
         self.total_bytes += len(data)
@@ -216,6 +217,9 @@ class LiveSession(bc.Student):
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
+            for pred, done in self.waiters:
+                if not done.done() and pred(self):
+                    done.set_result(True)
             on_page = {el.bidi_component.id for _, el, _ in self.elements.values()
                        if el.WhichOneof("type") == "bidi_component"}
             for cid in set(self.tickers) - on_page:
@@ -302,15 +306,21 @@ class LiveSession(bc.Student):
         return time.perf_counter() - t0 if ok else None
 
     async def wait_for(self, pred, timeout: float) -> bool:
-        """Until what the page shows satisfies pred, read only between runs: a run's elements come
-        one delta at a time, and a wait that saw them mid-run would end before the run end that
-        ``history`` (the lags) records, or on a page the run has not finished redrawing."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            if self.elements and self.ended_run == self.run_id and pred(self):
-                return True
-            await asyncio.sleep(0.05)
-        return False
+        """Until what the page shows at a run's end satisfies pred: read now when no run is in
+        progress, else at each run's end, never mid-run (a run's elements come one delta at a
+        time, and a wait that saw them mid-run would end before the run end that ``history``, the
+        lags, records). A session whose timers keep it running back to back (a loaded server)
+        may never be seen between runs by a reader that polls."""
+        if self.elements and self.ended_run == self.run_id and pred(self):
+            return True
+        waiter = (pred, asyncio.get_running_loop().create_future())
+        self.waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter[1]), timeout)
+        except asyncio.TimeoutError:
+            return False
+        finally:
+            self.waiters.remove(waiter)
 
     async def close(self) -> None:
         self._stop_timers(list(self.timers))
@@ -369,7 +379,8 @@ async def run_class(args, pid: int) -> dict:
         t_click = time.perf_counter()
         if await teacher.click(bc.PAGES[args.page].button, args.click_timeout,
                                until=lambda x, k=before[0]: (x.step() or (0,))[0] == k + 1) is None:
-            r["errors"].append(f"the instructor's step {i + 1} did not end")
+            r["errors"].append(f"the instructor's step {i + 1} did not end (shows {teacher.step()}, last run "
+                               f"{teacher.status}, {teacher.closed or 'connected'})")
             break
         now = teacher.shown()
         steps[now.step] = (t_click, now.figures)

@@ -4,6 +4,7 @@ ForwardMsgs are built here as the server builds them). One slow test runs it aga
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import sys
@@ -166,6 +167,72 @@ def test_a_cached_message_comes_back_from_its_hash():
     s.handle(ref.SerializeToString())
     s.handle(_finished(ForwardMsg.FINISHED_SUCCESSFULLY))
     assert s.step() == (4, 9) and not s.run_errors
+
+
+def _cached(path, h, fragment_id=""):
+    full = ForwardMsg()
+    full.metadata.delta_path[:] = list(path)
+    full.metadata.cacheable = True
+    full.hash = h
+    full.delta.fragment_id = fragment_id
+    full.delta.new_element.markdown.body = f"message {h}"
+    return full.SerializeToString()
+
+
+def _run_of(*fragment_ids):
+    msg = ForwardMsg()
+    msg.new_session.config.max_cached_message_age = 2
+    msg.metadata.run.fragment_ids.extend(fragment_ids)
+    return msg.SerializeToString()
+
+
+def test_the_message_cache_ages_as_the_frontends_only_by_runs_of_a_messages_fragment():
+    """A poll's fragment runs, however many, do not drop the stepper's figure: the server still
+    sends it by its hash at the next step, and the frontend has it."""
+    s = _student()
+    for data in [_run_of(), _cached((0, 0), "page"), _cached((0, 1), "figure", "stepper"),
+                 _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+        s.handle(data)
+    for _ in range(5):
+        for data in [_run_of("poll"), _finished(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+            s.handle(data)
+    assert {"page", "figure"} <= set(s.cache)
+    for _ in range(3):
+        for data in [_run_of("stepper"), _finished(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+            s.handle(data)
+    assert "figure" not in s.cache and "page" in s.cache   # unused for more than 2 of its fragment's runs
+    for _ in range(3):
+        for data in [_run_of(), _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+            s.handle(data)
+    assert "page" not in s.cache
+
+
+def test_a_run_ending_after_a_newer_request_was_sent_does_not_age_the_cache():
+    """The frontend ages its cache at a run's end only when a run started since its last request:
+    the hashes that request named must still be there when the server answers it."""
+    async def scenario():
+        s = _student()
+
+        class Ws:
+            async def send(self, data):
+                pass
+        s.ws = Ws()
+        for data in [_run_of(), _cached((0, 0), "figure"), _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+            s.handle(data)
+        for data in [_run_of(), _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+            s.handle(data)                    # "figure" unused for 2 runs: one more and it goes
+        s.handle(_run_of())
+        await s.rerun()                       # sent while that run is in progress, naming "figure"
+        s.handle(_finished(ForwardMsg.FINISHED_SUCCESSFULLY))
+        assert "figure" in s.cache
+        ref = ForwardMsg()
+        ref.metadata.delta_path[:] = [0, 0]
+        ref.ref_hash = "figure"
+        for data in [_run_of(), ref.SerializeToString(), _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+            s.handle(data)
+        assert not s.run_errors
+
+    asyncio.run(scenario())
 
 
 def test_widget_states_follow_the_server_value_else_the_kept_one_else_the_default():

@@ -274,3 +274,20 @@ def test_a_run_cut_short_leaves_what_it_drew_to_the_fragments_that_drew_it():
         await s.close()
 
     asyncio.run(scenario())
+
+
+def test_a_wait_sees_a_run_end_followed_at_once_by_the_next_run():
+    """The instructor's tally timer keeps its session running back to back on a loaded server:
+    the step its click asked for is seen at the run end that shows it, though the next run has
+    started before the wait looks again."""
+    async def scenario():
+        s = bench.LiveSession(port=1, page="SVM_Tree", query="")
+        s.handle(_run_start())
+        waiting = asyncio.create_task(s.wait_for(lambda x: x.step() == (2, 5), 1.0))
+        await asyncio.sleep(0.05)
+        for data in [_delta((0, 0), "markdown", "stepper", body="**Step 2 of 5**"),
+                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY), _run_start("tally")]:
+            s.handle(data)           # one read of the websocket: no wait runs in between
+        assert await waiting
+
+    asyncio.run(scenario())
