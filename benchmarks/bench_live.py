@@ -82,6 +82,13 @@ def step_lags(steps: dict[int, tuple[float, str]], history: list[Shown]) -> dict
     return out
 
 
+def interval_due(last: float, every: float, now: float) -> float:
+    """When a ``setInterval`` timer that last fired when due at ``last`` fires next: a period
+    after it, however long that firing's work took; a timer already late by more than a period
+    fires once, now, not once per period missed."""
+    return max(last + every, now)
+
+
 def tick_state(component_id: str):
     """The widget state a ticker's ``setTriggerValue("tick", now)`` sends: the element's trigger
     (its id as the frontend makes it, ``$$STREAMLIT_INTERNAL_KEY_<id>__events``) holding the list
@@ -205,7 +212,7 @@ class LiveSession(bc.Student):
         loop = asyncio.get_running_loop()
         due = loop.time()
         while not self.closed:
-            due = max(due + every, loop.time())
+            due = interval_due(due, every, loop.time())
             await asyncio.sleep(due - loop.time())
             if self.closed:
                 return
@@ -214,6 +221,8 @@ class LiveSession(bc.Student):
 
     def run_ended(self, status) -> None:
         self.ended_run = self.run_id
+        self.errors += self.run_errors   # every run's, the timers' too
+        self.run_errors = []
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
@@ -283,9 +292,9 @@ class LiveSession(bc.Student):
         return out
 
     async def click(self, prefix_or_id: str, timeout: float, by_id: bool = False, until=None) -> float | None:
-        """Click a button (by label prefix, or by widget id), wait for its run (and, with ``until``,
-        for a run end after which the page satisfies it: a timed fragment run asked for just before
-        the click may end first); the latency."""
+        """Click a button (by label prefix, or by widget id), wait for a run's end after it (and,
+        with ``until``, for one after which the page satisfies it: the browser's timers send their
+        own requests meanwhile, whose runs may end first); the latency."""
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
         if by_id:
@@ -297,12 +306,9 @@ class LiveSession(bc.Student):
             self.errors.append(f"no enabled button {prefix_or_id!r}")
             return None
         bid, _, frag = found
-        t0 = time.perf_counter()
+        t0, ends = time.perf_counter(), len(self.history)
         await self.rerun(self.widget_states() + [WidgetState(id=bid, trigger_value=True)], frag)
-        ok = await self.wait_run(timeout)
-        self.errors += self.run_errors
-        if ok and until is not None:
-            ok = await self.wait_for(until, timeout - (time.perf_counter() - t0))
+        ok = await self.wait_for(lambda x: len(x.history) > ends and (until is None or until(x)), timeout)
         return time.perf_counter() - t0 if ok else None
 
     async def wait_for(self, pred, timeout: float) -> bool:
