@@ -433,8 +433,10 @@ def _ticked() -> None:
 
 # A timer in the browser, not ``st.fragment(run_every=...)``: a timed fragment run cannot rerun
 # another fragment, so a poll that saw a new step would need a second round trip to draw it. The
-# script runs again when its element is redrawn (its old cleanup is not called then): one timer per
-# element, kept on its host.
+# script runs once per mounted element, and again only when the element's data changes (its old
+# cleanup is not called then): one timer per element, kept on its host. A redraw with the same data
+# (every poll's) keeps the timer and its schedule; it ticks whether or not a run is in progress, and
+# Streamlit queues a tick that comes during a run (one per fragment).
 _TICKER_JS = """
 export default function (component) {
     const host = component.parentElement;
