@@ -1,6 +1,8 @@
 """SVM tree (Zapién Arreola, Fehr and Burkhardt 2007): fit once on the Data page's training part, then step through the greedy
 construction node by node, each step explained in words."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -143,19 +145,20 @@ def _step_header(k: int):
 
 
 def _explanation(k: int, folded: bool = False) -> None:
-    with st.expander("Explanation of this step") if folded else st.container(), guard("cannot explain this step"):
-        st.info(plain(shared_view(_explain, model, k, tree_index)))
+    with st.expander("Explanation of this step") if folded else nullcontext(), guard("cannot explain this step"):
+        st.info(shared_view(_explain, model, k, tree_index))
 
 
-def _explain(model, k, tree_index):
-    return model.explain_step(k, tree_index)
+def _explain(model, k, tree_index) -> str:
+    """Step k in words, as plain text for the screen (escaped once for every session, not at every click)."""
+    return plain(model.explain_step(k, tree_index))
 
 
 def _candidates(model, k, tree_index):
     return candidates_frame(model.trees_[tree_index].trace[k])
 
 
-def _zero_texts(model, k, tree_index) -> list[str]:
+def _zero_text(model, k, tree_index) -> str:
     """Step k's zero-solution picture in words, one paragraph per hard class."""
     texts = []
     for r in model.zero_solution_report(k, tree_index):
@@ -167,7 +170,7 @@ def _zero_texts(model, k, tree_index) -> list[str]:
                      f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "
                      f"C_k = {r.exact_C:.4g}. Hulls of the two classes "
                      f"{'intersect (Theorem 1 warns)' if r.hulls_intersect else 'are disjoint'}.")
-    return texts
+    return "\n\n".join(texts)
 
 
 def _projected_step(k: int) -> None:
@@ -193,46 +196,34 @@ def _step_view(k: int) -> None:
     """Everything that changes with the step: reruns alone on a step click (a fragment)."""
     step = _step_header(k)
     _explanation(k)
-    # the plot takes the full width (its legend sits beside the axes); the controls for it below
+    # the plot takes the full width (its legend sits beside the axes), its downloads under it; the
+    # controls for it below (drawn first: the plot shows what they say)
     plot_slot = st.container()
-    c_draw, c_hull = st.columns(2)
-    with c_draw:
-        st.markdown("**Draw on the plot**")
-        show_rch = st.checkbox("reduced convex hull of the hard class (μ = C_k / m_other)",
-                               **bind("tree.show_rch", False), disabled=train.n_features != 2)
-        show_cen = st.checkbox("non-hard centroid", **bind("tree.show_cen", False))
-        show_near = st.checkbox("H1-SVM: nearest point of the hard hull to the centroid",
-                                **bind("tree.show_near", False))
-        qp_labels = [c.label for c in step.candidates if not c.parent]
-        chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
-        default = (chosen.parent or chosen.label) if chosen is not None else (qp_labels[0] if qp_labels else "a")
-        if st.session_state.get(GEO_PICKED) != (tree_index, k) and default in qp_labels:
-            st.session_state["tree.geo"] = default   # follows the chosen candidate from step to step
-        geo = None
-        if qp_labels:
-            bind("tree.geo", default, options=qp_labels)
-            # one select box per step (its value is the bound tree.geo), so that a pick sent from
-            # a step already left (the browser sends the box it still shows) is known as such
-            geo = st.selectbox("for candidate (default: the chosen one)", qp_labels,
-                               index=qp_labels.index(st.session_state["tree.geo"]), key=f"tree.geo_{k}",
-                               on_change=_geo_picked, args=(k,))
-    with c_hull:
-        st.markdown("**This node's data on the Convex Hulls page**")
-        act = step.active
-        st.button("Send this step's samples to Convex Hulls", key="tree_send_hulls", on_click=state.send_to_hulls,
-                  args=(train.X[act], train.y[act], list(train.class_names), list(train.feature_names),
-                        f"step {k + 1} of the SVM tree ({len(act)} samples in play)"))
-        try:
-            st.page_link("pages/3_Convex_Hulls.py", label="Open Convex Hulls (reduced hulls, zero solution)")
-        except StreamlitPageNotFoundError:   # the page runs on its own, without app.py's navigation
-            st.markdown("[Open Convex Hulls](Convex_Hulls) (reduced hulls, zero solution)")
+    st.markdown("**Draw on the plot**")
+    show_rch = st.checkbox("reduced convex hull of the hard class (μ = C_k / m_other)",
+                           **bind("tree.show_rch", False), disabled=train.n_features != 2)
+    show_cen = st.checkbox("non-hard centroid", **bind("tree.show_cen", False))
+    show_near = st.checkbox("H1-SVM: nearest point of the hard hull to the centroid",
+                            **bind("tree.show_near", False))
+    qp_labels = [c.label for c in step.candidates if not c.parent]
+    chosen = step.candidates[step.chosen] if step.chosen >= 0 else None
+    default = (chosen.parent or chosen.label) if chosen is not None else (qp_labels[0] if qp_labels else "a")
+    if st.session_state.get(GEO_PICKED) != (tree_index, k) and default in qp_labels:
+        st.session_state["tree.geo"] = default   # follows the chosen candidate from step to step
+    geo = None
+    if qp_labels:
+        bind("tree.geo", default, options=qp_labels)
+        # one select box per step (its value is the bound tree.geo), so that a pick sent from
+        # a step already left (the browser sends the box it still shows) is known as such
+        geo = st.selectbox("for candidate (default: the chosen one)", qp_labels,
+                           index=qp_labels.index(st.session_state["tree.geo"]), key=f"tree.geo_{k}",
+                           on_change=_geo_picked, args=(k,))
     overlays = tuple(o for o, on in zip(("rch", "centroid", "nearest"), (show_rch, show_cen, show_near)) if on)
-    with plot_slot:
-        fig = None
-        with guard("cannot draw this step"):
-            fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
-                              geometry_label=geo, geometry_solver=solver)
-            st.plotly_chart(fig, key="tree_fig")
+    with plot_slot, guard("cannot draw this step"):
+        fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
+                            geometry_label=geo, geometry_solver=solver)
+        st.plotly_chart(fig, key="tree_fig")
+        figure_downloads(fig, f"svm_tree_step_{k + 1}", key="tree_dl")
     st.subheader("Candidates")
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "
@@ -240,18 +231,28 @@ def _step_view(k: int) -> None:
     st.dataframe(shared_table(_candidates, model, k, tree_index), hide_index=True, width="stretch")
     st.subheader("Zero solution at this step")
     with guard("cannot compute the zero-solution report"):
-        for text in shared_view(_zero_texts, model, k, tree_index):
-            st.markdown(text)
+        st.markdown(shared_view(_zero_text, model, k, tree_index))
         st.dataframe(shared_table(zero_solution_frame, model, k, tree_index), hide_index=True, width="stretch",
                      height=240)
-    st.subheader("Export")
-    if fig is not None:
-        figure_downloads(fig, f"svm_tree_step_{k + 1}", key="tree_dl")
+
+
+def _send_shown_step() -> None:
+    """The button under the stepper: the samples in play at the step shown when it was clicked."""
+    k = min(int(state.value("tree.step", 0)), n_steps - 1)
+    act = tree.trace[k].active
+    state.send_to_hulls(train.X[act], train.y[act], list(train.class_names), list(train.feature_names),
+                        f"step {k + 1} of the SVM tree ({len(act)} samples in play)")
 
 
 def _beside_steps() -> None:
     """Under the stepper, what is the same at every step: outside its fragment, so a step click
-    does not send it again."""
+    does not send it again (the button reads the step when it is clicked)."""
+    st.markdown("**This node's data on the Convex Hulls page**")
+    st.button("Send this step's samples to Convex Hulls", key="tree_send_hulls", on_click=_send_shown_step)
+    try:
+        st.page_link("pages/3_Convex_Hulls.py", label="Open Convex Hulls (reduced hulls, zero solution)")
+    except StreamlitPageNotFoundError:   # the page runs on its own, without app.py's navigation
+        st.markdown("[Open Convex Hulls](Convex_Hulls) (reduced hulls, zero solution)")
     with guard("cannot build the animation"):
         st.download_button("Download all steps (HTML: slider and ▶, nothing starts by itself)",
                            lambda: animation_html(animation_figure(model, train.X, train.y, tree_index, plane)),

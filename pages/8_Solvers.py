@@ -107,32 +107,24 @@ def smo_view(ctx) -> None:
                 return
             st.caption(f"Step {t + 1} of {n}: the iterate after t = {t} SMO iterations.")
             live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)
-            c1, c2, c3, c4 = st.columns(4)
-            c1.metric("iteration t", f"{t} / {n - 1}")
+            numbers = st.container(horizontal=True)   # one block, not four columns: drawn at every step click
+            numbers.metric("iteration t", f"{t} / {n - 1}")
             if view["pair"] is None:
-                c2.metric("working pair (i, j)", "start")
+                numbers.metric("working pair (i, j)", "start")
                 st.markdown("**t = 0**: the starting point "
                             + ("α = 0 (every sample violates its margin)." if form == "C"
                                else "a feasible λ (each class's weights sum to 1)."))
             else:
-                c2.metric("working pair (i, j)", f"({view['pair'][0]}, {view['pair'][1]})")
+                numbers.metric("working pair (i, j)", f"({view['pair'][0]}, {view['pair'][1]})")
                 st.markdown(view["text"])
-            c3.metric("max KKT violation", f"{view['violation']:.3g}")
-            c4.metric("objective", f"{view['objective']:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
+            numbers.metric("max KKT violation", f"{view['violation']:.3g}")
+            numbers.metric("objective", f"{view['objective']:.6g}", help=f"optimum (cvxpy): {target.objective_:.6g}")
             left, right = st.columns([3, 2])
             with left:
                 st.plotly_chart(view["step"], key="solvers_step_fig")
             with right:
                 st.plotly_chart(view["alpha"], key="solvers_alpha_bars")
                 st.plotly_chart(view["curves"], key="solvers_curves")
-            if form != "C":
-                st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
-                           "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
-                           "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
-                           "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
-            else:
-                st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
-                           "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
             figure_downloads(view["step"], f"smo_step_{t}", key="solvers_step_dl")
 
     tr = model.trace_
@@ -149,6 +141,17 @@ def smo_view(ctx) -> None:
                 "(recording is bounded; the solve itself went on to convergence).")
     with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
         stepper("solvers.step", n, step, "SMO iteration")
+    if ctx.lesson:
+        return
+    # the legend of the step's plot, the same at every step: outside the stepper's fragment
+    if form != "C":
+        st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
+                   "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
+                   "between the hulls and w ∝ p₊ − p₋ (exact for the linear kernel). Red: f_t = 0 and, "
+                   "once LIBSVM's r > 0, the margins f_t = ±1; dotted: the cvxpy optimum.")
+    else:
+        st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
+                   "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
 
 
 # ------------------------------------------------------------------ 2. three solvers

@@ -1,4 +1,5 @@
-"""AppTest helpers for page tests: run a page (or the whole app) on a chosen data set and state."""
+"""Helpers for page tests: run a page (or the whole app) in AppTest on a chosen data set and state, or
+open it on a running server as a protocol-level student (the classroom benchmark's client)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,55 @@ def as_read(text: str) -> str:
     import re
 
     return re.sub(r"\\(.)", r"\1", str(text)).replace("\u2060", "")
+
+
+def as_student(streamlit_url: str, page: str, query: str, body):
+    """``await body(s, shown)`` in a protocol session ``s`` (the classroom benchmark's ``Student``,
+    which speaks Streamlit's protocol as a browser) opened on ``page`` (``"SVM_Tree"``) with the
+    link's ``query``, ``shown`` the widget values the browser shows then; its result."""
+    bench = bench_classroom()
+
+    async def session():
+        s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), page, query, bench.PAGES[page])
+        try:
+            assert await s.open(240), s.errors
+            return await body(s, s.widget_states())
+        finally:
+            await s.close()
+
+    return _protocol(session())
+
+
+def bench_classroom():
+    """The classroom benchmark's module (``benchmarks/bench_classroom.py``)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
+    bench = sys.modules.setdefault("bench_classroom", importlib.util.module_from_spec(spec))
+    if not hasattr(bench, "Student"):
+        spec.loader.exec_module(bench)
+    return bench
+
+
+def _protocol(coroutine):
+    """Run a protocol client's coroutine on a thread of its own: a browser test's Playwright (sync
+    API) keeps an event loop running on this one for the rest of the session, and asyncio.run
+    refuses to start inside it."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def click_sends(s, shown, button: str = "Next") -> str:
+    """Click ``button`` in protocol session ``s`` (``shown``: the widget values the browser shows)
+    and wait for its run; the text of every element that run sent (protobuf text format, so
+    non-ASCII characters are escaped: look for ASCII words)."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    bid, _, fragment = s.button(button)
+    await s.rerun(list(shown) + [WidgetState(id=bid, trigger_value=True)], fragment)
+    assert await s.wait_run(120) and not s.run_errors, s.run_errors
+    return "\n".join(str(el) for run, el, _ in s.elements.values() if run == s.run_id)

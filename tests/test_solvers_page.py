@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from apphelpers import page_test, problems
+from apphelpers import as_student, click_sends, page_test, problems
 
 PAGE = "pages/8_Solvers.py"
 
@@ -86,6 +86,19 @@ def test_multiclass_data_picks_two_classes_and_bad_input_is_explained():
     b.set_value(at.selectbox(key="solvers.class_a").value).run()
     assert any("two different classes" in e.value for e in at.error)
     assert not problems(at)
+
+
+@pytest.mark.slow
+def test_a_step_click_sends_only_what_changes_with_the_step(streamlit_url):
+    """The step plot's legend is the same at every step: the page's run draws it, outside the
+    stepper's fragment, so a Next click neither builds nor sends it (spoken at the protocol level,
+    as the classroom benchmark's students)."""
+    async def click(s, shown):
+        return await click_sends(s, shown)
+
+    sent = as_student(streamlit_url, "Solvers", "data=fourclass_like", click)
+    assert "iteration t" in sent and "working pair" in sent
+    assert "Red: f_t = 0" not in sent
 
 
 @pytest.mark.browser

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apphelpers import page_test, problems
+from apphelpers import as_student, click_sends, page_test, problems
 from conftest import wait_for_app
 
 PAGE = "pages/2_SVM_Tree.py"
@@ -276,45 +276,24 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
 
 
 def _as_student(streamlit_url, body):
-    """``await body(s, shown)`` in a protocol session ``s`` on the SVM Tree page, ``shown`` the
-    widget values the browser shows at step 1; its result."""
-    bench = _bench()
-
-    async def session():
-        s = bench.Student(int(streamlit_url.rsplit(":", 1)[1]), "SVM_Tree", "data=fourclass_like",
-                          bench.PAGES["SVM_Tree"])
-        try:
-            assert await s.open(240), s.errors
-            return await body(s, s.widget_states())
-        finally:
-            await s.close()
-
-    return _protocol(session())
+    """``await body(s, shown)`` in a protocol session on the SVM Tree page at step 1."""
+    return as_student(streamlit_url, "SVM_Tree", "data=fourclass_like", body)
 
 
-def _bench():
-    """The classroom benchmark's module: its ``Student`` speaks Streamlit's protocol as a browser."""
-    import importlib.util
-    import sys
+@pytest.mark.slow
+def test_a_step_click_sends_only_what_changes_with_the_step(streamlit_url):
+    """What is the same at every step (the Convex Hulls button and link, the animation's download,
+    the departures note) is drawn by the page's run, outside the stepper's fragment: a Next click
+    neither builds nor sends it. The button sends the step shown when it is clicked
+    (``test_a_step_goes_to_the_convex_hulls_page``)."""
+    async def click(s, shown):
+        return await click_sends(s, shown)
 
-    from conftest import ROOT
-
-    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
-    bench = sys.modules.setdefault("bench_classroom", importlib.util.module_from_spec(spec))
-    if not hasattr(bench, "Student"):
-        spec.loader.exec_module(bench)
-    return bench
-
-
-def _protocol(coroutine):
-    """Run a protocol client's coroutine on a thread of its own: a browser test's Playwright (sync
-    API) keeps an event loop running on this one for the rest of the session, and asyncio.run
-    refuses to start inside it."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+    sent = _as_student(streamlit_url, click)
+    assert "Step 2 of" in sent and "for candidate" in sent and "Download HTML" in sent
+    for same in ("Send this step", "Open Convex Hulls", "Download all steps", "departs from the paper",
+                 "Export"):
+        assert same not in sent, same
 
 
 @pytest.mark.slow
