@@ -181,6 +181,25 @@ def test_h1_nearest_point_outside():
     assert u @ r.point >= (Xa @ u).max() - 1e-6
 
 
+@pytest.mark.parametrize("solver", ["smo", "cvxpy"])
+def test_mu_below_one_over_m_by_round_off_is_the_centroid(solver):
+    """The SVM tree's H1-SVM floor C_k = m_other/m_hard gives μ = C_k/m_other, which lands one unit in
+    the last place below 1/m_hard (78 other, 65 hard samples: μ·65 = 1 − 1.1e-16). RCH(hard, μ) is
+    then the single point of weights 1/m, the centroid, as the polygon and support functions read
+    it; the nearest-point QPs must start there too, not refuse their own start as out of bounds."""
+    rng = np.random.default_rng(0)
+    Xa, Xb = rng.normal(size=(65, 2)), rng.normal(size=(90, 2)) + [3.0, 0.0]
+    mu = (78 / 65) / 78
+    assert mu * 65 < 1 and mu * 65 >= 1 - 1e-12          # below 1/m by round-off only
+    p = Xb.mean(axis=0)
+    r = nearest_point_to(p, Xa, mu, solver=solver)
+    assert np.allclose(r.point, Xa.mean(axis=0), atol=1e-9)
+    assert np.isclose(r.distance, np.linalg.norm(Xa.mean(axis=0) - p), atol=1e-9)
+    np.testing.assert_allclose(support_point(Xa, mu, [1.0, 0.0]), Xa.mean(axis=0), atol=1e-9)
+    pts = nearest_points(Xa, Xb, mu, solver=solver)       # the smaller class is at its centroid
+    assert np.allclose(pts.point_a, Xa.mean(axis=0), atol=1e-6)
+
+
 # ------------------------------------------------------------------ LP memory and formulation
 def test_min_mu_equals_the_direct_lp():
     """The homogenised LP (u = λ/t, s = 1/t) gives the t* of min t s.t. Xᵀλ = p, Σλ = 1, λ ≤ t."""

@@ -122,6 +122,14 @@ def _check_mu(mu) -> float:
     return mu
 
 
+def _weight_bound(mu: float, m: int) -> float:
+    """The bound on each of m weights summing to 1 in RCH(·, μ): μ (at most 1), and 1/m when μ lies
+    below 1/m by round-off only (μ·m ≥ 1 − 1e-12, which the checks accept as not empty): the hull is
+    then the single point of weights 1/m, as ``_k_r`` reads it. The SVM tree's H1-SVM floor
+    C_k = m_other/m_hard gives μ = C_k/m_other one unit in the last place below 1/m_hard."""
+    return max(min(mu, 1.0), 1.0 / m)
+
+
 def _k_r(mu: float, m: int):
     """k = ⌊1/μ⌋ points at weight μ and the remainder r = 1 − kμ (μ ≥ 1/m assumed)."""
     k = int(np.floor(1.0 / mu + 1e-12))
@@ -337,7 +345,7 @@ def nearest_points(Xa, Xb, mu, kernel=None, solver: str = "smo", tol: float = 1e
     X = np.vstack([Xa, Xb])
     t = np.r_[np.ones(ma), -np.ones(mb)]
     groups = np.r_[np.zeros(ma, dtype=np.int64), np.ones(mb, dtype=np.int64)]
-    upper = min(mu, 1.0)
+    upper = np.r_[np.full(ma, _weight_bound(mu, ma)), np.full(mb, _weight_bound(mu, mb))]
     prob = QPProblem(p=np.zeros(ma + mb), lower=0.0, upper=upper, kernel=kernel, X=X, signs=t,
                      groups=groups, eq_rhs=np.ones(2))
     alpha0 = np.r_[np.full(ma, 1.0 / ma), np.full(mb, 1.0 / mb)]
@@ -385,7 +393,7 @@ def nearest_point_to(p, X, mu: float = 1.0, solver: str = "smo", tol: float = 1e
     m = len(X)
     if mu * m < 1 - 1e-12:
         raise ParameterError(f"RCH(X, μ) is empty for μ = {mu:g} < 1/m = {1 / m:g}")
-    prob = QPProblem(p=-(X @ p), lower=0.0, upper=min(mu, 1.0), kernel=Kernel("linear"), X=X,
+    prob = QPProblem(p=-(X @ p), lower=0.0, upper=_weight_bound(mu, m), kernel=Kernel("linear"), X=X,
                      groups=np.zeros(m, dtype=np.int64), eq_rhs=np.ones(1))
     opts = {"alpha0": np.full(m, 1.0 / m)} if solver == "smo" else {}
     lam = solve_qp(prob, backend=solver, tol=tol, **opts).alpha
