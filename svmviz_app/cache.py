@@ -210,7 +210,9 @@ def shared_view(fn: Callable, *args, **kwargs):
     key = content_key([f"{fn.__module__}.{fn.__qualname__}", list(args), kwargs])
     if key is None:
         return fn(*args, **kwargs)
-    return _shared_view(hashlib.sha256(key.encode()).hexdigest(), lambda: fn(*args, **kwargs))
+    # by keyword: Streamlit names each positional argument of a cached function with
+    # inspect.signature at every call, which cost more than the rest of a cache hit
+    return _shared_view(key=hashlib.sha256(key.encode()).hexdigest(), _build=lambda: fn(*args, **kwargs))
 
 
 @st.cache_resource(max_entries=MAX_VIEWS, show_spinner=False)

@@ -128,12 +128,13 @@ def finish_run() -> None:
     sync_url()
 
 
-def sync_url() -> None:
+def sync_url() -> dict[str, str]:
     """Write the data spec and every non-default bound value into the URL (values from the opening
     link that no page has bound yet are carried over); nothing is sent when it is current. Runs at
     the start and the end of every run and at the start of every fragment run, so the URL holds
     the view after any click, also when only a fragment reruns or the page stopped early. The
-    ``AFTER_SYNC`` hooks get this session's ``snapshot`` made from the same reads."""
+    ``AFTER_SYNC`` hooks get this session's ``snapshot`` made from the same reads. Returns the
+    URL's parameters (for ``show_link``)."""
     values = _bound_values()
     params = link_params(values)
     if st.query_params.to_dict() != params:
@@ -142,6 +143,7 @@ def sync_url() -> None:
         snap = snapshot(values)
         for hook in AFTER_SYNC:
             hook(snap)
+    return params
 
 
 AFTER_SYNC: list = []   # hook(snapshot) after every sync_url: the live class publishes the view from there
@@ -177,24 +179,26 @@ def link_params(values: dict[str, Any] | None = None) -> dict[str, str]:
     return params
 
 
-def link() -> str:
-    """The URL of this view: the current page with every parameter of the state."""
+def link(params: dict[str, str] | None = None) -> str:
+    """The URL of this view: the current page with every parameter of the state (``params``:
+    ``link_params()`` when already made)."""
     base = str(getattr(st.context, "url", "") or "").split("?")[0]
-    return f"{base}?{urlencode(link_params())}"
+    return f"{base}?{urlencode(link_params() if params is None else params)}"
 
 
-def show_link(box=None) -> None:
+def show_link(box=None, params: dict[str, str] | None = None) -> None:
     """Show the link of this view (``link()``) in ``box``, an ``st.empty`` of the share panel kept
     for the runs that follow, or again in the box kept. A fragment that moves bound values (the
     stepper) calls it at the end of each of its runs, the full run's included: a step click reruns
     only the fragment, not the sidebar the box is in, and Streamlit draws a fragment's writes to a
-    box outside it where the fragment wrote during the last full run."""
+    box outside it where the fragment wrote during the last full run. ``params``: what
+    ``sync_url`` just returned, so the state is not read again."""
     ss = st.session_state
     if box is not None:
         ss[_LINK_BOX] = box
     box = ss.get(_LINK_BOX)
     if box is not None:
-        box.code(link(), language=None, wrap_lines=True)
+        box.code(link(params), language=None, wrap_lines=True)
 
 
 # ------------------------------------------------------------------ bound values

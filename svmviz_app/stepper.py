@@ -107,7 +107,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
                 view(k)
         finally:
-            state.sync_url()   # a value the view reset (an option gone at this step)
-            state.show_link()  # the share panel's link, outside this fragment
+            # a value the view reset (an option gone at this step); the share panel's link, outside this fragment
+            state.show_link(params=state.sync_url())
 
     _stepped()
