@@ -51,7 +51,11 @@ DEFAULT_CACHE_MB = 200.0
 DEFAULT_MAX_TRACE = 20_000
 # below this n the float64 columns of the default cache all fit (4096² × 8 B = 128 MB), and a
 # smaller cache_mb on a small problem is a test of the cache's bookkeeping, which compares
-# iterates across cache sizes bit for bit: "auto" keeps float64 there
+# iterates across cache sizes bit for bit: "auto" keeps float64 there. Where every column fits,
+# float32 buys no cache room and costs the conversion and the exact gradient at the end (n
+# columns again when most α are non-zero): the C-SVM on the sets of benchmarks/bench_smo.py
+# --quick took more CPU with float32 columns in 15 of 16 cells, even where its iterations
+# followed LIBSVM's more closely
 AUTO_FLOAT32_N = 4096
 REFINE_ROUNDS = 3   # restarts from the exact gradient after float32 columns, then float64
 HISTORY_POINTS = 2048
