@@ -20,7 +20,7 @@ from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
-from svmviz_app.frame import MethodPage, Param, kernel_params, param_widget, run_page
+from svmviz_app.frame import MethodPage, Param, kernel_params, page_tabs, param_widget, run_page
 from svmviz_app.state import bind
 from svmviz_app.views import convergence_status
 from svmviz_app.widgets import Progress, figure_downloads, guard, model_download, plain
@@ -40,6 +40,8 @@ PRESET_SETTINGS = {
                                           "dag.wdag_weight": "gaussian_paper"},
 }
 SOURCES = [CURRENT, *PRESETS]
+# each computed only while open (a run sends one tab's figures, not the page's ten)
+TABS = ("Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)")
 # the weighted DAG's own parameters, set in its tab after the pairwise fit
 WDAG_PARAMS = (
     Param("n_clusters", "Clusters N", 3, "slider", key="wdag_n", within=(1, 8)),
@@ -169,141 +171,154 @@ with guard("cannot train the models"):
         dag = DAGSVC.from_pairwise(voting, order) if order is not None else None
         return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
-    with ctx.projected():   # lesson mode: the tabs and their first picture at the top of the page
-        tab_pw, tab_vote, tab_dag, tab_wdag = st.tabs(
-            ["Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)"])
-
-    # ------------------------------------------------------------ pairwise boundaries
-    with tab_pw:
-        st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
-                    "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
-        fig = figure("pw")
-        projector_chart(fig, key="pw_chart")
-        if not lesson:
-            figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
-            fig = figure("pwg")
-            st.plotly_chart(fig, key="pwg_chart")
-            figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
-            st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
-                          "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
-                          "support vectors": [int(e.support_.size) for e in voting.estimators_],
-                          "iterations": [int(e.n_iter_) for e in voting.estimators_],
-                          "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
-                         hide_index=True)
-
-    # ------------------------------------------------------------ voting and unclassifiable regions
-    with tab_vote:
-        st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
-                    "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
-                    "inside R_i (eq. 6) class i wins every one of its pairs.")
-        fig = figure("vote")
-        st.plotly_chart(fig, key="vote_chart")
-        tied = voting.unclassifiable(X)
-        st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
-        if not lesson:
-            figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
-            ctx.model_download(f"{train.name}_pairwise_voting")
-
-    # ------------------------------------------------------------ DAG for a chosen order
-    with tab_dag:
-        st.markdown("The DAG starts with a class list, compares its **first and last** class and "
-                    "drops the loser (D_ij ≥ 0: *not j*), K − 1 times. No region is left "
-                    "unclassified, but the regions depend on the list (Fig. 3).")
+    def class_order(draw: bool) -> list:
+        """The DAG's class list: its widget when ``draw`` (the DAG tab), else the bound value
+        (the weighted DAG's clusters use it too)."""
         if K <= 5:
             perms = [list(p) for p in itertools.permutations(range(K))]
-            pick = st.selectbox("Class list (order)", list(range(len(perms))),
-                                **bind("dag.order", 0, options=list(range(len(perms)))),
-                                format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]")
+            b = bind("dag.order", 0, options=list(range(len(perms))))
+            pick = st.selectbox("Class list (order)", list(range(len(perms))), **b,
+                                format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]") \
+                if draw else st.session_state["dag.order"]
             order_idx = perms[pick]
         else:
-            txt = st.text_input("Class list (comma separated class names)", **bind("dag.order_txt", ", ".join(names)))
+            b = bind("dag.order_txt", ", ".join(names))
+            txt = st.text_input("Class list (comma separated class names)", **b) if draw \
+                else st.session_state["dag.order_txt"]
             wanted = [t.strip() for t in txt.split(",") if t.strip()]
             unknown = [t for t in wanted if t not in names]
             if unknown:
                 raise ParameterError(f"unknown class names in the list: {', '.join(unknown)}")
             order_idx = [names.index(t) for t in wanted]
-        order = [voting.classes_[k].item() for k in order_idx]
-        dag = DAGSVC.from_pairwise(voting, order)
-        probe = st.number_input("Follow training sample #", 0, len(y) - 1,
-                                **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
-                                help="its path through the DAG is drawn in red")
-        asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
-        left, right = st.columns([3, 2])
-        with left:
-            fig = figure("dagreg", order=order)
-            st.plotly_chart(fig, key="dag_chart")
-        with right:
-            figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
-            st.plotly_chart(figd, key="dag_diagram")
-            path = dag.decision_path(X[probe:probe + 1])[0]
-            name_of = dict(zip(voting.classes_.tolist(), names))
-            st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
-                       f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
-                       + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
-                       + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
-        if not lesson:
-            st.caption("Export the regions, then the diagram:")
-            figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
-            figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
-            model_download(dag, f"{train.name}_dag", key="dag_model")
-            st.subheader("How the regions change with the order")
-            st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
-                        "again reversed), so only these lists differ. For three or four classes they can "
-                        "only disagree inside voting's unclassifiable region.")
-            orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
-            fig = figure("orders", orders=orders)
-            st.plotly_chart(fig, key="orders_chart")
-            figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
+        return [voting.classes_[k].item() for k in order_idx]
+
+    with ctx.projected():   # lesson mode: the tabs and their first picture at the top of the page
+        tab_pw, tab_vote, tab_dag, tab_wdag = page_tabs("dag", TABS)
+
+    # ------------------------------------------------------------ pairwise boundaries
+    if tab_pw.open:
+        with tab_pw:
+            st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
+                        "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
+            fig = figure("pw")
+            projector_chart(fig, key="pw_chart")
+            if not lesson:
+                figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
+                fig = figure("pwg")
+                st.plotly_chart(fig, key="pwg_chart")
+                figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
+                st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
+                              "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
+                              "support vectors": [int(e.support_.size) for e in voting.estimators_],
+                              "iterations": [int(e.n_iter_) for e in voting.estimators_],
+                              "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
+                             hide_index=True)
+
+    # ------------------------------------------------------------ voting and unclassifiable regions
+    if tab_vote.open:
+        with tab_vote:
+            st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
+                        "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
+                        "inside R_i (eq. 6) class i wins every one of its pairs.")
+            fig = figure("vote")
+            st.plotly_chart(fig, key="vote_chart")
+            tied = voting.unclassifiable(X)
+            st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
+            if not lesson:
+                figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
+                ctx.model_download(f"{train.name}_pairwise_voting")
+
+    # ------------------------------------------------------------ DAG for a chosen order
+    if tab_dag.open:
+        with tab_dag:
+            st.markdown("The DAG starts with a class list, compares its **first and last** class and "
+                        "drops the loser (D_ij ≥ 0: *not j*), K − 1 times. No region is left "
+                        "unclassified, but the regions depend on the list (Fig. 3).")
+            order = class_order(draw=True)
+            dag = DAGSVC.from_pairwise(voting, order)
+            probe = st.number_input("Follow training sample #", 0, len(y) - 1,
+                                    **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
+                                    help="its path through the DAG is drawn in red")
+            asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
+            left, right = st.columns([3, 2])
+            with left:
+                fig = figure("dagreg", order=order)
+                st.plotly_chart(fig, key="dag_chart")
+            with right:
+                figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
+                st.plotly_chart(figd, key="dag_diagram")
+                path = dag.decision_path(X[probe:probe + 1])[0]
+                name_of = dict(zip(voting.classes_.tolist(), names))
+                st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
+                           f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
+                           + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
+                           + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
+            if not lesson:
+                st.caption("Export the regions, then the diagram:")
+                figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
+                figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
+                model_download(dag, f"{train.name}_dag", key="dag_model")
+                st.subheader("How the regions change with the order")
+                st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
+                            "again reversed), so only these lists differ. For three or four classes they can "
+                            "only disagree inside voting's unclassifiable region.")
+                orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
+                fig = figure("orders", orders=orders)
+                st.plotly_chart(fig, key="orders_chart")
+                figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
 
     # ------------------------------------------------------------ weighted DAG
-    with tab_wdag:
-        st.markdown("Training (Fig. 5a): K-Means into N clusters, a Gaussian per cluster (mean and "
-                    "regularised covariance, eq. 10–11) and a DAG SVM per cluster on its samples. "
-                    "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
-                    "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
-        c1, c2, c3, c4 = st.columns(4)
-        shown = []
-        for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
-            with col:
-                shown.append(param_widget(WeightedDAGSVC, "dag", p))
-        n_clusters, weight, reg, seed = shown
-        if isinstance(imported, WeightedDAGSVC):
-            wdag, wparams = imported, None
-            st.caption("Showing the imported weighted DAG SVM.")
-        else:
-            wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
-                           random_state=int(seed), order=order)
-            bar = Progress("training the weighted DAG SVM")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ClusterClassWarning)  # shown below as a page warning
-                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
-            bar.done()
-        convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
-        if wdag.incomplete_clusters_.size:
-            st.warning(plain(wdag.missing_classes_message()))
-        parts = [("training", train)] + ([("test", test)] if test is not None else [])
-        for label, part in parts:
-            acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
-                   "WDAG": wdag.score(part.X, part.y)}
-            cols = st.columns(3)
-            for col, (k, v) in zip(cols, acc.items()):
-                col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
-        left, right = st.columns(2)
-        with left:
-            figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
-            st.plotly_chart(figc, key="wdag_clusters")
-        with right:
-            figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
-            st.plotly_chart(figf, key="wdag_fused")
-        if not lesson:
-            st.caption("Export the clusters, then the fused regions:")
-            figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
-            figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
-            fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
-            st.plotly_chart(fig, key="wdag_cluster_regions")
-            figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
-            fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
-            st.plotly_chart(fig, key="wdag_weights")
-            figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
-            model_download(wdag, f"{train.name}_wdag", key="wdag_model")
-    ctx.share(wdag)
+    if tab_wdag.open:
+        with tab_wdag:
+            st.markdown("Training (Fig. 5a): K-Means into N clusters, a Gaussian per cluster (mean and "
+                        "regularised covariance, eq. 10–11) and a DAG SVM per cluster on its samples. "
+                        "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
+                        "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
+            order = class_order(draw=False)
+            dag = DAGSVC.from_pairwise(voting, order)
+            c1, c2, c3, c4 = st.columns(4)
+            shown = []
+            for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
+                with col:
+                    shown.append(param_widget(WeightedDAGSVC, "dag", p))
+            n_clusters, weight, reg, seed = shown
+            if isinstance(imported, WeightedDAGSVC):
+                wdag, wparams = imported, None
+                st.caption("Showing the imported weighted DAG SVM.")
+            else:
+                wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
+                               random_state=int(seed), order=order)
+                bar = Progress("training the weighted DAG SVM")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ClusterClassWarning)  # shown below as a page warning
+                    wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
+                bar.done()
+            convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
+            if wdag.incomplete_clusters_.size:
+                st.warning(plain(wdag.missing_classes_message()))
+            parts = [("training", train)] + ([("test", test)] if test is not None else [])
+            for label, part in parts:
+                acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
+                       "WDAG": wdag.score(part.X, part.y)}
+                cols = st.columns(3)
+                for col, (k, v) in zip(cols, acc.items()):
+                    col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
+            left, right = st.columns(2)
+            with left:
+                figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
+                st.plotly_chart(figc, key="wdag_clusters")
+            with right:
+                figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
+                st.plotly_chart(figf, key="wdag_fused")
+            if not lesson:
+                st.caption("Export the clusters, then the fused regions:")
+                figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
+                figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
+                fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
+                st.plotly_chart(fig, key="wdag_cluster_regions")
+                figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
+                fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
+                st.plotly_chart(fig, key="wdag_weights")
+                figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
+                model_download(wdag, f"{train.name}_wdag", key="wdag_model")
+            ctx.share(wdag)

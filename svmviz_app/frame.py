@@ -543,11 +543,27 @@ def _draw_views(page: MethodPage, ctx: Context) -> None:
             view.draw(ctx)
             continue
         if not opened:
-            opened = dict(zip(tabs, st.tabs(tabs, key=f"{page.key}_tab", on_change="rerun")))
+            opened = dict(zip(tabs, page_tabs(page.key, tabs)))
         tab = opened[view.tab]
         if tab.open:
             with tab:
                 view.draw(ctx)
+
+
+def _tab_chosen(bound: str, widget: str, labels: Sequence[str]) -> None:
+    st.session_state[bound] = list(labels).index(st.session_state[widget])
+
+
+def page_tabs(prefix: str, labels: Sequence[str]):
+    """``st.tabs`` of ``labels`` whose content is computed only while open (each tab's ``.open``;
+    choosing one reruns the page), the open one bound to the app state as ``prefix.tab``: its
+    position, so a link or a lesson file opens it again and a renamed tab keeps its links. The
+    tabs widget itself (key ``prefix_tab``) is set from the bound value at every run, since a
+    link, a lesson file or a live class may change it while the widget shows another."""
+    bound, widget = f"{prefix}.tab", f"{prefix}_tab"
+    bind(bound, 0, options=list(range(len(labels))))
+    st.session_state[widget] = labels[st.session_state[bound]]
+    return st.tabs(list(labels), key=widget, on_change=_tab_chosen, args=(bound, widget, tuple(labels)))
 
 
 def run_page(page: MethodPage) -> Context:

@@ -77,7 +77,7 @@ def test_link_values_quoted_in_notes_render_as_text():
 def test_an_error_box_quoting_typed_text_renders_it_as_text():
     # the DAG page takes a typed class list above five classes and quotes unknown names back
     at = page_test("pages/6_DAG_SVM.py", dataset=_hostile_dataset(6, 72),
-                   **{"split.test": 0.0, "dag.order_txt": HOSTILE})
+                   **{"split.test": 0.0, "dag.order_txt": HOSTILE, "dag.tab": 2})   # the DAG's tab
     at.run()
     assert not problems(at)
     errors = [e.value for e in at.error]

@@ -14,6 +14,7 @@ from svmviz.data.generators import interlaced
 
 PAGE = "pages/6_DAG_SVM.py"
 WIN, LOSE = "override: local triangles (WDAG can win)", "override: Data4 (WDAG cannot win)"
+PAIRWISE, VOTE, DAG, WDAG = range(4)   # the tabs' positions, as links hold them (dag.tab)
 
 
 def _ok(at):
@@ -33,7 +34,7 @@ def _chart(at, key):
 
 
 def test_presets_show_where_wdag_wins_and_where_it_cannot():
-    at = page_test(PAGE)
+    at = page_test(PAGE, **{"dag.tab": WDAG})
     at.run()
     _ok(at)
     assert len(at.tabs) == 4
@@ -54,7 +55,7 @@ def test_presets_show_where_wdag_wins_and_where_it_cannot():
 
 
 def test_order_changes_the_dag_and_one_cluster_is_the_dag():
-    at = page_test(PAGE, dataset=interlaced(2), **{"dag.src": "current data set"})
+    at = page_test(PAGE, dataset=interlaced(2), **{"dag.src": "current data set", "dag.tab": DAG})
     at.run()
     _ok(at)
     first = _caption(at, "Sample #0")
@@ -63,6 +64,8 @@ def test_order_changes_the_dag_and_one_cluster_is_the_dag():
     at.selectbox(key="dag.order").set_value(3).run()
     _ok(at)
     assert _caption(at, "Sample #0").startswith("Sample #0 (class 0): 1 vs 0")
+    at.session_state["dag.tab"] = WDAG   # its clusters' DAGs use the list chosen in the DAG tab
+    at.run()
     at.slider(key="dag.wdag_n").set_value(1).run()
     _ok(at)
     acc = _metrics(at)
@@ -74,7 +77,7 @@ def test_clusters_lacking_classes_are_warned_about():
 
     X, y = load_iris(return_X_y=True)
     ds = Dataset(X, y, ["sl", "sw", "pl", "pw"], ["setosa", "versicolor", "virginica"], "iris", "test")
-    at = page_test(PAGE, dataset=ds)
+    at = page_test(PAGE, dataset=ds, **{"dag.tab": WDAG})
     at.run()
     _ok(at)
     assert any("4 features" in i.value for i in at.info)
@@ -89,10 +92,14 @@ def test_sessions_with_other_labels_get_their_own_figures():
     flipped = Dataset(base.X, (base.y + 1) % 3, base.feature_names, [], "Data3", base.source)
     seen = []
     for ds in (base, flipped, base):
-        at = page_test(PAGE, dataset=ds, spec="upload:same-name")
+        at = page_test(PAGE, dataset=ds, spec="upload:same-name", **{"dag.tab": VOTE})
         at.run()
         _ok(at)
-        seen.append((_chart(at, "vote_chart"), _chart(at, "wdag_fused")))
+        vote = _chart(at, "vote_chart")
+        at.session_state["dag.tab"] = WDAG
+        at.run()
+        _ok(at)
+        seen.append((vote, _chart(at, "wdag_fused")))
     assert seen[0] == seen[2]  # the same data: the same (shared) figures
     for a, b in zip(seen[0], seen[1]):
         assert a != b
@@ -107,7 +114,7 @@ def test_an_exported_wdag_can_be_loaded_back():
 
     ds = interlaced(2)
     model = WeightedDAGSVC(n_clusters=2, C=5.0, random_state=1).fit(ds.X, ds.y)
-    at = page_test(PAGE, dataset=ds)
+    at = page_test(PAGE, dataset=ds, **{"dag.tab": WDAG})
     at.run()
     slot = "_svmviz_import_dag"
     at.session_state[slot] = (model, "exported.json")
@@ -116,6 +123,23 @@ def test_an_exported_wdag_can_be_loaded_back():
     assert any("imported weighted DAG" in c.value for c in at.caption)
     assert _metrics(at)["Training accuracy: WDAG"] == round(100 * model.score(*_train(at, ds)), 1)
     assert dumps_model(model)  # the same model the page shows round-trips
+
+
+def test_only_the_open_tab_is_built_and_sent():
+    """A run draws the open tab's figures, elements and downloads only: the default (pairwise)
+    tab's two figures, not voting's, the DAG's three nor the weighted DAG's four, nor its
+    metrics; another tab, chosen, draws its own instead."""
+    at = page_test(PAGE, dataset=interlaced(2))
+    at.run()
+    _ok(at)
+    charts = sorted(c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart"))
+    assert [c for c in charts if c.endswith("_chart")] == ["pw_chart", "pwg_chart"], charts
+    assert not at.metric and not [c for c in charts if "wdag" in c or "dag_" in c or "vote" in c]
+    at.session_state["dag.tab"] = VOTE
+    at.run()
+    _ok(at)
+    charts = [c.proto.id for c in at.get("plotly_chart")]
+    assert any(c.endswith("vote_chart") for c in charts) and not any(c.endswith("pw_chart") for c in charts)
 
 
 def _train(at, ds):
@@ -131,18 +155,25 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app
 
     page.set_viewport_size({"width": 1400, "height": 2400})  # the app scrolls inside its own container
-    page.goto(f"{streamlit_url}/DAG_SVM?dag.src={LOSE.replace(' ', '+')}")
+    page.goto(f"{streamlit_url}/DAG_SVM?dag.src={LOSE.replace(' ', '+')}&dag.tab={WDAG}")   # the link's tab
     wait_for_app(page, timeout_ms=180000)
     page.get_by_text("Training accuracy: WDAG").wait_for(state="attached", timeout=180000)
     wait_for_app(page, timeout_ms=180000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.get_by_role("tab", name="Voting (Fig. 1)").click()
-    page.wait_for_timeout(2500)
+    assert page.locator(".js-plotly-plot").count() == 4   # the weighted DAG's, no other tab's
+    page.get_by_role("tab", name="Voting (Fig. 1)").click()   # computed once it opens
+    page.get_by_text("Training samples in the unclassifiable region").wait_for(timeout=180000)
+    wait_for_app(page, timeout_ms=180000)
+    page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "dag_voting.png"), full_page=False)
+    assert f"dag.tab={VOTE}" in page.url   # the tab chosen is in the link
+    assert page.locator(".js-plotly-plot").count() == 1
     page.get_by_role("tab", name="Weighted DAG (Fig. 4–5)").click()
+    page.get_by_text("Training accuracy: WDAG").wait_for(timeout=180000)
+    wait_for_app(page, timeout_ms=180000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "dag_wdag.png"), full_page=False)
-    assert page.locator(".js-plotly-plot").count() >= 8
+    assert page.locator(".js-plotly-plot").count() == 4
     assert page.locator('[data-testid="stException"]').count() == 0
 
 

@@ -251,9 +251,19 @@ def test_data_controls_see_the_training_part_before_the_size_bound():
 def test_a_tab_is_computed_only_while_open():
     at = _forms().run()
     assert "second_runs" not in at.session_state and "the second tab" not in [m.value for m in at.markdown]
-    at.session_state["f_tab"] = "second"
+    at.session_state["f.tab"] = 1
     at.run()
     assert at.session_state["second_runs"] == 1 and not any(m.value.startswith("model ") for m in at.markdown)
+    # a bound key holding a value other than its default: the link and the lesson file carry it
+    assert at.session_state["_svmviz_bound"]["f.tab"] == 0
+
+
+def test_a_link_opens_its_tab():
+    at = _forms()
+    at.query_params["f.tab"] = "1"
+    at.run()
+    assert not at.exception and at.session_state["second_runs"] == 1
+    assert "the second tab" in [m.value for m in at.markdown]
 
 
 def _order(node, out):

@@ -21,6 +21,7 @@ def _metrics(at):
 
 
 ZERO_TAB = "2. The zero solution of the C-SVM"   # the page's tabs compute only while open
+ZERO = 1   # its position, as the link holds it (hull.tab)
 
 
 def test_convex_hulls_page(fourclass):
@@ -34,7 +35,7 @@ def test_convex_hulls_page(fourclass):
     at.slider(key="hull.nu").set_value(0.3).run()
     assert not at.exception and any("overlap" in w.value for w in at.warning)
     # D_k above the predicted switch: the solver's w is zero, as predicted
-    at.session_state["hull_tab"] = ZERO_TAB
+    at.session_state["hull.tab"] = ZERO
     at.run()
     dk = at.select_slider(key="zero.D_k")
     dk.set_value(dk.options[-1]).run()
@@ -156,7 +157,7 @@ def test_a_second_session_on_the_same_view_computes_no_geometry_and_no_figure(mo
     def both_tabs():   # the hull picture, then the zero solution's tab
         at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="upload:blobs").run()
         charts = len(at.get("plotly_chart"))
-        at.session_state["hull_tab"] = ZERO_TAB
+        at.session_state["hull.tab"] = ZERO
         at.run()
         assert not problems(at)
         return charts + len(at.get("plotly_chart"))
@@ -183,7 +184,7 @@ def test_the_zero_solution_tab_names_classes_with_the_minus_sign_and_labels_each
     rng = np.random.default_rng(20)
     X = np.vstack([rng.normal(-1, 0.8, (40, 2)), rng.normal(1, 0.8, (40, 2))])
     ds = Dataset(X, np.repeat([-1, 1], 40), ["a", "b"], ["-1", "1"], "two blobs", "")
-    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="upload:blobs", hull_tab=ZERO_TAB).run()
+    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="upload:blobs", **{"hull.tab": ZERO}).run()
     assert not problems(at) and not at.error
     hyphen = re.compile(r"(?<![\w.])-\d")
     texts = [m.value for m in at.markdown]

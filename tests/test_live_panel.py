@@ -52,7 +52,7 @@ def test_the_dag_question_hides_the_samples_path_until_the_reveal():
     code, token = store.create_room()
     ds = generate("checkerboard", n_classes=3, n_per_class=20, seed=1)
     at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="gen:checkerboard;n_classes=3;n_per_class=20;seed=1",
-                   **{"dag.probe": 4})
+                   **{"dag.probe": 4, "dag.tab": 2})   # the DAG's tab, where the sample's path is drawn
     at.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
     at.run()
     assert not problems(at)

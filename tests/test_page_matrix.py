@@ -62,3 +62,10 @@ def test_page_never_raises_for_any_data(page, data):
     assert not problems(at), f"{page} on {data}: {problems(at)}"
     shown = [e.value for e in (*at.error, *at.info, *at.warning)] + [c.proto.spec for c in at.get("plotly_chart")]
     assert at.title and shown, f"{page} on {data} shows neither a result nor a message"
+    # a page's tabs compute only while open (bound as <page>.tab): each one, opened
+    bound = [k for k in at.session_state["_svmviz_bound"] if k.endswith(".tab")]
+    for key in bound:
+        for tab in range(1, len(at.tabs)):
+            at.session_state[key] = tab
+            at.run()
+            assert not problems(at), f"{page} on {data}, tab {tab}: {problems(at)}"
