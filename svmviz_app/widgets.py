@@ -170,7 +170,16 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                 st.session_state[slot] = (m, "the lesson file")
             else:
                 st.session_state["_svmviz_lesson_model"] = lesson_model  # for its own page
-    with st.sidebar.expander("Load a model (JSON)", expanded=slot in st.session_state or bool(moved)):
+    # drawn only while open (opening it reruns the page), and kept open while a model is loaded
+    # (it says so and offers the page's own fit) or the sidebar just replaced it: the uploader is
+    # one more element on every visit
+    opened = import_open_key(key)
+    if slot in st.session_state or moved:
+        st.session_state[opened] = True
+    panel = st.sidebar.expander("Load a model (JSON)", key=opened, on_change="rerun")
+    if not panel.open:
+        return _imported(slot)
+    with panel:
         if moved:
             st.caption(f"You changed {plain(', '.join(moved))} in the sidebar: the page fits its own model "
                        "with the sidebar's values instead of the imported one.")
@@ -204,6 +213,15 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                 st.caption(f"Showing the imported model from {plain(source)}. The parameters above are this "
                            f"page's own fit's; the imported model was made with {plain(_own_params(m))}.")
             st.button("Use this page's own fit instead", key=f"{key}_drop", on_click=drop_import, args=(key,))
+    return _imported(slot)
+
+
+def import_open_key(key: str) -> str:
+    """The session-state key of the "Load a model" panel's open state on the page ``key``."""
+    return f"{key}_import_open"
+
+
+def _imported(slot: str):
     got = st.session_state.get(slot)
     return None if got is None else got[0]
 

@@ -534,7 +534,7 @@ def test_the_dag_page_passes_its_progress_bars_to_both_fits(monkeypatch):
 
     calls = _recording_bars(monkeypatch)
     at = page_test("pages/6_DAG_SVM.py", dataset=interlaced(level=1, n_per_class=40, seed=0),
-                   **{"dag.wdag_n": 2}).run()
+                   **{"dag.wdag_n": 2, "dag.tab": 3}).run()   # the weighted DAG fits in its tab
     assert not problems(at), problems(at)
     assert _bar_calls(calls, "training the pairwise SVMs") == [(1, 3), (2, 3), (3, 3)]
     wdag = _bar_calls(calls, "training the weighted DAG SVM")

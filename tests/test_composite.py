@@ -17,6 +17,7 @@ import svmviz.models._svm_tree_qp as tree_qp
 import svmviz.models.guard as guard_mod
 import svmviz.models.svc as svc_mod
 from apphelpers import page_test, problems
+from svmviz_app.widgets import import_open_key
 from svmviz.data import load_builtin, split_and_normalize
 from svmviz.data.generators import interlaced
 from svmviz.errors import DataError
@@ -321,6 +322,8 @@ def _not_converged(at):
 def _warning_after_upload(at, prefix, model):
     """Import ``model`` through the page's uploader; the page shows no error, and its
     "Not converged." warnings are returned."""
+    at.session_state[import_open_key(prefix)] = True   # the panel draws its uploader only while open
+    at.run()
     at.file_uploader(key=f"{prefix}_upload").set_value((f"{prefix}.json", dumps_model(model).encode(),
                                                         "application/json")).run()
     assert not problems(at)
@@ -328,8 +331,8 @@ def _warning_after_upload(at, prefix, model):
 
 
 def test_dag_page_shows_convergence_and_a_stopped_import():
-    at = page_test("pages/6_DAG_SVM.py", dataset=interlaced(2), **{"dag.src": "current data set"})
-    at.run()
+    at = page_test("pages/6_DAG_SVM.py", dataset=interlaced(2), **{"dag.src": "current data set", "dag.tab": 3})
+    at.run()   # the weighted DAG's tab: its own convergence is said there
     _ok(at)
     caps = _converged_caption(at)
     assert any("all 3 pairwise C-SVMs" in c for c in caps), caps

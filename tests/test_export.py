@@ -336,13 +336,14 @@ def test_the_data_page_refuses_a_lesson_with_a_bad_setting_and_keeps_the_data(st
 
 def test_a_three_class_model_on_two_class_data_is_refused_on_its_page():
     from apphelpers import as_read, page_test, problems
+    from svmviz_app.widgets import import_open_key
     from svmviz.data.generators import checkerboard
     from svmviz.models import DAGSVC
 
     three = checkerboard(3, 15)
     model = DAGSVC(kernel="linear").fit(three.X, three.y)
     ds = load_builtin("fourclass_like")
-    at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="fourclass_like").run()
+    at = page_test("pages/6_DAG_SVM.py", dataset=ds, spec="fourclass_like", **{import_open_key("dag"): True}).run()
     at.file_uploader(key="dag_upload").set_value(("three.json", dumps_model(model).encode(),
                                                   "application/json")).run()
     assert not problems(at)

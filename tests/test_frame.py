@@ -287,3 +287,18 @@ def test_lesson_mode_puts_the_picture_first_and_folds_the_summary():
     folded = next(e for e in at.expander if e.label == "What this page shows")
     assert "What the page is about." in [m.value for m in folded.markdown]
     assert "second_runs" not in at.session_state   # no tabs in lesson mode: only the lesson views
+
+
+def test_the_closed_model_panel_draws_no_uploader_and_a_loaded_model_keeps_it_open():
+    from svmviz_app.widgets import import_open_key
+
+    at = _mini().run()
+    assert not at.exception and not at.get("file_uploader")   # closed: no uploader on the page
+    at.session_state[import_open_key("mini")] = True
+    at.run()
+    assert len(at.get("file_uploader")) == 1
+    X, y = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([0, 1, 0, 1])
+    at.session_state["_svmviz_import_mini"] = (_SVC(kernel="linear").fit(X, y), "m.json")
+    at.session_state[import_open_key("mini")] = False
+    at.run()
+    assert at.session_state[import_open_key("mini")] and at.get("file_uploader")   # a loaded model: open

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apphelpers import page_test, problems
+from svmviz_app.widgets import import_open_key
 from svmviz.data import Dataset
 
 from tests.conftest import wait_for_app
@@ -97,7 +98,7 @@ def test_convex_hulls_page_shows_an_imported_nu_svm():
     from svmviz.models import BinaryNuSVC, BinarySVC
 
     ds = load_builtin("hypercubes")
-    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="hypercubes").run()
+    at = page_test("pages/3_Convex_Hulls.py", dataset=ds, spec="hypercubes", **{import_open_key("hull"): True}).run()
     wrong = BinarySVC(kernel="linear").fit(ds.X, ds.y)
     at.file_uploader(key="hull_upload").set_value(("svc.json", dumps_model(wrong).encode(), "application/json")).run()
     assert not problems(at) and "BinarySVC" in at.error[0].value   # wrong estimator: said, nothing changes

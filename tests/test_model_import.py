@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from apphelpers import page_test, problems
+from svmviz_app.widgets import import_open_key
 from svmviz.data import load_builtin, split_and_normalize
 from svmviz.export import dumps_model
 from svmviz.models import (BinaryNuSVC, BinarySVC, DAGSVC, GuardVectorSVC, ScatterSVC, SVMTreeClassifier,
@@ -27,7 +28,7 @@ def test_a_model_file_loads_back_into_its_page(page, prefix, data, make):
     ds = load_builtin(data)
     train, _ = split_and_normalize(ds, "none", 0.3, 0, True)   # the Data page's default split
     model = make().fit(train.X, train.y)
-    at = page_test(page, dataset=ds, spec=data).run()
+    at = page_test(page, dataset=ds, spec=data, **{import_open_key(prefix): True}).run()
     assert not problems(at)
     at.file_uploader(key=f"{prefix}_upload").set_value((f"{prefix}.json", dumps_model(model).encode(),
                                                         "application/json")).run()
@@ -40,7 +41,7 @@ def test_a_model_file_loads_back_into_its_page(page, prefix, data, make):
 def test_a_model_of_another_estimator_is_refused_and_the_page_stays(page, prefix, data, make):
     ds = load_builtin(data)
     other = BinarySVC(kernel="linear").fit(ds.X, ds.y)
-    at = page_test(page, dataset=ds, spec=data).run()
+    at = page_test(page, dataset=ds, spec=data, **{import_open_key(prefix): True}).run()
     at.file_uploader(key=f"{prefix}_upload").set_value(("other.json", dumps_model(other).encode(),
                                                         "application/json")).run()
     assert not problems(at)
