@@ -189,6 +189,7 @@ def _leave_class() -> None:
 
 
 # ------------------------------------------------------------------ the sidebar panel
+LIVE_OPEN = "live_open"   # the panel's open state
 def panel(page) -> None:
     """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
     ss = st.session_state
@@ -208,8 +209,11 @@ def panel(page) -> None:
     lesson = state.lesson_mode()
     if live and live["role"] == "instructor" and lesson:
         _code_banner(live["code"], qr=True)
-    with st.sidebar:
-        with st.expander("Live class", expanded=live is not None):
+    if live is not None or ss.get("_svmviz_live_error"):
+        ss[LIVE_OPEN] = True   # a joined room's panel stays open: a student's poll runs in it
+    box = st.sidebar.expander("Live class", key=LIVE_OPEN, on_change="rerun")
+    if box.open:   # drawn only while open (opening it reruns the page): a visit outside a class sends none of it
+        with box:
             err = ss.pop("_svmviz_live_error", None)
             if err:
                 st.error(plain(err))

@@ -9,6 +9,7 @@ import pytest
 from apphelpers import page_test, problems
 from svmviz.data import Dataset
 from svmviz.rooms import RoomAccessError
+from svmviz_app.live import LIVE_OPEN
 
 LIVE = "_svmviz_live"
 
@@ -24,6 +25,9 @@ def test_instructor_publishes_and_a_student_takes_the_view():
     drawn = Dataset(rng.normal(size=(30, 2)), np.repeat([0, 1], 15), name="drawn points", source="drawn")
     teacher = page_test("app.py", dataset=drawn, spec="drawn:abc", **{"split.test": 0.2})
     teacher.run()
+    assert not [b for b in teacher.button if b.key == "live_start"]   # the closed panel draws nothing
+    teacher.session_state[LIVE_OPEN] = True
+    teacher.run()
     teacher.button(key="live_start").click().run()
     assert not problems(teacher)
     live = teacher.session_state[LIVE]
@@ -38,6 +42,11 @@ def test_instructor_publishes_and_a_student_takes_the_view():
     assert not problems(student)
     s_live = student.session_state[LIVE]
     assert s_live["role"] == "student" and "token" not in s_live
+    # a joined room's panel is open (its poll runs there) and stays open while the room is joined
+    assert student.session_state[LIVE_OPEN] and "Following the instructor." in [c.value for c in student.caption]
+    student.session_state[LIVE_OPEN] = False
+    student.run()
+    assert student.session_state[LIVE_OPEN] and any(b.key == "live_detach" for b in student.button)
     assert token not in str(student.query_params.to_dict() if hasattr(student.query_params, "to_dict")
                             else dict(student.query_params))
     with pytest.raises(RoomAccessError):   # what a student session holds cannot drive the room
