@@ -20,7 +20,7 @@ from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import shared_figure, shared_table, standard_views
 from svmviz_app.stepper import stepper
-from svmviz_app.frame import Inputs, MethodPage, Param, run_page
+from svmviz_app.frame import Inputs, MethodPage, Param, page_tabs, run_page
 from svmviz_app.widgets import figure_downloads, guard, plain
 
 MAX_SAMPLES = 1500  # each step solves a few dense QPs on the samples still in play: a fit within seconds
@@ -300,7 +300,7 @@ if lesson or not matches:
         stepper("tree.step", n_steps, _projected_step)
     st.stop()
 
-tab_step, tab_final = st.tabs(["Step by step", "Final tree and metrics"], key="tree_tab", on_change="rerun")
+tab_step, tab_final = page_tabs("tree", ["Step by step", "Final tree and metrics"])   # the open one in the link
 if tab_step.open:
     with tab_step:
         stepper("tree.step", n_steps, _step_view)

@@ -55,6 +55,13 @@ def test_steps_are_explained_and_moving_does_not_refit():
     assert last.startswith(f"**Step {total} of {total}**")
 
 
+def test_a_link_opens_the_final_tree_tab_alone():
+    at = page_test(PAGE, dataset=_data(), **{"tree.tab": 1}).run()   # as a link's tree.tab=1 sets it
+    assert not problems(at)
+    charts = [c.proto.id for c in at.get("plotly_chart")]
+    assert any(c.endswith("tree_before") for c in charts) and not any(c.endswith("tree_fig") for c in charts)
+
+
 def test_a_second_session_draws_a_step_from_what_the_first_one_built(monkeypatch):
     """A step's figure, tables and texts are made once for every session: a second session at the
     same step builds none of them again and does not serialise the figure again (Plotly's
