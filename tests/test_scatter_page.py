@@ -9,7 +9,8 @@ from apphelpers import page_test, problems
 from svmviz.data import Dataset, load_builtin
 
 PAGE = "pages/7_Scatter_SVM.py"
-TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensitivity maps (Fig. 16–24)")
+# a tab opens as a link opens it (scatter.tab): 0 prototypes and scatter, 1 the binary ν-SVM, 2 the
+# sensitivity maps
 
 
 def _captions(at):
@@ -30,14 +31,14 @@ def test_page_runs_every_tab_and_reacts_to_widgets():
     assert int(metrics["Support vectors"].split("/")[0]) > 0
     assert metrics["Converged"] == "yes"
     # tab 2: the binary ν-SVM on the generated pair
-    at.session_state["scatter_tab"] = TABS[1]
+    at.session_state["scatter.tab"] = 1
     at.run()
     assert any(c.startswith("μ = 1/m_smallest") for c in _captions(at))
     mu = next(s for s in at.select_slider if s.label.startswith("μ"))
     mu.set_value(1.0).run()  # μ = 1: the whole convex hulls
     _ok(at)
     # tab 3: γ chosen on validation data for the 5-D set, its per-γ maps, then the digit images
-    at.session_state["scatter_tab"] = TABS[2]
+    at.session_state["scatter.tab"] = 2
     at.run()
     chosen = next(c for c in _captions(at) if "chosen on" in c)
     assert "validation samples" in chosen
@@ -52,7 +53,7 @@ def test_page_runs_every_tab_and_reacts_to_widgets():
     downloads = [d.proto.label for d in at.get("download_button")]
     assert sum("HTML" in lab or "html" in lab for lab in downloads) >= 2  # the images and the bar chart
     # switching the formulation refits the first tab with the ν-form
-    at.session_state["scatter_tab"] = TABS[0]
+    at.session_state["scatter.tab"] = 0
     at.radio(key="scatter.form").set_value("nu").run()
     _ok(at)
     assert any(c.startswith("Squares:") for c in _captions(at))
@@ -71,7 +72,7 @@ def test_a_run_computes_only_the_open_tab(monkeypatch):
     _ok(at)
     assert any(c.startswith("Squares:") for c in _captions(at))
     assert made == []
-    at.session_state["scatter_tab"] = TABS[1]
+    at.session_state["scatter.tab"] = 1
     at.run()
     _ok(at)
     assert any(c.startswith("μ = 1/m_smallest") for c in _captions(at))
@@ -95,7 +96,7 @@ def test_data_above_the_bound_is_subsampled_visibly():
 
 
 def test_overlapping_hulls_warn():
-    at = page_test(PAGE, dataset=load_builtin("fourclass_like"), **{"scatter.bin_src": "page", "scatter_tab": TABS[1]}).run()
+    at = page_test(PAGE, dataset=load_builtin("fourclass_like"), **{"scatter.bin_src": "page", "scatter.tab": 1}).run()
     _ok(at)
     # fourclass-like: one class wraps the other, so the reduced hulls overlap and w = 0
     assert any("w ≈ 0" in w.value for w in at.warning)

@@ -63,7 +63,7 @@ def test_nu_form_draws_the_hull_points():
 
 
 def test_three_solvers_agree():
-    at = page_test(PAGE, dataset=_data(), solvers_tab="SMO against cvxpy and LIBSVM").run()
+    at = page_test(PAGE, dataset=_data(), **{"solvers.tab": 1}).run()   # the comparison tab
     assert not problems(at) and not at.error
     df = next(d.value for d in at.dataframe if "solver" in d.value.columns)
     assert list(df["solver"]) == ["SMO (Numba)", "LIBSVM (sklearn SVC)", "cvxpy reference (Clarabel)"]
