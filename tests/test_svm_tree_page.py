@@ -340,7 +340,10 @@ def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(str
 
 def _upload_tree(at, model):
     from svmviz.export import dumps_model
+    from svmviz_app.widgets import import_open_key
 
+    at.session_state[import_open_key("tree")] = True   # the panel draws its uploader only while open
+    at.run()
     return at.file_uploader(key="tree_upload").set_value(("uploaded.json", dumps_model(model).encode(),
                                                           "application/json")).run()
 
