@@ -37,7 +37,10 @@ clicks goes to a JSON record beside the table (``harness.Run``: ``test-artifacts
 By default it starts its own server (``harness.start_app_server``: ``streamlit run app.py`` from the
 project folder, so with the project's ``.streamlit/config.toml``, on a free loopback port) and stops it at the end; ``--port``
 attaches to a running one instead. One warm-up session opens the page first, alone: the first
-open on a fresh server pays imports and the fit, which the app shares between sessions.
+open on a fresh server pays imports and the fit, which the app shares between sessions. Every
+round starts once the server's CPU time nearly stops growing (``harness.wait_quiet``: after its
+first run a fresh server warms itself, work that would otherwise be counted as the round's); the
+wait and its CPU are printed under the round.
 
 Usage: python benchmarks/bench_classroom.py [--sessions 1,10,30] [--clicks 10] [--page SVM_Tree]
        [--think 1,3] [--port PORT] [--json FILE] [--config runner.postScriptGC=false] [--env K=V]
@@ -59,7 +62,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import Run, listening_pid, start_app_server, stop_app_server  # noqa: E402
+from harness import Quiet, Run, listening_pid, start_app_server, stop_app_server, wait_quiet  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -355,8 +358,10 @@ class Student:
             self.run_errors.append(f"page not found: {msg.page_not_found.page_name}")
         elif kind == "session_event" and msg.session_event.WhichOneof("type") == "script_compilation_exception":
             self.run_errors.append(f"compile error: {msg.session_event.script_compilation_exception.message}")
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            self._element(tuple(msg.metadata.delta_path), msg.delta.new_element, msg.delta.fragment_id)
+        elif kind == "delta" and msg.delta.WhichOneof("type") in ("new_element", "add_block"):
+            # a block is kept as an element: an expander that reruns when opened is a widget
+            self._element(tuple(msg.metadata.delta_path), getattr(msg.delta, msg.delta.WhichOneof("type")),
+                          msg.delta.fragment_id)
         elif kind == "script_finished":
             self._finished(msg.script_finished)
         elif kind in ("auto_rerun", "stop_auto_rerun"):
@@ -477,6 +482,22 @@ class Student:
         self.open_s = time.perf_counter() - t0
         return True
 
+    async def expand(self, label: str, timeout: float) -> bool:
+        """Open the expander ``label`` whose opening reruns the page (``on_change="rerun"``), as a
+        click on its header does: a rerun carrying its new state; whether that run ended."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        found = next(((el.expandable.id, frag) for _, (_, el, frag) in sorted(self.elements.items())
+                      if el.WhichOneof("type") == "expandable" and el.expandable.label == label
+                      and el.expandable.id), None)
+        if found is None:
+            self.errors.append(f"no expander {label!r} that reruns when opened")
+            return False
+        wid, frag = found
+        self.widgets[wid] = WidgetState(id=wid, bool_value=True)
+        await self.rerun(self.widget_states(), frag)
+        return await self.wait_run(timeout)
+
     async def click_through(self, clicks: int, think: tuple[float, float], timeout: float) -> None:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
@@ -558,6 +579,8 @@ def widget_state(kind: str, w, known: dict):
             st.double_array_value.data.extend(list(w.value) if w.set_value else list(w.default))
     elif kind == "file_uploader":
         st.file_uploader_state_value.SetInParent()      # no file: what the frontend sends
+    elif kind == "expandable":
+        st.bool_value = w.expanded      # the server's value: set by the app or by the last rerun
     else:
         return None
     return st
@@ -574,6 +597,9 @@ async def purge_visit(port: int, timeout: float) -> None:
 
 
 async def run_round(label: str, n: int, args, pid: int, health: HealthProbe) -> dict:
+    # the server warms itself after its first run: a round starts once that (and the last
+    # round's closing) is done, or its CPU would be counted as the round's
+    quiet = await asyncio.to_thread(wait_quiet, lambda: proc_cpu(pid), limit_s=args.quiet_timeout)
     load0, rss0, threads0 = loadavg(), proc_rss_mb(pid), proc_threads(pid)
     students = [Student(args.port, args.page, args.query, PAGES[args.page]) for _ in range(n)]
 
@@ -590,7 +616,8 @@ async def run_round(label: str, n: int, args, pid: int, health: HealthProbe) -> 
     t2, cpu2 = time.time(), proc_cpu(pid)
     r = {"label": label, **summarize(n, [s.open_s for s in students], [c for s in students for c in s.clicks],
                                      cpu1 - cpu0, cpu2 - cpu1)}
-    r.update({"wall_open": t1 - t0, "wall_clicks": t2 - t1, "load_start": load0, "load_end": loadavg(),
+    r.update({"quiet_wait_s": quiet.waited_s, "quiet_cpu_s": quiet.cpu_s, "quiet": quiet.quiet,
+              "wall_open": t1 - t0, "wall_clicks": t2 - t1, "load_start": load0, "load_end": loadavg(),
               "rss_before": rss0, "rss_open": rss_open, "rss_clicked": proc_rss_mb(pid),
               "threads_before": threads0, "threads_open": proc_threads(pid), **health.summary(t0, t2)})
     await asyncio.gather(*(s.close() for s in students))
@@ -661,7 +688,8 @@ async def _rounds(args, pid: int, health, run) -> bool:
               f"showed fit progress; server busy {r['cpu_clicks'] / max(r['wall_clicks'], 1e-9):.2f} cores while "
               f"clicking; threads {r['threads_before']} -> {r['threads_open']}"
               + (f"; RSS after purge {r['rss_purged']:.0f} MB" if "rss_purged" in r else "")
-              + (f"; {r['health_failed']} health probes unanswered" if r["health_failed"] else ""), flush=True)
+              + (f"; {r['health_failed']} health probes unanswered" if r["health_failed"] else "")
+              + f"; before the round {Quiet(r['quiet_wait_s'], r['quiet_cpu_s'], r['quiet']).line()}", flush=True)
         for e in r["errors"]:
             print(f"      error: {e}", flush=True)
         for e in r["lost_detail"][:10]:
@@ -690,6 +718,8 @@ def parse_args(argv=None):
                     help="skip the first round of one session that pays the imports and the fit")
     ap.add_argument("--open-timeout", type=float, default=300.0)
     ap.add_argument("--click-timeout", type=float, default=120.0)
+    ap.add_argument("--quiet-timeout", type=float, default=180.0,
+                    help="at most this many s waiting before each round for the server's CPU to nearly stop")
     ap.add_argument("--settle", type=float, default=3.0, help="s after closing the sessions before RSS is read")
     ap.add_argument("--purge-after", type=float, default=0.0,
                     help="after the settle, wait this long (the server's disconnectedSessionTTL), open and "

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 import psutil
-from harness import start_app_server, stop_app_server
+from harness import start_app_server, stop_app_server, wait_quiet
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
@@ -202,20 +202,6 @@ def trace_split(trace: Path) -> str:
             + "; main-thread JS by script: " + ", ".join(f"{k} {v:.2f}" for k, v in scripts.most_common(7)))
 
 
-def settle(proc: subprocess.Popen, quiet_s: float = 0.05, limit_s: float = 180.0) -> float:
-    """Wait until the server's CPU time grows by less than ``quiet_s`` in a second (at most
-    ``limit_s``); the CPU seconds it used meanwhile."""
-    c0 = last = cpu_s(proc)
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        time.sleep(1.0)
-        now = cpu_s(proc)
-        if now - last < quiet_s:
-            break
-        last = now
-    return cpu_s(proc) - c0
-
-
 def fmt(x: float | None) -> str:
     return "   —  " if x is None else f"{x:6.1f}"
 
@@ -246,7 +232,7 @@ def main() -> None:
                                      headless=True, args=["--no-sandbox", "--disable-gpu"])
         for name in a.pages:
             proc = start_app_server(a.port)
-            rows, timelines, splits, after = [], [], [], 0.0
+            rows, timelines, splits, after, quiet = [], [], [], 0.0, None
             try:
                 url = f"http://127.0.0.1:{a.port}/{name}"
                 first_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -254,7 +240,8 @@ def main() -> None:
                 try:
                     for i, ctx in enumerate((first_ctx, first_ctx, other_ctx)):
                         if i == 1:
-                            after = settle(proc)
+                            quiet = wait_quiet(lambda: cpu_s(proc))
+                            after = quiet.cpu_s
                         c0 = cpu_s(proc)
                         trace = a.trace / f"{name}_{KINDS[i]}" if a.trace else None
                         plot, idle, link, b, timeline = visit(ctx, url, a.timeout, proc, trace)
@@ -270,6 +257,8 @@ def main() -> None:
                 stop_app_server(proc)
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {load}", flush=True)
+            if quiet is not None and not quiet.quiet:
+                print(f"    {quiet.line()}", flush=True)
             if a.timeline:
                 for kind, line in zip(KINDS, timelines):
                     print(f"    {kind:<6} {line}", flush=True)

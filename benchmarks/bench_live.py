@@ -8,7 +8,9 @@ interval its data names (the followers' room poll)).
 
 1. The instructor opens the page (``data=fourclass`` when available) and starts a class; the N
    followers open the join link (``/SVM_Tree?room=CODE``) and wait until they show the
-   instructor's step and figure.
+   instructor's step and figure. Before they join, the server is left until its CPU time nearly
+   stops growing (``harness.wait_quiet``: a fresh server warms itself after its first run, work
+   that would otherwise be counted as the room's); the wait and its CPU are printed.
 2. **Idle:** nobody acts for ``--idle`` seconds: server CPU per follower poll.
 3. **Stepping:** the instructor clicks Next every ``--every`` seconds, ``--steps`` times. A
    follower's **lag** for a step is the time from the instructor's click to the end of the
@@ -45,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_classroom as bc   # noqa: E402  (the protocol client and statistics)
-from harness import Run, listening_pid, start_app_server, stop_app_server  # noqa: E402
+from harness import Quiet, Run, listening_pid, start_app_server, stop_app_server, wait_quiet  # noqa: E402
 
 CODE_RE = re.compile(r"[?&]room=([A-Z0-9]{4}-?[A-Z0-9]{4})")
 ANSWER_KEY_RE = re.compile(r"live_ans_(\d+)_(\d+)$")
@@ -344,12 +346,21 @@ async def run_class(args, pid: int) -> dict:
     teacher = LiveSession(args.port, args.page, args.query)
     if not await teacher.open(args.open_timeout):
         raise SystemExit(f"the instructor's page did not open: {teacher.errors}")
+    # the panel is drawn only while open
+    if not (await teacher.expand("Live class", args.click_timeout)
+            and await teacher.wait_for(lambda x: x.button("Start a class") is not None, args.click_timeout)):
+        raise SystemExit(f"the instructor's 'Live class' panel did not open: {teacher.errors}")
     await teacher.click("Start a class", args.click_timeout)
     code = teacher.find_text(CODE_RE)
     if code is None:
         raise SystemExit(f"no join code on the instructor's page: {teacher.errors}")
     base = teacher.shown()
     followers = [LiveSession(args.port, args.page, f"room={code}") for _ in range(args.followers)]
+    # a fresh server warms itself after its first run: the room's figures start once that is done
+    # (in a thread: the instructor's session keeps its timers meanwhile, its polls are the idle level)
+    quiet = await asyncio.to_thread(wait_quiet, lambda: bc.proc_cpu(pid), limit_s=args.quiet_timeout)
+    print(quiet.line(), file=sys.stderr, flush=True)
+    r.update(quiet_wait_s=quiet.waited_s, quiet_cpu_s=quiet.cpu_s, quiet=quiet.quiet)
 
     async def join(s):
         await asyncio.sleep(random.uniform(0, args.stagger))
@@ -480,6 +491,7 @@ def report(r: dict, args) -> str:
         f"{args.followers} followers + 1 instructor on /{args.page} ({args.query or 'default data'}); "
         f"{r['opened']}/{args.followers} joined, {r['synced']} showed the instructor's view; join CPU "
         f"{r['cpu_join']:.2f} s in {r['wall_join']:.1f} s",
+        f"before joining: {Quiet(r['quiet_wait_s'], r['quiet_cpu_s'], r['quiet']).line()}",
         f"idle {args.idle:g} s: {r['idle_polls']} follower polls, server CPU per poll "
         f"{1000 * r['cpu_per_idle_poll']:.1f} ms (load {r['load_idle'][0]:.2f})",
         f"{'steps':>5} {'missed':>6} {'lag p50':>7} {'p95':>5} {'max':>5} {'CPU/step':>8} {'kB/follower/step':>16} "
@@ -524,6 +536,8 @@ def parse_args(argv=None):
                     help="a Streamlit option for the started server, e.g. runner.postScriptGC=false (repeatable)")
     ap.add_argument("--open-timeout", type=float, default=300.0)
     ap.add_argument("--click-timeout", type=float, default=120.0)
+    ap.add_argument("--quiet-timeout", type=float, default=180.0,
+                    help="at most this many s waiting for the server to end its warming before the followers join")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default="", help="the run's JSON record goes to this file (default: test-artifacts/benchmarks/)")
     args = ap.parse_args(argv)

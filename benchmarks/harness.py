@@ -212,6 +212,39 @@ def load_modules(checkout: Path, modules: list[str], prefix: str = "_baseline"):
     return loaded
 
 
+@dataclass
+class Quiet:
+    """How a wait for a quiet server went: its seconds, the server's CPU seconds meanwhile, and
+    whether it ended quiet (False: it timed out, the server was still busy)."""
+    waited_s: float
+    cpu_s: float
+    quiet: bool
+
+    def line(self) -> str:
+        state = "quiet" if self.quiet else "STILL BUSY (timed out; its work is in the figures below)"
+        return f"waited {self.waited_s:.1f} s for a quiet server: {state}, server CPU meanwhile {self.cpu_s:.2f} s"
+
+
+def wait_quiet(cpu: Callable[[], float], quiet_cores: float = 0.05, window_s: float = 1.0,
+               limit_s: float = 180.0, sleep: Callable[[float], Any] = time.sleep,
+               clock: Callable[[], float] = time.monotonic) -> Quiet:
+    """Wait until a server's CPU time (``cpu()``, seconds) grows by less than ``quiet_cores`` ×
+    ``window_s`` in a window of ``window_s`` seconds, at most ``limit_s`` seconds. A fresh server
+    warms itself after its first run (imports, a first fit of every estimator, Numba's compilation
+    when its cache is cold); measured meanwhile, that work is counted as the sessions'."""
+    t0 = clock()
+    c0 = last = cpu()
+    quiet = False
+    while clock() - t0 < limit_s:
+        sleep(window_s)
+        now = cpu()
+        if now - last < quiet_cores * window_s:
+            quiet = True
+            break
+        last = now
+    return Quiet(clock() - t0, cpu() - c0, quiet)
+
+
 def listening_pid(port: int) -> int | None:
     """The process listening on a local TCP port (from /proc/net/tcp* and /proc/*/fd), or None."""
     inodes = set()

@@ -43,3 +43,42 @@ def test_a_run_with_columns_prints_its_rows_under_the_header(tmp_path):
     lines = out.getvalue().splitlines()
     assert lines[0].strip() == "cpu ratio" and lines[2].strip() == "0.50"
     assert json.loads((tmp_path / "r.json").read_text())["rows"][0]["extra"] == "kept in the record"
+
+
+class _FakeServer:
+    """A server's CPU seconds as a fake clock advances: ``rates`` cores for each following second
+    (the last rate holds after them)."""
+
+    def __init__(self, rates):
+        self.rates, self.t, self.cpu_s = list(rates), 0.0, 0.0
+
+    def sleep(self, s):
+        while s > 1e-12:
+            dt = min(s, 1.0 - (self.t % 1.0))
+            i = min(int(self.t), len(self.rates) - 1)
+            self.cpu_s += self.rates[i] * dt
+            self.t += dt
+            s -= dt
+
+    def wait(self, **kw):
+        return harness.wait_quiet(lambda: self.cpu_s, sleep=self.sleep, clock=lambda: self.t, **kw)
+
+
+def test_the_wait_for_a_quiet_server_returns_in_the_first_window_under_the_idle_rate():
+    server = _FakeServer([1.0, 1.0, 0.8, 0.02])     # warming for 3 s, then the idle level
+    q = server.wait(quiet_cores=0.05, window_s=1.0, limit_s=60)
+    assert q.quiet and q.waited_s == 4.0 and abs(q.cpu_s - 2.82) < 1e-9
+    assert "quiet" in q.line() and "4.0 s" in q.line() and "2.82 s" in q.line()
+
+
+def test_the_wait_for_a_quiet_server_reports_a_timeout_when_it_stays_busy():
+    server = _FakeServer([0.5])
+    q = server.wait(quiet_cores=0.05, window_s=1.0, limit_s=10)
+    assert not q.quiet and q.waited_s == 10.0 and abs(q.cpu_s - 5.0) < 1e-9
+    assert "STILL BUSY" in q.line()
+
+
+def test_an_already_quiet_server_is_waited_for_one_window():
+    server = _FakeServer([0.0])
+    q = server.wait(window_s=0.5)
+    assert q.quiet and q.waited_s == 0.5 and q.cpu_s == 0.0
