@@ -249,6 +249,39 @@ def test_widget_states_follow_the_server_value_else_the_kept_one_else_the_defaul
     assert "b" not in s.widgets                                 # a button's trigger is sent only on its click
 
 
+def _expander(path, label, wid, expanded):
+    msg = ForwardMsg()
+    msg.metadata.delta_path[:] = list(path)
+    exp = msg.delta.add_block.expandable
+    exp.label, exp.id, exp.expanded = label, wid, expanded
+    return msg.SerializeToString()
+
+
+def test_an_expander_that_reruns_is_kept_as_a_widget_and_opened_by_a_rerun_carrying_its_new_state():
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    s = _student()
+    for data in [_new_session(), _expander((1, 0), "Live class", "exp-id", False),
+                 _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+        s.handle(data)
+    assert [(w.id, w.bool_value) for w in s.widget_states()] == [("exp-id", False)]
+    sent = []
+
+    class Socket:       # the server's answer: a run that draws the expander open
+        async def send(self, data):
+            sent.append(BackMsg.FromString(data))
+            for d in [_new_session(), _expander((1, 0), "Live class", "exp-id", True),
+                      _finished(ForwardMsg.FINISHED_SUCCESSFULLY)]:
+                s.handle(d)
+
+    s.ws = Socket()
+    assert asyncio.run(s.expand("Live class", 5.0))
+    (states,) = [list(m.rerun_script.widget_states.widgets) for m in sent]
+    assert [(w.id, w.bool_value) for w in states] == [("exp-id", True)]
+    assert s.widgets["exp-id"].bool_value is True
+    assert not asyncio.run(s.expand("Share this view", 5.0)) and "Share this view" in s.errors[-1]
+
+
 def test_a_select_slider_sends_its_options_labels_a_slider_its_numbers():
     s = _student()
     s.handle(_new_session())
