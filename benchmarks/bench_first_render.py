@@ -26,6 +26,11 @@ open it in chrome://tracing or Perfetto, and a .cpuprofile of the page's JavaScr
 CPU went: thread CPU seconds by Chromium thread (the page's main thread, its compositor and raster workers, the
 display compositor) and the main thread's sampled JavaScript by script file (Streamlit's chunks, Plotly's).
 
+The peer, measured first in the same run the same way: a bare Streamlit app of this checkout's
+config whose only element is one Plotly chart of 862 scattered points (fourclass's size), no
+svmviz code at all; the floor of this machine and browser for a page with a plot (``--no-peer``
+leaves it out). Each page's "tab" and "new" times are also printed as ratios to the peer's.
+
 The data is whatever the server opens on: run it with ``SVMVIZ_DATA_DIR`` pointing at the folder
 holding ``fourclass_scale`` to time the real fourclass.
 
@@ -40,6 +45,7 @@ import collections
 import json
 import os
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,6 +57,16 @@ PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("[0-9]*_*
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 PLOT = ".js-plotly-plot .main-svg"
 KINDS = ("fresh", "tab", "new")
+PEER = "bare Streamlit+Plotly"
+PEER_APP = """import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(layout="wide")
+X = np.random.default_rng(0).uniform(-1, 1, (862, 2))
+y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+st.plotly_chart(go.Figure([go.Scatter(x=X[y == c, 0], y=X[y == c, 1], mode="markers", name=str(c)) for c in (-1, 1)]))
+"""
 
 
 
@@ -214,6 +230,7 @@ def main() -> None:
     ap.add_argument("--timeline", action="store_true", help="print each visit's timeline")
     ap.add_argument("--trace", type=Path, metavar="DIR",
                     help="record each visit in Chromium's tracing into DIR and print where the browser's CPU went")
+    ap.add_argument("--no-peer", action="store_true", help="leave out the bare Streamlit+Plotly app")
     a = ap.parse_args()
     if a.trace:
         a.trace.mkdir(parents=True, exist_ok=True)
@@ -230,11 +247,15 @@ def main() -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium"),
                                      headless=True, args=["--no-sandbox", "--disable-gpu"])
-        for name in a.pages:
-            proc = start_app_server(a.port)
-            rows, timelines, splits, after, quiet = [], [], [], 0.0, None
+        peer_dir = tempfile.TemporaryDirectory()
+        peer_app = Path(peer_dir.name) / "bare_app.py"
+        peer_app.write_text(PEER_APP)
+        peer_plots = None
+        for name in ([] if a.no_peer else [PEER]) + list(a.pages):
+            proc = start_app_server(a.port, script=peer_app if name == PEER else None)
+            rows, timelines, splits, after, quiet, plots = [], [], [], 0.0, None, []
             try:
-                url = f"http://127.0.0.1:{a.port}/{name}"
+                url = f"http://127.0.0.1:{a.port}/{'' if name == PEER else name}"
                 first_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
                 other_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
                 try:
@@ -248,6 +269,7 @@ def main() -> None:
                         if trace is not None:
                             splits.append(trace_split(trace))
                         rows.append(f"{fmt(plot):>9} {fmt(idle)} {cpu_s(proc) - c0:6.1f} {b:7.1f}")
+                        plots.append(plot)
                         timelines.append(timeline.line(plot))
                         url = link
                 finally:
@@ -257,6 +279,11 @@ def main() -> None:
                 stop_app_server(proc)
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {load}", flush=True)
+            if name == PEER:
+                peer_plots = plots
+            elif peer_plots is not None:
+                print("    to the first plot, page / bare app: " + ", ".join(
+                    f"{kind} {ratio(p, q)}" for kind, p, q in zip(KINDS, plots, peer_plots)), flush=True)
             if quiet is not None and not quiet.quiet:
                 print(f"    {quiet.line()}", flush=True)
             if a.timeline:
@@ -265,6 +292,12 @@ def main() -> None:
             for kind, line in zip(KINDS, splits):
                 print(f"    {kind:<6} {line}", flush=True)
         browser.close()
+        peer_dir.cleanup()
+
+
+def ratio(page: float | None, peer: float | None) -> str:
+    """``page``'s time over the peer's, "—" when either never drew its plot."""
+    return "—" if page is None or not peer else f"{page / peer:.2f}×"
 
 
 if __name__ == "__main__":

@@ -268,18 +268,20 @@ def listening_pid(port: int) -> int | None:
     return None
 
 
-def start_app_server(port: int, wait_s: float = 120.0, config=(), env: dict | None = None
-                     ) -> subprocess.Popen:
+def start_app_server(port: int, wait_s: float = 120.0, config=(), env: dict | None = None,
+                     script: Path | None = None) -> subprocess.Popen:
     """``streamlit run app.py`` of this repository (its ``.streamlit/config.toml`` applies) on
     127.0.0.1:``port``, returned once it answers its health check as the port's listener (another
-    server that took the port meanwhile answers too). ``config``: more options as
+    server that took the port meanwhile answers too). ``script``: another app to run the same way
+    (a benchmark's peer), with this repository's config. ``config``: more options as
     "section.name=value" (e.g. "server.disconnectedSessionTTL=10"; they override the defaults
     here), ``env``: variables added to the environment. Its output goes to a temporary file (a
     full pipe would block the server), shown when it exits before answering."""
     options = {"server.headless": "true", "server.port": str(port),
                "server.address": "127.0.0.1", "server.fileWatcherType": "none"}
     options.update(c.split("=", 1) for c in config)
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", *(f"--{k}={v}" for k, v in options.items())]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script or "app.py"),
+           *(f"--{k}={v}" for k, v in options.items())]
     out = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                             env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
