@@ -372,3 +372,52 @@ def test_every_positive_alpha_is_a_dot_the_width_of_the_bars_does_not_hide():
     assert {(int(k), float(alpha[k])) for k in np.flatnonzero(alpha)} <= shown
     rings = [t for t in dots if t.name == "working pair"]
     assert rings and sorted(rings[0].x) == sorted([i, j])
+
+
+def _title_fits_its_column(fig, column_px: float = 400) -> None:
+    """The title and every line of its subtitle drawn whole in a column ``column_px`` wide (a bold
+    sans-serif glyph about 0.55 of the font size wide; Plotly starts the title at 5 % of the
+    width), the top margin tall enough for them, and the legend under the plot, not over the title."""
+    from svmviz.plots.common import SUBTITLE_SIZE, TITLE_SIZE
+
+    def width(text, size):
+        return 0.55 * size * len(re.sub(r"<[^>]+>", "", text))
+
+    room = 0.9 * column_px
+    title = fig.layout.title
+    assert width(title.text, TITLE_SIZE) <= room, title.text
+    lines = title.subtitle.text.split("<br>") if title.subtitle.text else []
+    for line in lines:
+        assert width(line, SUBTITLE_SIZE) <= room, line
+    assert fig.layout.margin.t >= 1.3 * (TITLE_SIZE + SUBTITLE_SIZE * len(lines)) + 10
+    legend = fig.layout.legend
+    assert legend.yref == "container" and legend.yanchor == "bottom" and legend.y < 0.1
+
+
+def test_the_weighted_dag_figures_fit_the_half_page_columns_they_are_shown_in():
+    """The DAG page shows the K-Means clusters and the fused regions side by side, each in half
+    the main column (about 400 px at 1280 × 720): the clusters' title was cut off there and the
+    fused regions' title ran into the legend above the plot. Their details are subtitles now,
+    also when a cluster lacks a class and with the paper's weights."""
+    import warnings
+
+    from svmviz.data.generators import fourclass_like
+    from svmviz.models.dag import WeightedDAGSVC
+    from svmviz.plots.dag import plot_fused_regions, plot_wdag_clusters
+
+    ds = fourclass_like(n=200, seed=0)
+    far = np.vstack([ds.X, ds.X[ds.y == ds.y[0]][:20] + [40.0, 0.0]])   # a cluster of one class only
+    yfar = np.r_[ds.y, np.full(20, ds.y[0])]
+    fits = [WeightedDAGSVC(n_clusters=3, random_state=0).fit(ds.X, ds.y)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits.append(WeightedDAGSVC(n_clusters=3, weight="gaussian_paper", random_state=0).fit(far, yfar))
+    assert fits[1].incomplete_clusters_.size
+    for model, X, y in ((fits[0], ds.X, ds.y), (fits[1], far, yfar)):
+        clusters = plot_wdag_clusters(model, X, y)
+        _title_fits_its_column(clusters)
+        assert "N = 3" in clusters.layout.title.text and "1σ" in clusters.layout.title.subtitle.text
+        fused = plot_fused_regions(model, X, y, resolution=40)
+        _title_fits_its_column(fused)
+        assert "N = 3" in fused.layout.title.subtitle.text
+    assert "lacks a class" in plot_wdag_clusters(fits[1], far, yfar).layout.title.subtitle.text

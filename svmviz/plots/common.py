@@ -278,6 +278,15 @@ def layout_spec(title: str = "", xlabel: str = "x1", ylabel: str = "x2", equal: 
                 yaxis=yaxis)
 
 
+def with_subtitle(fig: go.Figure, text: str) -> go.Figure:
+    """``text`` (lines joined by <br>) as the title's subtitle at a size read on a projector, the
+    top margin grown to hold it: details moved out of a title that a narrow column cuts off."""
+    lines = text.count("<br>") + 1
+    fig.update_layout(title=dict(subtitle=dict(text=text, font=dict(size=SUBTITLE_SIZE))),
+                      margin=dict(t=60 + 20 * lines))
+    return fig
+
+
 def readable(fig: go.Figure, title: str | None = None, n_titles: int = 0, **layout) -> go.Figure:
     """The projector sizes of ``base_layout`` for a figure it does not lay out (subplots, diagrams,
     bars): body, title, legend and tick fonts, and its first ``n_titles`` annotations — the

@@ -13,8 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, class_text, grid,
-                                 legend_below, readable, rgba)
+from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, class_text, counted,
+                                 grid, legend_below, readable, rgba, with_subtitle)
 from svmviz.plots.contours import level_line_trace, polyline_xy
 from svmviz.plots.regions import add_region, class_margins, label_regions, region_rings
 
@@ -321,11 +321,14 @@ def plot_wdag_clusters(model, X, y, class_names=None, plane: Plane | None = None
         fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers+text", text=[f"C{M + 1}"],
                                  textposition="top center", marker=dict(symbol="x", size=13, color=col),
                                  legendgroup=f"c{M}", showlegend=False, name=f"mean of cluster {M + 1}"))
-    title = f"K-Means clusters (N = {len(model.means_)}) and their Gaussians (1σ, 2σ)"
-    if model.incomplete_clusters_.size:
-        title += f" — {model.incomplete_clusters_.size} cluster(s) lack a class"
-    return legend_below(base_layout(fig, title,
-                                     *view.labels, equal=plane is None))
+    # a short title and the rest as a subtitle: the page shows this figure in half its width
+    # (about 400 px), where the whole sentence as a title was cut off
+    subtitle = "their Gaussians: 1σ solid, 2σ dashed"
+    n_lacking = model.incomplete_clusters_.size
+    if n_lacking:
+        subtitle += f"<br>{counted(n_lacking, 'cluster')} {'lacks' if n_lacking == 1 else 'lack'} a class"
+    fig = base_layout(fig, f"K-Means clusters (N = {len(model.means_)})", *view.labels, equal=plane is None)
+    return legend_below(with_subtitle(fig, subtitle))
 
 
 def plot_cluster_regions(model, X, y, class_names=None, plane: Plane | None = None,
@@ -381,8 +384,7 @@ def plot_weight_maps(model, X, y, class_names=None, plane: Plane | None = None,
         m2 = view.to2d(model.means_[M][None])[0]
         fig.add_trace(go.Scatter(x=[m2[0]], y=[m2[1]], mode="markers", marker=dict(symbol="x", size=12, color="white"),
                                  showlegend=False, name=f"mean {M + 1}"), row=r, col=c)
-    kind = "normal density" if model.weight == "gaussian" else "eq. 12 as printed in Sabzekar et al."
-    return readable(fig, f"Membership weights w_M(x) ({kind}, normalised so Σ_M w_M = 1)", N,
+    return readable(fig, f"Membership weights w_M(x) ({_weight_kind(model)}, normalised so Σ_M w_M = 1)", N,
                     height=330 * rows, margin=dict(l=30, r=10, t=60, b=30))
 
 
@@ -399,5 +401,12 @@ def plot_fused_regions(model, X, y, class_names=None, plane: Plane | None = None
         add_region(fig, region_rings(view.xs, view.ys, G[:, k].reshape(view.shape)),
                    rgba(class_color(k, K), 0.30), f"region of {names[k]}", group=f"region {k}", edge=True)
     add_class_scatter(fig, view.X2, np.asarray(y), classes=model.classes_, names=names)
-    return base_layout(fig, f"WDAG fused regions argmax τ_i (N = {len(model.means_)}, weights: {model.weight})",
-                       *view.labels, equal=plane is None)
+    # as the clusters beside it on the page, half its width: a short title, the settings as a
+    # subtitle and the legend under the plot (above it, it ran into the title)
+    fig = base_layout(fig, "WDAG fused regions argmax τ_i", *view.labels, equal=plane is None)
+    return legend_below(with_subtitle(fig, f"N = {len(model.means_)}, weights: {_weight_kind(model)}"))
+
+
+def _weight_kind(model) -> str:
+    """What the weights w_M(x) of a weighted DAG SVM are, in a few words."""
+    return "normal density" if model.weight == "gaussian" else "eq. 12 as printed"
