@@ -390,8 +390,9 @@ def _title_fits_its_column(fig, column_px: float = 400) -> None:
     for line in lines:
         assert width(line, SUBTITLE_SIZE) <= room, line
     assert fig.layout.margin.t >= 1.3 * (TITLE_SIZE + SUBTITLE_SIZE * len(lines)) + 10
-    legend = fig.layout.legend
-    assert legend.yref == "container" and legend.yanchor == "bottom" and legend.y < 0.1
+    legend = fig.layout.legend      # at the bottom of the figure, or under the axes
+    assert (legend.yref == "container" and legend.yanchor == "bottom" and legend.y < 0.1
+            or legend.yref in (None, "paper") and legend.yanchor == "top" and legend.y < 0)
 
 
 def test_the_weighted_dag_figures_fit_the_half_page_columns_they_are_shown_in():
@@ -421,3 +422,15 @@ def test_the_weighted_dag_figures_fit_the_half_page_columns_they_are_shown_in():
         _title_fits_its_column(fused)
         assert "N = 3" in fused.layout.title.subtitle.text
     assert "lacks a class" in plot_wdag_clusters(fits[1], far, yfar).layout.title.subtitle.text
+
+
+def test_the_guard_vector_figure_fits_the_half_page_column_it_is_shown_in():
+    """The guard-vector page shows this figure beside the dual-space one, in half the main column:
+    its title, with the counts, was cut off there."""
+    from svmviz.models import GuardVectorSVC
+    from svmviz.plots.guard import plot_guard_vectors
+
+    X, y = _blobs()
+    fig = plot_guard_vectors(GuardVectorSVC().fit(X, y), X, y)
+    _title_fits_its_column(fig)
+    assert "guard (circled)" in fig.layout.title.subtitle.text

@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from svmviz.data import signed
 from svmviz.plots.common import (NEG_COLOR, POS_COLOR, SYMBOLS, base_layout, class_text, padded_box, readable,
-                                 user_text)
+                                 user_text, with_subtitle)
 from svmviz.plots.hulls import add_line, hull_legend
 
 
@@ -55,9 +55,10 @@ def plot_guard_vectors(model, X, y, selected: int | None = None, names=None,
                      "#2ca02c", "dash", 2)
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
-    return hull_legend(base_layout(fig, f"Guard vectors (circled) ⊇ support vectors (×): {g.sum()} "
-                                          f"guard, {len(sv)} support", user_text(labels[0]),
-                                   user_text(labels[1])))
+    # the counts as a subtitle: the page shows this figure in half its width (about 400 px), where
+    # the whole sentence as a title was cut off
+    fig = hull_legend(base_layout(fig, "Guard and support vectors", user_text(labels[0]), user_text(labels[1])))
+    return with_subtitle(fig, f"{g.sum()} guard (circled) ⊇ {len(sv)} support (×)")
 
 
 def plot_dual_view(view, X, y) -> go.Figure:
