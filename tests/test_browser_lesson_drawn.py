@@ -127,6 +127,8 @@ def test_a_drawn_three_class_lesson_comes_back_in_another_browser(streamlit_url,
     assert sorted(_legend(page)) == ["2 (8)", "north <b> (9)", "south-east (10)"]
 
     _open_page(page, "DAG SVM")
+    page.get_by_role("tab", name="DAG (Fig. 2–3)").click()   # the class list's tab; the lesson brings it back open
+    wait_for_app(page)
     before = _view(page)
     assert "drawn data" in before["data"] and "27 samples × 2 features" in before["data"]
     assert "[north <b>, 2, south-east]" in before["order"]
@@ -134,6 +136,7 @@ def test_a_drawn_three_class_lesson_comes_back_in_another_browser(streamlit_url,
     assert before.pop("data_spec").startswith("drawn:"), before["params"]
     assert "linear" in before["kernel"]   # the sketch sets the DAG page to linear pairwise SVMs
     assert before["params"]["split.test"] == ["0.0"], before["params"]   # drawn data trains on every point
+    assert before["params"]["dag.tab"] == ["2"], before["params"]
     page.screenshot(path=str(artifacts_dir / "drawn_lesson_dag_before.png"))
 
     sidebar = page.locator('[data-testid="stSidebar"]')
