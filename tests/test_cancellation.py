@@ -547,6 +547,10 @@ def test_the_scatter_page_passes_its_progress_bars_to_every_fit_and_the_gamma_se
     calls = _recording_bars(monkeypatch)
     at = page_test("pages/7_Scatter_SVM.py", dataset=gaussians_on_circle(3, 30, seed=0)).run()
     assert not problems(at), problems(at)
+    for tab in (1, 2):   # each tab fits only while open
+        at.session_state["scatter.tab"] = tab
+        at.run()
+        assert not problems(at), problems(at)
     for start in ("Fitting Scatter SVM on", "Fitting binary ν-SVM", "Fitting Scatter SVM (RBF"):
         got = _bar_calls(calls, start)
         assert got and got[-1] == (1, 1), (start, got)
