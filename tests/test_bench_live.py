@@ -13,7 +13,7 @@ import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from conftest import ROOT
-from test_bench_classroom import _delta
+from test_bench_classroom import _delta, _run_of
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 _spec = importlib.util.spec_from_file_location("bench_live", ROOT / "benchmarks" / "bench_live.py")
@@ -178,13 +178,6 @@ def test_a_wait_reads_the_page_only_between_runs_as_the_figures_are_taken_at_run
     assert bench.first_after(s.history, 0.0, lambda h: h.revealed) is not None
 
 
-def _run_start(*fragment_ids):
-    msg = ForwardMsg()
-    msg.new_session.config.max_cached_message_age = 2
-    msg.metadata.run.fragment_ids.extend(fragment_ids)
-    return msg.SerializeToString()
-
-
 def test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_frontend_does():
     from streamlit.proto.AutoRerun_pb2 import AutoRerun
 
@@ -196,9 +189,9 @@ def test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_fron
             sent.append(fragment_id)
         s.rerun = rerun
         s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="old-poll")))
-        s.handle(_run_start("stepper"))          # a fragment run: the timers stay
+        s.handle(_run_of("stepper"))          # a fragment run: the timers stay
         assert set(s.timers) == {"old-poll"}
-        s.handle(_run_start())                   # a full run that draws the poll at another place
+        s.handle(_run_of())                   # a full run that draws the poll at another place
         s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="new-poll")))
         timer = s.timers["new-poll"][0]
         s.handle(_msg(auto_rerun=AutoRerun(interval=0.05, fragment_id="new-poll")))
@@ -229,15 +222,15 @@ def test_a_mounted_ticker_sets_its_trigger_on_its_own_schedule_until_it_leaves_t
             sent.append((fragment_id, [json.loads(w.json_trigger_value)[0]["event"] for w in widget_states
                                        if w.json_trigger_value]))
         s.rerun = rerun
-        s.handle(_run_start())
+        s.handle(_run_of())
         s.handle(_ticker_delta(50))
         await asyncio.sleep(0.18)      # the run has not ended: the element is on the page all the same
         assert len(sent) >= 2 and set(map(str, sent)) == {str(("ticker-frag", ["tick"]))}
         s.handle(_plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY))
         timer = s.tickers["$$ID-t-live_ticker"][0]
-        for data in [_run_start("ticker-frag"), _ticker_delta(50),
+        for data in [_run_of("ticker-frag"), _ticker_delta(50),
                      _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY),
-                     _run_start("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+                     _run_of("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
             s.handle(data)             # its fragment drew it again, then another fragment ran: one timer still
         assert s.tickers["$$ID-t-live_ticker"][0] is timer and not timer.done()
         s.handle(_ticker_delta(60000))  # other data: the script runs again with it
@@ -246,7 +239,7 @@ def test_a_mounted_ticker_sets_its_trigger_on_its_own_schedule_until_it_leaves_t
         n = len(sent)
         await asyncio.sleep(0.12)
         assert len(sent) == n
-        for data in [_run_start(), _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
+        for data in [_run_of(), _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
             s.handle(data)             # a full run without it: unmounted, its timer ends
         assert not s.tickers
         await s.close()
@@ -269,11 +262,11 @@ def test_a_run_cut_short_leaves_what_it_drew_to_the_fragments_that_drew_it():
     s = bench.LiveSession(port=1, page="SVM_Tree", query="room=ABCD-EFGH")
 
     async def scenario():
-        for data in [_run_start(), _delta((0, 0), "markdown", "stepper", body="**Step 1 of 5**"),
+        for data in [_run_of(), _delta((0, 0), "markdown", "stepper", body="**Step 1 of 5**"),
                      _ticker_delta(60000), _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY),
-                     _run_start("ticker-frag"), _ticker_delta(60000),
+                     _run_of("ticker-frag"), _ticker_delta(60000),
                      _plain(script_finished=ForwardMsg.FINISHED_EARLY_FOR_RERUN),
-                     _run_start("stepper"), _delta((0, 0), "markdown", "stepper", body="**Step 2 of 5**"),
+                     _run_of("stepper"), _delta((0, 0), "markdown", "stepper", body="**Step 2 of 5**"),
                      _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
             s.handle(data)
         assert s.step() == (2, 5)
@@ -290,11 +283,11 @@ def test_a_wait_sees_a_run_end_followed_at_once_by_the_next_run():
     started before the wait looks again."""
     async def scenario():
         s = bench.LiveSession(port=1, page="SVM_Tree", query="")
-        s.handle(_run_start())
+        s.handle(_run_of())
         waiting = asyncio.create_task(s.wait_for(lambda x: x.step() == (2, 5), 1.0))
         await asyncio.sleep(0.05)
         for data in [_delta((0, 0), "markdown", "stepper", body="**Step 2 of 5**"),
-                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY), _run_start("tally")]:
+                     _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY), _run_of("tally")]:
             s.handle(data)           # one read of the websocket: no wait runs in between
         assert await waiting
 
@@ -311,12 +304,12 @@ def test_a_click_ends_at_a_run_end_after_it_though_a_timer_asked_for_a_run_since
             async def send(self, data):
                 pass
         s.ws = Ws()
-        for data in [_run_start(), _delta((0, 0), "button", "stepper", label="Next ▶", id="next-id"),
+        for data in [_run_of(), _delta((0, 0), "button", "stepper", label="Next ▶", id="next-id"),
                      _plain(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY)]:
             s.handle(data)
         click = asyncio.create_task(s.click("Next", timeout=1.0))
         await asyncio.sleep(0.05)
-        for data in [_run_start("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
+        for data in [_run_of("stepper"), _plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
             s.handle(data)
         timer = s.rerun(fragment_id="tally", auto=True)   # in the same turn of the loop as the run's end
         with pytest.raises(StopIteration):
