@@ -37,39 +37,40 @@ def _click_canvas(page, fx: float, fy: float, expect: str) -> None:
 
 
 def _rename(page, row: int, name: str, legend: str) -> None:
-    """Type ``name`` into the name cell of ``row`` of the class-name table (a canvas grid: the
-    cell is found by position — header and rows are one row height each, the name column is the
-    middle one of three) and wait for the canvas legend to show ``legend``. A double click that
-    lands while the grid is being remounted after the previous edit opens no editor: then the
-    legend does not change and it is tried again, the other way (a click, then typing)."""
+    """Type ``name`` into the name cell of ``row`` of the class-name table and wait for the canvas
+    legend to show ``legend``. The table is a canvas grid: the cell is clicked by position (header
+    and rows are one row height each, the name column is the middle one of three). Each step waits
+    for what the grid shows a user: the click has selected that cell (its accessible twin
+    ``glide-cell-1-<row>`` holds the focus), Enter has opened the cell's text editor, and the
+    typed name is in it. A click that lands while the grid is being remounted after the previous
+    edit selects nothing; then the step is tried again."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    for attempt in range(6):
+    editor = page.locator("#portal textarea.gdg-input")
+    for attempt in range(4):
         wait_for_app(page)
         grid = page.locator('[data-testid="stDataFrame"]').nth(1)
         grid.wait_for(state="visible")
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         box = grid.bounding_box()
-        x, y = box["x"] + box["width"] * 0.5, box["y"] + 35 * (row + 1.5)
-        if attempt % 2 == 0:   # open the cell's editor, select its text, type over it
-            page.mouse.dblclick(x, y)
-            page.wait_for_timeout(500)
-            page.keyboard.press("Control+a")
-        else:                  # or select the cell: typing opens its editor with the typed text
-            page.mouse.click(x, y)
-            page.wait_for_timeout(500)
-        page.keyboard.type(name)
-        page.keyboard.press("Enter")
+        page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + 35 * (row + 1.5))
         try:
+            page.wait_for_function("id => document.activeElement && document.activeElement.id === id",
+                                   arg=f"glide-cell-1-{row}", timeout=5000)
+            page.keyboard.press("Enter")
+            editor.wait_for(state="visible", timeout=5000)
+            editor.fill(name)
+            page.wait_for_function("t => document.querySelector('#portal textarea.gdg-input')?.value === t",
+                                   arg=name, timeout=5000)
+            editor.press("Enter")
             page.wait_for_function("t => [...document.querySelectorAll('.js-plotly-plot .legendtext')]"
-                                   ".some(e => e.textContent === t)", arg=legend, timeout=20000)
+                                   ".some(e => e.textContent === t)", arg=legend, timeout=60000)
             wait_for_app(page)
             return
         except PlaywrightTimeout:
-            pass
-        page.screenshot(path=str(ARTIFACTS / f"drawn_lesson_rename_{row}_try_{attempt}.png"))
-        page.keyboard.press("Escape")
+            page.screenshot(path=str(ARTIFACTS / f"drawn_lesson_rename_{row}_try_{attempt}.png"))
+            page.keyboard.press("Escape")
     raise AssertionError(f"the name {name!r} did not reach row {row} of the class-name table")
 
 
