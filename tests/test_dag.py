@@ -323,13 +323,25 @@ def test_dag_diagram_and_region_figures(voting3, data3):
     dag = DAGSVC.from_pairwise(voting3, [2, 0, 1])
     fig = P.plot_dag_diagram(dag, ["a", "b", "c"], X=X, highlight=X[0])
     nodes = fig.data[-1]
-    assert list(nodes.text) == ["c vs b", "c vs a", "a vs b", "c", "a", "b"]  # Fig. 2 for [c, a, b]
+    assert list(nodes.text) == ["c<br>vs<br>b", "c<br>vs<br>a", "a<br>vs<br>b", "c", "a", "b"]  # Fig. 2 for [c, a, b]
     labels = [a.text for a in fig.layout.annotations]
     assert len(labels) == 6 and labels[0].startswith("not b") and labels[1].startswith("not c")
     # every training sample takes one edge per level: the counts of a level add up to n
     counts = [int(t.split("(")[1].rstrip(")")) for t in labels]
     assert sum(counts[:2]) == len(y) and sum(counts[2:]) == len(y)
     assert sum(tr.line.width == 5 for tr in fig.data[:-1]) == 2  # the highlighted path: K − 1 edges
+    # long names are cut on the diagram and whole in its hover (every node and edge label)
+    long = ["north-east corridor", "south", "west <b>"]
+    fig = P.plot_dag_diagram(dag, long, X=X)
+    nodes = fig.data[-1]
+    assert nodes.text[0] == "west &lt;b&gt;<br>vs<br>south" and nodes.text[3] == "west &lt;b&gt;"
+    assert nodes.text[4] == "north-eas…" and "north-east corridor" in nodes.hovertext[1]
+    labels = [a.text.split("<br>")[0] for a in fig.layout.annotations]
+    assert labels == ["not south", "not west &lt;b&gt;", "not north-eas…", "not west &lt;b&gt;", "not south",
+                      "not north-eas…"]
+    assert fig.layout.annotations[2].hovertext.startswith("not north-east corridor: ")
+    assert fig.layout.title.text == "Decision DAG"
+    assert fig.layout.title.subtitle.text == "class list [west &lt;b&gt;, north-eas…, south]"
     # the voting map's grey region is exactly where the votes tie (away from its edge)
     vfig = P.plot_voting_regions(voting3, X, y, resolution=60)
     xs, ys, _ = grid(X, 60)

@@ -9,7 +9,7 @@ import pytest
 
 from svmviz.data import Dataset
 from svmviz.export import figure_bytes
-from svmviz.plots.common import Plane, user_text
+from svmviz.plots.common import Plane, class_label, class_text, shortened, user_text
 
 IMG = "<img src=http://x>"
 LINK = "<a href=http://x>a</a>"
@@ -101,3 +101,18 @@ def test_binary_plots_escape_names():
     fig = plot_hulls(X, y, hulls, hulls, 1.0, names=[IMG, LINK], labels=(BOLD, IMG))
     _check(fig, (IMG, LINK, BOLD))
     _check(plot_alpha_bars(np.ones(20), y, 1.0, names=[IMG, LINK]), (IMG, LINK))
+
+
+def test_a_cut_name_is_cut_as_typed_and_escaped_once():
+    assert shortened(BOLD, 5) == "&lt;b&gt;b…"          # shown "<b>b…": an entity is never cut in half
+    assert shortened("a&b&c", 4) == "a&amp;b…"
+    assert shortened("east-west corridor", 10) == "east-west…"
+    assert shortened("south", 10) == "south" and shortened(user_text(IMG), 100) == user_text(IMG)
+    assert shortened(user_text("north <b>"), 6) == "north…"
+
+
+def test_a_binary_class_label_is_escaped_once_wherever_it_is_passed_on():
+    # the figures pass legend names through class_text again (add_class_scatter)
+    assert class_text(class_label("a&b", -1)) == "a&amp;b (as −1)"
+    assert class_text(class_label(BOLD, 1)) == "&lt;b&gt;b&lt;/b&gt; (as +1)"
+    assert class_label("−1", -1) == "class −1" and class_label("+1", 1) == "class +1"

@@ -53,6 +53,17 @@ def class_text(value) -> PlotText:
     return PlotText(text.replace("-", "−"))
 
 
+def shortened(text, limit: int) -> PlotText:
+    """A user string as Plotly text (``user_text``) of at most ``limit`` characters as shown, "…"
+    ending one that was cut; the cut is made on the string as typed, so an entity ("&lt;") is
+    never cut in half. For labels in a tight place; show the whole name where the pointer is
+    (hover)."""
+    shown = html.unescape(user_text(text))
+    if len(shown) <= limit:
+        return user_text(text)
+    return user_text(shown[:max(limit - 1, 1)] + "…")
+
+
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes"."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
@@ -79,18 +90,18 @@ def legend_below(fig: go.Figure, y: float | None = None, **margin) -> go.Figure:
     return fig
 
 
-def class_label(c, sign: int) -> str:
+def class_label(c, sign: int) -> PlotText:
     """The legend name of class ``c`` shown as the ``sign`` (±1) side of a binary problem: one
     label per class, written with the minus sign (U+2212) — "class −1" when the class is −1/+1
-    (or 0/1 shown as −1/+1), else "setosa (as −1)"."""
+    (or 0/1 shown as −1/+1), else "setosa (as −1)". Plotly text (``user_text``), escaped once."""
     side = "−1" if sign < 0 else "+1"
     try:
-        value = float(c)
+        value = float(str(c).replace("−", "-"))   # a name already written with the minus sign too
     except (TypeError, ValueError):
-        return f"{user_text(c)} (as {side})"
+        return PlotText(f"{user_text(c)} (as {side})")
     if value == sign:
-        return f"class {side}"
-    return f"class {user_text(str(c).replace('-', '−'))} (as {side})"
+        return PlotText(f"class {side}")
+    return PlotText(f"class {user_text(str(c).replace('-', '−'))} (as {side})")
 
 
 def rgba(hex_color: str, alpha: float) -> str:

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, class_text, counted,
-                                 grid, legend_below, readable, rgba, with_subtitle)
+                                 grid, legend_below, readable, rgba, shortened, with_subtitle)
 from svmviz.plots.contours import level_line_trace, polyline_xy
 from svmviz.plots.regions import add_region, class_margins, label_regions, region_rings
 
@@ -227,13 +227,29 @@ def dag_layout(K: int):
     return [(s, lo, lo - s / 2.0, -float(s)) for s in range(K) for lo in range(s + 1)]
 
 
+# The diagram sits in a column about 320 px wide (a phone, a laptop with the sidebar open), where a
+# level of K nodes has about 300/K px per node. Its labels fit there:
+#  - class names are cut to DAG_NAME_CHARS // K characters (10 for three classes: "versicolor"),
+#    whole in the hover of every node and edge label;
+#  - the two edges leaving a node are labelled at different heights (the left one at
+#    EDGE_LABEL_AT[0] of its length, the right one at EDGE_LABEL_AT[1]), so labels side by side on
+#    one row are a whole node apart, never half of one;
+#  - a level is LEVEL_PX high, room for the node circles and the two rows of two-line labels.
+DAG_NAME_CHARS = 30
+EDGE_LABEL_AT = (0.34, 0.66)
+LEVEL_PX = 150
+NODE_PX = 58
+
+
 def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figure:
     """The decision DAG of ``model.order_`` (Sabzekar et al., Fig. 2): internal nodes "i vs j", edges
     "not j" / "not i", leaves the classes. With ``X`` the edges are labelled with how many samples
-    take them; ``highlight`` (one sample) draws its path in bold."""
+    take them; ``highlight`` (one sample) draws its path in bold. Long class names are cut on the
+    diagram and shown whole in the hover."""
     names = _names(model, class_names)
     order = model.order_
     K = order.size
+    short = [shortened(n, max(3, DAG_NAME_CHARS // K)) for n in names]
     pos = {(s, lo): (x, yv) for s, lo, x, yv in dag_layout(K)}
     counts = {}
     if X is not None and K > 1:
@@ -254,17 +270,21 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
     for s in range(K - 1):
         for lo in range(s + 1):
             hi = lo + K - 1 - s
-            for child, dropped in ((lo, order[hi]), (lo + 1, order[lo])):
+            for side, (child, dropped) in enumerate(((lo, order[hi]), (lo + 1, order[lo]))):
                 (x0, y0), (x1, y1) = pos[(s, lo)], pos[(s + 1, child)]
                 bold = (s, lo, child) in hl
                 fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip",
                                          line=dict(color="#d62728" if bold else "#888", width=5 if bold else 1.5),
                                          showlegend=False))
-                label = f"not {names[dropped]}"
+                label, hover = f"not {short[dropped]}", f"not {names[dropped]}"
                 if counts:
-                    label += f" ({counts.get((s, lo, child), 0)})"
-                fig.add_annotation(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=label, showarrow=False,
-                                   font=dict(size=13, color="#333"), bgcolor="rgba(255,255,255,0.8)")
+                    n = counts.get((s, lo, child), 0)
+                    label += f"<br>({n})"
+                    hover += f": {counted(n, 'training sample')}"
+                t = EDGE_LABEL_AT[side]
+                fig.add_annotation(x=x0 + t * (x1 - x0), y=y0 + t * (y1 - y0), text=label, hovertext=hover,
+                                   showarrow=False, font=dict(size=13, color="#333"),
+                                   bgcolor="rgba(255,255,255,0.85)")
     xs, ys, text, colors, hover = [], [], [], [], []
     for s, lo, x, yv in dag_layout(K):
         hi = lo + K - 1 - s
@@ -272,23 +292,27 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
         ys.append(yv)
         if s == K - 1:
             k = order[lo]
-            text.append(names[k])
+            text.append(short[k])
             colors.append(class_color(k, max(K, 3)))
             hover.append(f"class {names[k]}")
         else:
             i, j = order[lo], order[hi]
-            text.append(f"{names[i]} vs {names[j]}")
+            text.append(f"{short[i]}<br>vs<br>{short[j]}")   # a line each: a node is a column wide
             colors.append("#f2f2f2")
             left = ", ".join(names[k] for k in order[lo:hi + 1])
             hover.append(f"remaining [{left}]: D_{names[i]},{names[j]} ≥ 0 → not {names[j]}, else not {names[i]}")
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=text, textposition="middle center",
                              hovertext=hover, hoverinfo="text", showlegend=False,
-                             marker=dict(size=58, color=colors, line=dict(width=1.5, color="#333"), symbol="circle"),
+                             marker=dict(size=NODE_PX, color=colors, line=dict(width=1.5, color="#333"),
+                                         symbol="circle"),
                              textfont=dict(size=13, color="#111")))
-    fig.update_xaxes(visible=False, range=[-K / 2 - 0.3, K / 2 + 0.3])
-    fig.update_yaxes(visible=False, range=[-(K - 1) - 0.5, 0.5])
-    return readable(fig, f"Decision DAG for [{', '.join(names[k] for k in order)}]", height=120 + 110 * K,
-                    margin=dict(l=10, r=10, t=50, b=10))
+    reach = (K - 1) / 2 + 0.55     # the leaves' half-width, a circle's radius and its name beyond
+    fig.update_xaxes(visible=False, range=[-reach, reach])
+    fig.update_yaxes(visible=False, range=[-(K - 1) - 0.3, 0.3])
+    # a short title, the list as its subtitle: the whole list as a title ran off a narrow column
+    fig = readable(fig, "Decision DAG", height=round(LEVEL_PX * (K - 1 + 0.6)) + 90,
+                   margin=dict(l=10, r=10, t=50, b=10))
+    return with_subtitle(fig, f"class list [{', '.join(short[k] for k in order)}]")
 
 
 def _ellipse(mean2, cov2, n_std: float, n: int = 80):
