@@ -342,7 +342,24 @@ def test_the_smo_side_figures_fit_their_narrow_column_and_mark_tol_where_it_is()
                             tol=1e-3)
     assert not conv.layout.annotations and [sh.name for sh in conv.layout.shapes] == ["tol = 0.001"]
     bars = plot_alpha_bars(np.array([0.0, 0.5, 1.0]), np.array([-1, 1, 1]), 1.0)
-    assert [t.name for t in bars.data if t.showlegend is not False] == ["α, class −1", "α, class 1"]
+    assert [t.name for t in bars.data if t.showlegend is not False] == ["α, class −1", "α, class +1"]
+    bars = plot_alpha_bars(np.array([0.0, 0.5, 1.0]), np.array([0, 1, 1]), 1.0, names=["setosa", "virginica"])
+    assert [t.name for t in bars.data if t.showlegend is not False] == ["α, setosa (as −1)", "α, virginica (as +1)"]
+
+
+def test_the_solver_figures_name_the_classes_as_the_sides_of_the_dual():
+    """The Solvers page's data have labels −1 and 1: its legends say "class +1", as the SVM tree's,
+    never a bare "1" beside "−1"."""
+    from svmviz.models.svc import BinarySVC
+    from svmviz.plots.solvers import plot_boundaries, plot_smo_step
+
+    X, y = _ring(15)
+    model = BinarySVC(C=1.0, kernel="rbf", trace=True).fit(X, y)
+    for names in (["-1", "1"], None):
+        step = plot_smo_step(model.iterate_at(len(model.trace_) // 2), X, y, names)
+        both = plot_boundaries({"SMO": model}, X, y, names)
+        for fig in (step, both):
+            assert [t.name for t in fig.data if t.mode == "markers"][:2] == ["class −1", "class +1"]
 
 
 def test_the_chain_ends_in_the_rbf_node_and_greys_the_nodes_it_bypasses():

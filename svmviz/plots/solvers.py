@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.plots.common import add_class_scatter, base_layout, class_color, class_text, grid, legend_below
+from svmviz.plots.common import add_class_scatter, base_layout, class_color, class_label, class_text, grid, legend_below
 from svmviz.plots.contours import level_line_trace
 
 # one line style per solver, so coinciding boundaries stay distinguishable
@@ -27,8 +27,18 @@ def _data_on_plane(X, y, names, plane, resolution):
     xs, ys, Pg = grid(X2, resolution)
     pts = plane.lift(Pg) if plane is not None else Pg
     fig = go.Figure()
-    add_class_scatter(fig, X2, y, np.unique(y), names)
+    classes = np.unique(y)
+    add_class_scatter(fig, X2, y, classes, _class_names(classes, names))
     return fig, X2, xs, ys, pts
+
+
+def _class_names(classes, names=None) -> list[str]:
+    """The legend names of the classes: of two, as the −1 and +1 sides of the dual the solvers
+    share (``class_label``: "class +1", never a bare "1" beside "−1"); of more, their names."""
+    shown = list(names) if names is not None else list(classes)
+    if len(shown) != 2:
+        return [class_text(n) for n in shown]
+    return [class_label(shown[0], -1), class_label(shown[1], 1)]
 
 
 def plot_boundaries(models: dict, X: np.ndarray, y, names=None, plane=None,
@@ -160,18 +170,19 @@ def plot_alpha_bars(alpha: np.ndarray, y, upper: float, pair=None, names=None) -
     y = np.asarray(y)
     classes = np.unique(y)
     fig = go.Figure()
+    labels = _class_names(classes, names)
     for k, c in enumerate(classes):
         idx = np.flatnonzero(y == c)
-        label = class_text(names[k] if names is not None else c)
+        label = labels[k]
         # width in sample units: Plotly sizes a trace's bars by the gap between its own samples,
         # so two far-apart samples of a class got bars many samples wide, hiding the others
         color = class_color(k, len(classes))
-        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, class {label}", width=BAR_WIDTH,
+        fig.add_trace(go.Bar(x=idx, y=alpha[idx], name=f"α, {label}", width=BAR_WIDTH,
                              marker_color=color, legendgroup=f"class {k}"))
         # a dot on top of every α_i > 0: with a few hundred samples a bar is under a pixel wide
         # in the page's narrow column and all but vanishes
         top = idx[alpha[idx] > 0]
-        fig.add_trace(go.Scatter(x=top, y=alpha[top], mode="markers", name=f"α, class {label}",
+        fig.add_trace(go.Scatter(x=top, y=alpha[top], mode="markers", name=f"α, {label}",
                                  legendgroup=f"class {k}", showlegend=False, hoverinfo="x+y",
                                  marker=dict(size=6, color=color, line=dict(width=0.5, color="#333"))))
     if pair is not None:
