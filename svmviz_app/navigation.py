@@ -35,6 +35,13 @@ PAGES = [
     ("8_Solvers.py", "Solvers", "the SMO solver step by step against the cvxpy reference, on the same dual"),
 ]
 
+# The browser tab's icon: two classes either side of a separating line, in the colours of the
+# two-class figures (svmviz.plots.common), as an SVG Streamlit sends inline (a data: URL).
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+           '<rect width="32" height="32" rx="6" fill="#ffffff"/>'
+           '<path d="M5 27 27 5" stroke="#333333" stroke-width="3" stroke-linecap="round"/>'
+           '<circle cx="10" cy="10" r="5" fill="#00a6c8"/><circle cx="22" cy="22" r="5" fill="#e6b800"/></svg>')
+
 
 def page_exists(fname: str) -> bool:
     return (PAGES_DIR / fname).is_file()
@@ -47,11 +54,13 @@ def app_navigation(lesson: bool):
 
     from svmviz_app.projector import projector_style
 
-    st.set_page_config(page_title="svmviz", layout="wide")
+    # the tab's icon set here, so the pages' icons are not made the tab's icon: a Material one
+    # would be fetched from fonts.gstatic.com (a request off the server, failing offline)
+    st.set_page_config(page_title="svmviz", page_icon=FAVICON, layout="wide")
     projector_style()
-    # an emoji, not a Material icon: Streamlit makes the page's icon the tab's icon, fetched from
-    # fonts.gstatic.com for a Material one (a request off the server, failing offline)
-    home = st.Page(ROOT / "home.py", title="Home", icon="🏠", default=True)
+    # a Material icon, drawn with the font Streamlit serves: an emoji needs an emoji font, which
+    # headless Chromium and some lecture-room machines lack (a missing-glyph box)
+    home = st.Page(ROOT / "home.py", title="Home", icon=":material/home:", default=True)
     pages = [home] + [st.Page(PAGES_DIR / fname, title=fname[2:-3].replace("_", " "), url_path=fname[2:-3])
                       for fname, _, _ in PAGES if page_exists(fname)]
     return st.navigation(pages, position="hidden" if lesson else "sidebar")
