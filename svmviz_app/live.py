@@ -190,6 +190,8 @@ def _leave_class() -> None:
 
 # ------------------------------------------------------------------ the sidebar panel
 LIVE_OPEN = "live_open"   # the panel's open state
+
+
 def panel(page) -> None:
     """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
     ss = st.session_state

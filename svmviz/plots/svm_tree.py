@@ -461,9 +461,9 @@ def _chain_layout(n_cells: int, node_chars: int, class_chars: int) -> tuple[int,
     for cols in range(1 if n_cells <= 4 else 2 if n_cells <= 10 else 3, 0, -1):
         unit = CHAIN_WIDTH_PX / (10.0 * cols)
         cls_w = max(1.5, (GLYPH_EM * CHAIN_TEXT_SIZE * (class_chars + 2) + 8) / unit)
-        if (10.0 - 0.8 - cls_w) * unit - 8 >= GLYPH_EM * CHAIN_TEXT_SIZE * node_chars or cols == 1:
-            return cols, min(cls_w, 4.0)
-    raise AssertionError("unreachable")
+        if cols == 1 or (10.0 - 0.8 - cls_w) * unit - 8 >= GLYPH_EM * CHAIN_TEXT_SIZE * node_chars:
+            break   # one column is taken whatever fits
+    return cols, min(cls_w, 4.0)
 
 
 def _chain_class(c, sign: int) -> str:
