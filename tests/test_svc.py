@@ -217,3 +217,57 @@ def test_short_validation_still_refuses_non_finite_features(bad):
     X[7, 1] = bad
     with pytest.raises(DataError, match="NaN|infinity"):
         BinarySVC().fit(X, y)
+
+
+@pytest.mark.parametrize("y", [np.array([0, 1, 1, 0, 1]), np.array([-1, 1, 1, -1], dtype=np.int8),
+                               np.array([-128, 127, 0, -128], dtype=np.int8),
+                               np.array([7, 3, 3, 7, 11], dtype=np.int32),
+                               np.array([5, 9, 5], dtype=np.uint16), np.array([0, 10**6, 3]),
+                               np.array([2**62, -2**62, 0]), np.array([4, 4]),
+                               np.array([True, False, True]), np.array(["b", "a", "b"])])
+def test_labels_are_encoded_as_np_unique_encodes_them(y):
+    """Integer labels of a narrow range are counted instead of sorted: the same classes,
+    indices and counts (with their dtypes) as ``np.unique``; other labels go through it."""
+    from svmviz.models.base import _encode_labels
+
+    got, want = _encode_labels(y), np.unique(y, return_inverse=True, return_counts=True)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+
+
+def test_a_small_fit_calls_no_numpy_python_wrapper_it_can_do_without():
+    """A fit on plain arrays spends much of its time outside the solver on small sets (breast
+    cancer, fourclass): it sorts no labels (``np.unique``), takes no ``np.mean`` or
+    ``np.dtype(...).name`` (Python code around one C call) and checks its scalar parameters with
+    ``math.isfinite``, not the ``np.isfinite`` ufunc; the model is the same."""
+    import sys
+
+    X, y = make_moons(120, noise=0.3, random_state=3)
+    ref = BinarySVC(C=3.0, gamma=0.7).fit(X, y)
+    seen = []
+
+    def hook(frame, event, arg):
+        if event == "call" and "numpy" in frame.f_code.co_filename:
+            seen.append(frame.f_code.co_name)
+        elif event == "c_call" and arg is np.isfinite:
+            seen.append("isfinite")
+
+    sys.setprofile(hook)
+    try:
+        est = BinarySVC(C=3.0, gamma=0.7).fit(X, y)
+    finally:
+        sys.setprofile(None)
+    assert not {"unique", "_unique1d", "mean", "_mean", "_name_get"} & set(seen), sorted(set(seen))
+    assert seen.count("isfinite") <= 1   # the one finiteness test of X (``_plain_xy``)
+    np.testing.assert_array_equal(est.alpha_, ref.alpha_)
+    np.testing.assert_array_equal(est.classes_, ref.classes_)
+    assert est.intercept_[0] == ref.intercept_[0]
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_huge_features_are_refused_on_either_side(sign):
+    X, y = make_moons(40, noise=0.3, random_state=4)
+    X[3, 0] = sign * 1e101
+    with pytest.raises(DataError, match="magnitude 1e\\+101"):
+        BinarySVC().fit(X, y)

@@ -33,8 +33,27 @@ def _plain_xy(X, y) -> bool:
             and bool(np.isfinite(np.add.reduce(X, axis=None))))   # NaN or ±inf in X: not finite
 
 
+def _encode_labels(y: np.ndarray):
+    """``np.unique(y, return_inverse=True, return_counts=True)``, by counting when y holds
+    integers of a range no wider than 4n + 16 (labels such as 0/1 or −1/+1: no sort); other
+    labels go through ``np.unique``."""
+    n = y.shape[0]
+    if y.dtype.kind == "i" or (y.dtype.kind == "u" and y.dtype.itemsize < 8):
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= 4 * n + 16:
+            off = y.astype(np.intp, copy=False)
+            if lo:
+                off = off - lo
+            full = np.bincount(off, minlength=hi - lo + 1)
+            present = np.flatnonzero(full)
+            rank = np.cumsum(full > 0) - 1   # value − lo → index of its class
+            return (present + lo).astype(y.dtype), rank[off], full[present]
+    return np.unique(y, return_inverse=True, return_counts=True)
+
+
 def _check_magnitude(X: np.ndarray, what: str) -> None:
-    big = float(np.max(np.abs(X), initial=0.0))
+    # max |x| without an |X| array: |x| is exact, so this is the same number
+    big = max(float(X.max(initial=0.0)), -float(X.min(initial=0.0)))
     if big > MAX_ABS_FEATURE:
         raise DataError(f"{what} holds a value of magnitude {big:.3g}, above {MAX_ABS_FEATURE:g}: "
                         "kernel values would overflow; rescale the features (e.g. normalize them)")
@@ -97,7 +116,7 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
                 raise DataError(str(exc)) from None
         _check_magnitude(X, "X")
         limits.check_features(X.shape[1], "the training data")
-        classes, y_idx, counts = np.unique(y, return_inverse=True, return_counts=True)
+        classes, y_idx, counts = _encode_labels(y)
         limits.check_classes(classes.size, "the training data")
         if classes.size < min_classes:
             raise DataError(f"only one class ({classes[0]!s}) is present: {type(self).__name__} "

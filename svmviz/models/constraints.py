@@ -13,6 +13,7 @@ naming the classes...) stay in the estimators.
 from __future__ import annotations
 
 import inspect
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -44,7 +45,7 @@ class Number:
         if not (_is_int(v) if self.integer else _is_real(v)):
             return False
         try:  # a Python int may be too large for a float (10**400): then it is out of range anyway
-            if not np.isfinite(float(v)):
+            if not math.isfinite(float(v)):   # (np.isfinite: 20 times slower on a scalar)
                 return False
         except OverflowError:
             return False

@@ -205,7 +205,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     shrink_every = min(n, 1000) if shrink_every is None else int(shrink_every)
     if shrink_every < 1:
         raise ParameterError(f"shrink_every must be at least 1, got {shrink_every}")
-    alpha_start = np.array(_start(problem, alpha0), dtype=np.float64)
+    alpha_start = _start(problem, alpha0)   # a new float64 array: the trace keeps it
     s_eq = np.array(problem.eq_signs, dtype=np.float64)
     one_group = bool(problem.n_groups == 1 and np.all(problem.groups == 0))
     if one_group:
@@ -230,7 +230,7 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
     status = run.go(cap, progress, max_iter)
     alpha, G, Gbar = run.finish(exact=single)
     obj0 = run.obj0
-    passes = [np.dtype(run.cache.pool.dtype).name]
+    passes = ["float32" if single else "float64"]   # (np.dtype(...).name is Python code)
     if single:
         # the rounded columns' gradient drifted from the exact one: go on from the exact
         # gradient with the same cache (its columns stay valid) while that finds violations
