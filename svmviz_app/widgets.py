@@ -17,6 +17,7 @@ from svmviz_app import state
 
 _UPLOAD_SEEN = "_svmviz_upload_seen"
 
+
 @contextlib.contextmanager
 def guard(what: str = ""):
     """Show a ``ValueError`` (every svmviz error is one) as ``st.error`` instead of a traceback;

@@ -66,6 +66,7 @@ def shuttle_like(n: int = 3000, strip: float = 0.15, noise: float = 0.0, seed: i
     return Dataset(X, y, ["x1", "x2"], [], "Shuttle-like",
                    f"generated: shuttle_like(n={n}, strip={strip:g}, noise={noise:g}, seed={seed})")
 
+
 def checkerboard(n_classes: int = 4, n_per_class: int = 20, overlap: float = 0.1, seed: int = 0) -> Dataset:
     """Jenssen, Kloft, Zien, Sonnenburg and Müller 2012, §5: a board of ⌈√K⌉ columns, one class per field, fields slightly overlapping."""
     rng = np.random.default_rng(seed)

@@ -20,6 +20,7 @@ from svmviz.models.constraints import C, KERNEL, SMO, TRACE, Number
 from svmviz.registry import register_estimator
 from svmviz.solvers import QPProblem, kkt, solve_qp
 
+
 @dataclass
 class SMOIterate:
     """The classifier after ``t`` SMO iterations of a traced fit (``iterate_at``).

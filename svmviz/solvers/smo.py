@@ -62,6 +62,7 @@ HISTORY_POINTS = 2048
 CHUNK = 1 << 20          # iterations between two calls of ``progress``
 NO_CAP = np.iinfo(np.int64).max
 
+
 def _start(problem, alpha0):
     L, U = problem.lower, problem.upper
     if alpha0 is None:
