@@ -25,6 +25,9 @@ PURITY = {"0": ("0 (Chang et al. 2009: only homogeneous leaves)", 0.0), "0.02": 
           "validation": ("chosen on validation from 0.02, 0.05, 0.1", (0.02, 0.05, 0.1))}
 STAGES = {"search": ("search (Chang et al. 2009)", None), "1": ("1 (σ₀ only)", 1), "2": ("2", 2), "3": ("3", 3)}
 MIN_GAINS = [0.0, 0.0025, 0.005, 0.01, 0.02]
+# each computed only while open: a first visit draws the partition, not the page's six charts
+TABS = ("Partition", "Search path and leaves", "TD against one global SVM",
+        "Decision function, confusion matrix and ROC")
 GLOBAL_SOLVER = {"smo": "svmviz's SMO", "libsvm": "scikit-learn's SVC (LIBSVM, the paper's baseline)"}
 
 
@@ -44,13 +47,15 @@ def prepare(train, test, values) -> Inputs:
             f"other {len(va)} (its validation component, {100 * val_fraction:g} % of the training "
             "part); the test part "
             + ("(none: the Data page keeps every sample for training)" if test is None
-               else f"({test.n_samples} samples) is used only for the comparison below."))
+               else f"({test.n_samples} samples) is used only to test the models, in the last two tabs."))
     return Inputs(train.X[tr], train.y[tr], dict(X_val=train.X[va], y_val=train.y[va]))
 
 
-def partition(ctx) -> None:
-    td, Xt, yt = ctx.model, ctx.inputs.X, ctx.inputs.y
-    st.subheader("The partition")
+def level(ctx) -> None:
+    """The σ slider and what the tree holds at that σ: above the tabs, since the partition and the
+    leaf table both read the tree at this σ."""
+    td = ctx.model
+    st.subheader("The tree at a ceiling size σ")
     levels = [lv.sigma for lv in td.search_path_]
     sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
                              **bind("td.sigma", td.sigma_, options=levels))
@@ -76,13 +81,17 @@ def partition(ctx) -> None:
                    "reaching the solver's tolerance, so their boundaries are not optimal. Normalize the "
                    "features on the Data page, use a smaller θ grid (the largest C and γ are the slow ones) "
                    "or the libsvm leaf solver.")
+
+
+def partition(ctx) -> None:
+    td, Xt, yt, sigma = ctx.model, ctx.inputs.X, ctx.inputs.y, ctx.values["sigma"]
     if td.n_features_in_ == 2:
         with guard("cannot draw the partition"):
             ctx.figure(shared_figure(plot_partition, td, Xt, yt, sigma=sigma), "td_partition",
                        f"td_partition_{ctx.dataset.name}_sigma{sigma}")
     else:
         st.info(f"The partition is drawn for 2-D data; {plain(ctx.dataset.name)} has {td.n_features_in_} "
-                "features. The search, the leaves and the comparison below still apply.")
+                "features. The search, the leaves and the comparison still apply.")
     st.markdown("Filled boxes: leaves classified by their label (homogeneous; dotted outline: labelled by "
                 "their majority under purity_tol, an extension). Outlined boxes: leaves with a local SVM, "
                 "its regions and boundary drawn inside.")
@@ -182,7 +191,8 @@ PAGE = MethodPage(
               key="compare"),
     ),
     prepare=prepare, progress="ceiling-size search: leaf SVMs trained", fit_error="the search failed",
-    views=(View(partition, lesson=True), View(search), View(against_global), View(standard)),
+    views=(View(level, lesson=True), View(partition, lesson=True, tab=TABS[0]), View(search, tab=TABS[1]),
+           View(against_global, tab=TABS[2]), View(standard, tab=TABS[3])),
 )
 
 run_page(PAGE)

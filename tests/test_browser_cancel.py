@@ -114,8 +114,8 @@ def test_closing_the_tab_during_the_global_svm_comparison_stops_it(own_server, b
     proc, url, log = own_server
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
-    page.goto(f"{url}/Tree_Decomposition?" + urllib.parse.urlencode({"data": COMPARE_DATA,
-                                                                     "td.grid": PAPER_GRID}))
+    page.goto(f"{url}/Tree_Decomposition?" + urllib.parse.urlencode({"data": COMPARE_DATA, "td.grid": PAPER_GRID,
+                                                                     "td.tab": "2"}))   # its tab
     bar = page.locator('[data-testid="stProgress"]').filter(has_text="global SVM over the same grid")
     bar.first.wait_for(timeout=300_000)
     page.wait_for_timeout(3000)
