@@ -34,6 +34,9 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
     boxes = model.tree_.boxes(lo, hi)
     fig = go.Figure()
     fills = [rgba(class_color(k, K), REGION_ALPHA) for k in range(K)]
+    # every leaf's regions of a class in one trace and every boundary in one: the browser draws
+    # 3K + 1 traces at any σ, not K + 1 per leaf (the leaves are disjoint, so their rings never overlap)
+    rings, lines = [[] for _ in range(K)], []
     for lf in leaves:
         (x0, y0), (x1, y1) = boxes[lf.node]
         if lf.svm is None:
@@ -48,17 +51,18 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
         # the local SVM's regions traced on its scores, their edges the leaf's boundary
         G = class_margins(lf.svm.scores(P, K))
         for k in range(K):
-            rings = region_rings(xs, ys, G[:, k].reshape(resolution, resolution))
-            if rings:
-                add_region(fig, rings, fills[k], f"region of {names[k]}", group=f"region {k}", showlegend=False)
+            rings[k] += region_rings(xs, ys, G[:, k].reshape(resolution, resolution))
         if K == 2:
-            lines = level_lines(xs, ys, lf.svm.decision(P)[:, 0].reshape(resolution, resolution))
+            lines += level_lines(xs, ys, lf.svm.decision(P)[:, 0].reshape(resolution, resolution))
         else:
-            lines = [line for k in range(K) for line in level_lines(xs, ys, G[:, k].reshape(resolution, resolution))]
-        if lines:
-            bx, by = polyline_xy(lines)
-            fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#111", width=2), hoverinfo="skip",
-                                     showlegend=False, name=f"leaf {lf.node} boundary"))
+            lines += [line for k in range(K) for line in level_lines(xs, ys, G[:, k].reshape(resolution, resolution))]
+    for k in range(K):
+        if rings[k]:
+            add_region(fig, rings[k], fills[k], f"region of {names[k]}", group=f"region {k}", showlegend=False)
+    if lines:
+        bx, by = polyline_xy(lines)
+        fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#111", width=2), hoverinfo="skip",
+                                 showlegend=False, name="local SVM boundaries"))
     for k in range(K):      # a swatch per class: its homogeneous leaves and its side of a local SVM
         add_region(fig, [], fills[k], f"region of {names[k]}", group=f"region {k}")
     idx = np.arange(X.shape[0])
