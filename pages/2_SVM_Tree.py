@@ -131,6 +131,7 @@ if n_steps == 0:
     st.info("The training part of this pair holds one class only: there is nothing to step through.")
     st.stop()
 
+SHOWN = {}   # the step's figure as the stepper last drew it: its downloads, outside the fragment, save it
 GEO_PICKED = "tree.geo._picked"   # (tree, step) at which the user picked the overlay's candidate
 if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
     bind("tree.step", 0, bounds=(0, n_steps - 1))   # the link's step (the stepper binds it too)
@@ -196,8 +197,8 @@ def _step_view(k: int) -> None:
     """Everything that changes with the step: reruns alone on a step click (a fragment)."""
     step = _step_header(k)
     _explanation(k)
-    # the plot takes the full width (its legend sits beside the axes), its downloads under it; the
-    # controls for it below (drawn first: the plot shows what they say)
+    # the plot takes the full width (its legend sits beside the axes); the controls for it below
+    # (drawn first: the plot shows what they say)
     plot_slot = st.container()
     st.markdown("**Draw on the plot**")
     show_rch = st.checkbox("reduced convex hull of the hard class (μ = C_k / m_other)",
@@ -210,20 +211,21 @@ def _step_view(k: int) -> None:
     default = (chosen.parent or chosen.label) if chosen is not None else (qp_labels[0] if qp_labels else "a")
     if st.session_state.get(GEO_PICKED) != (tree_index, k) and default in qp_labels:
         st.session_state["tree.geo"] = default   # follows the chosen candidate from step to step
+    overlays = tuple(o for o, on in zip(("rch", "centroid", "nearest"), (show_rch, show_cen, show_near)) if on)
     geo = None
     if qp_labels:
         bind("tree.geo", default, options=qp_labels)
+    if qp_labels and overlays:   # the candidate whose geometry is drawn: asked only while some is
         # one select box per step (its value is the bound tree.geo), so that a pick sent from
         # a step already left (the browser sends the box it still shows) is known as such
         geo = st.selectbox("for candidate (default: the chosen one)", qp_labels,
                            index=qp_labels.index(st.session_state["tree.geo"]), key=f"tree.geo_{k}",
                            on_change=_geo_picked, args=(k,))
-    overlays = tuple(o for o, on in zip(("rch", "centroid", "nearest"), (show_rch, show_cen, show_near)) if on)
     with plot_slot, guard("cannot draw this step"):
         fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
                             geometry_label=geo, geometry_solver=solver)
         st.plotly_chart(fig, key="tree_fig")
-        figure_downloads(fig, f"svm_tree_step_{k + 1}", key="tree_dl")
+        SHOWN["figure"] = fig
     st.subheader("Candidates")
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "
@@ -246,7 +248,9 @@ def _send_shown_step() -> None:
 
 def _beside_steps() -> None:
     """Under the stepper, what is the same at every step: outside its fragment, so a step click
-    does not send it again (the button reads the step when it is clicked)."""
+    does not send it again (the buttons read the step when they are clicked)."""
+    st.markdown("**The figure of the step shown**")
+    figure_downloads(lambda: SHOWN["figure"], "svm_tree_step", key="tree_dl")
     st.markdown("**This node's data on the Convex Hulls page**")
     st.button("Send this step's samples to Convex Hulls", key="tree_send_hulls", on_click=_send_shown_step)
     try:

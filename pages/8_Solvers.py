@@ -90,6 +90,7 @@ def _iteration(model, t: int, X, y, class_names, plane, target, C: float, form: 
 def smo_view(ctx) -> None:
     model, target, Xs, ys, plane = ctx.model, ctx.reference, ctx.inputs.X, ctx.inputs.y, ctx.values["plane"]
     form, C, tol, n = ctx.values["form"], float(ctx.values["C"]), float(ctx.params["tol"]), len(model.trace_) + 1
+    shown = {}   # the step's figure as the stepper last drew it: its downloads, outside the fragment, save it
 
     def step(t: int) -> None:
         """Iteration t of the recorded run: reruns alone on a step click (a fragment)."""
@@ -125,7 +126,7 @@ def smo_view(ctx) -> None:
             with right:
                 st.plotly_chart(view["alpha"], key="solvers_alpha_bars")
                 st.plotly_chart(view["curves"], key="solvers_curves")
-            figure_downloads(view["step"], f"smo_step_{t}", key="solvers_step_dl")
+            shown["figure"] = view["step"]
 
     tr = model.trace_
     if not ctx.lesson:
@@ -143,7 +144,8 @@ def smo_view(ctx) -> None:
         stepper("solvers.step", n, step, "SMO iteration")
     if ctx.lesson:
         return
-    # the legend of the step's plot, the same at every step: outside the stepper's fragment
+    # the legend of the step's plot and its downloads, the same at every step: outside the
+    # stepper's fragment (the buttons save the step shown when they are clicked)
     if form != "C":
         st.caption("Purple: p₊ = Σ_{+} λ_i x_i and p₋ = Σ_{−} λ_i x_i, the current points of the two "
                    "reduced hulls (in the input plane); at the optimum the segment p₊p₋ is the shortest "
@@ -152,6 +154,7 @@ def smo_view(ctx) -> None:
     else:
         st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
                    "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
+    figure_downloads(lambda: shown["figure"], "smo_step", key="solvers_step_dl")
 
 
 # ------------------------------------------------------------------ 2. three solvers

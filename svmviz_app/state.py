@@ -131,8 +131,8 @@ def finish_run() -> None:
 def sync_url() -> dict[str, str]:
     """Write the data spec and every non-default bound value into the URL (values from the opening
     link that no page has bound yet are carried over); nothing is sent when it is current. Runs at
-    the start and the end of every run and at the start of every fragment run, so the URL holds
-    the view after any click, also when only a fragment reruns or the page stopped early. The
+    the start and the end of every run and at the end of every stepper's fragment run, so the URL
+    holds the view after any click, also when only a fragment reruns or the page stopped early. The
     ``AFTER_SYNC`` hooks get this session's ``snapshot`` made from the same reads. Returns the
     URL's parameters (for ``show_link``)."""
     values = _bound_values()
@@ -154,7 +154,7 @@ _MISSING = object()
 def _bound_values() -> dict[str, Any]:
     """Every bound key's value in this session, each read once: a read of the session state goes
     through Streamlit's lock and widget bookkeeping, there are dozens of bound keys (every page's),
-    and a step click reads them all at its start and its end (``sync_url``)."""
+    and every run reads them all (``sync_url``)."""
     ss = st.session_state
     values = {}
     for k in ss.get(_REGISTRY, {}):

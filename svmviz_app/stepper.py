@@ -85,7 +85,6 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
         ended = _advance_if_due(key, n, delay_s)
         if ss.pop(f"{key}._restart", False) or ended:
             st.rerun(scope="app")          # Play switched on or off: the fragment's timer changes
-        state.sync_url()
         k = int(ss.get(key, 0))
         row = st.container(horizontal=True, vertical_alignment="center")   # buttons as wide as their labels
         row.button("First", key=f"{key}_first", on_click=_go, args=(key, 0, n), shortcut="Home",
@@ -107,7 +106,8 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
                 view(k)
         finally:
-            # a value the view reset (an option gone at this step); the share panel's link, outside this fragment
+            # the URL once per step click, after the view (which may reset a value: an option gone at
+            # this step), even when it stopped early; the share panel's link, outside this fragment
             state.show_link(params=state.sync_url())
 
     _stepped()

@@ -109,9 +109,12 @@ def _slug(s: str) -> str:
 def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"), what: str = "") -> None:
     """Download buttons for ``fig``. The file is made only when a button is clicked (Streamlit
     runs the callable then), so a page rerun never pays for a 4 MB HTML or a kaleido render.
-    PNG/SVG need a Chromium for kaleido; without one the page says so instead. ``what`` names
-    the figure on the buttons ("PNG: hull plot"), for a page that shows several figures' buttons
-    close together."""
+    ``fig`` may be a function returning the figure, called then too: a stepped view's buttons sit
+    outside the stepper's fragment (a step click does not draw and send them again) and save the
+    figure of the step shown when clicked. PNG/SVG need a Chromium for kaleido; without one the
+    page says so instead. ``what`` names the figure on the buttons ("PNG: hull plot"), for a page
+    that shows several figures' buttons close together."""
+    figure = fig if callable(fig) else lambda: fig
     name = _slug(basename)
     images = _images_exportable()
     shown = [f for f in formats if f == "html" or images]
@@ -121,7 +124,7 @@ def figure_downloads(fig, basename: str, key: str, formats=("html", "png", "svg"
         # the format first: a button in a narrow column cuts its label at the end, and "Download
         # zero-sol…" three times over hid which one saves which format
         label = f"{fmt.upper()}: {what}" if what else f"Download {fmt.upper()}"
-        row.download_button(label, lambda fmt=fmt: figure_bytes(fig, fmt), f"{name}.{fmt}", mime,
+        row.download_button(label, lambda fmt=fmt: figure_bytes(figure(), fmt), f"{name}.{fmt}", mime,
                             key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:" if what else None)
     if len(shown) < len(formats):
         row.caption("PNG/SVG export needs Chromium (Debian: apt-get install chromium); HTML works.")
