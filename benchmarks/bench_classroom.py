@@ -254,6 +254,7 @@ class Student:
         self.port, self.page, self.query, self.profile = port, page, query, profile
         self.origin = f"http://127.0.0.1:{port}"
         self.page_hash = ""                                      # from the navigation message
+        self.session_id = ""                                     # from the new_session message
         self.ws = self.reader = None
         self.elements: dict[tuple, tuple[int, object, str]] = {}  # delta path -> (run, Element, fragment id)
         self.widgets: dict[str, object] = {}                      # widget id -> last WidgetState
@@ -345,6 +346,7 @@ class Student:
             else:
                 self.cache[msg.hash] = [data, self.runs, msg.delta.fragment_id]
         if kind == "new_session":
+            self.session_id = msg.new_session.initialize.session_id
             self.run_id += 1
             self.told_run = True
             self.run_fragments = list(msg.metadata.run.fragment_ids)

@@ -87,3 +87,47 @@ async def click_sends(s, shown, button: str = "Next") -> str:
     await s.rerun(list(shown) + [WidgetState(id=bid, trigger_value=True)], fragment)
     assert await s.wait_run(120) and not s.run_errors, s.run_errors
     return "\n".join(str(el) for run, el, _ in s.elements.values() if run == s.run_id)
+
+
+async def download(s, label: str, timeout: float = 120) -> bytes:
+    """The file of the download button ``label`` in protocol session ``s``, as a browser gets it
+    on a click: the button's deferred file asked for (a backend operation; Streamlit runs the
+    button's callable then), then fetched from the URL the server answers."""
+    import asyncio
+    import urllib.request
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    button = next(el.download_button for _, (_, el, _) in sorted(s.elements.items())
+                  if el.WhichOneof("type") == "download_button" and el.download_button.label == label)
+    answer = asyncio.get_running_loop().create_future()
+    handle = s.handle
+
+    def read(data: bytes) -> None:
+        msg = ForwardMsg()
+        msg.ParseFromString(data)
+        if msg.WhichOneof("type") == "backend_operation_response" and not answer.done():
+            answer.set_result(msg.backend_operation_response)
+        else:
+            handle(data)
+
+    s.handle = read
+    try:
+        bm = BackMsg()
+        bm.backend_operation_request.request_id = f"download-{button.id}"
+        bm.backend_operation_request.session_id = s.session_id
+        bm.backend_operation_request.deferred_file.file_id = button.deferred_file_id
+        await s.ws.send(bm.SerializeToString())
+        response = await asyncio.wait_for(answer, timeout)
+    finally:
+        s.handle = handle
+    assert not response.error_msg, response.error_msg
+    url = response.deferred_file.url
+    url = url if url.startswith("http") else s.origin + url
+
+    def fetch() -> bytes:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.read()
+
+    return await asyncio.to_thread(fetch)

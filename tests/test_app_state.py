@@ -158,6 +158,37 @@ def test_the_shared_stepper_moves_plays_to_the_end_and_follows_the_slider():
     assert at.button(key="demo.step_play").label == "Play"
 
 
+def test_a_stepper_run_writes_the_url_once_after_its_view(monkeypatch):
+    """A step click reruns the stepper's fragment alone: it reads every bound value and writes the
+    URL once, after the view (which may reset a bound value), not also before it."""
+    from streamlit.testing.v1 import AppTest
+
+    import svmviz_app.state as state
+
+    sync = state.sync_url
+
+    def logged():
+        import streamlit as st
+
+        st.session_state.setdefault("demo.log", []).append("sync")
+        return sync()
+
+    monkeypatch.setattr(state, "sync_url", logged)
+
+    def script():
+        import streamlit as st
+
+        from svmviz_app.stepper import stepper
+
+        stepper("demo.step", 5, lambda k: st.session_state.setdefault("demo.log", []).append(f"view {k}"))
+
+    at = AppTest.from_function(script).run()
+    at.session_state["demo.log"] = []
+    at.button(key="demo.step_next").click().run()
+    assert at.session_state["demo.log"] == ["view 1", "sync"]
+    assert at.session_state["demo.step"] == 1 and at.query_params["demo.step"] == "1"
+
+
 def _tree_app(query: dict):
     """The whole app opened with ``query``, then the SVM Tree page (small data: a quick fit)."""
     at = page_test("app.py")

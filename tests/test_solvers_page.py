@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from apphelpers import as_student, click_sends, page_test, problems
+from apphelpers import as_student, click_sends, download, page_test, problems
 
 PAGE = "pages/8_Solvers.py"
 
@@ -90,15 +90,30 @@ def test_multiclass_data_picks_two_classes_and_bad_input_is_explained():
 
 @pytest.mark.slow
 def test_a_step_click_sends_only_what_changes_with_the_step(streamlit_url):
-    """The step plot's legend is the same at every step: the page's run draws it, outside the
-    stepper's fragment, so a Next click neither builds nor sends it (spoken at the protocol level,
-    as the classroom benchmark's students)."""
+    """The step plot's legend and downloads are the same at every step: the page's run draws them,
+    outside the stepper's fragment, so a Next click neither builds nor sends them (spoken at the
+    protocol level, as the classroom benchmark's students). The buttons save the step shown when
+    they are clicked (``test_the_step_figure_s_download_saves_the_step_shown``)."""
     async def click(s, shown):
         return await click_sends(s, shown)
 
     sent = as_student(streamlit_url, "Solvers", "data=fourclass_like", click)
     assert "iteration t" in sent and "working pair" in sent
-    assert "Red: f_t = 0" not in sent
+    for same in ("Red: f_t = 0", "Download HTML", "Download PNG"):
+        assert same not in sent, same
+
+
+@pytest.mark.slow
+def test_the_step_figure_s_download_saves_the_step_shown(streamlit_url):
+    """The step figure's buttons are drawn once by the page's run; clicked after a Next, the HTML
+    is the figure of the iterate shown then."""
+    async def click_then_download(s, shown):
+        await click_sends(s, shown)
+        return s.step(), (await download(s, "Download HTML")).decode()
+
+    step, html = as_student(streamlit_url, "Solvers", "data=fourclass_like", click_then_download)
+    assert step[0] == 1
+    assert "After 1 SMO iterations" in html and "After 0 SMO" not in html
 
 
 @pytest.mark.browser

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apphelpers import as_student, click_sends, page_test, problems
+from apphelpers import as_student, click_sends, download, page_test, problems
 from conftest import wait_for_app
 
 PAGE = "pages/2_SVM_Tree.py"
@@ -199,6 +199,20 @@ def test_browser_a_step_click_reruns_only_the_step_and_the_url_follows(streamlit
         ctx.close()
 
 
+def test_the_overlay_candidate_is_asked_only_while_an_overlay_is_drawn():
+    """The select box "for candidate" chooses whose geometry the overlays draw: without an
+    overlay it changes nothing, and a step click does not draw it."""
+    at = page_test(PAGE, dataset=_data()).run()
+    boxes = lambda: [b for b in at.selectbox if b.label.startswith("for candidate")]  # noqa: E731
+    assert not boxes()
+    at.checkbox(key="tree.show_cen").check().run()
+    assert [b.key for b in boxes()] == ["tree.geo_0"]
+    at.button(key="tree.step_next").click().run()
+    assert [b.key for b in boxes()] == ["tree.geo_1"]
+    at.checkbox(key="tree.show_cen").uncheck().run()
+    assert not boxes() and not problems(at)
+
+
 def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step():
     from svmviz.data import split_and_normalize
     from svmviz.models import SVMTreeClassifier
@@ -211,7 +225,7 @@ def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step
         c = trace[k].candidates[trace[k].chosen]
         return c.parent or c.label
 
-    at = page_test(PAGE, dataset=ds).run()
+    at = page_test(PAGE, dataset=ds, **{"tree.show_cen": True}).run()   # the box is drawn with an overlay
     geo = at.selectbox(key="tree.geo_0")          # one select box per step
     assert geo.value == chosen(0)
     other = next(o for o in geo.options if o != geo.value)
@@ -229,11 +243,11 @@ def test_the_overlay_candidate_follows_the_chosen_one_unless_picked_at_this_step
 
 def test_a_link_with_a_picked_candidate_opens_with_it_at_its_step():
     ds = _data()
-    at = page_test(PAGE, dataset=ds).run()
+    at = page_test(PAGE, dataset=ds, **{"tree.show_cen": True}).run()
     at.button(key="tree.step_next").click().run()
     other = next(o for o in at.selectbox(key="tree.geo_1").options if o != at.session_state["tree.geo"])
     link = page_test(PAGE, dataset=ds)
-    link.query_params.update({"tree.step": "1", "tree.geo": other})
+    link.query_params.update({"tree.step": "1", "tree.geo": other, "tree.show_cen": "1"})
     link.run()
     assert link.selectbox(key="tree.geo_1").value == other
     assert not problems(link)
@@ -282,33 +296,51 @@ def test_a_step_click_sent_before_the_last_clicks_answer_still_counts(streamlit_
     assert _as_student(streamlit_url, two_quick_clicks)[0] == 3
 
 
-def _as_student(streamlit_url, body):
-    """``await body(s, shown)`` in a protocol session on the SVM Tree page at step 1."""
-    return as_student(streamlit_url, "SVM_Tree", "data=fourclass_like", body)
+def _as_student(streamlit_url, body, query: str = ""):
+    """``await body(s, shown)`` in a protocol session on the SVM Tree page at step 1 (``query``:
+    more of the link, "&tree.show_cen=1")."""
+    return as_student(streamlit_url, "SVM_Tree", "data=fourclass_like" + query, body)
 
 
 @pytest.mark.slow
 def test_a_step_click_sends_only_what_changes_with_the_step(streamlit_url):
-    """What is the same at every step (the Convex Hulls button and link, the animation's download,
-    the departures note) is drawn by the page's run, outside the stepper's fragment: a Next click
-    neither builds nor sends it. The button sends the step shown when it is clicked
-    (``test_a_step_goes_to_the_convex_hulls_page``)."""
+    """What is the same at every step (the step figure's downloads, the Convex Hulls button and
+    link, the animation's download, the departures note) is drawn by the page's run, outside the
+    stepper's fragment: a Next click neither builds nor sends it. The buttons save or send the
+    step shown when they are clicked (``test_the_step_figure_s_download_saves_the_step_shown``,
+    ``test_a_step_goes_to_the_convex_hulls_page``). With no overlay drawn there is no
+    candidate to pick for it."""
     async def click(s, shown):
         return await click_sends(s, shown)
 
     sent = _as_student(streamlit_url, click)
-    assert "Step 2 of" in sent and "for candidate" in sent and "Download HTML" in sent
-    for same in ("Send this step", "Open Convex Hulls", "Download all steps", "departs from the paper",
-                 "Export"):
+    assert "Step 2 of" in sent and "non-hard centroid" in sent
+    for same in ("Download HTML", "Download PNG", "Send this step", "Open Convex Hulls", "Download all steps",
+                 "departs from the paper", "Export", "for candidate"):
         assert same not in sent, same
 
 
 @pytest.mark.slow
+def test_the_step_figure_s_download_saves_the_step_shown(streamlit_url):
+    """The step figure's buttons are drawn once by the page's run; clicked after a Next, the HTML
+    is the figure of the step shown then, with the overlay drawn on it."""
+    async def click_then_download(s, shown):
+        await click_sends(s, shown)
+        return s.step(), (await download(s, "Download HTML")).decode()
+
+    step, html = _as_student(streamlit_url, click_then_download, "&tree.show_cen=1")
+    assert step[0] == 2
+    assert f"Step 2 of {step[1]}" in html and "Step 1 of" not in html
+    assert "non-hard centroid" in html
+
+
+@pytest.mark.slow
 def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(streamlit_url):
-    """The overlay's candidate ("for candidate") follows the chosen one from step to step unless
-    the user picks one at that step. A pick sent from the step before — made while a Next click's
-    run was on its way, so the browser sends the select box of the step it still shows — is no
-    pick at the new step: that step keeps its chosen candidate. Spoken at the protocol level."""
+    """The overlay's candidate ("for candidate", asked while an overlay is drawn) follows the
+    chosen one from step to step unless the user picks one at that step. A pick sent from the step
+    before — made while a Next click's run was on its way, so the browser sends the select box of
+    the step it still shows — is no pick at the new step: that step keeps its chosen candidate.
+    Spoken at the protocol level."""
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
     def geo_box(s):
@@ -332,7 +364,7 @@ def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(str
         box, _ = geo_box(s)
         return s.step(), chosen2, s.widgets[box.id].string_value, s.query
 
-    step, chosen, shown, query = _as_student(streamlit_url, late_pick)
+    step, chosen, shown, query = _as_student(streamlit_url, late_pick, "&tree.show_cen=1")
     assert step[0] == 2
     assert shown == chosen, (shown, chosen)
     assert "tree.geo" not in query, query
