@@ -142,10 +142,16 @@ def model_download(model, basename: str, key: str) -> None:
     """A download button for ``model`` as a versioned JSON document, written only when the button
     is clicked (as ``figure_downloads``): every run of a page draws the button, and encoding a
     fitted tree took more of a page run than all the rest of it."""
-    from svmviz.export import dumps_model   # the estimators: not loaded for the home and Data pages
-
-    st.download_button("Download model (JSON)", lambda: dumps_model(model), f"{_slug(basename)}.json",
+    st.download_button("Download model (JSON)", lambda: _dumps_model(model), f"{_slug(basename)}.json",
                        "application/json", key=f"{key}_model", on_click="ignore")
+
+
+def _dumps_model(model) -> str:
+    # the model functions load every estimator module (a document may name any): at a click, not
+    # in the first run of a page, which needs only its own
+    from svmviz.export import dumps_model
+
+    return dumps_model(model)
 
 
 def _check_matches(model, n_features: int | None) -> None:
@@ -160,15 +166,13 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
     ``save_model``). Returns the imported model while one is loaded, else None. A wrong estimator
     type, a model for another number of features or a tampered file gets a message and leaves the
     page as it was (the previous import, if any, stays)."""
-    from svmviz.export import loads_model
-
     types = estimator_types if isinstance(estimator_types, tuple) else (estimator_types,)
     slot, seen = f"_svmviz_import_{key}", f"_svmviz_import_seen_{key}"
     moved = _moved_from_import(key)
     lesson_model = st.session_state.pop("_svmviz_lesson_model", None)
     if lesson_model is not None:
         with guard("the lesson file's model cannot be used"):
-            m = loads_model(lesson_model)
+            m = _loads_model(lesson_model)
             if isinstance(m, types):
                 _check_matches(m, n_features)
                 st.session_state[slot] = (m, "the lesson file")
@@ -194,7 +198,7 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
             if st.session_state.get(seen, (None,))[0] != ident:
                 error = None
                 try:
-                    m = loads_model(up.getvalue())
+                    m = _loads_model(up.getvalue())
                     if not isinstance(m, types):
                         raise ValueError(f"it holds a {type(m).__name__}; this page shows "
                                          f"{' / '.join(t.__name__ for t in types)} models")
@@ -218,6 +222,12 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                            f"page's own fit's; the imported model was made with {plain(_own_params(m))}.")
             st.button("Use this page's own fit instead", key=f"{key}_drop", on_click=drop_import, args=(key,))
     return _imported(slot)
+
+
+def _loads_model(document):
+    from svmviz.export import loads_model   # as _dumps_model: when a model is loaded
+
+    return loads_model(document)
 
 
 def import_open_key(key: str) -> str:
@@ -343,11 +353,10 @@ if _refresh_lesson_source not in state.AFTER_SYNC:
 
 
 def _lesson_text(source: dict) -> str:
-    from svmviz.export import dumps_model
     from svmviz.export.lesson import dumps_lesson
 
     model = source["model"]
-    return dumps_lesson(source["dataset"], source["values"], None if model is None else dumps_model(model))
+    return dumps_lesson(source["dataset"], source["values"], None if model is None else _dumps_model(model))
 
 
 def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:

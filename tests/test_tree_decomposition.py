@@ -394,3 +394,31 @@ def test_entropy_split_is_the_brute_force_argmax_of_eq_1():
                 best = (f, v, ir)
     f, t, ir = _td_tree.best_entropy_split(X, y, 3)
     assert (f, t) == pytest.approx(best[:2]) and ir == pytest.approx(best[2])
+
+
+def test_the_validation_split_is_scikit_learns_row_for_row():
+    # the held-out component of a seed must stay the one scikit-learn's train_test_split chose,
+    # stratified when every class allows it, for a seed and for a RandomState (advanced alike)
+    from sklearn.model_selection import train_test_split
+
+    from svmviz.models.tree_decomposition import validation_split
+
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        n = int(rng.integers(6, 200))
+        k = int(rng.integers(2, 6))
+        y = rng.integers(0, k, n)
+        if trial % 4 == 0:
+            y[0] = k        # a class of one sample: no stratified split
+        fraction, seed = float(rng.choice([0.1, 0.2, 0.25, 0.5])), int(rng.integers(0, 2**32))
+        n_val = max(1, round(fraction * n))
+        for state in (seed, np.random.RandomState(seed)):
+            want = np.random.RandomState(seed) if isinstance(state, np.random.RandomState) else seed
+            try:
+                tr, va = train_test_split(np.arange(n), test_size=n_val, random_state=want, stratify=y)
+            except ValueError:
+                want = np.random.RandomState(seed) if isinstance(state, np.random.RandomState) else seed
+                tr, va = train_test_split(np.arange(n), test_size=n_val, random_state=want)
+            got_tr, got_va = validation_split(y, fraction, state)
+            np.testing.assert_array_equal(got_tr, np.sort(tr), err_msg=f"trial {trial}")
+            np.testing.assert_array_equal(got_va, np.sort(va), err_msg=f"trial {trial}")

@@ -80,13 +80,14 @@ def train_test_split(ds: Dataset, test_size: float = 0.3, seed: int = 0, stratif
     return train, ds.subset(np.sort(te), f"{ds.name} (test)", check_classes=False)
 
 
-def split_indices(y, n_train: int, n_test: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def split_indices(y, n_train: int, n_test: int, seed) -> tuple[np.ndarray, np.ndarray]:
     """(train, test) indices of a seeded random split of ``len(y)`` samples (``y`` None: of
     ``n_train + n_test`` samples, not stratified), drawn exactly as scikit-learn's
-    ``ShuffleSplit`` / ``StratifiedShuffleSplit`` draw them with ``random_state=seed``: a
-    stratified split takes from each class the approximate mode of the multivariate
-    hypergeometric distribution (ties broken at random), then a permutation of each class."""
-    rng = np.random.RandomState(seed)
+    ``ShuffleSplit`` / ``StratifiedShuffleSplit`` draw them with ``random_state=seed`` (a whole
+    number, None or a ``numpy.random.RandomState``, which the draws advance): a stratified split
+    takes from each class the approximate mode of the multivariate hypergeometric distribution
+    (ties broken at random), then a permutation of each class."""
+    rng = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
     if n_train < 1:
         raise DataError("the training part would be empty")
     if y is None:

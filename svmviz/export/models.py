@@ -13,10 +13,10 @@ import numpy as np
 
 import svmviz
 from svmviz import limits
-import svmviz.models  # noqa: F401  (the estimators register themselves on import)
 from svmviz.data.loaders import read_capped
 from svmviz.errors import ModelFormatError, ParameterError
 from svmviz.export.codec import decode, decode_estimator, encode, encode_estimator
+from svmviz.models import ESTIMATORS  # noqa: F401  (each estimator registers itself: a document may name any)
 from svmviz.models.constraints import check_params
 
 FORMAT = "svmviz-model"

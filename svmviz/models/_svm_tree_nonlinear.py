@@ -11,8 +11,6 @@ only on the held-out samples that reach the node — the samples it will actuall
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
-from sklearn.svm import SVC
 
 from svmviz.models._svm_tree_build import chain_arrays, chain_predict
 from svmviz.models._svm_tree_records import BinaryTree, NonlinearReport
@@ -78,6 +76,10 @@ def _cv_accuracy(X, y, reach, Cs, gammas, cv: int) -> np.ndarray:
     it), each fold's SVM trained on the rest of the whole training set (as §3.3 trains the
     node). The grid search uses LIBSVM (sklearn's SVC) for speed: the same C-SVM dual as the
     final node, which the project's solver trains."""
+    # here, not at the top: a tree without the non-linear node (the default) needs neither
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import SVC
+
     n_min = int(np.min(np.bincount((y > 0).astype(int))))
     folds = list(StratifiedKFold(n_splits=min(cv, n_min), shuffle=True,
                                  random_state=0).split(X, y))

@@ -35,6 +35,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from svmviz import limits
+from svmviz.data import split_indices
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
@@ -570,18 +571,17 @@ class _Cancelled(Exception):
 def validation_split(y, fraction: float = 0.2, random_state=0) -> tuple[np.ndarray, np.ndarray]:
     """(training rows, validation rows), sorted: the validation component ``fit`` holds out of
     the data it gets when no ``X_val`` is given (stratified when every class allows it). The
-    paper's 4 : 1 training : validation ratio is ``fraction`` = 0.2."""
-    from sklearn.model_selection import train_test_split
-
+    paper's 4 : 1 training : validation ratio is ``fraction`` = 0.2. The rows are those of
+    scikit-learn's ``train_test_split(..., random_state=random_state, stratify=y)``
+    (``svmviz.data.split_indices``, without importing scikit-learn's model selection for it)."""
     y = np.asarray(y)
     n_val = max(1, int(round(fraction * y.shape[0])))
     if y.shape[0] - n_val < 1:
         raise DataError("too few samples to hold out a validation component")
-    idx = np.arange(y.shape[0])
     try:
-        tr, va = train_test_split(idx, test_size=n_val, random_state=random_state, stratify=y)
-    except ValueError:  # a class too small to stratify: split without it
-        tr, va = train_test_split(idx, test_size=n_val, random_state=random_state)
+        tr, va = split_indices(y, y.shape[0] - n_val, n_val, random_state)
+    except DataError:  # a class too small to stratify: split without it
+        tr, va = split_indices(None, y.shape[0] - n_val, n_val, random_state)
     return np.sort(tr), np.sort(va)
 
 

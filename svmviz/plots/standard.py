@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from sklearn.metrics import auc, confusion_matrix, roc_curve
 
 from svmviz.plots.common import (LEGEND_SIZE, add_class_scatter, base_layout, class_color, class_text, grid,
                                  readable, rgba, user_text)
@@ -135,6 +134,10 @@ def _on_level(lines: list[np.ndarray], f, level: float) -> list[np.ndarray]:
 
 def confusion_figure(y_true, y_pred, classes, names=None, title: str = "Confusion matrix (test split)") -> go.Figure:
     """Counts of true class (rows) against predicted class (columns)."""
+    # scikit-learn's metrics here, not at the top: a page's first run draws neither this nor the
+    # ROC curve (they are in a tab of their own), and they are a tenth of a fresh page's imports
+    from sklearn.metrics import confusion_matrix
+
     cm = confusion_matrix(y_true, y_pred, labels=list(classes))
     labels = [user_text(n) for n in (names if names is not None else classes)]
     fig = go.Figure(go.Heatmap(z=cm, x=labels, y=labels, colorscale="Blues", showscale=False,
@@ -147,6 +150,8 @@ def confusion_figure(y_true, y_pred, classes, names=None, title: str = "Confusio
 
 def roc_figure(y_true, scores, positive, title: str = "ROC curve (test split)") -> tuple[go.Figure, float]:
     """The ROC curve of ``scores`` for the class ``positive`` and its area under the curve."""
+    from sklearn.metrics import auc, roc_curve   # as in confusion_figure
+
     y01 = (np.asarray(y_true) == positive).astype(int)
     if y01.min() == y01.max():
         raise ValueError("the ROC curve needs both classes in the test split")
