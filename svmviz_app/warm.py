@@ -26,8 +26,11 @@ THREAD_NAME = "svmviz-warm"
 FIRST_RUN_WAIT_S = 60.0   # a first run still going after this long is a long fit: warm beside it
 
 # What the method pages import beyond the home page (every plot module among them): a method
-# page's first visit then imports nothing heavy.
-MODULES = ("sklearn.base", "svmviz.models", "svmviz.export", "svmviz.geometry", "cvxpy", "svmviz_app.frame")
+# page's first visit then imports nothing heavy. ``svmviz.export.models`` loads every estimator
+# (``svmviz.models`` loads each at its first use); scikit-learn's metrics, model selection, SVC and
+# K-means are imported where a view or an option uses them.
+MODULES = ("sklearn.base", "svmviz.export.models", "svmviz.geometry", "cvxpy", "svmviz_app.frame", "sklearn.metrics",
+           "sklearn.model_selection", "sklearn.svm", "sklearn.cluster")
 PLOTS = "svmviz.plots"
 
 _lock = threading.Lock()
@@ -55,15 +58,20 @@ def warm() -> None:
     """Import ``MODULES`` and every plot module, and fit each registered estimator once on small
     data (see the module's notes). A failure is logged, not raised."""
     try:
-        for name in MODULES:
-            importlib.import_module(name)
-        plots = importlib.import_module(PLOTS)
-        for info in pkgutil.iter_modules(plots.__path__, f"{PLOTS}."):
-            importlib.import_module(info.name)
+        import_modules()
         fit_each_estimator()
     except Exception:       # noqa: BLE001 - warming is an optimisation; the page that needs it reports errors
         logging.getLogger(__name__).warning("warming the server failed; the first page that fits pays for it",
                                             exc_info=True)
+
+
+def import_modules() -> None:
+    """Import ``MODULES`` and every plot module."""
+    for name in MODULES:
+        importlib.import_module(name)
+    plots = importlib.import_module(PLOTS)
+    for info in pkgutil.iter_modules(plots.__path__, f"{PLOTS}."):
+        importlib.import_module(info.name)
 
 
 def fit_each_estimator() -> None:

@@ -73,3 +73,11 @@ def test_a_method_pages_first_run_loads_no_other_estimator_nor_the_model_files()
     # every estimator, as a file may name any): they load when the button is clicked
     page = "pages/2_SVM_Tree.py"
     assert _loaded(_FIRST_RUN.format(page=str(ROOT / page), guarded=GUARDED)) == OWN[page]
+
+
+def test_warming_imports_what_any_page_or_view_may_need():
+    # what a first run leaves out is imported once the first page is drawn (svmviz_app.warm), so
+    # a later page, tab or model file finds it loaded
+    code = ("import json, sys\nfrom svmviz_app import warm\nwarm.import_modules()\n"
+            f"print(json.dumps(sorted(m for m in {GUARDED!r} if m in sys.modules)))")
+    assert _loaded(code) == set(GUARDED)
