@@ -61,7 +61,8 @@ ROOM_PARAM = "room"
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
 # script run per TICK_S (a run costs the server far more than a wait); the student's own clicks
 # meanwhile wait for the poll's end (at most WAIT_S seconds, a Python wait is no point at which
-# Streamlit can stop a run).
+# Streamlit can stop a run). A poll neither waits nor polls while a stepper run an earlier poll
+# asked for has still to draw its step (``poll``).
 TICK_S = 2.0
 WAIT_S = 1.0
 
@@ -414,22 +415,36 @@ def _follow(live: dict, app_run: bool = False) -> None:
     # a stepper run asked for by an earlier poll can be cut short before its end by a newer request
     # (this ticker's next tick, on a busy server): the step it did not draw is drawn now
     rerun = rerun or ss.get(_WAITING)
-    if rerun is None:
-        return
-    ss[_WAITING] = rerun
+    if rerun is not None:
+        _draw_step(rerun)
+
+
+def _draw_step(step_key: str) -> None:
+    """Rerun the stepper of ``step_key`` (from a widget callback) to draw the step in the state; never
+    returns (an app rerun when that stepper is not on the page any more)."""
+    ss = st.session_state
+    ss[_WAITING] = step_key
     try:
-        st.rerun(stepper_fragment_key(rerun))
+        st.rerun(stepper_fragment_key(step_key))
     except StreamlitAPIException:   # the stepper is not on the page any more
         del ss[_WAITING]
         st.rerun()
 
 
-def _ticked() -> None:
-    """The ticker's trigger: a poll, from a widget callback so that it can rerun a stepper by key."""
+def poll() -> None:
+    """A following student's poll, the ticker's trigger callback (a widget callback, so that it can
+    rerun a stepper by key): wait for the room to change, then take the change."""
     live = _following()
     if not live:
         return
-    q = st.session_state.get(_QUESTION)
+    ss = st.session_state
+    if ss.get(_WAITING):
+        # the stepper run an earlier poll asked for has not drawn its step yet (a tick queued
+        # behind that request runs its callback first, or a newer request cut the run short):
+        # that step first, neither held back by a wait nor skipped for a newer one (the next poll
+        # takes what came since)
+        _draw_step(ss[_WAITING])
+    q = ss.get(_QUESTION)
     try:
         room_store().wait(live["code"], live["version"], None if q is None else (q.qid, q.revealed), WAIT_S)
     except RoomError:
@@ -458,7 +473,7 @@ _ticker = st.components.v2.component("svmviz_live_ticker", js=_TICKER_JS)
 def _follow_fragment() -> None:
     """The ticker, in a fragment of its own: a poll that finds nothing new reruns only this."""
     if _following():
-        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=_ticked, height=0)
+        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=poll, height=0)
 
 
 # ------------------------------------------------------------------ questions on a stepping page
