@@ -137,7 +137,7 @@ def test_waiters_of_a_cancelled_computation_compute_it_once_and_leave_no_lock():
     assert cache._computing == {}
 
 
-def test_a_figure_s_download_buttons_look_for_a_chromium_once_not_at_every_draw(monkeypatch):
+def test_a_figure_s_download_buttons_look_for_a_chromium_once_not_at_every_draw(monkeypatch, request):
     """The PNG/SVG buttons need to know whether a Chromium is installed; the step view draws them
     at every step click, and a search of the PATH at each one was a tenth of the click."""
     from streamlit.testing.v1 import AppTest
@@ -147,6 +147,9 @@ def test_a_figure_s_download_buttons_look_for_a_chromium_once_not_at_every_draw(
     looked = []
     monkeypatch.setattr(widgets, "image_export_available", lambda: looked.append(1) or False)
     widgets._images_exportable.clear()
+    # the made-up answer ("no Chromium") is cached for the whole process for ten minutes: it must
+    # not take the PNG/SVG buttons from the pages of the tests that run next
+    request.addfinalizer(widgets._images_exportable.clear)
 
     def page():
         import plotly.graph_objects as go
@@ -161,3 +164,10 @@ def test_a_figure_s_download_buttons_look_for_a_chromium_once_not_at_every_draw(
     assert not at.exception
     assert [b.label for b in at.get("download_button")] == ["Download HTML"]
     assert len(looked) == 1
+
+
+def test_the_next_test_sees_the_real_answer_about_a_chromium():
+    """Runs after the test above, which made the cached answer up."""
+    import svmviz_app.widgets as widgets
+
+    assert widgets._images_exportable() == widgets.image_export_available()
