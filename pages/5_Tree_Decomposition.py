@@ -41,39 +41,41 @@ def _td_bound_terms(params, Xt, yt, Xv, yv, progress=None):
 def prepare(train, test, values) -> Inputs:
     # The Data page's test part stays untouched: TD's validation component is carved out of the
     # Data page's training part (Chang et al. 2009 §3 splits 4 : 1 : 1 the same way).
-    val_fraction = float(values["val_fraction"])
-    tr, va = validation_split(train.y, val_fraction, 0)
-    st.info(f"TD trains on {len(tr)} samples of the Data page's training part and chooses σ and θ on the "
-            f"other {len(va)} (its validation component, {100 * val_fraction:g} % of the training "
-            "part); the test part "
-            + ("(none: the Data page keeps every sample for training)" if test is None
-               else f"({test.n_samples} samples) is used only to test the models, in the last two tabs."))
+    tr, va = validation_split(train.y, float(values["val_fraction"]), 0)
     return Inputs(train.X[tr], train.y[tr], dict(X_val=train.X[va], y_val=train.y[va]))
+
+
+def components(ctx) -> None:
+    """Which samples TD trains, validates and is tested on: under the tabs, so that the partition
+    starts on a projector's first screen."""
+    n_train, n_val, test = len(ctx.inputs.y), len(ctx.inputs.fit_kw["y_val"]), ctx.test
+    st.caption(f"TD trains on {n_train} samples of the Data page's training part and chooses σ and θ on the "
+               f"other {n_val} (its validation component, {100 * float(ctx.values['val_fraction']):g} % of the "
+               "training part); the test part "
+               + ("(none: the Data page keeps every sample for training)" if test is None
+                  else f"({test.n_samples} samples) is used only to test the models, in the last two tabs."))
 
 
 def level(ctx) -> None:
     """The σ slider and what the tree holds at that σ: above the tabs, since the partition and the
     leaf table both read the tree at this σ."""
     td = ctx.model
-    st.subheader("The tree at a ceiling size σ")
     levels = [lv.sigma for lv in td.search_path_]
-    sigma = st.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
-                             **bind("td.sigma", td.sigma_, options=levels))
+    # the slider and what the tree holds beside it, in a few lines rather than a row of large
+    # figures: together with the page's header they leave the partition's top on a 1280 × 720 screen
+    left, right = st.columns(2, vertical_alignment="center")
+    sigma = left.select_slider("ceiling size σ (the same tree read with an earlier stop — no refit)", levels,
+                               **bind("td.sigma", td.sigma_, options=levels))
     ctx.values["sigma"] = sigma
     lvl = td.search_path_[levels.index(sigma)]
     level_svms = [lf.svm for lf in td.level_leaves(sigma) if lf.svm is not None]
     n_bad = sum(not s.converged for s in level_svms)
-    # six short values: a metric's large figure is cut with "…" beyond its column (about 7
-    # characters at 1280 px), as "C=100, γ=0.5" in one column was
-    c1, c2, c3, c4, c5, c6 = st.columns(6)
-    c1.metric("leaves", lvl.n_leaves)
-    c2.metric("leaves with an SVM", len(level_svms))
-    c3.metric("validation accuracy", f"{100 * lvl.best_accuracy:.1f} %")
-    c4.metric("θ at this σ: C", f"{lvl.C[lvl.best]:.3g}")
-    c5.metric("θ at this σ: γ", f"{lvl.gamma[lvl.best]:.3g}")
-    c6.metric("converged", "yes" if n_bad == 0 else f"no ({n_bad})",
-              help="whether every leaf SVM at this σ (and its θ) reached the solver's tolerance; "
-                   "no (k): k of the leaves with an SVM did not")
+    right.markdown(f"leaves: **{lvl.n_leaves}** · leaves with an SVM: **{len(level_svms)}**  \n"
+                   f"validation accuracy: **{100 * lvl.best_accuracy:.1f} %** · "
+                   f"converged: **{'yes' if n_bad == 0 else f'no ({n_bad})'}**  \n"
+                   f"θ at this σ: C = **{lvl.C[lvl.best]:.3g}**, γ = **{lvl.gamma[lvl.best]:.3g}**",
+                   help="converged: whether every leaf SVM at this σ (and its θ) reached the solver's "
+                        "tolerance; no (k): k of the leaves with an SVM did not")
     if sigma == td.sigma_:   # the model's own leaves: named in the warning when not converged
         convergence_status(td, f"the {len(level_svms)} leaf SVMs of the model (σ = {td.sigma_})")
     elif n_bad:
@@ -192,7 +194,7 @@ PAGE = MethodPage(
     ),
     prepare=prepare, progress="ceiling-size search: leaf SVMs trained", fit_error="the search failed",
     views=(View(level, lesson=True), View(partition, lesson=True, tab=TABS[0]), View(search, tab=TABS[1]),
-           View(against_global, tab=TABS[2]), View(standard, tab=TABS[3])),
+           View(against_global, tab=TABS[2]), View(standard, tab=TABS[3]), View(components, lesson=True)),
 )
 
 run_page(PAGE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import warnings
 
 import numpy as np
@@ -159,7 +160,9 @@ def _page_data():
 
 
 def _metric(at, label):
-    return [m.value for m in at.metric if m.label == label][0]
+    """One value of the summary beside the σ slider ("converged: **yes**")."""
+    summary = next(m.value for m in at.markdown if m.value.startswith("leaves: "))
+    return re.search(rf"(?:^|· |\n){re.escape(label)}: \*\*(.+?)\*\*", summary).group(1)
 
 
 def test_page_shows_convergence():
