@@ -1,6 +1,7 @@
 """The DAG diagram drawn by Plotly in Chromium at the widths it is shown at: about 320 px (the DAG
-page's diagram column on a 1280 × 720 laptop with the sidebar open, a phone) and wider. No edge
-label, node name or node circle may overlap another, with short, long and HTML-like class names.
+page's diagram column on a 1280 × 720 laptop with the sidebar open, a phone) and wider, with two to
+eight classes. No edge label, node name or node circle may overlap another, with short, long and
+HTML-like class names, and every one is drawn inside the chart.
 Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ NAMES = {
     "iris": ["setosa", "versicolor", "virginica"],
     "four": ["alpha", "beta", "gamma", "delta"],
     "five": ["a", "b", "c", "d", "e"],
+    "five-long": ["south", "north <b>", "east-west corridor", "setosa", "versicolor"],
+    "six": ["setosa", "versicolor", "virginica", "north", "south", "east-west corridor"],
+    "eight": ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"],
 }
-# (names, chart width in px): up to four classes in the narrow column, five from 480 px
-CASES = [(k, 320) for k in ("signed", "long", "iris", "four")] + [(k, 480) for k in ("long", "four", "five")] + \
-        [("five", 900)]
+# (names, chart width in px): the narrow column (a laptop with the sidebar open, a phone) with up to
+# eight classes, lesson mode's column (about 480 px) and wider
+CASES = [(k, 320) for k in ("signed", "long", "iris", "four", "five", "five-long", "six", "eight")] + \
+        [(k, 480) for k in ("long", "four", "five", "six", "eight")] + [("five", 900), ("eight", 1280)]
 
 # the boxes Plotly drew: edge labels (annotations), node names (text points), node circles
 BOXES_JS = """() => {
@@ -31,6 +36,7 @@ BOXES_JS = """() => {
     labels: [...document.querySelectorAll('g.annotation-text-g text')].map(e => [e.textContent, box(e)]),
     names: [...document.querySelectorAll('g.textpoint text')].map(e => [e.textContent, box(e)]),
     circles: [...document.querySelectorAll('g.trace.scatter path.point')].map(e => ['circle', box(e)]),
+    chart: box(document.querySelector('#fig .main-svg')),
   };
 }"""
 
@@ -88,7 +94,12 @@ def test_labels_names_and_circles_of_the_dag_diagram_never_overlap(plotly_page, 
     assert not _overlaps(drawn["labels"] + drawn["names"]), _overlaps(drawn["labels"] + drawn["names"])
     # a label on an edge stays clear of the node circles at either end
     assert not _overlaps(drawn["labels"] + drawn["circles"]), _overlaps(drawn["labels"] + drawn["circles"])
-    assert not _overlaps(drawn["circles"]), "node circles overlap"
+    # node circles stand apart: their outlines (1.5 px, outside these boxes) never touch
+    assert not _overlaps(drawn["circles"], pad=-3.0), "node circles touch"
+    left, top, right, bottom = drawn["chart"]
+    outside = [t for t, (l, tp, r, b) in drawn["labels"] + drawn["names"] + drawn["circles"]
+               if l < left - 1 or r > right + 1 or tp < top - 1 or b > bottom + 1]
+    assert not outside, f"drawn beyond the chart: {outside}"
     # what is shown is plain text: the HTML-like name as typed, never markup
     if names == "long":
         assert "north <b>" in " ".join(t for t, _ in drawn["labels"] + drawn["names"])

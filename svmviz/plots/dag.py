@@ -7,14 +7,16 @@ d > 2 pass a ``Plane``: the model is evaluated on the plane's grid lifted back t
 
 from __future__ import annotations
 
+import html
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from svmviz.plots.common import (PALETTE, Plane, add_class_scatter, base_layout, class_color, class_text, counted,
-                                 grid, legend_below, readable, rgba, shortened, with_subtitle)
+from svmviz.plots.common import (PALETTE, Plane, PlotText, add_class_scatter, base_layout, class_color, class_text,
+                                 counted, grid, legend_below, readable, rgba, shortened, with_subtitle)
 from svmviz.plots.contours import level_line_trace, polyline_xy
 from svmviz.plots.regions import add_region, class_margins, label_regions, region_rings
 
@@ -227,29 +229,64 @@ def dag_layout(K: int):
     return [(s, lo, lo - s / 2.0, -float(s)) for s in range(K) for lo in range(s + 1)]
 
 
-# The diagram sits in a column about 320 px wide (a phone, a laptop with the sidebar open), where a
-# level of K nodes has about 300/K px per node. Its labels fit there:
-#  - class names are cut to DAG_NAME_CHARS // K characters (10 for three classes: "versicolor"),
-#    whole in the hover of every node and edge label;
+# The diagram sits in a column about 320 px wide (a phone, a laptop with the sidebar open; about
+# 480 px in lesson mode), where the K leaves side by side have about COLUMN_PX / K px each: every
+# size of the drawing is chosen from K so that its K leaves fit COLUMN_PX, and the diagram grows
+# downwards, a level at a time, never sideways:
+#  - node circles NODE_PX wide while K of them fit, smaller beyond (31 px for eight classes), their
+#    text one size smaller from five classes on;
+#  - class names cut to what fits a leaf's share of the column (10 characters for three classes:
+#    "versicolor", 5 for eight), whole in the hover of every node and edge label;
+#  - edge labels "not j" on one line while a node is wide enough, "not" above the name from five
+#    classes on (a label's width is then a name's);
 #  - the two edges leaving a node are labelled at different heights (the left one at
 #    EDGE_LABEL_AT[0] of its length, the right one at EDGE_LABEL_AT[1]), so labels side by side on
 #    one row are a whole node apart, never half of one;
-#  - a level is LEVEL_PX high, room for the node circles and the two rows of two-line labels.
+#  - a level is LEVEL_PX high, room for the node circles and the two rows of labels (taller when a
+#    label has three lines).
+COLUMN_PX = 300
 DAG_NAME_CHARS = 30
 EDGE_LABEL_AT = (0.34, 0.66)
 LEVEL_PX = 150
 NODE_PX = 58
+TEXT_PX = 13
+SUBTITLE_CHARS = 32   # the class list's line at the subtitle's size in the narrow column
+
+
+@dataclass(frozen=True)
+class DiagramSizes:
+    """The sizes of the DAG diagram of K classes (px, characters)."""
+
+    node: int        # a node circle's diameter
+    text: int        # node names and edge labels
+    chars: int       # a class name's characters on the diagram
+    stacked: bool    # an edge label as "not" above the name (else "not name" on one line)
+    level: int       # a level's height
+
+    @classmethod
+    def of(cls, K: int) -> "DiagramSizes":
+        if K <= 4:
+            return cls(NODE_PX, TEXT_PX, max(3, DAG_NAME_CHARS // max(K, 1)), False, LEVEL_PX)
+        slot = COLUMN_PX / (K + 0.1)              # a leaf's share of the column (the x range below)
+        node = int(min(NODE_PX, slot - 6))
+        text = TEXT_PX - 1 if K <= 6 else TEXT_PX - 2
+        # a name as wide as its slot (a character is about 0.6 of the text size), wider than a small
+        # circle: five characters ("gamma") for eight classes say more than a name cut to fit the circle
+        chars = max(3, int((slot - 4) / (0.6 * text)))
+        return cls(node, text, chars, True, LEVEL_PX + 20)
 
 
 def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figure:
     """The decision DAG of ``model.order_`` (Sabzekar et al., Fig. 2): internal nodes "i vs j", edges
     "not j" / "not i", leaves the classes. With ``X`` the edges are labelled with how many samples
     take them; ``highlight`` (one sample) draws its path in bold. Long class names are cut on the
-    diagram and shown whole in the hover."""
+    diagram and shown whole in the hover; its sizes follow the number of classes
+    (``DiagramSizes``), so that it stays readable in a narrow column with up to eight classes."""
     names = _names(model, class_names)
     order = model.order_
     K = order.size
-    short = [shortened(n, max(3, DAG_NAME_CHARS // K)) for n in names]
+    size = DiagramSizes.of(K)
+    short = [shortened(n, size.chars) for n in names]
     pos = {(s, lo): (x, yv) for s, lo, x, yv in dag_layout(K)}
     counts = {}
     if X is not None and K > 1:
@@ -276,14 +313,15 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
                 fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip",
                                          line=dict(color="#d62728" if bold else "#888", width=5 if bold else 1.5),
                                          showlegend=False))
-                label, hover = f"not {short[dropped]}", f"not {names[dropped]}"
+                label = f"not<br>{short[dropped]}" if size.stacked else f"not {short[dropped]}"
+                hover = f"not {names[dropped]}"
                 if counts:
                     n = counts.get((s, lo, child), 0)
                     label += f"<br>({n})"
                     hover += f": {counted(n, 'training sample')}"
                 t = EDGE_LABEL_AT[side]
                 fig.add_annotation(x=x0 + t * (x1 - x0), y=y0 + t * (y1 - y0), text=label, hovertext=hover,
-                                   showarrow=False, font=dict(size=13, color="#333"),
+                                   showarrow=False, font=dict(size=size.text, color="#333"),
                                    bgcolor="rgba(255,255,255,0.85)")
     xs, ys, text, colors, hover = [], [], [], [], []
     for s, lo, x, yv in dag_layout(K):
@@ -303,16 +341,29 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
             hover.append(f"remaining [{left}]: D_{names[i]},{names[j]} ≥ 0 → not {names[j]}, else not {names[i]}")
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=text, textposition="middle center",
                              hovertext=hover, hoverinfo="text", showlegend=False,
-                             marker=dict(size=NODE_PX, color=colors, line=dict(width=1.5, color="#333"),
+                             marker=dict(size=size.node, color=colors, line=dict(width=1.5, color="#333"),
                                          symbol="circle"),
-                             textfont=dict(size=13, color="#111")))
+                             # a light halo: a name wider than a small circle stays legible over its outline
+                             textfont=dict(size=size.text, color="#111", shadow="auto")))
     reach = (K - 1) / 2 + 0.55     # the leaves' half-width, a circle's radius and its name beyond
     fig.update_xaxes(visible=False, range=[-reach, reach])
     fig.update_yaxes(visible=False, range=[-(K - 1) - 0.3, 0.3])
     # a short title, the list as its subtitle: the whole list as a title ran off a narrow column
-    fig = readable(fig, "Decision DAG", height=round(LEVEL_PX * (K - 1 + 0.6)) + 90,
+    fig = readable(fig, "Decision DAG", height=round(size.level * (K - 1 + 0.6)) + 90,
                    margin=dict(l=10, r=10, t=50, b=10))
-    return with_subtitle(fig, f"class list [{', '.join(short[k] for k in order)}]")
+    return with_subtitle(fig, _wrapped(f"class list [{', '.join(short[k] for k in order)}]"))
+
+
+def _wrapped(text: PlotText, chars: int = SUBTITLE_CHARS) -> PlotText:
+    """Plotly text broken into lines of at most ``chars`` characters as shown, at its spaces."""
+    lines = [""]
+    for word in text.split(" "):
+        line = f"{lines[-1]} {word}" if lines[-1] else word
+        if lines[-1] and len(html.unescape(line)) > chars:
+            lines.append(word)
+        else:
+            lines[-1] = line
+    return PlotText("<br>".join(lines))
 
 
 def _ellipse(mean2, cov2, n_std: float, n: int = 80):
