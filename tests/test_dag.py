@@ -341,7 +341,8 @@ def test_dag_diagram_and_region_figures(voting3, data3):
                       "not north-eas…"]
     assert fig.layout.annotations[2].hovertext.startswith("not north-east corridor: ")
     assert fig.layout.title.text == "Decision DAG"
-    assert fig.layout.title.subtitle.text == "class list [west &lt;b&gt;, north-eas…, south]"
+    # the list wrapped at a space: on one line it ran beyond a 320 px column
+    assert fig.layout.title.subtitle.text == "class list [west &lt;b&gt;,<br>north-eas…, south]"
     # the voting map's grey region is exactly where the votes tie (away from its edge)
     vfig = P.plot_voting_regions(voting3, X, y, resolution=60)
     xs, ys, _ = grid(X, 60)
