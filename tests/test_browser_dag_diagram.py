@@ -23,10 +23,11 @@ NAMES = {
     "five-long": ["south", "north <b>", "east-west corridor", "setosa", "versicolor"],
     "six": ["setosa", "versicolor", "virginica", "north", "south", "east-west corridor"],
     "eight": ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"],
+    "eight-numbers": [str(k) for k in range(8)],   # a generated data set's classes
 }
 # (names, chart width in px): the narrow column (a laptop with the sidebar open, a phone) with up to
 # eight classes, lesson mode's column (about 480 px) and wider
-CASES = [(k, 320) for k in ("signed", "long", "iris", "four", "five", "five-long", "six", "eight")] + \
+CASES = [(k, 320) for k in ("signed", "long", "iris", "four", "five", "five-long", "six", "eight", "eight-numbers")] + \
         [(k, 480) for k in ("long", "four", "five", "six", "eight")] + [("five", 900), ("eight", 1280)]
 
 # the boxes Plotly drew: edge labels (annotations), node names (text points), node circles

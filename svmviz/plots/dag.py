@@ -237,8 +237,8 @@ def dag_layout(K: int):
 #    text one size smaller from five classes on;
 #  - class names cut to what fits a leaf's share of the column (10 characters for three classes:
 #    "versicolor", 5 for eight), whole in the hover of every node and edge label;
-#  - edge labels "not j" on one line while a node is wide enough, "not" above the name from five
-#    classes on (a label's width is then a name's);
+#  - edge labels "not j" on one line while that fits, else (from five classes on) "not" above the
+#    name (a label is then no wider than a name);
 #  - the two edges leaving a node are labelled at different heights (the left one at
 #    EDGE_LABEL_AT[0] of its length, the right one at EDGE_LABEL_AT[1]), so labels side by side on
 #    one row are a whole node apart, never half of one;
@@ -260,7 +260,7 @@ class DiagramSizes:
     node: int        # a node circle's diameter
     text: int        # node names and edge labels
     chars: int       # a class name's characters on the diagram
-    stacked: bool    # an edge label as "not" above the name (else "not name" on one line)
+    wrap: bool       # an edge label wider than a name goes on two lines, "not" above the name
     level: int       # a level's height
 
     @classmethod
@@ -313,7 +313,8 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
                 fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip",
                                          line=dict(color="#d62728" if bold else "#888", width=5 if bold else 1.5),
                                          showlegend=False))
-                label = f"not<br>{short[dropped]}" if size.stacked else f"not {short[dropped]}"
+                one_line = not size.wrap or len(html.unescape(short[dropped])) + 4 <= size.chars
+                label = f"not {short[dropped]}" if one_line else f"not<br>{short[dropped]}"
                 hover = f"not {names[dropped]}"
                 if counts:
                     n = counts.get((s, lo, child), 0)
