@@ -19,7 +19,7 @@ from svmviz_app.controls import plane_controls
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
 from svmviz_app.views import shared_figure, shared_table, standard_views
-from svmviz_app.stepper import stepper
+from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.frame import Inputs, MethodPage, Param, page_tabs, run_page
 from svmviz_app.widgets import figure_downloads, guard, plain
 
@@ -131,7 +131,6 @@ if n_steps == 0:
     st.info("The training part of this pair holds one class only: there is nothing to step through.")
     st.stop()
 
-SHOWN = {}   # the step's figure as the stepper last drew it: its downloads, outside the fragment, save it
 GEO_PICKED = "tree.geo._picked"   # (tree, step) at which the user picked the overlay's candidate
 if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
     bind("tree.step", 0, bounds=(0, n_steps - 1))   # the link's step (the stepper binds it too)
@@ -225,7 +224,7 @@ def _step_view(k: int) -> None:
         fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
                             geometry_label=geo, geometry_solver=solver)
         st.plotly_chart(fig, key="tree_fig")
-        SHOWN["figure"] = fig
+        shown_figure("tree.step").show(fig)
     st.subheader("Candidates")
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "
@@ -250,7 +249,7 @@ def _beside_steps() -> None:
     """Under the stepper, what is the same at every step: outside its fragment, so a step click
     does not send it again (the buttons read the step when they are clicked)."""
     st.markdown("**The figure of the step shown**")
-    figure_downloads(lambda: SHOWN["figure"], "svm_tree_step", key="tree_dl")
+    figure_downloads(shown_figure("tree.step"), "svm_tree_step", key="tree_dl")
     st.markdown("**This node's data on the Convex Hulls page**")
     st.button("Send this step's samples to Convex Hulls", key="tree_send_hulls", on_click=_send_shown_step)
     try:

@@ -23,7 +23,7 @@ from svmviz_app.controls import plane_controls
 from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
-from svmviz_app.stepper import stepper
+from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.views import compact_figure, standard_views
 from svmviz_app.widgets import figure_downloads, guard, model_download, plain
 
@@ -90,7 +90,6 @@ def _iteration(model, t: int, X, y, class_names, plane, target, C: float, form: 
 def smo_view(ctx) -> None:
     model, target, Xs, ys, plane = ctx.model, ctx.reference, ctx.inputs.X, ctx.inputs.y, ctx.values["plane"]
     form, C, tol, n = ctx.values["form"], float(ctx.values["C"]), float(ctx.params["tol"]), len(model.trace_) + 1
-    shown = {}   # the step's figure as the stepper last drew it: its downloads, outside the fragment, save it
 
     def step(t: int) -> None:
         """Iteration t of the recorded run: reruns alone on a step click (a fragment)."""
@@ -123,10 +122,10 @@ def smo_view(ctx) -> None:
             left, right = st.columns([3, 2])
             with left:
                 st.plotly_chart(view["step"], key="solvers_step_fig")
+                shown_figure("solvers.step").show(view["step"])
             with right:
                 st.plotly_chart(view["alpha"], key="solvers_alpha_bars")
                 st.plotly_chart(view["curves"], key="solvers_curves")
-            shown["figure"] = view["step"]
 
     tr = model.trace_
     if not ctx.lesson:
@@ -154,7 +153,7 @@ def smo_view(ctx) -> None:
     else:
         st.caption("Red: f_t = 0 and the margins f_t = ±1 after t iterations; dotted: the cvxpy optimum; "
                    "orange circles: the working pair of iteration t; grey circles: α_i > 0.")
-    figure_downloads(lambda: shown["figure"], "smo_step", key="solvers_step_dl")
+    figure_downloads(shown_figure("solvers.step"), "smo_step", key="solvers_step_dl")
 
 
 # ------------------------------------------------------------------ 2. three solvers

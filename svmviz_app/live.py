@@ -389,7 +389,8 @@ def _follow(live: dict, app_run: bool = False) -> None:
     """A student's poll: take what the room changed. A view that changes only a stepper's step (and
     what its view binds), or a question asked in a stepper's view, goes into the state and, from
     the ticker's callback, reruns that stepper alone; any other change reruns the app. In an app
-    run (``app_run``) the page draws after this: the state is all it needs."""
+    run (``app_run``) the page draws after this: the state is all it needs. (A step an earlier
+    poll asked for and not drawn yet is ``poll``'s, before its wait.)"""
     ss = st.session_state
     f, changed_q = _poll(live)
     reg = ss.get(_STEPPERS) or {}
@@ -410,12 +411,7 @@ def _follow(live: dict, app_run: bool = False) -> None:
         if reg.get("question") not in steps or rerun not in (None, reg["question"]):
             st.rerun()
         rerun = reg["question"]
-    if app_run:
-        return
-    # a stepper run asked for by an earlier poll can be cut short before its end by a newer request
-    # (this ticker's next tick, on a busy server): the step it did not draw is drawn now
-    rerun = rerun or ss.get(_WAITING)
-    if rerun is not None:
+    if rerun is not None and not app_run:
         _draw_step(rerun)
 
 

@@ -4,6 +4,10 @@ that do not change with the step), so its cost does not grow with the page.
 
 The step is the bound value ``key`` (0-based, in the URL). Play advances it once every
 ``delay_s`` seconds through the fragment's ``run_every``: a timed fragment run, not a page run.
+
+What is the same at every step (a step figure's download buttons) is drawn by the page's run,
+outside the fragment; ``shown_figure(key)`` holds the figure the view drew, so those buttons save
+the step on screen when they are clicked.
 """
 
 from __future__ import annotations
@@ -13,7 +17,38 @@ from typing import Callable
 
 import streamlit as st
 
+from svmviz.plots.common import message_figure
 from svmviz_app import live, server, state
+
+
+class ShownFigure:
+    """The figure a stepper's view drew at its last run, called (``figure_downloads`` takes it) by
+    download buttons drawn outside the stepper's fragment: Streamlit calls it when a button is
+    clicked, in a thread of its own (no session state there), so the buttons hold this object.
+    The stepper empties it before each view: a step whose figure could not be drawn saves a
+    figure saying so, never the step before."""
+
+    def __init__(self) -> None:
+        self._figure, self._step = None, 0
+
+    def _clear(self, k: int) -> None:
+        self._figure, self._step = None, k
+
+    def show(self, fig) -> None:
+        """In the view: ``fig`` is the step's figure on screen."""
+        self._figure = fig
+
+    def __call__(self):
+        if self._figure is None:
+            return message_figure(f"Nothing to save: the figure of step {self._step + 1} could not be drawn "
+                                  "(the page says why).")
+        return self._figure
+
+
+def shown_figure(key: str) -> ShownFigure:
+    """The figure the view of the stepper of ``key`` last drew in this session (each session its
+    own: two students on different steps each save theirs)."""
+    return st.session_state.setdefault(f"{key}._figure", ShownFigure())
 
 
 def _playing_key(key: str) -> str:
@@ -72,7 +107,8 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             delay_s: float = 1.0) -> None:
     """Draw first/previous/next/last buttons (keyboard: Home, Left, Right, End), Play/Pause and a
     slider, then ``view(k)`` for the current step ``k``, all in one fragment. ``view`` sees the
-    objects of the page run that defined it (the fit, the plane...): a step click reuses them.
+    objects of the page run that defined it (the fit, the plane...): a step click reuses them;
+    it passes the step's figure to ``shown_figure(key).show`` when buttons outside save it.
     Must be called once per page run, where the stepped view goes."""
     n = max(int(n_steps), 1)
     state.bind(key, 0, bounds=(0, n - 1))
@@ -102,6 +138,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             # one slider per step, so that a slider sent back from a step already left is known
             st.slider(label, 1, n, value=k + 1, key=f"{key}_slider_{k}", label_visibility="collapsed",
                       on_change=_from_slider, args=(key, k, n))
+        shown_figure(key)._clear(k)   # a view that fails before its figure leaves none to save
         try:
             with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
                 view(k)

@@ -116,6 +116,40 @@ def test_the_step_figure_s_download_saves_the_step_shown(streamlit_url):
     assert "After 1 SMO iterations" in html and "After 0 SMO" not in html
 
 
+@pytest.mark.parametrize("failing", [0, 1])
+def test_an_iteration_that_cannot_be_drawn_saves_no_other_step(monkeypatch, failing):
+    """When an iteration's figures cannot be built (the page says why), the step figure's buttons
+    save a figure saying there is nothing to save: not the iterate drawn before, and no error (at
+    the start, with nothing drawn yet, too)."""
+    import svmviz_app.cache as cache
+    import svmviz_app.widgets as widgets
+    from svmviz.errors import ParameterError
+    from svmviz.export import figure_bytes
+
+    build, downloads, saves = cache.shared_view, widgets.figure_downloads, {}
+
+    def built(fn, *args, **kwargs):   # (fn, model, t, ...)
+        if fn.__name__ == "_iteration" and args[1] == failing:
+            raise ParameterError("this iteration cannot be drawn")
+        return build(fn, *args, **kwargs)
+
+    def buttons(fig, basename, key, *args, **kwargs):
+        saves[key] = fig   # what the buttons call when clicked
+        return downloads(fig, basename, key, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "shared_view", built)
+    monkeypatch.setattr(widgets, "figure_downloads", buttons)
+    at = page_test(PAGE, dataset=_data()).run()
+    for _ in range(failing):
+        at.button(key="solvers.step_next").click().run()
+    assert not problems(at)
+    assert at.session_state["solvers.step"] == failing
+    assert any("cannot rebuild iteration" in e.value for e in at.error)
+    html = figure_bytes(saves["solvers_step_dl"](), "html").decode()
+    assert f"Nothing to save: the figure of step {failing + 1} could not be drawn" in html
+    assert "SMO iterations" not in html
+
+
 @pytest.mark.browser
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app

@@ -335,6 +335,62 @@ def test_the_step_figure_s_download_saves_the_step_shown(streamlit_url):
 
 
 @pytest.mark.slow
+def test_two_sessions_on_different_steps_each_save_their_own_step(streamlit_url):
+    """The step figure's buttons save the step shown in the session that clicks them: one student
+    at step 2 saves step 2 after another opened the page and drew step 1, and that other saves
+    step 1."""
+    import asyncio
+
+    async def other_saves(s, shown):
+        return s.step(), (await download(s, "Download HTML")).decode()
+
+    async def next_then_other_then_save(s, shown):
+        await click_sends(s, shown)
+        other = await asyncio.to_thread(_as_student, streamlit_url, other_saves)
+        return s.step(), (await download(s, "Download HTML")).decode(), other
+
+    step, html, (other_step, other_html) = _as_student(streamlit_url, next_then_other_then_save)
+    assert step[0] == 2 and other_step[0] == 1
+    assert f"Step 2 of {step[1]}" in html and "Step 1 of" not in html
+    assert f"Step 1 of {step[1]}" in other_html and "Step 2 of" not in other_html
+
+
+@pytest.mark.parametrize("failing", [0, 1])
+def test_a_step_whose_figure_cannot_be_drawn_saves_no_other_step(monkeypatch, failing):
+    """When a step's figure cannot be drawn (the page says why), the step figure's buttons save a
+    figure saying there is nothing to save: not the step drawn before, and no error (on the first
+    step, with nothing drawn yet, too)."""
+    import svmviz_app.views as views
+    import svmviz_app.widgets as widgets
+    from svmviz.errors import ParameterError
+    from svmviz.export import figure_bytes
+    from svmviz.plots.svm_tree import step_spec
+
+    draw, downloads, saves = views.shared_figure, widgets.figure_downloads, {}
+
+    def drawn(fn, *args, **kwargs):   # (fn, model, X, y, k, ...)
+        if fn is step_spec and args[3] == failing:
+            raise ParameterError("this step's figure cannot be drawn")
+        return draw(fn, *args, **kwargs)
+
+    def buttons(fig, basename, key, *args, **kwargs):
+        saves[key] = fig   # what the buttons call when clicked
+        return downloads(fig, basename, key, *args, **kwargs)
+
+    monkeypatch.setattr(views, "shared_figure", drawn)
+    monkeypatch.setattr(widgets, "figure_downloads", buttons)
+    at = page_test(PAGE, dataset=_data()).run()
+    for _ in range(failing):
+        at.button(key="tree.step_next").click().run()
+    assert not problems(at)
+    assert _step_caption(at).startswith(f"**Step {failing + 1} of ")
+    assert any("cannot draw this step" in e.value for e in at.error)
+    html = figure_bytes(saves["tree_dl"](), "html").decode()
+    assert f"Nothing to save: the figure of step {failing + 1} could not be drawn" in html
+    assert "Step 1 of" not in html
+
+
+@pytest.mark.slow
 def test_a_candidate_picked_on_a_step_already_left_is_not_picked_on_the_next(streamlit_url):
     """The overlay's candidate ("for candidate", asked while an overlay is drawn) follows the
     chosen one from step to step unless the user picks one at that step. A pick sent from the step
