@@ -31,7 +31,8 @@ class ShownFigure:
     def __init__(self) -> None:
         self._figure, self._step = None, 0
 
-    def _clear(self, k: int) -> None:
+    def clear(self, k: int) -> None:
+        """Before the view of step ``k`` (the stepper calls it): no figure drawn yet."""
         self._figure, self._step = None, k
 
     def show(self, fig) -> None:
@@ -138,7 +139,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
             # one slider per step, so that a slider sent back from a step already left is known
             st.slider(label, 1, n, value=k + 1, key=f"{key}_slider_{k}", label_visibility="collapsed",
                       on_change=_from_slider, args=(key, k, n))
-        shown_figure(key)._clear(k)   # a view that fails before its figure leaves none to save
+        shown_figure(key).clear(k)   # a view that fails before its figure leaves none to save
         try:
             with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
                 view(k)
