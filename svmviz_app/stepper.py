@@ -41,7 +41,7 @@ class ShownFigure:
 
     def __call__(self):
         if self._figure is None:
-            return message_figure(f"Nothing to save: the figure of step {self._step + 1} could not be drawn "
+            return message_figure("Nothing to save:", f"the figure of step {self._step + 1} could not be drawn",
                                   "(the page says why).")
         return self._figure
 

@@ -116,3 +116,11 @@ def test_a_binary_class_label_is_escaped_once_wherever_it_is_passed_on():
     assert class_text(class_label("a&b", -1)) == "a&amp;b (as −1)"
     assert class_text(class_label(BOLD, 1)) == "&lt;b&gt;b&lt;/b&gt; (as +1)"
     assert class_label("−1", -1) == "class −1" and class_label("+1", 1) == "class +1"
+
+
+def test_a_message_figure_shows_each_line_as_written():
+    from svmviz.plots.common import message_figure
+
+    fig = message_figure(IMG, f"{LINK} and {BOLD}")
+    _check(fig, expect_escaped=(IMG, LINK, BOLD))
+    assert fig.layout.annotations[0].text == f"{user_text(IMG)}<br>{user_text(LINK)} and {user_text(BOLD)}"

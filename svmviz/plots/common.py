@@ -314,13 +314,13 @@ def readable(fig: go.Figure, title: str | None = None, n_titles: int = 0, **layo
     return fig
 
 
-def message_figure(text: str) -> go.Figure:
-    """A figure holding only ``text``, as plain text (shown as written), at a size read on a
-    projector: for a file asked for when there is no figure to save, which then says why instead
-    of holding some other figure."""
+def message_figure(*lines: str) -> go.Figure:
+    """A figure holding only ``lines`` of text, each as plain text (shown as written), at a size
+    read on a projector: for a file asked for when there is no figure to save, which then says why
+    instead of holding some other figure."""
     fig = go.Figure()
-    fig.add_annotation(text=user_text(text), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
-                       font=dict(size=TITLE_SIZE))
+    fig.add_annotation(text="<br>".join(user_text(line) for line in lines), x=0.5, y=0.5, xref="paper",
+                       yref="paper", showarrow=False, font=dict(size=TITLE_SIZE))
     fig.update_layout(template=TEMPLATE, height=300, font=dict(size=FONT_SIZE),
                       xaxis=dict(visible=False), yaxis=dict(visible=False))
     return fig
