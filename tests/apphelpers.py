@@ -29,6 +29,38 @@ def problems(at: AppTest) -> list[str]:
     return [e.value for e in at.exception]
 
 
+def step_saved_when_drawing_fails(monkeypatch, page: str, dataset, step_key: str, k: int, owner, name: str,
+                                  fails, buttons: str) -> tuple[AppTest, str]:
+    """Run ``page`` on ``dataset`` to step ``k`` of the stepper ``step_key`` with ``owner.name`` (a
+    function the page imports by name: it must be patched before the page's run imports it)
+    raising the ``ParameterError`` a page shows for the calls where ``fails(fn, *args)`` holds;
+    the page and the HTML the step figure's buttons (``figure_downloads`` key ``buttons``) save
+    when clicked then."""
+    import svmviz_app.widgets as widgets
+    from svmviz.errors import ParameterError
+    from svmviz.export import figure_bytes
+
+    draw, downloads, saves = getattr(owner, name), widgets.figure_downloads, {}
+
+    def drawn(fn, *args, **kwargs):
+        if fails(fn, *args):
+            raise ParameterError("this step cannot be drawn")
+        return draw(fn, *args, **kwargs)
+
+    def recorded(fig, basename, key, *args, **kwargs):
+        saves[key] = fig   # what the buttons call when clicked
+        return downloads(fig, basename, key, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, drawn)
+    monkeypatch.setattr(widgets, "figure_downloads", recorded)
+    at = page_test(page, dataset=dataset).run()
+    for _ in range(k):
+        at.button(key=f"{step_key}_next").click().run()
+    assert not problems(at)
+    assert at.session_state[step_key] == k
+    return at, figure_bytes(saves[buttons](), "html").decode()
+
+
 def as_read(text: str) -> str:
     """What a reader sees of a message the app escaped to plain text (``plain_text``): the
     Markdown escapes and the invisible word joiners gone."""

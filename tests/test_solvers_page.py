@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from apphelpers import as_student, click_sends, download, page_test, problems
+from apphelpers import as_student, click_sends, download, page_test, problems, step_saved_when_drawing_fails
 
 PAGE = "pages/8_Solvers.py"
 
@@ -122,30 +122,12 @@ def test_an_iteration_that_cannot_be_drawn_saves_no_other_step(monkeypatch, fail
     save a figure saying there is nothing to save: not the iterate drawn before, and no error (at
     the start, with nothing drawn yet, too)."""
     import svmviz_app.cache as cache
-    import svmviz_app.widgets as widgets
-    from svmviz.errors import ParameterError
-    from svmviz.export import figure_bytes
 
-    build, downloads, saves = cache.shared_view, widgets.figure_downloads, {}
-
-    def built(fn, *args, **kwargs):   # (fn, model, t, ...)
-        if fn.__name__ == "_iteration" and args[1] == failing:
-            raise ParameterError("this iteration cannot be drawn")
-        return build(fn, *args, **kwargs)
-
-    def buttons(fig, basename, key, *args, **kwargs):
-        saves[key] = fig   # what the buttons call when clicked
-        return downloads(fig, basename, key, *args, **kwargs)
-
-    monkeypatch.setattr(cache, "shared_view", built)
-    monkeypatch.setattr(widgets, "figure_downloads", buttons)
-    at = page_test(PAGE, dataset=_data()).run()
-    for _ in range(failing):
-        at.button(key="solvers.step_next").click().run()
-    assert not problems(at)
-    assert at.session_state["solvers.step"] == failing
+    # shared_view(_iteration, model, t, ...)
+    at, html = step_saved_when_drawing_fails(monkeypatch, PAGE, _data(), "solvers.step", failing, cache,
+                                             "shared_view", lambda fn, *a: fn.__name__ == "_iteration"
+                                             and a[1] == failing, "solvers_step_dl")
     assert any("cannot rebuild iteration" in e.value for e in at.error)
-    html = figure_bytes(saves["solvers_step_dl"](), "html").decode()
     assert "Nothing to save:" in html and f"the figure of step {failing + 1} could not be drawn" in html
     assert "SMO iterations" not in html
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apphelpers import as_student, click_sends, download, page_test, problems
+from apphelpers import as_student, click_sends, download, page_test, problems, step_saved_when_drawing_fails
 from conftest import wait_for_app
 
 PAGE = "pages/2_SVM_Tree.py"
@@ -361,31 +361,13 @@ def test_a_step_whose_figure_cannot_be_drawn_saves_no_other_step(monkeypatch, fa
     figure saying there is nothing to save: not the step drawn before, and no error (on the first
     step, with nothing drawn yet, too)."""
     import svmviz_app.views as views
-    import svmviz_app.widgets as widgets
-    from svmviz.errors import ParameterError
-    from svmviz.export import figure_bytes
     from svmviz.plots.svm_tree import step_spec
 
-    draw, downloads, saves = views.shared_figure, widgets.figure_downloads, {}
-
-    def drawn(fn, *args, **kwargs):   # (fn, model, X, y, k, ...)
-        if fn is step_spec and args[3] == failing:
-            raise ParameterError("this step's figure cannot be drawn")
-        return draw(fn, *args, **kwargs)
-
-    def buttons(fig, basename, key, *args, **kwargs):
-        saves[key] = fig   # what the buttons call when clicked
-        return downloads(fig, basename, key, *args, **kwargs)
-
-    monkeypatch.setattr(views, "shared_figure", drawn)
-    monkeypatch.setattr(widgets, "figure_downloads", buttons)
-    at = page_test(PAGE, dataset=_data()).run()
-    for _ in range(failing):
-        at.button(key="tree.step_next").click().run()
-    assert not problems(at)
-    assert _step_caption(at).startswith(f"**Step {failing + 1} of ")
+    # shared_figure(step_spec, model, X, y, k, ...)
+    at, html = step_saved_when_drawing_fails(monkeypatch, PAGE, _data(), "tree.step", failing, views,
+                                             "shared_figure", lambda fn, *a: fn is step_spec and a[3] == failing,
+                                             "tree_dl")
     assert any("cannot draw this step" in e.value for e in at.error)
-    html = figure_bytes(saves["tree_dl"](), "html").decode()
     assert "Nothing to save:" in html and f"the figure of step {failing + 1} could not be drawn" in html
     assert "Step 1 of" not in html
 
