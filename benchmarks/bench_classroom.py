@@ -1,5 +1,5 @@
 """A classroom on one server, at the protocol level: N students open a stepping page of one
-``streamlit run app.py`` by its link and click its "Next" button K times, with a think time.
+``streamlit run serve.py`` by its link and click its "Next" button K times, with a think time.
 
 Each student is one websocket session on ``/_stcore/stream`` speaking Streamlit's own protocol
 (``BackMsg`` / ``ForwardMsg`` protobufs from ``streamlit.proto``), as the browser frontend does,
@@ -34,12 +34,12 @@ average at the start and end (other work on the machine shares its cores). Every
 clicks goes to a JSON record beside the table (``harness.Run``: ``test-artifacts/benchmarks/`` or
 ``--json FILE``).
 
-By default it starts its own server (``harness.start_app_server``: ``streamlit run app.py`` from the
+By default it starts its own server (``harness.start_app_server``: ``streamlit run serve.py`` from the
 project folder, so with the project's ``.streamlit/config.toml``, on a free loopback port) and stops it at the end; ``--port``
 attaches to a running one instead. One warm-up session opens the page first, alone: the first
 open on a fresh server pays imports and the fit, which the app shares between sessions. Every
-round starts once the server's CPU time nearly stops growing (``harness.wait_quiet``: after its
-first run a fresh server warms itself, work that would otherwise be counted as the round's); the
+round starts once the server's CPU time nearly stops growing (``harness.wait_quiet``: a fresh
+server warms itself as it starts, work that would otherwise be counted as the round's); the
 wait and its CPU are printed under the round.
 
 Usage: python benchmarks/bench_classroom.py [--sessions 1,10,30] [--clicks 10] [--page SVM_Tree]

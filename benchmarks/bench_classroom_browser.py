@@ -1,5 +1,5 @@
 """A classroom on one server, seen from browsers: N = 1, 10, 30 students open the SVM Tree page of
-one ``streamlit run app.py`` and click "Next" 10 times each.
+one ``streamlit run serve.py`` and click "Next" 10 times each.
 
 What only a browser shows: the time until the new step is on screen (the frontend's rendering
 included). The server's cost per open and per click, at class sizes a browser per student cannot

@@ -1,5 +1,5 @@
 """Per-click latency of the Data page's drawing canvas, in headless Chromium at 1280×720 against a
-``streamlit run app.py`` of this checkout.
+``streamlit run serve.py`` of this checkout.
 
 Each click lands on an empty spot of the canvas (a new point of class 1) and is timed from the
 mouse click to the canvas legend showing the new count, split by the websocket traffic into

@@ -1,9 +1,16 @@
 """Time to the first plot of every page, on a fresh server and for a second session.
 
-For each page a new ``streamlit run app.py`` of this checkout is started (a fresh process: nothing
-in memory, Numba's compiled code loaded from its on-disk cache), headless Chromium at 1280×720
-opens the page, and the time from navigation to the first drawn Plotly chart (its ``.main-svg``,
-made by Plotly's first draw) is taken, then to the end of the run (no status widget). Then the
+For each page a new server of this checkout is started as the README starts it (``streamlit run
+serve.py``: a fresh process, nothing in memory, Numba's compiled code on disk). The "fresh" visit
+starts once the server answers its health check and its CPU time has stopped growing
+(``harness.wait_quiet``): the server has done what it does at start (importing and loading what the
+pages use, ``svmviz_app.warm``), as for a class whose server was started a minute before; the
+seconds from the launch to the health check's answer and to the quiet, and the server's CPU seconds
+until the quiet, are printed as "start". ``--at-ready`` starts the fresh visit as soon as the health
+check answers instead (a student who arrives while the server starts). For each visit headless
+Chromium at 1280×720 opens the page, and the time from navigation to the first drawn Plotly chart
+(its ``.main-svg``, made by Plotly's first draw) is taken, then to the end of the run (no status
+widget). Then the
 link the first visit shows (the view in the address bar) is opened twice more: in a new tab of
 the same browser context ("tab": the browser's HTTP cache holds Streamlit's and Plotly's
 JavaScript, as for a student who opens the app a second time) and in a new browser context
@@ -26,16 +33,16 @@ open it in chrome://tracing or Perfetto, and a .cpuprofile of the page's JavaScr
 CPU went: thread CPU seconds by Chromium thread (the page's main thread, its compositor and raster workers, the
 display compositor) and the main thread's sampled JavaScript by script file (Streamlit's chunks, Plotly's).
 
-The peer, measured first in the same run the same way: a bare Streamlit app of this checkout's
-config whose only element is one Plotly chart of 862 scattered points (fourclass's size), no
-svmviz code at all; the floor of this machine and browser for a page with a plot (``--no-peer``
-leaves it out). Each page's "tab" and "new" times are also printed as ratios to the peer's.
+The peer, measured first in the same run the same way (served through ``st.App`` as ``serve.py``
+serves the app, and waited for the same way): a bare Streamlit app of this checkout's config whose
+only element is one Plotly chart of 862 scattered points (fourclass's size), no svmviz code at all;
+the floor of this machine and browser for a page with a plot (``--no-peer`` leaves it out). Each page's "tab" and "new" times are also printed as ratios to the peer's.
 
 The data is whatever the server opens on: run it with ``SVMVIZ_DATA_DIR`` pointing at the folder
 holding ``fourclass_scale`` to time the real fourclass.
 
 Usage: SVMVIZ_DATA_DIR=/path/to/data python benchmarks/bench_first_render.py [--pages Convex_Hulls Solvers]
-       [--port 8750] [--timeout 240] [--timeline] [--trace DIR]
+       [--port 8750] [--timeout 240] [--timeline] [--trace DIR] [--at-ready]
 """
 
 from __future__ import annotations
@@ -66,6 +73,10 @@ st.set_page_config(layout="wide")
 X = np.random.default_rng(0).uniform(-1, 1, (862, 2))
 y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 st.plotly_chart(go.Figure([go.Scatter(x=X[y == c, 0], y=X[y == c, 1], mode="markers", name=str(c)) for c in (-1, 1)]))
+"""
+PEER_SERVE = """import streamlit as st
+
+app = st.App("bare_app.py")
 """
 
 
@@ -231,6 +242,8 @@ def main() -> None:
     ap.add_argument("--trace", type=Path, metavar="DIR",
                     help="record each visit in Chromium's tracing into DIR and print where the browser's CPU went")
     ap.add_argument("--no-peer", action="store_true", help="leave out the bare Streamlit+Plotly app")
+    ap.add_argument("--at-ready", action="store_true",
+                    help="start the fresh visit when the server answers, not once it is also quiet")
     a = ap.parse_args()
     if a.trace:
         a.trace.mkdir(parents=True, exist_ok=True)
@@ -239,22 +252,31 @@ def main() -> None:
     print(f"data folder: {os.environ.get('SVMVIZ_DATA_DIR') or '(none: the app fetches or generates)'}; "
           f"{os.cpu_count()} cores")
     print("seconds from opening the page to its first plot and to the end of its run; CPU seconds of the server "
-          "and the browser for the visit; fresh: the server's first visit; tab: the link again in a new tab of "
-          "the same browser; new: in a new browser context")
+          "and the browser for the visit; fresh: the server's first visit, "
+          + ("as soon as it answers its health check" if a.at_ready else
+             "once it answers its health check and its CPU is quiet (its start-up work done)")
+          + "; tab: the link again in a new tab of the same browser; new: in a new browser context; "
+          "start: seconds from the launch to the health check's answer / to the quiet, server CPU seconds until then")
     print(f"{'page':<20} {'fresh: plot':>11} {'idle':>6} {'server':>6} {'browser':>7}   {'tab: plot':>9} {'idle':>6} "
           f"{'server':>6} {'browser':>7}   {'new: plot':>9} {'idle':>6} {'server':>6} {'browser':>7}   "
-          f"{'after':>5}   load (1, 5, 15 min)")
+          f"{'after':>5}   {'start: ready / quiet / CPU':>26}   load (1, 5, 15 min)")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=os.environ.get("SVMVIZ_CHROMIUM", "/usr/bin/chromium"),
                                      headless=True, args=["--no-sandbox", "--disable-gpu"])
         peer_dir = tempfile.TemporaryDirectory()
         peer_app = Path(peer_dir.name) / "bare_app.py"
         peer_app.write_text(PEER_APP)
+        peer_serve = Path(peer_dir.name) / "bare_serve.py"
+        peer_serve.write_text(PEER_SERVE)
         peer_plots = None
         for name in ([] if a.no_peer else [PEER]) + list(a.pages):
-            proc = start_app_server(a.port, script=peer_app if name == PEER else None)
+            t_launch = time.perf_counter()
+            proc = start_app_server(a.port, script=peer_serve if name == PEER else None)
+            ready = time.perf_counter() - t_launch
             rows, timelines, splits, after, quiet, plots = [], [], [], 0.0, None, []
             try:
+                started = None if a.at_ready else wait_quiet(lambda: cpu_s(proc))
+                start = f"{ready:5.1f} / {time.perf_counter() - t_launch:5.1f} / {cpu_s(proc):5.1f}"
                 url = f"http://127.0.0.1:{a.port}/{'' if name == PEER else name}"
                 first_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
                 other_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -278,14 +300,15 @@ def main() -> None:
             finally:
                 stop_app_server(proc)
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
-            print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {load}", flush=True)
+            print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {start:>26}   {load}", flush=True)
             if name == PEER:
                 peer_plots = plots
             elif peer_plots is not None:
                 print("    to the first plot, page / bare app: " + ", ".join(
                     f"{kind} {ratio(p, q)}" for kind, p, q in zip(KINDS, plots, peer_plots)), flush=True)
-            if quiet is not None and not quiet.quiet:
-                print(f"    {quiet.line()}", flush=True)
+            for waited in (started, quiet):
+                if waited is not None and not waited.quiet:
+                    print(f"    {waited.line()}", flush=True)
             if a.timeline:
                 for kind, line in zip(KINDS, timelines):
                     print(f"    {kind:<6} {line}", flush=True)

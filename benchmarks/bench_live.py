@@ -1,5 +1,5 @@
 """A live class at the protocol level: one instructor and N followers on a stepping page of one
-``streamlit run app.py``, every session a websocket speaking Streamlit's protocol (the client of
+``streamlit run serve.py``, every session a websocket speaking Streamlit's protocol (the client of
 ``bench_classroom.py``, plus the browser's timers, which send on their own schedule whatever the session is doing: a
 fragment with ``run_every`` sends an ``auto_rerun`` message and the browser then asks for a run of
 that fragment every interval (the instructor's tally is such a fragment); and the script of the
@@ -9,7 +9,7 @@ interval its data names (the followers' room poll)).
 1. The instructor opens the page (``data=fourclass`` when available) and starts a class; the N
    followers open the join link (``/SVM_Tree?room=CODE``) and wait until they show the
    instructor's step and figure. Before they join, the server is left until its CPU time nearly
-   stops growing (``harness.wait_quiet``: a fresh server warms itself after its first run, work
+   stops growing (``harness.wait_quiet``: a fresh server warms itself as it starts, work
    that would otherwise be counted as the room's); the wait and its CPU are printed.
 2. **Idle:** nobody acts for ``--idle`` seconds: server CPU per follower poll.
 3. **Stepping:** the instructor clicks Next every ``--every`` seconds, ``--steps`` times. A

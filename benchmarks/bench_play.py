@@ -14,7 +14,7 @@ websocket protocol) runs the fragment's timer as the frontend does (a fixed-rate
 server's ``auto_rerun`` message) and stamps each step when its run has ended — the server's pace
 alone, with no drawing, for a machine where Chromium's drawing is what is slow.
 
-By default it starts its own server (``streamlit run app.py`` from the project folder, so with the
+By default it starts its own server (``streamlit run serve.py`` from the project folder, so with the
 project's ``.streamlit/config.toml``) on a free port (``--serve-ports lo-hi`` to pick the range);
 ``--url`` attaches to a running one. The page's fit is paid before the first Play (the page is
 open and drawn when Play is clicked).

@@ -230,8 +230,8 @@ def wait_quiet(cpu: Callable[[], float], quiet_cores: float = 0.05, window_s: fl
                clock: Callable[[], float] = time.monotonic) -> Quiet:
     """Wait until a server's CPU time (``cpu()``, seconds) grows by less than ``quiet_cores`` ×
     ``window_s`` in a window of ``window_s`` seconds, at most ``limit_s`` seconds. A fresh server
-    warms itself after its first run (imports, a first fit of every estimator, Numba's compilation
-    when its cache is cold); measured meanwhile, that work is counted as the sessions'."""
+    warms itself as it starts (imports, a first fit of every estimator, Numba's compilation when
+    its cache is cold); measured meanwhile, that work is counted as the sessions'."""
     t0 = clock()
     c0 = last = cpu()
     quiet = False
@@ -270,17 +270,18 @@ def listening_pid(port: int) -> int | None:
 
 def start_app_server(port: int, wait_s: float = 120.0, config=(), env: dict | None = None,
                      script: Path | None = None) -> subprocess.Popen:
-    """``streamlit run app.py`` of this repository (its ``.streamlit/config.toml`` applies) on
-    127.0.0.1:``port``, returned once it answers its health check as the port's listener (another
-    server that took the port meanwhile answers too). ``script``: another app to run the same way
-    (a benchmark's peer), with this repository's config. ``config``: more options as
+    """``streamlit run serve.py`` of this repository (the README's command: its
+    ``.streamlit/config.toml`` applies) on 127.0.0.1:``port``, returned once it answers its health
+    check as the port's listener (another server that took the port meanwhile answers too); the
+    server warms itself meanwhile and after. ``script``: another app to run the same way (a
+    benchmark's peer), with this repository's config. ``config``: more options as
     "section.name=value" (e.g. "server.disconnectedSessionTTL=10"; they override the defaults
     here), ``env``: variables added to the environment. Its output goes to a temporary file (a
     full pipe would block the server), shown when it exits before answering."""
     options = {"server.headless": "true", "server.port": str(port),
                "server.address": "127.0.0.1", "server.fileWatcherType": "none"}
     options.update(c.split("=", 1) for c in config)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script or "app.py"),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script or "serve.py"),
            *(f"--{k}={v}" for k, v in options.items())]
     out = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,

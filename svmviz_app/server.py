@@ -1,8 +1,9 @@
-"""Process settings for serving a class from one ``streamlit run app.py``, applied by
-``configure()``: ``app.py`` calls it first, every page run calls it through ``state.start_run`` (a
-page link opened on a fresh server runs the page without ``app.py``) and every step click through
-the stepper's fragment (a fragment run does not run ``app.py``). Each setting was kept because
-``benchmarks/bench_classroom.py`` measured it helping.
+"""Process settings for serving a class from one server process, applied by ``configure()``:
+``lifespan`` calls it as the server starts (``streamlit run serve.py``), ``app.py`` first in every
+run, every page run through ``state.start_run`` (a page link opened on a fresh server runs the page
+without ``app.py``) and every step click through the stepper's fragment (a fragment run does not
+run ``app.py``). Each setting was kept because ``benchmarks/bench_classroom.py`` measured it
+helping.
 
 - **Start-up objects out of the collector's way.** Python's full garbage collection walks every
   object the process holds, most of them those of the modules imported once (Streamlit, NumPy,
@@ -22,16 +23,22 @@ the stepper's fragment (a fragment run does not run ``app.py``). Each setting wa
 - **Two malloc arenas.** Every Streamlit script run is a new thread, and glibc gives threads their
   own memory pools (up to 8 per core), which keep freed memory: the server's memory creeps up over
   many sessions although nothing is kept. ``mallopt(M_ARENA_MAX, 2)`` is what the environment
-  variable ``MALLOC_ARENA_MAX=2`` does, from inside the process; the arenas made before the app's
-  first run stay, so starting the server with ``python -m svmviz_app.server`` (``streamlit run
-  app.py`` with the variable set from the process's start) keeps it smaller still.
-- **Warmed once the first page is drawn.** The first run starts ``svmviz_app.warm``'s thread, which
-  waits for that run to end, then imports what the method pages use and loads (or, on a fresh
-  checkout, compiles) the SMO solver's Numba code, so the pages opened next do not pay for it.
+  variable ``MALLOC_ARENA_MAX=2`` does, from inside the process; the arenas made before the call
+  stay, so starting the server with ``python -m svmviz_app.server`` (``streamlit run serve.py``
+  with the variable set from the process's start) keeps it smaller still.
+- **Warmed from the start.** ``lifespan``, ``st.App``'s start-up hook in ``serve.py``, starts
+  ``svmviz_app.warm``'s thread as the server starts: it imports what the method pages use and loads
+  (or, on a fresh checkout, compiles) the SMO solver's Numba code before anyone opens a page, so no
+  page pays for it. The server answers meanwhile (the hook does not wait for the thread): a page
+  opened during the warming waits only for the modules it needs that the thread is importing, and
+  the health check that tests and load balancers wait for is not delayed by seconds (a minute on a
+  fresh checkout). Served by ``streamlit run app.py`` (no start-up hook), the first run starts the
+  thread, which waits for that run to end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
@@ -52,7 +59,7 @@ _lock = threading.Lock()
 
 def configure() -> None:
     """At the first call: BLAS threads and malloc arenas; at the first call from a script run:
-    the warming thread. At every call: freeze the objects that exist when modules were imported
+    the warming thread, unless ``lifespan`` started it. At every call: freeze the objects that exist when modules were imported
     since the last freeze (see the module's notes). Cheap otherwise: every run calls it, some
     several times."""
     global _configured, _modules_frozen
@@ -64,7 +71,17 @@ def configure() -> None:
         if len(sys.modules) > _modules_frozen:
             gc.freeze()
             _modules_frozen = len(sys.modules)
+    if threading.current_thread() is not threading.main_thread():    # a script run
+        warm.start(after=threading.current_thread())
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    """``st.App``'s start-up hook (``serve.py``): the settings, and the warming thread started,
+    before the server answers; it does not wait for the warming (see the module's notes)."""
+    configure()
     warm.start()
+    yield
 
 
 def limit_blas_threads() -> int:
@@ -89,13 +106,13 @@ def limit_malloc_arenas(n: int) -> bool:
 
 
 def launch_command(argv: list[str], environ: dict) -> tuple[list[str], dict, Path]:
-    """The command, environment and folder that serve the app with the allocator and BLAS
-    settings in place from the process's start (the ones already set are kept)."""
+    """The command, environment and folder that serve the app (``serve.py``) with the allocator
+    and BLAS settings in place from the process's start (the ones already set are kept)."""
     env = dict(environ)
     env.setdefault("MALLOC_ARENA_MAX", str(MALLOC_ARENAS))
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    root = Path(__file__).resolve().parents[1]     # the project folder: app.py, .streamlit/config.toml
-    return [sys.executable, "-m", "streamlit", "run", "app.py", *argv], env, root
+    root = Path(__file__).resolve().parents[1]     # the project folder: serve.py, .streamlit/config.toml
+    return [sys.executable, "-m", "streamlit", "run", "serve.py", *argv], env, root
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,13 +1,14 @@
-"""Warming the server process once its first page is on screen, so the pages opened next do not
-pay for what only a new process pays: importing scikit-learn, SciPy, cvxpy and the library's
+"""Warming the server process, so the pages opened next do not pay for what only a new process pays: importing scikit-learn, SciPy, cvxpy and the library's
 estimators (about 2-3 s of CPU), and loading the SMO solver's Numba machine code from Numba's
 on-disk cache (about 0.5 s), or compiling it when there is no cache yet (a fresh checkout or a new
 Numba: about 30 s).
 
-``start()`` is called at the start of every run (``server.configure``); its first call from a
-script run starts one daemon thread per process, which waits for that run to end (every
-Streamlit run is a thread of its own) so the first page gets the CPU first, then imports what the
-method pages use and fits every registered estimator once on small generated data. The fits go
+One daemon thread per process does it, started by the first call of ``start()``: as the server
+starts (``server.lifespan``, when served by ``streamlit run serve.py``), before anyone opens a
+page; otherwise by the first script run (``server.configure`` at the start of every run), after
+which it waits for that run to end (every Streamlit run is a thread of its own) so the first page
+gets the CPU first. It imports what the method pages use and fits every registered estimator once
+on small generated data, then says so on the server's standard output. The fits go
 through the same code as a page's, so each Numba function is loaded with the argument types a
 page uses; a page fit that starts meanwhile waits for Numba's lock, as it would for its own
 compilation. Warming changes no process-wide setting (not the warnings filters: a thread cannot
@@ -21,8 +22,10 @@ import importlib
 import logging
 import pkgutil
 import threading
+import time
 
 THREAD_NAME = "svmviz-warm"
+READY = "svmviz: the method pages' libraries and solvers are loaded"
 FIRST_RUN_WAIT_S = 60.0   # a first run still going after this long is a long fit: warm beside it
 
 # What the method pages import beyond the home page (every plot module among them): a method
@@ -37,32 +40,37 @@ _lock = threading.Lock()
 _thread: threading.Thread | None = None
 
 
-def start() -> threading.Thread | None:
-    """The process's warming thread, started at the first call from a thread other than the main
-    one, i.e. from a script run (see the module's notes); None before that."""
+def start(after: threading.Thread | None = None) -> threading.Thread:
+    """The process's warming thread, started at the first call; it waits for ``after`` (a script
+    run) to end first, at most ``FIRST_RUN_WAIT_S``. Later calls return the same thread."""
     global _thread
     with _lock:
-        if _thread is None and threading.current_thread() is not threading.main_thread():
-            _thread = threading.Thread(target=_warm_after, args=(threading.current_thread(),),
-                                       name=THREAD_NAME, daemon=True)
+        if _thread is None:
+            _thread = threading.Thread(target=_warm_after, args=(after,), name=THREAD_NAME, daemon=True)
             _thread.start()
         return _thread
 
 
-def _warm_after(run: threading.Thread) -> None:
-    run.join(FIRST_RUN_WAIT_S)
+def _warm_after(run: threading.Thread | None) -> None:
+    if run is not None:
+        run.join(FIRST_RUN_WAIT_S)
     warm()
 
 
-def warm() -> None:
+def warm() -> bool:
     """Import ``MODULES`` and every plot module, and fit each registered estimator once on small
-    data (see the module's notes). A failure is logged, not raised."""
+    data (see the module's notes); then print ``READY`` and the thread's CPU seconds. A failure is
+    logged, not raised; returns whether it worked."""
+    cpu0 = time.thread_time()
     try:
         import_modules()
         fit_each_estimator()
     except Exception:       # noqa: BLE001 - warming is an optimisation; the page that needs it reports errors
         logging.getLogger(__name__).warning("warming the server failed; the first page that fits pays for it",
                                             exc_info=True)
+        return False
+    print(f"  {READY} ({time.thread_time() - cpu0:.1f} s of CPU)", flush=True)
+    return True
 
 
 def import_modules() -> None:

@@ -79,14 +79,14 @@ def _free_port() -> int:
 
 
 def start_streamlit(extra_env: dict | None = None):
-    """``streamlit run app.py`` on a free loopback port (``SVMVIZ_TEST_PORT``: that one, for a
+    """``streamlit run serve.py`` (the README's command) on a free loopback port (``SVMVIZ_TEST_PORT``: that one, for a
     machine that hands out port ranges); returns (process, URL) once it answers."""
     port = int(os.environ.get("SVMVIZ_TEST_PORT") or 0) or _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(extra_env or {}))
     # the server's log goes to a file: a pipe nobody reads fills up and then blocks the server
     log = tempfile.NamedTemporaryFile("w+b", prefix=f"svmviz-streamlit-{port}-", suffix=".log", delete=False)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.headless=true",
          f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     proc.log_path = log.name

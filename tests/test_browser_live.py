@@ -25,7 +25,7 @@ def live_url():
     import urllib.request
 
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
                              "--server.headless=true", f"--server.port={PORT}", "--server.address=127.0.0.1",
                              "--server.fileWatcherType=none"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

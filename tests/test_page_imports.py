@@ -43,7 +43,7 @@ print(json.dumps(sorted(m for m in {guarded!r} if m in sys.modules)))
 _FIRST_RUN = """
 import json, sys
 from svmviz_app import warm
-warm.start = lambda: None
+warm.start = lambda after=None: None
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file({page!r}, default_timeout=600)
 at.run()

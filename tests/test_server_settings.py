@@ -59,12 +59,12 @@ def test_app_py_applies_the_settings_before_anything_else_is_imported():
     assert ast.unparse(second) == "server.configure()"
 
 
-def test_the_launcher_serves_app_py_from_the_project_folder_with_the_settings_from_the_start():
+def test_the_launcher_serves_serve_py_from_the_project_folder_with_the_settings_from_the_start():
     from svmviz_app.server import launch_command
 
     cmd, env, root = launch_command(["--server.address", "0.0.0.0"], {"PATH": "/bin"})
-    assert cmd[1:] == ["-m", "streamlit", "run", "app.py", "--server.address", "0.0.0.0"]
-    assert (root / "app.py").is_file() and (root / ".streamlit" / "config.toml").is_file()
+    assert cmd[1:] == ["-m", "streamlit", "run", "serve.py", "--server.address", "0.0.0.0"]
+    assert (root / "serve.py").is_file() and (root / ".streamlit" / "config.toml").is_file()
     assert env == {"PATH": "/bin", "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1"}
     assert launch_command([], {"MALLOC_ARENA_MAX": "4"})[1]["MALLOC_ARENA_MAX"] == "4"
 

@@ -1,12 +1,16 @@
-"""The server process warms itself once its first page is drawn (``svmviz_app.warm``): each check
-runs in a fresh interpreter, as a server process starts."""
+"""The server process warms itself (``svmviz_app.warm``): as it starts when served by the README's
+command, once its first page is drawn when served by ``streamlit run app.py``. Each check runs in a
+fresh interpreter or server process."""
 
 from __future__ import annotations
 
 import json
 import os
+import selectors
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +69,50 @@ def test_the_home_and_data_pages_imports_leave_the_estimators_and_numba_unloaded
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _lines_until(proc: subprocess.Popen, wanted: str, limit_s: float) -> list[str]:
+    """The server's output lines up to the first holding ``wanted``, or up to its exit, or all
+    those printed within ``limit_s`` (a guard against a hang, not a timing)."""
+    lines, sel = [], selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    while sel.select(limit_s):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if wanted in line:
+            break
+    return lines
+
+
+@pytest.mark.slow
+def test_the_readme_command_loads_the_method_pages_libraries_and_solvers_before_anyone_opens_a_page():
+    # served as the README says (the launcher's command: ``streamlit run serve.py``) and never
+    # visited, the server process imports scikit-learn, cvxpy and the estimators and loads the
+    # solvers' machine code: its own report, and the compiled extensions mapped into the process
+    from svmviz_app.server import launch_command
+    from svmviz_app.warm import READY
+
+    port = _free_port()
+    cmd, env, root = launch_command(["--server.headless=true", f"--server.port={port}",
+                                     "--server.address=127.0.0.1"],
+                                    {**os.environ, "SVMVIZ_DATA_DIR": "", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = _lines_until(proc, READY, 900)
+        maps = Path(f"/proc/{proc.pid}/maps").read_text() if proc.poll() is None else ""
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    assert any(READY in line for line in lines), "".join(lines)[-3000:]
+    assert all(f"/site-packages/{lib}/" in maps for lib in ("sklearn", "scipy", "numba"))
