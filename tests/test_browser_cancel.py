@@ -1,7 +1,7 @@
 """In a real server, work nobody waits for stops (a closed tab must not keep burning the CPU that
 the other students share).
 
-A ``streamlit run app.py`` server of its own (its CPU time must be this test's alone) and headless
+A ``streamlit run serve.py`` server of its own (its CPU time must be this test's alone) and headless
 Chromium: open the Tree decomposition page by a link that sets a large generated data set and the
 7 × 9 θ grid of Chang, Guo, Lin and Lu (2009) (minutes of leaf SVMs), wait until the fit is visibly
 running and the server burns CPU, close the tab, and require the server's CPU time (utime + stime
