@@ -59,9 +59,9 @@ _lock = threading.Lock()
 
 def configure() -> None:
     """At the first call: BLAS threads and malloc arenas; at the first call from a script run:
-    the warming thread, unless ``lifespan`` started it. At every call: freeze the objects that exist when modules were imported
-    since the last freeze (see the module's notes). Cheap otherwise: every run calls it, some
-    several times."""
+    the warming thread, unless ``lifespan`` started it. At every call: freeze the objects that
+    exist when modules were imported since the last freeze (see the module's notes). Cheap
+    otherwise: every run calls it, some several times."""
     global _configured, _modules_frozen
     with _lock:          # sessions start their runs in parallel threads
         first, _configured = not _configured, True

@@ -1,19 +1,19 @@
-"""Warming the server process, so the pages opened next do not pay for what only a new process pays: importing scikit-learn, SciPy, cvxpy and the library's
-estimators (about 2-3 s of CPU), and loading the SMO solver's Numba machine code from Numba's
-on-disk cache (about 0.5 s), or compiling it when there is no cache yet (a fresh checkout or a new
-Numba: about 30 s).
+"""Warming the server process, so the pages opened next do not pay for what only a new process
+pays: importing scikit-learn, SciPy, cvxpy and the library's estimators (about 2-3 s of CPU), and
+loading the SMO solver's Numba machine code from Numba's on-disk cache (about 0.5 s), or compiling
+it when there is no cache yet (a fresh checkout or a new Numba: about 30 s).
 
 One daemon thread per process does it, started by the first call of ``start()``: as the server
 starts (``server.lifespan``, when served by ``streamlit run serve.py``), before anyone opens a
 page; otherwise by the first script run (``server.configure`` at the start of every run), after
 which it waits for that run to end (every Streamlit run is a thread of its own) so the first page
 gets the CPU first. It imports what the method pages use and fits every registered estimator once
-on small generated data, then says so on the server's standard output. The fits go
-through the same code as a page's, so each Numba function is loaded with the argument types a
-page uses; a page fit that starts meanwhile waits for Numba's lock, as it would for its own
-compilation. Warming changes no process-wide setting (not the warnings filters: a thread cannot
-change them for itself alone) and a failure is only logged: the page that needs the part that
-failed pays for it, and reports it, as without warming.
+on small generated data, then says so on the server's standard output. The fits go through the same
+code as a page's, so each Numba function is loaded with the argument types a page uses; a page fit
+that starts meanwhile waits for Numba's lock, as it would for its own compilation. Warming changes
+no process-wide setting (not the warnings filters: a thread cannot change them for itself alone)
+and a failure is only logged: the page that needs the part that failed pays for it, and reports it,
+as without warming.
 """
 
 from __future__ import annotations
