@@ -444,6 +444,30 @@ def test_least_last_is_the_scan_that_takes_ties(values, cut):
     assert least_last(x, m) == (best, k)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-2.0, -1.0, -0.0, 0.0, 3.0]), st.sampled_from([-1.0, 1.0]),
+                          st.sampled_from([1, 2, 3])), min_size=1, max_size=23),
+       st.integers(0, 23))
+def test_first_pass_is_the_scan_of_wss2(entries, cut):
+    """The one-group selection's first half and m(α) in one pass of four lanes (the same lanes as
+    the gradient loop of ``run``): the Gmax = max over I_up of −s G and the last i holding it
+    (WSS2's >=), and m(α) = max over I_low of s G, as LIBSVM's two scans find them; i = −1 and
+    −inf for empty sets."""
+    from svmviz.solvers._smo_solver import LOW, POS, UP, first_pass_one_group
+    G = np.array([e[0] for e in entries] + [-9.0] * 3)   # entries past m must not count
+    s = np.array([e[1] for e in entries] + [1.0] * 3)
+    stat = np.array([e[2] | (POS if e[1] > 0 else 0) for e in entries] + [UP | LOW] * 3,
+                    dtype=np.int8)
+    m = min(cut, len(entries)) or len(entries)
+    gmax, gi, gmin = -np.inf, -1, -np.inf
+    for t in range(m):
+        if stat[t] & UP and -s[t] * G[t] >= gmax:
+            gmax, gi = -s[t] * G[t], t
+        if stat[t] & LOW:
+            gmin = max(gmin, s[t] * G[t])
+    assert first_pass_one_group(m, G, s, stat) == (gmax, gi, gmin)
+
+
 def test_column_exp_is_exp_within_one_ulp():
     """The RBF columns' vectorised exp: within 1 ulp of NumPy's over the range a kernel value
     can take, exactly 0 below −708 (where 2^k leaves the normal doubles)."""

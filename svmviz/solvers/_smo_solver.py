@@ -97,15 +97,15 @@ class Settings(NamedTuple):
 
 # the scalars ``run`` carries between chunks: active size, iterations to the next shrinking step,
 # iterations done, whether the variables were brought back once, the next i of the one-group
-# selection (valid when ``pre_ok``) with its m(α), history and trace counts and the history's
+# selection (valid when ``pre_ok``) with its Gmax and m(α), history and trace counts and the history's
 # sampling stride, the last status, the cache's row width and its least width so far, the
 # objective and the last maximal violation
 COUNTERS = np.dtype([("m", np.int64), ("counter", np.int64), ("it", np.int64),
                      ("unshrunk", np.bool_), ("pre_ok", np.bool_), ("pre_i", np.int64),
                      ("n_hist", np.int64), ("stride", np.int64), ("n_trace", np.int64),
                      ("n_ev", np.int64), ("status", np.int64), ("w", np.int64),
-                     ("w_min", np.int64), ("pre_gmax", np.float64), ("obj", np.float64),
-                     ("viol", np.float64)])
+                     ("w_min", np.int64), ("pre_gmax", np.float64), ("pre_gmin", np.float64),
+                     ("obj", np.float64), ("viol", np.float64)])
 
 
 # ---------------------------------------------------------------------------- status helpers
@@ -273,19 +273,60 @@ def select_working_set(m, var, tol, work, rows, cols):
     return best_i, best_j, max_viol
 
 
+@njit(cache=True, inline="always")
+def lane_step(y, f, r, b, k, h):
+    """One entry of ``first_pass_one_group``'s scan in one of its lanes: y = s_r G_r with status
+    byte f at position r; b, k: the least y over I_up so far and the last r that holds it (WSS2's
+    >= on −y), h: the greatest y over I_low so far (m(α)). Scalars only: inlined into ``run``'s
+    gradient loop, it adds no reference counting."""
+    u = y if f & UP else INF
+    if u <= b:
+        b = u
+        k = r
+    v = y if f & LOW else -INF
+    h = v if v > h else h
+    return b, k, h
+
+
+@njit(cache=True, inline="always")
+def merge_lanes(b0, k0, b1, k1, b2, k2, b3, k3):
+    """The least of four lanes' b and the last index that holds it (the greatest k among the
+    lanes that hold it: each lane's k is its last), −1 when every b is inf."""
+    least = min(min(b0, b1), min(b2, b3))
+    if least == INF:
+        return least, -1
+    k = -1
+    if b0 == least:
+        k = k0
+    if b1 == least and k1 > k:
+        k = k1
+    if b2 == least and k2 > k:
+        k = k2
+    if b3 == least and k3 > k:
+        k = k3
+    return least, k
+
+
 @njit(cache=True)
-def first_pass_one_group(m, G, st):
-    """i = argmax over I_up of −s G and that maximum (the first half of WSS2)."""
-    Gmax = -INF
-    gi = -1
-    for t in range(m):
-        f = st[t]
-        if f & UP:
-            v = -G[t] if f & POS else G[t]
-            if v >= Gmax:
-                Gmax = v
-                gi = t
-    return Gmax, gi
+def first_pass_one_group(m, G, s, st):
+    """The first half of WSS2 and m(α) in one pass: Gmax = max over I_up of −s G, the last i that
+    holds it, and m(α) = max over I_low of s G (−inf for an empty set). Four lanes, as
+    ``run``'s gradient loop, which computes the same three from the updated gradient."""
+    b0 = b1 = b2 = b3 = INF
+    k0 = k1 = k2 = k3 = -1
+    h0 = h1 = h2 = h3 = -INF
+    t = 0
+    while t + 4 <= m:
+        b0, k0, h0 = lane_step(s[t] * G[t], st[t], t, b0, k0, h0)
+        b1, k1, h1 = lane_step(s[t + 1] * G[t + 1], st[t + 1], t + 1, b1, k1, h1)
+        b2, k2, h2 = lane_step(s[t + 2] * G[t + 2], st[t + 2], t + 2, b2, k2, h2)
+        b3, k3, h3 = lane_step(s[t + 3] * G[t + 3], st[t + 3], t + 3, b3, k3, h3)
+        t += 4
+    while t < m:
+        b0, k0, h0 = lane_step(s[t] * G[t], st[t], t, b0, k0, h0)
+        t += 1
+    least, gi = merge_lanes(b0, k0, b1, k1, b2, k2, b3, k3)
+    return -least, gi, max(max(h0, h1), max(h2, h3))
 
 
 @njit(cache=True, inline="always")
@@ -670,6 +711,7 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
     n_tr = c.n_trace
     n_ev = c.n_ev
     pre_Gmax = c.pre_gmax
+    pre_gmin = c.pre_gmin
     obj = c.obj
     max_viol = c.viol
     hist_cap = hist_it.shape[0]
@@ -712,7 +754,7 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
         sl_i = -1   # cache slot of Q_i's column, when already looked up
         if one_group:
             if not pre_ok:
-                pre_Gmax, pre_i = first_pass_one_group(m, G, st)
+                pre_Gmax, pre_i, pre_gmin = first_pass_one_group(m, G, s, st)
             # second half of WSS2 for one group (LIBSVM's select_working_set), inlined
             i = pre_i
             j = -1
@@ -728,10 +770,10 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 gmax = pre_Gmax
                 qdi = QD[i]
                 si = s[i]
-                # WSS2's second half in passes that hold no branch, so that they vectorise: the
-                # scores −(Gmax + s_t G_t)² / quad_t of the I_low candidates with a positive gap
-                # (+inf for the others), m(α), then the least score and the last t that holds
-                # it, LIBSVM's choice among ties (its <=)
+                # WSS2's second half in a pass that holds no branch, so that it vectorises:
+                # the scores −(Gmax + s_t G_t)² / quad_t of the I_low candidates with a
+                # positive gap (+inf for the others), then the least score and the last t that
+                # holds it, LIBSVM's choice among ties (its <=); m(α) came with i
                 for t in range(m):
                     grad_diff = gmax + s[t] * G[t]
                     quad = qdi + QD[t] - 2.0 * (si * s[t] * data[sl_i, t])
@@ -739,30 +781,9 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                     gg = grad_diff * grad_diff
                     ok = (st[t] & LOW) != 0 and grad_diff > 0.0
                     score[t] = -gg / quad if ok else INF
-                # m(α): the greatest s_t G_t over I_low, in four lanes
-                h0 = -INF
-                h1 = -INF
-                h2 = -INF
-                h3 = -INF
-                t = 0
-                while t + 4 <= m:
-                    y0 = s[t] * G[t] if st[t] & LOW else -INF
-                    y1 = s[t + 1] * G[t + 1] if st[t + 1] & LOW else -INF
-                    y2 = s[t + 2] * G[t + 2] if st[t + 2] & LOW else -INF
-                    y3 = s[t + 3] * G[t + 3] if st[t + 3] & LOW else -INF
-                    h0 = y0 if y0 > h0 else h0
-                    h1 = y1 if y1 > h1 else h1
-                    h2 = y2 if y2 > h2 else h2
-                    h3 = y3 if y3 > h3 else h3
-                    t += 4
-                while t < m:
-                    y0 = s[t] * G[t] if st[t] & LOW else -INF
-                    h0 = y0 if y0 > h0 else h0
-                    t += 1
-                gmin = max(max(h0, h1), max(h2, h3))
                 best_obj, j = least_last(score, m)
-                max_viol = max(gmax + gmin, 0.0)
-                if gmax + gmin <= tol or j < 0:
+                max_viol = max(gmax + pre_gmin, 0.0)
+                if gmax + pre_gmin <= tol or j < 0:
                     i = -1
         else:
             i, j, max_viol = select_working_set(m, var, tol, work, view, cols)
@@ -842,15 +863,36 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
             elif lru:
                 touch(sl_j, prv, nxt)
             if one_group:
-                # the gradient loop also finds the next i (first half of WSS2, one group)
-                # as the selection: a pass without branches, then the greatest −s_r G_r over
-                # I_up and the last r that holds it (WSS2's >=), as the least of its negation
-                for r in range(m):
-                    g = G[r] + data[sl_i, r] * dai + data[sl_j, r] * daj
-                    G[r] = g
-                    score[r] = s[r] * g if st[r] & UP else INF
-                least, pre_i = least_last(score, m)
+                # the gradient loop also finds the next i and m(α), as
+                # ``first_pass_one_group`` (the same four lanes), so that the selection passes
+                # over the active set once more only (LIBSVM's update and selection: three
+                # passes)
+                b0 = b1 = b2 = b3 = INF
+                k0 = k1 = k2 = k3 = -1
+                h0 = h1 = h2 = h3 = -INF
+                r = 0
+                while r + 4 <= m:
+                    g0 = G[r] + data[sl_i, r] * dai + data[sl_j, r] * daj
+                    g1 = G[r + 1] + data[sl_i, r + 1] * dai + data[sl_j, r + 1] * daj
+                    g2 = G[r + 2] + data[sl_i, r + 2] * dai + data[sl_j, r + 2] * daj
+                    g3 = G[r + 3] + data[sl_i, r + 3] * dai + data[sl_j, r + 3] * daj
+                    G[r] = g0
+                    G[r + 1] = g1
+                    G[r + 2] = g2
+                    G[r + 3] = g3
+                    b0, k0, h0 = lane_step(s[r] * g0, st[r], r, b0, k0, h0)
+                    b1, k1, h1 = lane_step(s[r + 1] * g1, st[r + 1], r + 1, b1, k1, h1)
+                    b2, k2, h2 = lane_step(s[r + 2] * g2, st[r + 2], r + 2, b2, k2, h2)
+                    b3, k3, h3 = lane_step(s[r + 3] * g3, st[r + 3], r + 3, b3, k3, h3)
+                    r += 4
+                while r < m:
+                    g0 = G[r] + data[sl_i, r] * dai + data[sl_j, r] * daj
+                    G[r] = g0
+                    b0, k0, h0 = lane_step(s[r] * g0, st[r], r, b0, k0, h0)
+                    r += 1
+                least, pre_i = merge_lanes(b0, k0, b1, k1, b2, k2, b3, k3)
                 pre_Gmax = -least
+                pre_gmin = max(max(h0, h1), max(h2, h3))
                 pre_ok = True
             else:
                 for r in range(m):
@@ -890,6 +932,7 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
     c.w = w
     c.w_min = min(c.w_min, w)
     c.pre_gmax = pre_Gmax
+    c.pre_gmin = pre_gmin
     c.obj = obj
     c.viol = max_viol
     return status
