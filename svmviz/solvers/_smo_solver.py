@@ -864,9 +864,9 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 touch(sl_j, prv, nxt)
             if one_group:
                 # the gradient loop also finds the next i and m(α), as
-                # ``first_pass_one_group`` (the same four lanes), so that the selection passes
-                # over the active set once more only (LIBSVM's update and selection: three
-                # passes)
+                # ``first_pass_one_group`` (the same four lanes): the selection is left with
+                # the scores' pass and their least (LIBSVM's update and selection: three
+                # passes over the active set)
                 b0 = b1 = b2 = b3 = INF
                 k0 = k1 = k2 = k3 = -1
                 h0 = h1 = h2 = h3 = -INF
