@@ -445,13 +445,14 @@ def test_least_last_is_the_scan_that_takes_ties(values, cut):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([-2.0, -1.0, -0.0, 0.0, 3.0]), st.sampled_from([-1.0, 1.0]),
-                          st.sampled_from([1, 2, 3])), min_size=1, max_size=23),
+@given(st.lists(st.tuples(st.sampled_from([-2.0, -1.0, -0.0, 0.0, 3.0]),
+                          st.sampled_from([-1.0, 1.0]), st.sampled_from([1, 2, 3])),
+                min_size=1, max_size=23),
        st.integers(0, 23))
 def test_first_pass_is_the_scan_of_wss2(entries, cut):
-    """The one-group selection's first half and m(α) in one pass of four lanes (the same lanes as
-    the gradient loop of ``run``): the Gmax = max over I_up of −s G and the last i holding it
-    (WSS2's >=), and m(α) = max over I_low of s G, as LIBSVM's two scans find them; i = −1 and
+    """The one-group selection's first half and M(α) in one pass of four lanes (the same lanes
+    as the gradient loop of ``run``): m(α) = max over I_up of −s G and the last i holding it
+    (WSS2's >=), and −M(α) = max over I_low of s G, as LIBSVM's two scans find them; i = −1 and
     −inf for empty sets."""
     from svmviz.solvers._smo_solver import LOW, POS, UP, first_pass_one_group
     G = np.array([e[0] for e in entries] + [-9.0] * 3)   # entries past m must not count

@@ -97,8 +97,8 @@ class Settings(NamedTuple):
 
 # the scalars ``run`` carries between chunks: active size, iterations to the next shrinking step,
 # iterations done, whether the variables were brought back once, the next i of the one-group
-# selection (valid when ``pre_ok``) with its Gmax and m(α), history and trace counts and the history's
-# sampling stride, the last status, the cache's row width and its least width so far, the
+# selection (valid when ``pre_ok``) with its m(α) and −M(α), history and trace counts and the
+# history's sampling stride, the last status, the cache's row width and its least width so far, the
 # objective and the last maximal violation
 COUNTERS = np.dtype([("m", np.int64), ("counter", np.int64), ("it", np.int64),
                      ("unshrunk", np.bool_), ("pre_ok", np.bool_), ("pre_i", np.int64),
@@ -276,9 +276,9 @@ def select_working_set(m, var, tol, work, rows, cols):
 @njit(cache=True, inline="always")
 def lane_step(y, f, r, b, k, h):
     """One entry of ``first_pass_one_group``'s scan in one of its lanes: y = s_r G_r with status
-    byte f at position r; b, k: the least y over I_up so far and the last r that holds it (WSS2's
-    >= on −y), h: the greatest y over I_low so far (m(α)). Scalars only: inlined into ``run``'s
-    gradient loop, it adds no reference counting."""
+    byte f at position r; b, k: the least y over I_up so far and the last r that holds it
+    (WSS2's >= on −y), h: the greatest y over I_low so far (−M(α)). Scalars only: inlined into
+    ``run``'s gradient loop, it adds no reference counting."""
     u = y if f & UP else INF
     if u <= b:
         b = u
@@ -309,9 +309,10 @@ def merge_lanes(b0, k0, b1, k1, b2, k2, b3, k3):
 
 @njit(cache=True)
 def first_pass_one_group(m, G, s, st):
-    """The first half of WSS2 and m(α) in one pass: Gmax = max over I_up of −s G, the last i that
-    holds it, and m(α) = max over I_low of s G (−inf for an empty set). Four lanes, as
-    ``run``'s gradient loop, which computes the same three from the updated gradient."""
+    """The first half of WSS2 and the stopping test's M(α) in one pass: m(α) = max over I_up of
+    −s G, the last i that holds it, and −M(α) = max over I_low of s G (−inf for empty sets).
+    Four lanes, as ``run``'s gradient loop, which computes the same three from the updated
+    gradient."""
     b0 = b1 = b2 = b3 = INF
     k0 = k1 = k2 = k3 = -1
     h0 = h1 = h2 = h3 = -INF
@@ -773,7 +774,7 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
                 # WSS2's second half in a pass that holds no branch, so that it vectorises:
                 # the scores −(Gmax + s_t G_t)² / quad_t of the I_low candidates with a
                 # positive gap (+inf for the others), then the least score and the last t that
-                # holds it, LIBSVM's choice among ties (its <=); m(α) came with i
+                # holds it, LIBSVM's choice among ties (its <=); M(α) came with i
                 for t in range(m):
                     grad_diff = gmax + s[t] * G[t]
                     quad = qdi + QD[t] - 2.0 * (si * s[t] * data[sl_i, t])
@@ -863,7 +864,7 @@ def run(var, cols, cache, work, rec, ctr, opts, stop_it):
             elif lru:
                 touch(sl_j, prv, nxt)
             if one_group:
-                # the gradient loop also finds the next i and m(α), as
+                # the gradient loop also finds the next i, m(α) and M(α), as
                 # ``first_pass_one_group`` (the same four lanes): the selection is left with
                 # the scores' pass and their least (LIBSVM's update and selection: three
                 # passes over the active set)

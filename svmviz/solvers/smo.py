@@ -107,7 +107,7 @@ class _Pass:
                                tr_vo=np.empty((T, 2)), ev=np.empty((T, 2), dtype=np.int64))
         self.obj0 = float(0.5 * v.a @ (v.G + v.p))
         # the COUNTERS record in one call: active size, shrinking countdown, iterations, the
-        # flags and counts at 0, history stride 1, row width n, no Gmax nor m(α) yet, the
+        # flags and counts at 0, history stride 1, row width n, no m(α) nor M(α) yet, the
         # objective and an unknown violation
         self.ctr = np.array([(n, shrink_every + 1, it0, False, False, 0, 0, 1, 0, 0, 0, n, n,
                               -np.inf, -np.inf, self.obj0, np.inf)], dtype=core.COUNTERS)
