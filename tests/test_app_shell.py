@@ -119,7 +119,7 @@ def test_data_page_without_fourclass_says_where_to_get_it(monkeypatch, tmp_path)
 
 def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():
     lines = (ROOT / "README.md").read_text().splitlines()
-    run_cmd = "python -m pip install -e . && streamlit run serve.py"
+    run_cmd = "python -m pip install -e . && streamlit run app.py"
     test_cmd = 'python -m pip install -e ".[test]" && python -m pytest'
     assert lines[:2] == [run_cmd, test_cmd]
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
