@@ -6,6 +6,7 @@ The four kernels of LIBSVM with its parameter names: linear ``x·z``, polynomial
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +57,7 @@ def _real(v, name: str) -> float:
         f = float(v)
     except (TypeError, ValueError, OverflowError):
         raise ParameterError(f"{name} must be a finite number, got {v!r}") from None
-    if not np.isfinite(f):
+    if not math.isfinite(f):   # (np.isfinite: 20 times slower on a scalar)
         raise ParameterError(f"{name} must be a finite number, got {v!r}")
     return f
 

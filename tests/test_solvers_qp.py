@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svmviz.errors import InfeasibleProblemError, ProblemTooLargeError, SvmvizError
+from svmviz.errors import (InfeasibleProblemError, ParameterError, ProblemTooLargeError,
+                           SvmvizError)
 from svmviz.kernels import Kernel
 from svmviz.solvers import QPProblem, kkt, solve_qp
 
@@ -249,6 +250,58 @@ def test_infeasible_group_raises_before_solving():
                   groups=np.zeros(3, dtype=np.int64), eq_rhs=[5.0])
     with pytest.raises(InfeasibleProblemError, match="lower bound"):
         QPProblem(p=np.zeros(2), lower=[0.0, 2.0], upper=[1.0, 1.0], Q=np.eye(2))
+
+
+_EYE3 = np.eye(3)
+_BAD_PROBLEMS = [
+    (dict(p=[0.0, np.nan, 0.0]), ParameterError, "p, lower and upper must not contain NaN"),
+    (dict(upper=[1.0, np.nan, 1.0]), ParameterError, "p, lower and upper must not contain NaN"),
+    (dict(lower=[0.0, -np.inf, 0.0]), ParameterError, "lower bounds must be finite"),
+    (dict(eq_signs=[1.0, 2.0, 1.0], groups=[0, 0, 0]), ParameterError,
+     "eq_signs must be +1 or -1"),
+    (dict(lower=[0.0, 2.0, 0.0]), InfeasibleProblemError,
+     "variable 1 has lower bound 2 above its upper bound 1"),
+    (dict(groups=[0, 0, 2], eq_rhs=[0.0, 0.0, 0.0]), InfeasibleProblemError,
+     "equality group 1 has no variables"),
+    # a group of every variable, and one of some
+    (dict(groups=[0, 0, 0], eq_signs=[1.0, -1.0, 1.0], eq_rhs=[2.5]), InfeasibleProblemError,
+     "equality group 0 asks Σ s_i α_i = 2.5, but its bounds only reach [-1, 2]"),
+    (dict(groups=[0, -1, 0], eq_rhs=[-0.5]), InfeasibleProblemError,
+     "equality group 0 asks Σ s_i α_i = -0.5, but its bounds only reach [0, 2]"),
+]
+
+
+@pytest.mark.parametrize("change, error, message", _BAD_PROBLEMS)
+def test_bad_problems_are_refused_with_their_message(change, error, message):
+    """Every check of the problem's data, with its type and whole message (the checks take
+    shortcuts for the usual C-SVM problem: the messages must not change)."""
+    args = dict(p=np.zeros(3), lower=0.0, upper=1.0, Q=_EYE3) | change
+    with pytest.raises(error) as err:
+        QPProblem(**args)
+    assert str(err.value) == message
+
+
+def test_infinities_are_data_not_nan():
+    """U = +inf and p = ±inf pass the NaN check, without a floating-point warning (they sum to
+    NaN: the check must look at the entries)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        problem = QPProblem(p=[-np.inf, np.inf], lower=0.0, upper=[np.inf, 1.0], Q=np.eye(2))
+    assert problem.upper[0] == np.inf and problem.p[0] == -np.inf
+
+
+@pytest.mark.parametrize("groups", [[0, 0, 0, 0], [0, 0, -1, 0]])
+def test_feasible_start_meets_a_group_of_every_or_some_variables(groups):
+    """The greedy start closes the group's gap one variable at a time, in index order."""
+    problem = QPProblem(p=np.zeros(4), lower=0.0, upper=1.0, Q=np.eye(4), groups=groups,
+                        eq_signs=[1.0, -1.0, 1.0, 1.0], eq_rhs=[1.5])
+    alpha = problem.feasible_start()
+    members = np.asarray(groups) == 0
+    assert problem.eq_signs[members] @ alpha[members] == 1.5
+    want = [1.0, 0.0, 0.5, 0.0] if groups[2] == 0 else [1.0, 0.0, 0.0, 0.5]
+    np.testing.assert_array_equal(alpha, want)
 
 
 def test_unbounded_objective_is_reported():

@@ -39,21 +39,23 @@ def _encode_labels(y: np.ndarray):
     labels go through ``np.unique``."""
     n = y.shape[0]
     if y.dtype.kind == "i" or (y.dtype.kind == "u" and y.dtype.itemsize < 8):
-        lo, hi = int(y.min()), int(y.max())
+        lo, hi = int(np.minimum.reduce(y)), int(np.maximum.reduce(y))
         if hi - lo <= 4 * n + 16:
             off = y.astype(np.intp, copy=False)
             if lo:
                 off = off - lo
             full = np.bincount(off, minlength=hi - lo + 1)
-            present = np.flatnonzero(full)
-            rank = np.cumsum(full > 0) - 1   # value − lo → index of its class
+            present = full.nonzero()[0]
+            rank = np.add.accumulate(full > 0, dtype=np.intp) - 1   # value − lo → index of its class
             return (present + lo).astype(y.dtype), rank[off], full[present]
     return np.unique(y, return_inverse=True, return_counts=True)
 
 
 def _check_magnitude(X: np.ndarray, what: str) -> None:
-    # max |x| without an |X| array: |x| is exact, so this is the same number
-    big = max(float(X.max(initial=0.0)), -float(X.min(initial=0.0)))
+    # max |x| without an |X| array: |x| is exact, so this is the same number (the ufuncs'
+    # reductions that X.max and X.min call through Python code)
+    big = max(float(np.maximum.reduce(X, axis=None, initial=0.0)),
+              -float(np.minimum.reduce(X, axis=None, initial=0.0)))
     if big > MAX_ABS_FEATURE:
         raise DataError(f"{what} holds a value of magnitude {big:.3g}, above {MAX_ABS_FEATURE:g}: "
                         "kernel values would overflow; rescale the features (e.g. normalize them)")

@@ -24,10 +24,15 @@ from svmviz.solvers import BACKENDS
 
 
 def _is_real(v) -> bool:
+    t = type(v)
+    if t is float or t is int:   # the usual case, without the ABC checks' Python code
+        return True
     return isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
 
 
 def _is_int(v) -> bool:
+    if type(v) is int:
+        return True
     return isinstance(v, Integral) and not isinstance(v, (bool, np.bool_))
 
 

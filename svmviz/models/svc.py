@@ -85,7 +85,7 @@ class BinaryKernelSVM(SVMClassifierBase):
                           ConvergenceWarning)
         # SMO puts α exactly at 0; an interior-point (cvxpy) solution is only close to it
         thr = 0.0 if res.backend == "smo" else 1e-8 * max(float(np.max(alpha, initial=0.0)), 1e-300)
-        sv = np.flatnonzero(alpha > thr)
+        sv = (alpha > thr).nonzero()[0]
         self.alpha_ = alpha
         self.support_ = sv
         self.support_vectors_ = X[sv]
@@ -217,7 +217,7 @@ class BinarySVC(BinaryKernelSVM):
         X, yi = self._validate_binary(X, y)
         y_pm = np.where(yi == 1, 1.0, -1.0)
         upper = self.C if sample_C is None else np.asarray(sample_C, dtype=np.float64)
-        if np.any(np.asarray(upper) <= 0):
+        if np.logical_or.reduce(np.asarray(upper) <= 0, axis=None):
             raise ParameterError("sample_C must be positive")
         kern = self._kernel(X)
         res = self._solve(self._trace_problem(X, y_pm, upper, kern))

@@ -22,8 +22,10 @@ from svmviz.kernels import Kernel
 
 def _vec(v, n, name) -> np.ndarray:
     a = np.asarray(v, dtype=np.float64)
-    if a.ndim == 0:
-        a = np.full(n, float(a))
+    if a.ndim == 0:   # (np.full is Python code around these two calls)
+        full = np.empty(n)
+        full.fill(float(a))
+        a = full
     if a.shape != (n,):
         raise ParameterError(f"{name} must have shape ({n},), got {a.shape}")
     return a
@@ -91,16 +93,19 @@ class QPProblem:
         if self.groups.shape != (n,):
             raise ParameterError("groups must have one entry per variable")
         self.eq_signs = _vec(1.0 if self.eq_signs is None else self.eq_signs, n, "eq_signs")
-        if not np.all(np.abs(self.eq_signs) == 1):
+        # (the ufuncs' own reductions: np.all and np.any add a Python wrapper each, and every
+        # fit builds a problem)
+        if not np.logical_and.reduce(np.abs(self.eq_signs) == 1):
             raise ParameterError("eq_signs must be +1 or -1")
-        n_groups = int(self.groups.max()) + 1 if n else 0
+        n_groups = int(np.maximum.reduce(self.groups)) + 1 if n else 0
         self.eq_rhs = (np.zeros(n_groups) if self.eq_rhs is None
                        else np.atleast_1d(np.asarray(self.eq_rhs, dtype=np.float64)))
         if self.eq_rhs.shape != (n_groups,):
             raise ParameterError(f"eq_rhs must have one value per group ({n_groups})")
-        if np.any(np.isnan(self.lower)) or np.any(np.isnan(self.upper)) or np.any(np.isnan(self.p)):
+        if (np.logical_or.reduce(np.isnan(self.lower)) or np.logical_or.reduce(np.isnan(self.upper))
+                or np.logical_or.reduce(np.isnan(self.p))):
             raise ParameterError("p, lower and upper must not contain NaN")
-        if np.any(~np.isfinite(self.lower)):
+        if not np.logical_and.reduce(np.isfinite(self.lower)):
             raise ParameterError("lower bounds must be finite")
         self.check_feasible()
 
@@ -119,24 +124,37 @@ class QPProblem:
 
     def check_feasible(self) -> None:
         """Raise ``InfeasibleProblemError`` unless some α meets the bounds and every group."""
-        bad = np.flatnonzero(self.lower > self.upper)
-        if bad.size:
-            i = int(bad[0])
+        above = self.lower > self.upper
+        if np.logical_or.reduce(above):
+            i = int(np.flatnonzero(above)[0])
             raise InfeasibleProblemError(
                 f"variable {i} has lower bound {self.lower[i]:g} above its upper bound {self.upper[i]:g}")
         for g in range(self.n_groups):
-            idx = np.flatnonzero(self.groups == g)
-            if idx.size == 0:
+            s, lo, up = self._group_view(g)
+            if s.size == 0:
                 raise InfeasibleProblemError(f"equality group {g} has no variables")
-            s, lo, up = self.eq_signs[idx], self.lower[idx], self.upper[idx]
-            smin = np.sum(np.where(s > 0, lo, -up))
-            smax = np.sum(np.where(s > 0, up, -lo))
+            pos = s > 0
+            smin = np.add.reduce(np.where(pos, lo, -up))
+            smax = np.add.reduce(np.where(pos, up, -lo))
             r = self.eq_rhs[g]
             tol = 1e-12 * max(1.0, abs(r))
             if r < smin - tol or r > smax + tol:
                 raise InfeasibleProblemError(
                     f"equality group {g} asks Σ s_i α_i = {r:g}, but its bounds only reach "
                     f"[{smin:g}, {smax:g}]")
+
+    def _group_index(self, g) -> np.ndarray | slice:
+        """The variables of group g: an index array, or the slice of all when the group holds
+        every variable (the C-SVM), which spares the gathers of a copy."""
+        member = self.groups == g
+        if np.logical_and.reduce(member):
+            return slice(None)
+        return np.flatnonzero(member)
+
+    def _group_view(self, g):
+        """(s, lower, upper) of group g's variables, in index order."""
+        idx = self._group_index(g)
+        return self.eq_signs[idx], self.lower[idx], self.upper[idx]
 
     # ------------------------------------------------------------------ Q access
     def _scatter_factor(self, rows, cols) -> np.ndarray | float:
@@ -197,10 +215,10 @@ class QPProblem:
         group's variables one at a time toward the bound that closes the gap to r_g."""
         alpha = np.clip(np.zeros(self.n), self.lower, self.upper)
         for g in range(self.n_groups):
-            idx = np.flatnonzero(self.groups == g)
+            idx = self._group_index(g)
             s = self.eq_signs[idx]
             gap = self.eq_rhs[g] - float(s @ alpha[idx])
-            for k, i in enumerate(idx):
+            for k, i in enumerate(range(self.n) if isinstance(idx, slice) else idx):
                 if gap == 0.0:
                     break
                 # moving α_i by t changes the sum by s_i t

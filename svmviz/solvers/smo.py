@@ -208,14 +208,15 @@ def solve(problem, tol: float = 1e-3, max_iter=None, alpha0=None, cache_mb: floa
         raise ParameterError(f"shrink_every must be at least 1, got {shrink_every}")
     alpha_start = _start(problem, alpha0)   # a new float64 array: the trace keeps it
     s_eq = np.array(problem.eq_signs, dtype=np.float64)
-    one_group = bool(problem.n_groups == 1 and np.all(problem.groups == 0))
+    one_group = bool(problem.n_groups == 1 and np.logical_and.reduce(problem.groups == 0))
     if one_group:
         # LIBSVM's order and signs: svm_train's svm_group_classes puts the first label's samples
         # first, with y = +1 (scikit-learn sorts the labels: the C-SVM's s = −1 class). The
         # working-set rules break ties by position and sign (WSS2's >= and <=), so this keeps
         # our iterates on LIBSVM's path up to rounding: on degenerate problems (linear kernel,
         # large C) another start order can cost twice its iterations (digits linear C = 10).
-        ordr = np.argsort(s_eq > 0, kind="stable")
+        pos = s_eq > 0   # the stable argsort of pos, without sorting
+        ordr = np.concatenate(((~pos).nonzero()[0], pos.nonzero()[0]))
         s_eq = -s_eq   # the same feasible set: Σ s α = r is Σ (−s) α = −r
     else:
         ordr = np.arange(n)
