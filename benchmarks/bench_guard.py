@@ -156,6 +156,12 @@ def table1_counts(draws: int) -> list[dict]:
     return rows
 
 
+def _print_header(hdr: str) -> None:
+    """A table's header line and a rule as long as it."""
+    print(hdr)
+    print("-" * len(hdr))
+
+
 def _ms(st, digits=1) -> str:
     ends = [f"{v:.0f}" if float(v).is_integer() else f"{v:.{digits}f}" for v in (st["min"], st["max"])]
     return f"{st['mean']:.{digits}f} ± {st['sd']:.{digits}f} [{ends[0]}–{ends[1]}]"
@@ -168,8 +174,7 @@ def print_counts(rows):
     hdr = (f"{'n':>2} {'m':>4} | {'g (guard vectors)':>24} {'paper':>5} | {'s (support vectors)':>20} "
            f"{'paper':>5} | {'g/s':>22} {'paper':>5} | {'w ≥ 0 extreme (⊆ g)':>22} | "
            f"{'g ≤ paper':>9} {'g ≤ 2s':>7} | checks")
-    print(hdr)
-    print("-" * len(hdr))
+    _print_header(hdr)
     for r in rows:
         ok = r["all bound in g"] and r["all g contain s"] and r["all same hyperplane"]
         print(f"{r['n']:>2} {r['m']:>4} | {_ms(r['g']):>24} {r['paper']['g']:>5} | {_ms(r['s']):>20} "
@@ -262,8 +267,7 @@ def print_timing(rows):
     hdr = (f"{'n':>2} {'m':>4} | {'g':>4} {'s':>3} {'LPs':>5} {'GV fit':>8} {'(wall)':>8} "
            f"{'QP(g)':>7} {'libsvm':>7} {'smo':>7} {'dense QP':>8} {'same w,b':>8} | "
            f"{'paper LP+QP s':>13} {'paper QP s':>10}")
-    print(hdr)
-    print("-" * len(hdr))
+    _print_header(hdr)
     for r in rows:
         pp = PAPER_T1[r["n"], r["m"]]
         dense = "—" if r["dense"] is None else f"{r['dense']:.3f}"
@@ -332,8 +336,7 @@ def speedup(cases):
           f"best of {REPEATS}, rounds interleaved, the baseline in a worker process from a git worktree")
     hdr = (f"{'n':>2} {'m':>4} | {'before CPU s':>12} {'now CPU s':>10} {'×CPU':>7} | {'before wall':>11} "
            f"{'now wall':>9} {'×wall':>7} | {'identical guard sets':>20} {'same w,b':>8} | now: test")
-    print(hdr)
-    print("-" * len(hdr))
+    _print_header(hdr)
     data = [hypercubes(m, n, seed=0) for n, m in cases]
     before = [[np.inf, np.inf, None] for _ in cases]
     now = [[np.inf, np.inf, None] for _ in cases]

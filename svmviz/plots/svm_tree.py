@@ -37,6 +37,18 @@ def _plane(X, plane: Plane | None) -> Plane:
     return plane if plane is not None else Plane(X)
 
 
+def _pair_in_plane(tree, X, y, plane: Plane | None):
+    """Where a tree's pair of classes is drawn: the samples of the pair (a mask), the plane
+    (given, or that of the pair's samples), every sample's 2-d coordinates in it and the padded
+    box around the pair."""
+    X = np.asarray(X, dtype=np.float64)
+    in_pair = np.isin(y, tree.classes)
+    plane = _plane(X[in_pair], plane)
+    P2 = plane.to2d(X)
+    lo, hi = padded_box(P2[in_pair])
+    return in_pair, plane, P2, lo, hi
+
+
 def _pm(tree, y) -> np.ndarray:
     return np.where(np.asarray(y) == tree.classes[1], 1, -1)
 
@@ -220,11 +232,8 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     shared: never change it."""
     tree = model.trees_[tree_index]
     step = tree.trace[k]
-    X = np.asarray(X, dtype=np.float64)
-    in_pair = np.isin(y, tree.classes)
-    plane = _plane(X[in_pair], plane)
-    P2 = plane.to2d(X)
-    lo, hi = padded_box(P2[in_pair])
+    X = np.asarray(X, dtype=np.float64)   # the overlays index it
+    in_pair, plane, P2, lo, hi = _pair_in_plane(tree, X, y, plane)
     by_label = {-1: [], 1: []}
     for label, poly in decided_regions(tree.nodes[:k], plane, lo, hi):
         by_label[label].append(poly)
@@ -408,11 +417,7 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     (``final_regions``; ``resolution`` is the grid the RBF node's sides are traced on), each
     node's line is drawn where it acts."""
     tree = model.trees_[tree_index]
-    X = np.asarray(X, dtype=np.float64)
-    in_pair = np.isin(y, tree.classes)
-    plane = _plane(X[in_pair], plane)
-    P2 = plane.to2d(X)
-    lo, hi = padded_box(P2[in_pair])
+    in_pair, plane, P2, lo, hi = _pair_in_plane(tree, X, y, plane)
     fig = go.Figure()
     fig.add_traces(_region_traces(tree, final_regions(tree, plane, lo, hi, pruned, resolution)))
     nodes = tree.kept() if pruned else tree.nodes
