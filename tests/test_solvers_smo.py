@@ -494,3 +494,31 @@ def test_column_exp_loop_has_no_double_to_integer_conversion():
     fresh(np.zeros(4), np.empty(4, np.int64))
     ir = next(iter(fresh.inspect_llvm().values()))
     assert "fptosi" not in ir
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=4, max_size=4),
+       st.lists(st.tuples(st.integers(0, 8), st.integers(1, 9)), min_size=1, max_size=6))
+def test_swap_positions_walks_the_columns_once_for_a_shrinking_step(lens, swaps):
+    """The cached columns follow a shrinking step's swaps in one walk: each column ends as if
+    every swap (i, j), in turn, had swapped its two entries (column long enough for both) or cut
+    it to i (long enough for i only)."""
+    from svmviz.solvers._smo_cache import new_cache, rows_at, swap_positions
+    n = 10
+    pairs = np.array([(i, j) for i, j in swaps if i < j] or [(0, 1)], dtype=np.int64)
+    cache = new_cache(n, 4)
+    rows = rows_at(cache, n)
+    rows.data[:] = np.arange(4 * n, dtype=float).reshape(4, n)
+    rows.slen[:4] = lens
+    rows.slen[4] = 4
+    want, want_len = rows.data.copy(), np.array(lens)
+    for i, j in pairs:
+        for sl in range(4):
+            if want_len[sl] > j:
+                want[sl, [i, j]] = want[sl, [j, i]]
+            elif want_len[sl] > i:
+                want_len[sl] = i
+    swap_positions(pairs, len(pairs), rows)
+    np.testing.assert_array_equal(rows.slen[:4], want_len)
+    for sl in range(4):   # entries past a column's prefix are not read
+        np.testing.assert_array_equal(rows.data[sl, :want_len[sl]], want[sl, :want_len[sl]])

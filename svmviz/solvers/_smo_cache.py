@@ -221,15 +221,23 @@ def repack(w_new, w_old, n, cache):
 
 
 @njit(cache=True)
-def swap_positions(i, j, rows):
-    """Positions i < j changed place (the solver's ``swap_index``): swap the two entries in every
-    cached column that holds both, cut the prefix to i in those that hold only i."""
+def swap_positions(pairs, k, rows):
+    """Positions pairs[q] = (i, j), i < j, changed place in turn, q = 0..k−1 (the solver's
+    ``swap_index`` during one shrinking step): in every cached column, swap the two entries of
+    each pair while the column holds both, cut its prefix to i when it holds only i. One walk over
+    the columns for the whole step, each column's swaps in order, gives the state of a walk per
+    swap; a walk per swap reads two far-apart entries of every column each time, and those reads
+    miss the processor's caches (with every column cached on fourclass, about a tenth of a solve)."""
     data, slot_of, owner, slen, prv, nxt = rows
     for sl in range(slen[owner.shape[0]]):   # the slots in use
         ln = slen[sl]
-        if ln > j:
-            t = data[sl, i]
-            data[sl, i] = data[sl, j]
-            data[sl, j] = t
-        elif ln > i:
-            slen[sl] = i
+        for q in range(k):
+            i = pairs[q, 0]
+            j = pairs[q, 1]
+            if ln > j:
+                t = data[sl, i]
+                data[sl, i] = data[sl, j]
+                data[sl, j] = t
+            elif ln > i:
+                ln = i
+        slen[sl] = ln

@@ -358,6 +358,10 @@ def least_last(x, m):
     if least == INF:
         return least, -1
     k = m - 1
+    # four entries a loop turn: this scan back costs more than the lanes' pass
+    while k >= 3 and x[k] != least and x[k - 1] != least and x[k - 2] != least \
+            and x[k - 3] != least:
+        k -= 4
     while x[k] != least:
         k -= 1
     return least, k
@@ -597,9 +601,9 @@ def _be_shrunk(t, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
 
 
 @njit(cache=True)
-def swap_index(i, j, var, rows, cols):
-    """LIBSVM's ``swap_index`` for positions i < j: every per-variable array, the samples of the
-    kernel columns and the cached columns (``_smo_cache.swap_positions``)."""
+def swap_index(i, j, var, cols):
+    """LIBSVM's ``swap_index`` for positions i < j: every per-variable array and the samples of
+    the kernel columns (the cached columns follow in ``shrink_swaps``)."""
     swap_entries(var.a, i, j)
     swap_entries(var.G, i, j)
     swap_entries(var.Gbar, i, j)
@@ -613,7 +617,6 @@ def swap_index(i, j, var, rows, cols):
     swap_entries(var.st, i, j)
     swap_entries(var.ordr, i, j)
     swap_samples(i, j, cols)
-    swap_positions(i, j, rows)
 
 
 @njit(cache=True)
@@ -646,19 +649,28 @@ def shrink_scan(m, a, G, L, U, s, grp, Gmax1, Gmax2):
 @njit(cache=True)
 def shrink_swaps(m, var, work, rows, cols, single_viol):
     """LIBSVM's ``do_shrinking`` loop: each variable to shrink changes place with the last
-    active one that stays. Returns the new active size."""
+    active one that stays. The cached columns follow in one walk after the loop
+    (``_smo_cache.swap_positions``: the loop reads no cached column). Returns the new active
+    size."""
     a, G, L, U, s, grp = var.a, var.G, var.L, var.U, var.s, var.grp
     Gmax1, Gmax2 = work.Gmax1, work.Gmax2
+    pairs = np.empty((m, 2), np.int64)
+    k = 0
     i = 0
     while i < m:   # m shrinks inside the loop (LIBSVM's for over active_size)
         if _be_shrunk(i, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
             m -= 1
             while m > i:
                 if not _be_shrunk(m, a, G, L, U, s, grp, Gmax1, Gmax2, single_viol):
-                    swap_index(i, m, var, rows, cols)
+                    swap_index(i, m, var, cols)
+                    pairs[k, 0] = i
+                    pairs[k, 1] = m
+                    k += 1
                     break
                 m -= 1
         i += 1
+    if k > 0:
+        swap_positions(pairs, k, rows)
     return m
 
 
