@@ -1,25 +1,31 @@
 """Convex hulls, reduced convex hulls, the ν-SVM as nearest points, and the zero solution
 (Zapién Arreola, Fehr and Burkhardt 2007, §3.1)."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from svmviz.data import BUILTINS, Dataset, load_builtin, signed
-from svmviz.geometry import (convex_hull, nearest_point_to, nearest_points, nu_to_mu, reduced_convex_hull,
-                             reduced_hulls_intersect, w_norm_sweep, zero_solution_report)
+from svmviz.geometry import (mu_to_nu, nearest_point_to, nearest_points, nu_to_mu, reduced_convex_hull, reduced_hulls_intersect,
+                             w_norm_sweep, zero_solution_report)
+from svmviz.geometry.mu_walk import explain_step, mu_walk, step_summary, walk_step
 from svmviz.geometry.zero_solution import c_svm_w
 from svmviz.models import BinaryNuSVC
 from svmviz.plots.common import class_text
-from svmviz.plots.hulls import plot_hulls, plot_w_norm, plot_zero_solution
+from svmviz.plots.hulls import plot_mu_step, plot_w_norm, plot_zero_solution
 from svmviz.plots.standard import add_boundary
-from svmviz_app import state
-from svmviz_app.cache import cached_call
+from svmviz.questions import hull_walk_zero
+from svmviz_app import live, state
+from svmviz_app.cache import cached_call, shared_view
 from svmviz_app.controls import two_classes_two_features
-from svmviz_app.frame import Inputs, MethodPage, Param, View, run_page, standard
+from svmviz_app.frame import Inputs, MethodPage, Param, View, projected, run_page, standard
+from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
+from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.views import convergence_status, shared_figure
-from svmviz_app.widgets import Progress, guard, plain
+from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 
 MAX_SAMPLES = 3000  # exact reduced hulls, LPs and a sweep of C-SVM solves stay interactive below this
 BINARY_SETS = ["fourclass", "hypercubes", "mexican_hat", "elephant_in_snake", "fourclass_like"]
@@ -111,14 +117,6 @@ def prepare(train, test, values) -> Inputs | None:
 
 
 # ------------------------------------------------------------------ reduced hulls and the ν-SVM
-def _hulls(X, y):
-    return {c: X[y == c][convex_hull(X[y == c]).vertices] for c in (-1, 1)}
-
-
-def _rch(X, y, mu):
-    return {c: reduced_convex_hull(X[y == c], mu).vertices for c in (-1, 1)}
-
-
 def _overlap(X, y, mu):
     return reduced_hulls_intersect(X[y == 1], X[y == -1], mu).intersect
 
@@ -130,22 +128,89 @@ def _nusvc(X, y, nu):
     return clf.coef_[0].copy(), float(clf.intercept_[0])
 
 
+# ------------------------------------------------------------------ μ walked down from 1 (the stepper)
+def _walk(X, y, mu):
+    return mu_walk(X[y == 1], X[y == -1], mu)
+
+
+def _walk_step(X, y, mu, k):
+    return walk_step(cached_call(_walk, X, y, mu), X[y == 1], X[y == -1], k)
+
+
+def _step_figure(X, y, mu, k, names, labels, nusvc):
+    walk = cached_call(_walk, X, y, mu)
+    return plot_mu_step(walk, cached_call(_walk_step, X, y, mu, k), X, y, k, names, labels,
+                        nusvc=nusvc if k == len(walk) - 1 else None)
+
+
+def _step_text(X, y, mu, k) -> tuple[str, str]:
+    """Step k's sentence and explanation (paragraphs) as plain text for the screen, once for every session."""
+    walk, step = cached_call(_walk, X, y, mu), cached_call(_walk_step, X, y, mu, k)
+    return plain(step_summary(walk, step, k)), "\n\n".join(map(plain, explain_step(walk, step, k).split("\n\n")))
+
+
+def walk_stepper(X, y, nu, names, labels, lesson: bool, imported=None) -> None:
+    """μ from 1 down to the page's μ, one step per μ (Zapién Arreola, Fehr and Burkhardt 2007,
+    §3.1), in the stepper's fragment; in lesson mode at the top of the page."""
+    mu = nu_to_mu(nu, len(y))
+    walk = cached_call(_walk, X, y, mu)
+    n = len(walk)
+    overlap = walk.zero_at(n - 1)
+    nusvc = None if overlap else cached_call(_nusvc, X, y, nu)
+
+    def step(k: int) -> None:
+        with guard("cannot compute this step"):
+            summary, paragraphs = shared_view(_step_text, X, y, mu, k)
+            st.markdown(f"**Step {k + 1} of {n}** — {summary}")
+            live.question_panel(lambda: hull_walk_zero(walk, k), "hull.step", n)
+            fig = shared_figure(_step_figure, X, y, mu, k, names, labels, nusvc)
+            if imported is not None:   # drawn on a copy: the figure is shared by every session
+                fig = go.Figure(fig)
+                with guard("cannot draw the imported model"):
+                    add_boundary(fig, imported, X, f"imported ν-SVM (ν = {imported.nu:g})")
+            if lesson:
+                projector_chart(fig, key="hull_step_fig")
+            else:
+                st.plotly_chart(fig, key="hull_step_fig")
+            shown_figure("hull.step").show(fig)
+            with st.expander("Explanation of this step") if lesson else nullcontext():
+                st.info(paragraphs)
+
+    with projected() if lesson else nullcontext():
+        stepper("hull.step", n, step, "μ step")
+    if not lesson:
+        figure_downloads(shown_figure("hull.step"), f"reduced_hulls_nu_{nu:.3f}_step", key="hull_dl",
+                         what="hull plot")
+
+
+def overlapping(exc, train, inputs) -> bool:
+    """The ν-SVM refused the page's ν because its reduced hulls meet (one LP says so): the walk
+    down to that μ, which ends with w = 0, instead of a hyperplane."""
+    X, y, nu = inputs.X, inputs.y, float(state.value("hull.nu"))
+    walk = cached_call(_walk, X, y, nu_to_mu(nu, len(y)))
+    if not walk.zero_at(len(walk) - 1):
+        return False
+    st.warning(f"At ν = {nu:.3f} the two reduced hulls overlap: w = 0 and the ν-SVM has no hyperplane. Step "
+               "through μ below to see them shrink; they separate below μ* = "
+               f"{walk.mu_star:.4g} (ν above {mu_to_nu(walk.mu_star, len(y)):.4g}): increase ν to get there.")
+    walk_stepper(X, y, nu, list(train.class_names), tuple(train.feature_names), state.lesson_mode())
+    return True
+
+
 def hulls(ctx) -> None:
     X, y, nu = ctx.inputs.X, ctx.inputs.y, ctx.params["nu"]
     names, labels = list(ctx.train.class_names), tuple(ctx.train.feature_names)
     mu = nu_to_mu(nu, len(y))
     with guard("hull geometry"):
-        # LP first: when the reduced hulls meet, w = 0 and neither QP has a hyperplane to show
-        overlap = cached_call(_overlap, X, y, mu)
-        npnt = None if overlap else cached_call(nearest_points, X[y == 1], X[y == -1], mu, solver="smo", tol=1e-8)
-        w_sk, b_sk = (None, None) if overlap else cached_call(_nusvc, X, y, nu)
-        fig = shared_figure(plot_hulls, X, y, cached_call(_hulls, X, y), cached_call(_rch, X, y, mu), mu, npnt,
-                            None if overlap else (w_sk, b_sk), names, labels)
-        if ctx.imported is not None:   # drawn on a copy: the figure is shared by every session
-            fig = go.Figure(fig)
-            with guard("cannot draw the imported model"):
-                add_boundary(fig, ctx.imported, X, f"imported ν-SVM (ν = {ctx.imported.nu:g})")
-        ctx.figure(fig, "hull_fig", f"reduced_hulls_nu_{nu:.2f}", dl_key="hull_dl", what="hull plot")
+        walk = cached_call(_walk, X, y, mu)
+        if not ctx.lesson:
+            st.markdown("**μ walked down from 1** (the convex hulls) to the page's μ: the reduced hulls shrink "
+                        "towards their centroids; while they share a point the nearest points coincide and w = 0 "
+                        + (f"(down to the threshold μ\\* = {walk.mu_star:.4g}, one LP)" if np.isfinite(walk.mu_star)
+                           else "(never here: even the convex hulls are disjoint)") + ".")
+        walk_stepper(X, y, nu, names, labels, ctx.lesson, ctx.imported)
+        if ctx.lesson:
+            return
         st.markdown(f"μ = 2/(ν·m) = 2/({nu:.3f}·{len(y)}) = **{mu:.4g}** — each weight λᵢ ≤ μ, so at least "
                     f"⌈1/μ⌉ = {int(np.ceil(1 / mu - 1e-12))} points of each class carry weight.")
         if ctx.imported is not None:
@@ -153,11 +218,13 @@ def hulls(ctx) -> None:
                        f"{len(getattr(ctx.imported, 'support_', []))} support vectors), drawn on the two features "
                        "shown; at the slider's ν = its ν it lies on the red line when fitted on these points.")
             convergence_status(ctx.imported, "the imported ν-SVM's QP")
-        if overlap:
+        if walk.zero_at(len(walk) - 1):
             st.warning("The two reduced hulls overlap at this ν (an LP finds a common point): the nearest "
                        "points coincide, w = 0 and the ν-SVM has no hyperplane. Increase ν (a smaller μ "
                        "shrinks the hulls).")
             return
+        npnt = cached_call(nearest_points, X[y == 1], X[y == -1], mu, solver="smo", tol=1e-8)
+        w_sk, b_sk = cached_call(_nusvc, X, y, nu)
         c1, c2, c3 = st.columns(3)
         cos = float(w_sk @ npnt.w / (np.linalg.norm(w_sk) * np.linalg.norm(npnt.w)))
         scale = np.linalg.norm(npnt.w) / np.linalg.norm(w_sk)
@@ -168,10 +235,8 @@ def hulls(ctx) -> None:
             st.info("1/μ is an integer: no weight is strictly between 0 and μ, so the offset b is not "
                     "unique (any value in an interval is optimal); NuSVC and this construction may pick "
                     "different points of it. The direction is unique.")
-        st.caption("Red: the ν-SVM hyperplane from the nearest points w = p₊ − p₋, placed midway between "
-                   "the margin levels of the free points; black dashed: scikit-learn's NuSVC at the same ν. "
-                   "Grey dotted (when different): the bisector of the segment p₊p₋ — the two agree when the "
-                   "hulls are not reduced.")
+        st.caption("The last step: red, the ν-SVM hyperplane from the nearest points w = p₊ − p₋, placed midway "
+                   "between the margin levels of the free points; black dashed: scikit-learn's NuSVC at the same ν.")
 
 
 # ------------------------------------------------------------------ the zero solution
@@ -257,7 +322,7 @@ PAGE = MethodPage(
         Param("nu", "ν (the ν-SVM parameter); μ = 2/(ν·m)", nu_default, "slider",
               within=lambda inputs: (0.005, nu_top(inputs)), step=0.005, format="%.3f"),
     ),
-    data=data, prepare=prepare, share_key="convex_hulls",
+    data=data, prepare=prepare, share_key="convex_hulls", on_fit_error=overlapping,
     use_import=lambda model, inputs: None,   # an imported ν-SVM is drawn over the page's own
     progress="fitting the ν-SVM", fit_error="cannot fit the ν-SVM",
     converged=lambda m: f"the ν-SVM's QP (BinaryNuSVC, ν = {m.nu:.3f}, SMO)",

@@ -170,3 +170,22 @@ def dag_reached_class(model, X, index: int, class_names=None) -> Question:
     return Question(f"Which class does sample {int(index)} reach in the DAG?",
                     tuple(name[c] for c in classes), classes.index(reached),
                     f"Sample {int(index)} reaches class {name[reached]}: " + "; ".join(walk) + ".")
+
+
+def hull_walk_zero(walk, k: int) -> Question:
+    """Asked while step ``k`` of a μ walk (``svmviz.geometry.mu_walk``) is shown: is w zero at
+    the next μ, i.e. do the reduced hulls still meet there (Zapién Arreola, Fehr and Burkhardt
+    2007, §3.1.1)? The answer is the walk's: μ_{k+1} ≥ μ*, the threshold of its LP."""
+    n = len(walk)
+    if not 0 <= int(k) < n:
+        raise ParameterError(f"step k must be between 0 and {n - 1}")
+    if int(k) + 1 >= n:
+        raise ParameterError(f"step {int(k) + 1} is the last step of the walk: there is no next μ to ask about")
+    mu = float(walk.mus[int(k) + 1])
+    zero = walk.zero_at(int(k) + 1)
+    star = (f"the reduced hulls meet for every μ ≥ μ* = {walk.mu_star:.4g} (one LP)"
+            if np.isfinite(walk.mu_star) else "even the convex hulls (μ = 1) are disjoint: w ≠ 0 at every μ")
+    expl = (f"At μ = {mu:.4g} the reduced hulls {'still share a point, so w = 0' if zero else 'lie apart, so w ≠ 0'}: "
+            f"{star}.")
+    return Question(f"Step {int(k) + 2}: is w zero at the next μ = {mu:.4g}?", ("yes, w = 0", "no, w ≠ 0"),
+                    0 if zero else 1, expl)

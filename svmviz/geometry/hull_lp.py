@@ -182,3 +182,41 @@ def reduced_hulls_intersect(Xa, Xb, mu: float, backend: str = "highs") -> HullIn
     if not mu > 0:
         raise ParameterError(f"mu must be positive, got {mu}")
     return _intersect(Xa, Xb, mu, backend)
+
+
+@register_record
+@dataclass
+class TouchingMu:
+    """``mu`` = μ* = the smallest μ at which RCH(Xa, μ) and RCH(Xb, μ) meet: they meet exactly for
+    μ ≥ μ* (the nearest-point problem of the ν-SVM has distance 0 and w = 0 there) and lie apart
+    below it. inf when even the hulls (μ = 1) are disjoint. ``witness``: a common point at μ*,
+    with its weights (each at most μ*)."""
+
+    mu: float
+    witness: np.ndarray | None
+    weights_a: np.ndarray | None
+    weights_b: np.ndarray | None
+
+
+def min_mu_intersecting(Xa, Xb, backend: str = "highs") -> TouchingMu:
+    """μ* = min t s.t. Xaᵀλ = Xbᵀκ, Σλ = Σκ = 1, 0 ≤ λ, κ ≤ t: the zero-solution threshold of
+    the reduced hulls (Zapién Arreola, Fehr and Burkhardt 2007, §3.1: w = 0 when the reduced hulls
+    share a point). Solved homogenised as ``min_mu_containing`` (u = λ/t, v = κ/t, s = 1/t):
+    max s s.t. Xaᵀu = Xbᵀv, Σu = Σv = s, 0 ≤ u, v ≤ 1 — d + 2 rows and box bounds. When the
+    hulls are disjoint only s = 0 is feasible; otherwise s* ≥ 1 (t* ≤ 1)."""
+    Xa, Xb = np.asarray(Xa, dtype=np.float64), np.asarray(Xb, dtype=np.float64)
+    if Xa.ndim != 2 or Xb.ndim != 2 or Xa.shape[1] != Xb.shape[1] or not len(Xa) or not len(Xb):
+        raise ParameterError("Xa and Xb must be non-empty 2-D arrays with the same number of columns")
+    ma, mb, d = Xa.shape[0], Xb.shape[0], Xa.shape[1]
+    cost = np.zeros(ma + mb + 1)
+    cost[-1] = -1.0
+    A_eq = sparse.csr_matrix(np.vstack([np.hstack([Xa.T, -Xb.T, np.zeros((d, 1))]),
+                                        np.r_[np.ones(ma), np.zeros(mb), -1.0][None, :],
+                                        np.r_[np.zeros(ma), np.ones(mb), -1.0][None, :]]))
+    bounds = np.column_stack([np.zeros(ma + mb + 1), np.r_[np.ones(ma + mb), np.inf]])
+    r = _solve(cost, A_eq=A_eq, b_eq=np.zeros(d + 2), bounds=bounds, backend=backend)
+    if r.status == "optimal" and r.x[-1] >= 0.5:   # s* is 0 or at least 1: no tolerance issue
+        s = float(r.x[-1])
+        lam, kap = r.x[:ma] / s, r.x[ma:ma + mb] / s
+        return TouchingMu(1.0 / s, Xa.T @ lam, lam, kap)
+    return TouchingMu(float("inf"), None, None, None)

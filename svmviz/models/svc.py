@@ -307,7 +307,8 @@ class BinaryNuSVC(BinaryKernelSVM):
             raise ParameterError(
                 f"nu = {nu:g} makes the reduced convex hulls of the two classes overlap "
                 "(LIBSVM's r is not positive): the ν-SVM has no separating direction; "
-                "choose a smaller nu")
+                "choose a larger nu (μ = 2/(ν·l) bounds each weight, so a larger ν shrinks the "
+                "reduced hulls until they separate)")
         # back to the reduced-hull scale λ = α / scale (objective and history with it)
         lam = res.alpha / scale
         res.objective = res.objective / scale**2

@@ -59,6 +59,15 @@ def add_polygon(fig, V, name, color, fill=None, dash="solid", width=1.5, showleg
     return fig
 
 
+def add_segment(fig, pa, pb, name: str):
+    """The segment between the nearest points p₊ (class +1's colour) and p₋ (class −1's)."""
+    fig.add_trace(go.Scatter(x=[pa[0], pb[0]], y=[pa[1], pb[1]], mode="lines+markers", name=name,
+                             line=dict(color="#444", width=2),
+                             marker=dict(size=11, color=[POS_COLOR, NEG_COLOR], symbol="diamond",
+                                         line=dict(width=1.5, color="#000"))))
+    return fig
+
+
 def _two_classes(X, y, names, labels, size: int, opacity: float):
     """A figure with both classes (labels as ±1) drawn, and the inputs as the plot uses them:
     (figure, X, y in ±1, class names and axis labels as plain text)."""
@@ -84,12 +93,7 @@ def plot_hulls(X, y, hulls: dict, reduced: dict, mu: float, nearest=None, nusvc=
         add_polygon(fig, reduced[c], f"RCH({nm}, μ)", LINE[c], fill=FILL[c], width=2.2)
     lo, hi = padded_box(X)
     if nearest is not None and nearest.w is not None:
-        pa, pb = nearest.point_a, nearest.point_b
-        fig.add_trace(go.Scatter(x=[pa[0], pb[0]], y=[pa[1], pb[1]], mode="lines+markers",
-                                 name=f"nearest points (distance {nearest.distance:.3g})",
-                                 line=dict(color="#444", width=2),
-                                 marker=dict(size=11, color=[POS_COLOR, NEG_COLOR], symbol="diamond",
-                                             line=dict(width=1.5, color="#000"))))
+        add_segment(fig, nearest.point_a, nearest.point_b, f"nearest points (distance {nearest.distance:.3g})")
         add_line(fig, nearest.w, nearest.b_nu, lo, hi, "ν-SVM hyperplane (from the nearest points)",
                  "#d62728", width=3)
         if abs(nearest.b - nearest.b_nu) > 1e-9 * max(1.0, abs(nearest.b)):
@@ -154,3 +158,28 @@ def plot_w_norm(sweep, D_current=None) -> go.Figure:
     fig.update_xaxes(type="log")
     return base_layout(fig, "‖w‖ against the hard-class bound D_k", "D_k (log scale)", "‖w‖",
                        equal=False, height=320)
+
+
+def plot_mu_step(walk, step, X, y, k: int, names=None, labels=("x1", "x2"), nusvc=None) -> go.Figure:
+    """Step ``k`` of a μ walk (``svmviz.geometry.mu_walk``; ``step`` its ``walk_step``): both
+    classes (y = ±1), their convex hulls (dashed) and reduced hulls at the step's μ (filled), and
+    either the common point of the reduced hulls (w = 0) or the nearest points with the ν-SVM
+    hyperplane. ``nusvc = (w, b)``: a fitted ν-SVM's line drawn with it (the walk's last step)."""
+    hulls, reduced = {1: walk.hull_a, -1: walk.hull_b}, {1: step.reduced_a, -1: step.reduced_b}
+    at = "μ = μ*" if k == walk.threshold_step else f"μ = {step.mu:.4g}"
+    if step.meet:
+        say = "the reduced hulls meet: w = 0"
+    else:
+        say = f"the reduced hulls lie apart: ‖w‖ = {step.distance:.3g}"
+    fig = plot_hulls(X, y, hulls, reduced, step.mu, None, nusvc, names, labels,
+                     title=f"Step {k + 1} of {len(walk)}: {at} (ν = {step.nu:.3g}), {say}")
+    lo, hi = padded_box(np.asarray(X, dtype=np.float64))
+    if step.meet:
+        p = step.point_a
+        fig.add_trace(go.Scatter(x=[p[0]], y=[p[1]], mode="markers", name="a common point: p₊ = p₋, w = 0",
+                                 marker=dict(symbol="star", size=18, color="#d62728", line=dict(width=1, color="#000"))))
+    else:
+        add_segment(fig, step.point_a, step.point_b,
+                    f"nearest points p₊, p₋ (‖w‖ = ‖p₊ − p₋‖ = {step.distance:.3g})")
+        add_line(fig, step.w, step.b_nu, lo, hi, "ν-SVM hyperplane (w = p₊ − p₋)", "#d62728", width=3)
+    return fig
