@@ -1,5 +1,7 @@
 """Guard vectors (Yang and Ahuja 2000): a test per point finds a superset of the support vectors; the SVM
-trained on it alone is the SVM of all points."""
+trained on it alone is the SVM of all points. A stepper tests the points one at a time."""
+
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -8,23 +10,29 @@ import streamlit as st
 from svmviz.data import Dataset
 from svmviz.data.generators import hypercubes
 from svmviz.errors import DataError
+from svmviz.geometry import hulls_intersect
 from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, dual_view
+from svmviz.models.guard_steps import ORDER_LABELS, ORDERS, explain_step, guard_walk, step_summary
 from svmviz.models.svc import BinarySVC
-from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors, plot_overlapping_hulls
-from svmviz_app import state
-from svmviz_app.cache import cached_call, cached_fit
+from svmviz.plots.guard import (plot_dual_view, plot_guard_step, plot_guard_timing, plot_guard_vectors,
+                                plot_overlapping_hulls)
+from svmviz.questions import guard_next
+from svmviz_app import live, state
+from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.frame import MethodPage, Param, View, projected, run_page, standard
 from svmviz_app.projector import projector_chart
 from svmviz_app.state import bind
+from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.views import shared_figure
-from svmviz_app.widgets import Progress, guard, plain
+from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 
 # The 2-D closed form tests thousands of points in milliseconds; Δ > 0 solves the QP on every point
 # with an m×m matrix, which svmviz.models.guard limits to MAX_TAU_DELTA points.
 MAX_SAMPLES = MAX_TAU_DELTA
-SOURCES = ["current data set", "cubes50", "cubes200"]
-SOURCE_LABELS = {"current data set": "the Data page's training part",
+SOURCES = ["auto", "current data set", "cubes50", "cubes200"]
+SOURCE_LABELS = {"auto": "the Data page's training part when separable, else Fig. 4's example",
+                 "current data set": "the Data page's training part",
                  "cubes50": "override: Fig. 4 of Yang and Ahuja (2000), 50 points from [0,40]² / [60,100]²",
                  "cubes200": "override: hypercubes, 200 points"}
 
@@ -42,17 +50,41 @@ def two_of(d: Dataset | None, pick, f1, f2, check: bool = True) -> Dataset | Non
                    [names[c] for c in np.unique(ys).tolist()], d.name, d.source, check_classes=check)
 
 
+def _cubes(src):
+    return hypercubes(50 if src == "cubes50" else 200, 2, seed=4), None
+
+
+def _separable(X, y) -> bool:
+    return not hulls_intersect(X[y == y[0]], X[y != y[0]]).intersect
+
+
 def data(values):
     src = values["src"]
-    if src == "current data set":
-        train, test = state.current_split()
-    else:
-        train, test = hypercubes(50 if src == "cubes50" else 200, 2, seed=4), None
+    if src in ("cubes50", "cubes200"):
         st.info(f"This page shows {SOURCE_LABELS[src][len('override: '):]} (a local override); the other "
                 "pages use the Data page's choice.")
+        train, test = _cubes(src)
+    else:
+        train, test = state.current_split()
     classes = list(train.classes)
     pick, f1, f2 = two_classes_two_features(classes, train.feature_names, "guard")
-    if len(pick) != 2 or train.n_features < 2 or f1 == f2:
+    usable = len(pick) == 2 and train.n_features >= 2 and f1 != f2
+    if src == "auto":
+        why = None
+        if not usable:
+            why = (f"{plain(train.name)} has {len(classes)} class(es) and {train.n_features} feature(s) (or one "
+                   "picked twice): guard vectors separate two classes in a plane")
+        elif not values["delta"] and not cached_call(_separable, two_of(train, pick, f1, f2).X,
+                                                     two_of(train, pick, f1, f2).y):
+            why = (f"{plain(train.name)} is not linearly separable on these two features (the convex hulls of "
+                   "its two classes overlap), so it has no guard vectors")
+        if why is not None:
+            st.info(f"{why}. This page opens on the separable example of Yang and Ahuja (2000, Fig. 4) instead: "
+                    "50 points from two squares, where the guard vectors are a few points facing the other "
+                    "class. Pick \"the Data page's training part\" under Data for this page to see why yours "
+                    "has none, or set Δ > 0 (τ_Δ).")
+            return _cubes("cubes50")
+    if not usable:
         st.info(f"Guard vectors separate two classes in a plane: this page needs two classes and two different "
                 f"features (the data has {len(classes)} class(es) and {train.n_features} feature(s)). Pick them "
                 "in the sidebar or load other data on the Data page.")
@@ -82,6 +114,59 @@ def not_separable(exc, train, inputs) -> bool:
         projector_chart(plot_overlapping_hulls(inputs.X, inputs.y, list(train.class_names),
                                                list(train.feature_names)), key="guard_overlap")
     return True
+
+
+# ------------------------------------------------------------------ one test at a time (the stepper)
+def _walk(model, X, y_pm, reference, order, seed):
+    return guard_walk(model, X, y_pm, reference, order, seed)
+
+
+def _step_figure(model, X, y_pm, reference, order, seed, k, names, labels):
+    return plot_guard_step(shared_view(_walk, model, X, y_pm, reference, order, seed), X, y_pm, k, names, labels)
+
+
+def _step_text(model, X, y_pm, reference, order, seed, k, names) -> tuple[str, str]:
+    """Step k's sentence and explanation (paragraphs) as plain text for the screen, once for every session."""
+    walk = shared_view(_walk, model, X, y_pm, reference, order, seed)
+    return (plain(step_summary(walk, k, names)),
+            "\n\n".join(map(plain, explain_step(walk, k, names).split("\n\n"))))
+
+
+def steps(ctx) -> None:
+    model, X = ctx.model, ctx.inputs.X
+    if model.delta > 0:
+        if not ctx.lesson:
+            st.info("Δ > 0: every point is a guard vector and no test runs, so there is nothing to step through "
+                    "(set Δ = 0 to test the points one at a time).")
+        return
+    y_pm = np.where(ctx.inputs.y == model.classes_[1], 1, -1)
+    names, labels = [str(n) for n in ctx.train.class_names], tuple(ctx.train.feature_names[:2])
+    order, seed = ctx.values["order"], int(ctx.values["seed"] or 0)
+    with guard("cannot step through the tests"):
+        reference = cached_fit(BinarySVC(kernel="linear", C=model.C, tol=model.tol), X, y_pm)
+        walk = shared_view(_walk, model, X, y_pm, reference, order, seed)
+        n = len(walk)
+
+        def step(k: int) -> None:
+            summary, paragraphs = shared_view(_step_text, model, X, y_pm, reference, order, seed, k, names)
+            st.markdown(f"**Step {k + 1} of {n}** — {summary}")
+            live.question_panel(lambda: guard_next(walk, k, names), "guard.step", n)
+            with guard("cannot draw this step"):
+                fig = shared_figure(_step_figure, model, X, y_pm, reference, order, seed, k, names, labels)
+                if ctx.lesson:
+                    projector_chart(fig, key="guard_step_fig")
+                else:
+                    st.plotly_chart(fig, key="guard_step_fig")
+                shown_figure("guard.step").show(fig)
+            with st.expander("Explanation of this step") if ctx.lesson else nullcontext():
+                st.info(paragraphs)
+
+        if not ctx.lesson:
+            st.subheader("One test at a time")
+        with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
+            stepper("guard.step", n, step, "test")
+        if not ctx.lesson:
+            figure_downloads(shown_figure("guard.step"), "guard_vectors_step", key="guard_step_dl")
 
 
 def metrics(ctx) -> None:
@@ -217,18 +302,23 @@ PAGE = MethodPage(
              "This page works on two classes and two features.",
     estimator=GuardVectorSVC, sidebar_title="Guard vectors", max_samples=MAX_SAMPLES,
     params=(
-        Param(None, "Data for this page", "current data set", "select", key="src", options=SOURCES,
+        Param(None, "Data for this page", "auto", "select", key="src", options=SOURCES,
               labels=SOURCE_LABELS),
         Param("method", "Test per point", "yang_ahuja", "radio",
               labels={"yang_ahuja": "paper §3.1: dual-space LP, two orientations",
                       "single": "one orientation-free LP"}),
         Param("prefilter", "pre-filter: test only points on their class's hull boundary", True, "checkbox"),
         Param("delta", "Δ of the projection τ_Δ (§3.3; 0 = none)", 0.0, "number", step=0.5),
+        Param(None, "Order of the tests (stepper)", "data", "radio", key="order", options=list(ORDERS),
+              labels=ORDER_LABELS, section="Stepper"),
+        Param(None, "seed of the random order", 0, "number", key="seed", bounds=(0, 2**31 - 1),
+              when=lambda v: v["order"] == "random"),
     ),
     fixed={"tol": 1e-8}, data=data, use_import=use_import, on_fit_error=not_separable,
     progress="testing each point", fit_error="cannot fit the guard-vector SVM",
     converged=lambda m: "the QP on the guard vectors" + (f" and all {m.n_lps_} LPs" if m.n_lps_ else ""),
-    views=(View(metrics), View(point_and_dual, lesson=True), View(every_point), View(standard), View(table1)),
+    views=(View(metrics), View(steps, lesson=True), View(point_and_dual, lesson=True), View(every_point),
+           View(standard), View(table1)),
 )
 
 run_page(PAGE)

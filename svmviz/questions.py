@@ -189,3 +189,28 @@ def hull_walk_zero(walk, k: int) -> Question:
             f"{star}.")
     return Question(f"Step {int(k) + 2}: is w zero at the next μ = {mu:.4g}?", ("yes, w = 0", "no, w ≠ 0"),
                     0 if zero else 1, expl)
+
+
+def guard_next(walk, k: int, names=None) -> Question:
+    """Asked while step ``k`` of a guard-vector walk (``svmviz.models.guard_steps``) is shown: is
+    the point tested next a guard vector (Yang and Ahuja 2000, §3.1)? After the last test: is the
+    SVM trained on the guard vectors the SVM of all points (§3.2)? The answers are the fitted
+    model's own (its test of that point; the two SVMs compared)."""
+    n, T = len(walk), len(walk.tests)
+    if not 0 <= int(k) < n:
+        raise ParameterError(f"step k must be between 0 and {n - 1}")
+    if int(k) + 1 >= n:
+        raise ParameterError(f"step {int(k) + 1} is the last step of the walk: there is no next step to ask about")
+    if int(k) < T:
+        from svmviz.models.guard_steps import class_name
+
+        t = walk.tests[int(k)]
+        return Question(f"Step {int(k) + 2}: is point {t.point} (class {class_name(t.label, names)}) a guard vector?",
+                        ("yes, a guard vector", "no"), 0 if t.guard else 1,
+                        (t.explanation or f"Point {t.point}: {t.status}.").replace("\n\n", " "))
+    g = len(walk.found(T))
+    return Question(f"Step {int(k) + 2}: is the SVM trained on the {g} guard vectors the SVM of all {walk.m} points?",
+                    ("yes, the same hyperplane", "no, another one"), 0 if walk.same else 1,
+                    f"{'The same' if walk.same else 'Another'} hyperplane: every support vector of the SVM of all "
+                    f"points is a guard vector ({', '.join(map(str, walk.support_all.tolist()))}), so training on "
+                    f"the guard vectors alone {'loses nothing' if walk.same else 'does not give it back here'}.")

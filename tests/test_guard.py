@@ -319,7 +319,8 @@ def test_guard_page_non_separable_data_offer_delta_and_then_mark_every_point():
 
     from svmviz.data import load_builtin
 
-    at = page_test("pages/4_Guard_Vectors.py", dataset=load_builtin("fourclass_like")).run()
+    at = page_test("pages/4_Guard_Vectors.py", dataset=load_builtin("fourclass_like"),
+                   **{"guard.src": "current data set"}).run()
     assert not problems(at), problems(at)
     assert any("not linearly separable" in i.value for i in at.info)
     at.button(key="guard_use_delta").click().run()

@@ -115,7 +115,7 @@ def _overlapping() -> Dataset:
 
 
 def test_overlapping_classes_get_a_picture_and_a_separable_example():
-    at = page_test("pages/4_Guard_Vectors.py", _overlapping()).run()
+    at = page_test("pages/4_Guard_Vectors.py", _overlapping(), **{"guard.src": "current data set"}).run()
     assert not problems(at)
     charts = [c for c in at.get("plotly_chart") if "convex hulls of the two classes overlap" in c.proto.spec]
     assert len(charts) == 1

@@ -148,3 +148,57 @@ def plot_overlapping_hulls(X, y, names=None, labels=("x1", "x2")) -> go.Figure:
     empty = {c: np.empty((0, 2)) for c in (-1, 1)}
     return plot_hulls(X, y, hulls, empty, 1.0, names=names, labels=labels,
                       title="The convex hulls of the two classes overlap: no hyperplane separates them")
+
+
+def plot_guard_step(walk, X, y, k: int, names=None, labels=("x1", "x2")) -> go.Figure:
+    """Step ``k`` of a guard-vector walk (``svmviz.models.guard_steps``) on 2-D points (y = ±1):
+    the guard vectors found so far (circled), the points found not to be (crossed), the point
+    tested at this step with the line its LP found through it, the point tested next (dashed
+    ring); at the last step the SVM on the guard vectors and the SVM on all points."""
+    X = np.asarray(X, dtype=np.float64)
+    y_pm = np.where(np.asarray(y) > 0, 1, -1)
+    T = len(walk.tests)
+    fig = go.Figure()
+    idx = np.arange(len(X))
+    for j, c in enumerate((-1, 1)):
+        m = y_pm == c
+        fig.add_trace(go.Scatter(x=X[m, 0], y=X[m, 1], mode="markers", customdata=idx[m],
+                                 name=class_text(names[j] if names else signed(c)),
+                                 hovertemplate="point %{customdata}<extra></extra>",
+                                 marker=dict(color=NEG_COLOR if c < 0 else POS_COLOR, symbol=SYMBOLS[j], size=8,
+                                             line=dict(width=0.5, color="#333"))))
+    done = walk.tests[:min(k, T)]
+    g = np.array([t.point for t in done if t.guard], dtype=np.int64)
+    no = np.array([t.point for t in done if not t.guard], dtype=np.int64)
+    fig.add_trace(go.Scatter(x=X[g, 0], y=X[g, 1], mode="markers", name=f"guard vectors found ({len(g)})",
+                             marker=dict(symbol="circle-open", size=17, color="#d62728", line=dict(width=2.5))))
+    if len(no):
+        fig.add_trace(go.Scatter(x=X[no, 0], y=X[no, 1], mode="markers", name=f"not guard vectors ({len(no)})",
+                                 marker=dict(symbol="x-thin-open", size=13, color="#555", line=dict(width=2))))
+    lo, hi = padded_box(X)
+    if 1 <= k <= T:
+        t = walk.tests[k - 1]
+        p = X[t.point]
+        fig.add_trace(go.Scatter(x=[p[0]], y=[p[1]], mode="markers", name=f"tested now: point {t.point}",
+                                 marker=dict(symbol="circle-open", size=24, color="#2ca02c", line=dict(width=4))))
+        if t.guard and np.all(np.isfinite(t.plane)):
+            add_line(fig, t.plane[:2], t.plane[2], lo, hi, f"a line through {t.point} (its LP)", "#2ca02c", "dash", 2.5)
+    if k < T:
+        p = X[walk.tests[k].point]
+        fig.add_trace(go.Scatter(x=[p[0]], y=[p[1]], mode="markers", name=f"next: point {walk.tests[k].point}",
+                                 marker=dict(symbol="circle-open-dot", size=22, color="#ff7f0e",
+                                             line=dict(width=2.5, dash="dot"))))
+    if k == T + 1:
+        add_line(fig, walk.coef_all, walk.intercept_all, lo, hi, "SVM of all points", "#1f77b4", "solid", 6)
+        add_line(fig, walk.coef_guard, walk.intercept_guard, lo, hi, "SVM of the guard vectors only", "#111",
+                 "dash", 2.5)
+        sv = walk.support_all
+        fig.add_trace(go.Scatter(x=X[sv, 0], y=X[sv, 1], mode="markers", name=f"support vectors ({len(sv)})",
+                                 marker=dict(symbol="x-thin-open", size=14, color="#111", line=dict(width=2.5))))
+    fig.update_xaxes(range=[lo[0], hi[0]])
+    fig.update_yaxes(range=[lo[1], hi[1]])
+    title = ("The start: nothing tested yet" if k == 0 else
+             f"Test {k} of {T}: point {walk.tests[k - 1].point}" if k <= T else "The SVM on the guard vectors")
+    fig = hull_legend(base_layout(fig, f"Step {k + 1} of {len(walk)}: {title}", user_text(labels[0]),
+                                  user_text(labels[1])))
+    return with_subtitle(fig, f"{len(g)} guard vectors after {min(k, T)} of {T} tests ({walk.m} points)")
