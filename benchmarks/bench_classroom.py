@@ -93,6 +93,10 @@ PAGES = {
     "SVM_Tree": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)"),
     # the metric "iteration t" shows "t / T" (t from 0 to T)
     "Solvers": PageProfile(button="Next", kind="metric", label="iteration t", pattern=r"(\d+)\s*/\s*(\d+)"),
+    # "**Step k of n** — μ = ...": μ walked down from 1 (k from 1 to n)
+    "Convex_Hulls": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)"),
+    # "**Step k of n** — Test ...": the points tested one at a time (k from 1 to n)
+    "Guard_Vectors": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)"),
 }
 
 
