@@ -64,7 +64,8 @@ def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, w
 
 
 # page, the text of its step line (None: a page without steps)
-PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", None), ("Guard_Vectors", None), ("Tree_Decomposition", None),
+PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", "Step 1 of "), ("Guard_Vectors", "Step 1 of "),
+         ("Tree_Decomposition", None),
          ("DAG_SVM", None), ("Scatter_SVM", None), ("Solvers", "Step 1 of ")]
 
 

@@ -83,7 +83,7 @@ def test_click_on_a_point_selects_it(streamlit_url, page):
     verdict = page.locator('[data-testid="stAlert"]').filter(has_text="guard vector").first
     before = verdict.inner_text()
     # the second trace holds the +1 class; the default point is a −1 guard vector
-    chart = page.locator(".js-plotly-plot").first
+    chart = page.locator(".st-key-guard_chart .js-plotly-plot").first   # the point picker (the stepper's plot is above)
     chart.locator(".scatterlayer .trace").nth(1).locator(".points path").first.click(force=True)
     page.wait_for_timeout(2000)
     wait_for_app(page, 120000)
