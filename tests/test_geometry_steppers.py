@@ -192,3 +192,10 @@ def test_the_projector_view_shows_the_step_line_and_its_plot_first(page, key, va
     at.button(key=f"{key}_next").click().run()
     assert _step_line(at).startswith("**Step 2 of ") and at.session_state[key] == 1
     assert any(e.label == "Explanation of this step" for e in at.expander)   # the explanation folded
+
+
+def test_a_nu_whose_hulls_meet_shows_the_walk_and_says_which_nu_separates_them():
+    at = page_test(HULLS, dataset=_data(), **{"hull.nu": 0.005}).run()   # μ above 1: the convex hulls
+    assert not problems(at) and not at.error
+    assert any("overlap" in w.value and "increase ν" in w.value for w in at.warning)
+    assert _step_line(at).startswith("**Step 1 of 1**") and "w = 0" in _step_line(at)

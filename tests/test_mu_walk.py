@@ -114,3 +114,13 @@ def test_an_overlapping_nu_says_to_raise_nu():
     nu = 2 / (3 * t.mu * len(y))   # μ = 3μ*: the hulls meet
     with pytest.raises(ParameterError, match="larger nu"):
         BinaryNuSVC(nu=nu, kernel="linear").fit(X, y)
+
+
+def test_a_nu_below_two_over_m_is_one_step_at_the_convex_hulls():
+    """ν < 2/m puts μ above 1, where every reduced hull is the convex hull: the walk is that one
+    step (it was refused, and the Convex Hulls page failed at its slider's smallest ν)."""
+    Xa, Xb = _overlapping()
+    walk = mu_walk(Xa, Xb, 1.9)
+    assert walk.mus.tolist() == [1.9] and walk.zero_at(0)
+    step = walk_step(walk, Xa, Xb, 0)
+    assert step.meet and len(step.reduced_a) == len(walk.hull_a)

@@ -77,12 +77,15 @@ class MuWalk:
 
 def walk_values(mu_end: float, mu_star: float, n_steps: int = 12) -> np.ndarray:
     """μ from 1 down to ``mu_end`` in ``n_steps`` geometric steps, with μ* itself when it lies
-    inside (grid values within ``NEAR_THRESHOLD`` of it dropped)."""
-    if not 0 < mu_end <= 1:
-        raise ParameterError(f"the walk ends at a μ in (0, 1], got {mu_end!r}")
+    inside (grid values within ``NEAR_THRESHOLD`` of it dropped). From μ = 1 on every reduced hull
+    is the convex hull: a ``mu_end`` ≥ 1 is the walk's only step."""
+    if not mu_end > 0:
+        raise ParameterError(f"the walk ends at a positive μ, got {mu_end!r}")
     if n_steps < 2:
         raise ParameterError("the walk needs at least two steps")
-    mus = np.geomspace(1.0, mu_end, n_steps) if mu_end < 1 else np.array([1.0])
+    if mu_end >= 1:
+        return np.array([float(mu_end)])
+    mus = np.geomspace(1.0, mu_end, n_steps)
     if mu_end < mu_star <= 1:
         keep = np.abs(mus / mu_star - 1) > NEAR_THRESHOLD
         keep[[0, -1]] = True
