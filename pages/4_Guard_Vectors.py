@@ -74,10 +74,11 @@ def data(values):
         if not usable:
             why = (f"{plain(train.name)} has {len(classes)} class(es) and {train.n_features} feature(s) (or one "
                    "picked twice): guard vectors separate two classes in a plane")
-        elif not values["delta"] and not cached_call(_separable, two_of(train, pick, f1, f2).X,
-                                                     two_of(train, pick, f1, f2).y):
-            why = (f"{plain(train.name)} is not linearly separable on these two features (the convex hulls of "
-                   "its two classes overlap), so it has no guard vectors")
+        elif not values["delta"]:   # Δ > 0 makes any data separable (τ_Δ)
+            pair = two_of(train, pick, f1, f2)
+            if not cached_call(_separable, pair.X, pair.y):
+                why = (f"{plain(train.name)} is not linearly separable on these two features (the convex hulls "
+                       "of its two classes overlap), so it has no guard vectors")
         if why is not None:
             st.info(f"{why}. This page opens on the separable example of Yang and Ahuja (2000, Fig. 4) instead: "
                     "50 points from two squares, where the guard vectors are a few points facing the other "
@@ -117,17 +118,13 @@ def not_separable(exc, train, inputs) -> bool:
 
 
 # ------------------------------------------------------------------ one test at a time (the stepper)
-def _walk(model, X, y_pm, reference, order, seed):
-    return guard_walk(model, X, y_pm, reference, order, seed)
-
-
 def _step_figure(model, X, y_pm, reference, order, seed, k, names, labels):
-    return plot_guard_step(shared_view(_walk, model, X, y_pm, reference, order, seed), X, y_pm, k, names, labels)
+    return plot_guard_step(shared_view(guard_walk, model, X, y_pm, reference, order, seed), X, y_pm, k, names, labels)
 
 
 def _step_text(model, X, y_pm, reference, order, seed, k, names) -> tuple[str, str]:
     """Step k's sentence and explanation (paragraphs) as plain text for the screen, once for every session."""
-    walk = shared_view(_walk, model, X, y_pm, reference, order, seed)
+    walk = shared_view(guard_walk, model, X, y_pm, reference, order, seed)
     return (plain(step_summary(walk, k, names)),
             "\n\n".join(map(plain, explain_step(walk, k, names).split("\n\n"))))
 
@@ -144,7 +141,7 @@ def steps(ctx) -> None:
     order, seed = ctx.values["order"], int(ctx.values["seed"] or 0)
     with guard("cannot step through the tests"):
         reference = cached_fit(BinarySVC(kernel="linear", C=model.C, tol=model.tol), X, y_pm)
-        walk = shared_view(_walk, model, X, y_pm, reference, order, seed)
+        walk = shared_view(guard_walk, model, X, y_pm, reference, order, seed)
         n = len(walk)
 
         def step(k: int) -> None:

@@ -2,6 +2,7 @@
 Vectors page on overlapping classes shows why there are no guard vectors and offers a separable
 example); a headless Chromium renders them (screenshots in test-artifacts/)."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -80,7 +81,8 @@ def test_click_on_a_point_selects_it(streamlit_url, page):
     page.goto(f"{streamlit_url}/Guard_Vectors?data=hypercubes")
     wait_for_app(page, 240000)
     page.wait_for_selector(".js-plotly-plot", timeout=120000)
-    verdict = page.locator('[data-testid="stAlert"]').filter(has_text="guard vector").first
+    # the dual picture's verdict ("Point i is a guard vector"), not the stepper's explanation above it
+    verdict = page.locator('[data-testid="stAlert"]').filter(has_text=re.compile(r"^Point \d+ is")).first
     before = verdict.inner_text()
     # the second trace holds the +1 class; the default point is a −1 guard vector
     chart = page.locator(".st-key-guard_chart .js-plotly-plot").first   # the point picker (the stepper's plot is above)

@@ -176,6 +176,10 @@ def plot_guard_step(walk, X, y, k: int, names=None, labels=("x1", "x2")) -> go.F
         fig.add_trace(go.Scatter(x=X[no, 0], y=X[no, 1], mode="markers", name=f"not guard vectors ({len(no)})",
                                  marker=dict(symbol="x-thin-open", size=13, color="#555", line=dict(width=2))))
     lo, hi = padded_box(X)
+    if k == 0:
+        todo = np.array([t.point for t in walk.tests], dtype=np.int64)
+        fig.add_trace(go.Scatter(x=X[todo, 0], y=X[todo, 1], mode="markers", name=f"to be tested ({len(todo)})",
+                                 marker=dict(symbol="circle-open", size=15, color="#777", line=dict(width=1.5))))
     if 1 <= k <= T:
         t = walk.tests[k - 1]
         p = X[t.point]
@@ -194,7 +198,7 @@ def plot_guard_step(walk, X, y, k: int, names=None, labels=("x1", "x2")) -> go.F
                  "dash", 2.5)
         sv = walk.support_all
         fig.add_trace(go.Scatter(x=X[sv, 0], y=X[sv, 1], mode="markers", name=f"support vectors ({len(sv)})",
-                                 marker=dict(symbol="x-thin-open", size=14, color="#111", line=dict(width=2.5))))
+                                 marker=dict(symbol="diamond-open", size=24, color="#111", line=dict(width=2.5))))
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
     title = ("The start: nothing tested yet" if k == 0 else
