@@ -70,6 +70,10 @@ def test_the_printed_row_lines_up_with_the_header():
     ("Solvers", "metric", "iteration t", "0 / 250", (0, 250)),
     ("Solvers", "metric", "objective", "1 / 2", None),
     ("Solvers", "markdown", "", "**Step 3 of 17**", None),
+    ("Convex_Hulls", "markdown", "", "**Step 12 of 13** — μ = μ\\* = 0\\.006067: the reduced hulls just touch", (12, 13)),
+    ("Convex_Hulls", "metric", "distance of the reduced hulls", "0.1531", None),
+    ("Guard_Vectors", "markdown", "", "**Step 7 of 17** — Test 6 of 15, point 21", (7, 17)),
+    ("Guard_Vectors", "markdown", "", "Step through μ below", None),
 ])
 def test_each_page_profile_reads_its_step_from_its_own_element(page, kind, label, text, step):
     assert bench.PAGES[page].step_of(kind, label, text) == step
