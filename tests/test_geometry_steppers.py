@@ -199,3 +199,21 @@ def test_a_nu_whose_hulls_meet_shows_the_walk_and_says_which_nu_separates_them()
     assert not problems(at) and not at.error
     assert any("overlap" in w.value and "increase ν" in w.value for w in at.warning)
     assert _step_line(at).startswith("**Step 1 of 1**") and "w = 0" in _step_line(at)
+
+
+@pytest.mark.parametrize("page,state,line", [
+    ("Guard_Vectors", {"guard.step": 5, "guard.order": "nearest"}, "**Step 6 of "),
+    ("Convex_Hulls", {"hull.step": 3}, "**Step 4 of "),
+])
+def test_a_follower_of_the_class_opens_the_instructor_s_step(page, state, line):
+    store = room_store()
+    code, token = store.create_room()
+    store.publish(code, token, {"page": page, "spec": "fourclass_like", "state": state})
+    student = page_test("app.py")
+    student.query_params["room"] = code
+    student.run()   # switches to the instructor's page
+    student.run()
+    assert not problems(student) and student.session_state["_svmviz_live_page"] == page
+    assert _step_line(student).startswith(line)
+    for key, value in state.items():
+        assert student.session_state[key] == value
