@@ -217,3 +217,32 @@ def test_a_follower_of_the_class_opens_the_instructor_s_step(page, state, line):
     assert _step_line(student).startswith(line)
     for key, value in state.items():
         assert student.session_state[key] == value
+
+
+def test_play_advances_the_guard_tests_and_a_second_session_builds_no_step_again(monkeypatch):
+    """Play (the fragment's timer; AppTest has none, so the test reruns after a second), and a second
+    session at the same step takes the walk, the figure and the text the first one built."""
+    import time
+
+    import svmviz.models.guard_steps as guard_steps
+    import svmviz.plots.guard as guard_plots
+
+    values = {"guard.src": "cubes50", "guard.order": "random", "guard.seed": 11}
+    at = page_test(GUARD, **values).run()
+    at.button(key="guard.step_play").click().run()
+    assert not problems(at) and at.button(key="guard.step_play").label == "Pause"
+    time.sleep(1.0)
+    at.run()
+    assert at.session_state["guard.step"] == 1 and _step_line(at).startswith("**Step 2 of ")
+    calls = []
+    for module, name in [(guard_steps, "guard_walk"), (guard_steps, "step_summary"), (guard_plots, "plot_guard_step")]:
+        fn = getattr(module, name)
+
+        def counted(*args, _fn=fn, _name=name, **kwargs):
+            calls.append(_name)
+            return _fn(*args, **kwargs)
+        counted.__module__, counted.__qualname__ = fn.__module__, fn.__qualname__
+        monkeypatch.setattr(module, name, counted)
+    second = page_test(GUARD, **values, **{"guard.step": 1}).run()
+    assert not problems(second) and _step_line(second) == _step_line(at)
+    assert calls == []
