@@ -202,6 +202,7 @@ def guard_next(walk, k: int, names=None) -> Question:
     if int(k) + 1 >= n:
         raise ParameterError(f"step {int(k) + 1} is the last step of the walk: there is no next step to ask about")
     if int(k) < T:
+        # here, not at the top: the other pages' questions do not load the guard-vector model
         from svmviz.models.guard_steps import class_name
 
         t = walk.tests[int(k)]
