@@ -89,3 +89,32 @@ def test_scatter_last_step_is_the_sensitivity_map_of_the_page():
     assert "Sensitivity map" in _step_line(at)
     sens = page_test(SCATTER, dataset=_data(), **{"scatter.tab": 2, "scatter.sens": "tab1"}).run()
     assert last == _charts(sens)[0]
+
+
+ASKED = [(TD, "td.step", 4, {"td.grid": "small"}, lambda a, line: f"{['none', 'one', 'both'].index(a)} of them pure" in line),
+         (DAG, "dag.step", 4, {}, lambda a, line: f"not {a}\\." in line),
+         (SCATTER, "scatter.step", 3, {}, lambda a, line: f"prototype {a.replace('-', chr(92) + '-')} moved most" in line)]
+
+
+@pytest.mark.parametrize("page,key,tab,extra,shows", ASKED)
+def test_the_class_is_asked_what_the_next_step_shows(page, key, tab, extra, shows):
+    """The instructor's "Ask the class" poses the page's question about the next step; the next
+    step's line shows its answer."""
+    from svmviz_app.live import room_store
+
+    store = room_store()
+    code, token = store.create_room()
+    at = page_test(page, dataset=_data(), **{f"{key.split('.')[0]}.tab": tab, **extra})
+    at.session_state["_svmviz_live"] = {"role": "instructor", "code": code, "token": token}
+    at.run()
+    at.button(key="live_ask").click().run()
+    assert not problems(at) and not at.error
+    assert store.follow(code).question is not None
+    store.reveal(code, token)
+    q = store.follow(code).question
+    assert len(q.options) >= 2
+    at.run()
+    if at.session_state[key] == 0:   # the reveal moves the instructor's step on where the panel does it
+        at.button(key=f"{key}_next").click().run()
+    assert at.session_state[key] == 1
+    assert shows(q.options[q.answer], _step_line(at)), (q.prompt, q.options[q.answer], _step_line(at))
