@@ -117,7 +117,8 @@ def _step_parts(dag, wdag, X, y, names, plane, probe: int, k: int) -> dict:
         side = P.plot_dag_diagram(dag, names, highlight=x, levels=0 if step.kind == "start" else step.index + 1)
     else:
         side = P.plot_wdag_fusion(wdag, x, {"clusters": 0, "cluster": step.index + 1}.get(step.kind), names)
-    return {"n": len(steps), "summary": step.summary, "explanation": step.explanation, "fig": fig, "side": side}
+    return {"n": len(steps), "summary": step.summary, "explanation": step.explanation, "fig": fig,
+            "side": compact_figure(side)}
 
 
 def data(values):

@@ -23,7 +23,7 @@ from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page, s
 from svmviz_app.lesson_steps import step_view
 from svmviz_app.state import bind
 from svmviz_app.stepper import shown_figure, stepper
-from svmviz_app.views import shared_figure
+from svmviz_app.views import compact_figure, shared_figure
 from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 
 # The page refits on every change (SMO on the implicit m×m scatter kernel); larger sets belong in
@@ -245,7 +245,7 @@ def _step(model, X, y, class_names, feature_names, name, plane, k: int) -> dict:
     summary, explanation = step_texts(model, run, class_names, S, feature_names)[k]
     fig = (plot_scatter_iterate(model, run, k, X, y, class_names, feature_names, plane) if k < len(run)
            else own_sensitivity_figure(model, X, feature_names, class_names, name))
-    return {"summary": summary, "explanation": explanation, "fig": fig}
+    return {"summary": summary, "explanation": explanation, "fig": compact_figure(fig)}
 
 
 def solver_steps(ctx) -> None:
