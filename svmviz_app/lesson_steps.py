@@ -28,13 +28,10 @@ def step_view(step_key: str, k: int, n: int, summary: str, explanation: str, fig
     else:
         left = right = st.container()
     with left:
-        if lesson:
-            projector_chart(figure, key=f"{chart_key}_fig")
-        else:
-            st.plotly_chart(figure, key=f"{chart_key}_fig")
+        projector_chart(figure, key=f"{chart_key}_fig")   # the rest of the screen in lesson mode
     shown_figure(step_key).show(figure)
     if side is not None:
         with right:
-            st.plotly_chart(side, key=f"{chart_key}_side")
+            projector_chart(side, key=f"{chart_key}_side")
     with st.expander("Explanation of this step", expanded=not lesson):
         st.markdown(plain(explanation))

@@ -558,7 +558,7 @@ def plot_wdag_fusion(wdag, x, k: int | None = None, class_names=None) -> go.Figu
     W, L = wdag.weights(x)[0], wdag.cluster_predictions(x)[0]
     K, N = wdag.classes_.size, W.size
     k = N if k is None else int(k)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("weights w_M(x)", "τ_i: the weights summed per class"))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("weights w_M(x)", "τ_i (summed per class)"))
     shown = np.arange(N) < k
     fig.add_trace(go.Bar(x=[f"C{M + 1}" for M in range(N)], y=W, showlegend=False,
                          marker_color=[class_color(int(L[M]), K) if shown[M] else "#bbb" for M in range(N)],
