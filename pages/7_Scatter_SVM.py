@@ -267,6 +267,12 @@ def solver_steps(ctx) -> None:
 
         with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
             stepper("scatter.step", n, view)
+        if model.classes_.size == 2 and ctx.values["src"] == "current data set":
+            st.info(f"{plain(train.name)} has two classes: two prototypes, and with the RBF kernel their pictures "
+                    "may sit together. The multi-class idea of Jenssen et al. (2012) shows with more classes.")
+            if not ctx.lesson:
+                st.button("Step through six classes (Gaussians on a circle)", key="scatter_steps_circle",
+                          on_click=state.set_value, args=("scatter.src", "circle"))
         if not ctx.lesson:
             st.caption(f"The solve recorded with the fit's settings: {run.n_iter} SMO iterations, shown at "
                        f"{len(run)} of them (closer together at the start, where the prototypes move most). Lines: "

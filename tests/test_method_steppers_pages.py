@@ -118,3 +118,14 @@ def test_the_class_is_asked_what_the_next_step_shows(page, key, tab, extra, show
         at.button(key=f"{key}_next").click().run()
     assert at.session_state[key] == 1
     assert shows(q.options[q.answer], _step_line(at)), (q.prompt, q.options[q.answer], _step_line(at))
+
+
+def test_scatter_steps_offer_more_classes_on_two_class_data():
+    at = page_test(SCATTER, dataset=_data(), **{"scatter.tab": 3}).run()
+    assert any("has two classes" in i.value for i in at.info)
+    at.button(key="scatter_steps_circle").click().run()
+    assert not problems(at) and at.session_state["scatter.src"] == "circle"
+    assert not any("has two classes" in i.value for i in at.info)
+    n = int(_step_line(at).split(" of ")[1].split("**")[0])
+    at.button(key="scatter.step_next").click().run()
+    assert _step_line(at).startswith(f"**Step 2 of {n}**") and "moved most" in _step_line(at)
