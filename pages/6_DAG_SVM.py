@@ -108,6 +108,11 @@ def _sample_step(params, wparams, order, X, y, names, plane_args, probe: int, k:
     return _step_parts(dag, wdag, X, y, names, plane, probe, k)
 
 
+def _shared_sample(wdag, X) -> int:
+    """The training sample whose largest cluster weight w_M(x) (eq. 13) is the smallest."""
+    return int(np.argmin(wdag.weights(X).max(axis=1)))
+
+
 def _step_parts(dag, wdag, X, y, names, plane, probe: int, k: int) -> dict:
     steps = dag_steps(dag, X[probe], names, wdag)
     step = steps[k]
@@ -233,12 +238,12 @@ with guard("cannot train the models"):
             out.append(st.session_state[key])
         return out
 
-    def sample_steps() -> None:
+    def sample_steps(ask: bool) -> None:
         """Sabzekar et al. for one training sample: its walk through the DAG node by node, then the
-        weighted DAG's clusters, each cluster's DAG and the fusion τ."""
+        weighted DAG's clusters, each cluster's DAG and the fusion τ. ``ask``: draw the sample's
+        input (the projector follows the bound one)."""
         order = class_order(draw=False)
         dag = DAGSVC.from_pairwise(voting, order)
-        probe = int(st.session_state["dag.probe"])
         n_clusters, weight, reg, seed = wdag_values()
         if isinstance(imported, WeightedDAGSVC):
             wdag, wparams = imported, None
@@ -250,6 +255,12 @@ with guard("cannot train the models"):
                 warnings.simplefilter("ignore", ClusterClassWarning)  # the weighted DAG tab says it
                 wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
             bar.done()
+        # by default the sample whose weight the clusters share most: the fusion then has something to fuse
+        b = bind("dag.sample", shared_view(_shared_sample, wdag, X), bounds=(0, len(y) - 1))
+        if ask:
+            st.number_input("Follow training sample #", 0, len(y) - 1, **b,
+                            help="by default the sample whose weight is most shared between the clusters")
+        probe = int(st.session_state["dag.sample"])
 
         def parts(k: int) -> dict:
             if own_pairs and wparams is not None:
@@ -264,19 +275,16 @@ with guard("cannot train the models"):
 
         stepper("dag.step", len(dag_steps(dag, X[probe], names, wdag)), view)
 
-    bind("dag.probe", 0, bounds=(0, len(y) - 1))
     if lesson:   # the projector: one sample stepped through, at the top of the page
         with ctx.projected():
-            sample_steps()
+            sample_steps(ask=False)
         st.stop()
     tab_pw, tab_vote, tab_dag, tab_wdag, tab_steps = page_tabs("dag", TABS)
 
     # ------------------------------------------------------------ one sample, step by step
     if tab_steps.open:
         with tab_steps:
-            st.number_input("Follow training sample #", 0, len(y) - 1, **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
-                            help="the sample the steps follow (the DAG tab follows the same one)")
-            sample_steps()
+            sample_steps(ask=True)
             st.caption("Left: the map of the step (the star is the sample; at a DAG level the two sides of the "
                        "pairwise SVM deciding there, the classes already dropped faded). Right: the DAG with the "
                        "sample's path so far in red, then the weights w_M(x) and their sums τ_i.")
