@@ -58,6 +58,10 @@ def _counts(model, counts) -> str:
     return ", ".join(f"{c}: {int(k)}" for c, k in zip(model.classes_, counts) if k)
 
 
+def _leaves(n: int) -> str:
+    return f"{n} leaf" if n == 1 else f"{n} leaves"
+
+
 def _pct(v: float) -> str:
     return f"{100 * v:.1f} %"
 
@@ -149,15 +153,15 @@ def _stage_steps(model) -> list[TDStep]:
     for t, lvl in enumerate(path):
         acc = lvl.best_accuracy
         tried = ("every θ of the grid" if t == 0 else f"the top {lvl.C.size} θ of σ₀")
-        line = (f"Stage {t + 1} of {len(path)}: σ = {lvl.sigma}, {lvl.n_leaves} leaves, best θ "
+        line = (f"Stage {t + 1} of {len(path)}: σ = {lvl.sigma}, {_leaves(lvl.n_leaves)}, best θ "
                 f"({_theta(lvl.C[lvl.best], lvl.gamma[lvl.best])}) at {_pct(acc)} on validation.")
         accs = ", ".join(f"({_theta(c, g)}): {_pct(a)}" for c, g, a in zip(lvl.C, lvl.gamma, lvl.accuracy))
         gain = ("" if t == 0 else
                 f" Gain over σ = {path[t - 1].sigma}: {100 * (acc - path[t - 1].best_accuracy):+.2f} points "
                 f"(the search goes on while it is at least {100 * model.min_gain:g}).")
         steps.append(TDStep("stage", t, t, line,
-                            f"Stage {t + 1} (§2.2): the tree read with ceiling σ = {lvl.sigma} has {lvl.n_leaves} "
-                            f"leaves, {lvl.n_heterogeneous} of them mixed ({lvl.n_trained} with an SVM, "
+                            f"Stage {t + 1} (§2.2): the tree read with ceiling σ = {lvl.sigma} has "
+                            f"{_leaves(lvl.n_leaves)}, {lvl.n_heterogeneous} of them mixed ({lvl.n_trained} with an SVM, "
                             f"{lvl.n_reused} leaf SVMs reused from an earlier stage). Validation accuracy of "
                             f"{tried}: {accs}.{gain}"))
     return steps
@@ -173,7 +177,7 @@ def _chosen_step(model) -> TDStep:
                   f"Chosen: σ = {model.sigma_}, C = {model.params_['C']:g}, γ = {model.params_['gamma']:g} "
                   f"({_pct(best.best_accuracy)} on validation).",
                   f"The search keeps σ_opt = {model.sigma_} ({why}) with θ_opt = "
-                  f"({_theta(model.params_['C'], model.params_['gamma'])}): {len(model.leaves_)} leaves, "
+                  f"({_theta(model.params_['C'], model.params_['gamma'])}): {_leaves(len(model.leaves_))}, "
                   f"{n_svm} local SVMs, {_pct(model.homogeneous_fraction_)} of the training samples in pure "
                   f"leaves. Searched: " + ", ".join(f"σ = {lv.sigma}: {_pct(lv.best_accuracy)}" for lv in path)
                   + ".")

@@ -33,7 +33,8 @@ def plot_partition(model, X, y, sigma=None, resolution: int = 60, title: str | N
     n_m = sum(lf.by_majority for lf in leaves)
     extra = f", {n_m} by majority (dotted)" if n_m else ""
     return _leaves_figure(model, X, y, leaves, resolution,
-                          title or f"σ = {sigma}: {len(leaves)} leaves, {n_h} homogeneous{extra}")
+                          title or f"σ = {sigma}: {len(leaves)} {'leaf' if len(leaves) == 1 else 'leaves'}, "
+                                   f"{n_h} homogeneous{extra}")
 
 
 def _frame(X):
