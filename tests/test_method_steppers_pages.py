@@ -129,3 +129,44 @@ def test_scatter_steps_offer_more_classes_on_two_class_data():
     n = int(_step_line(at).split(" of ")[1].split("**")[0])
     at.button(key="scatter.step_next").click().run()
     assert _step_line(at).startswith(f"**Step 2 of {n}**") and "moved most" in _step_line(at)
+
+
+@pytest.mark.parametrize("page,key,tab,extra,module,name", [
+    (TD, "td.step", 4, {"td.grid": "small"}, "svmviz.plots.tree_decomposition", "plot_td_step"),
+    (DAG, "dag.step", 4, {}, "svmviz.plots.dag", "plot_dag_step"),
+    (SCATTER, "scatter.step", 3, {}, "svmviz.plots.scatter", "plot_scatter_iterate")])
+def test_a_second_session_at_the_same_step_builds_nothing_again(monkeypatch, page, key, tab, extra, module, name):
+    """A step's picture is built and converted once for every session with the same data,
+    parameters and step: a second session there neither draws nor serialises it again (the
+    page's views that do not step are not counted)."""
+    import importlib
+    import traceback
+    from collections import Counter
+
+    import plotly.basedatatypes
+
+    made = Counter()
+
+    def counted(owner, attr, where=None):
+        f = getattr(owner, attr)
+
+        def count(*args, **kwargs):
+            if where is None or any(fr.name == where for fr in traceback.extract_stack()):
+                made[attr] += 1
+            return f(*args, **kwargs)
+        monkeypatch.setattr(owner, attr, count)
+
+    counted(importlib.import_module(module), name)
+    counted(plotly.basedatatypes.BaseFigure, "to_dict", where="view")   # inside the stepper's view
+    from svmviz.data.generators import gaussians_on_circle
+
+    data = gaussians_on_circle(3, 40, seed=7)   # data no other test steps through: nothing of it is cached yet
+    state = {f"{key.split('.')[0]}.tab": tab, **extra}
+    first = page_test(page, dataset=data, **state).run()
+    first.button(key=f"{key}_next").click().run()
+    assert made[name] and not problems(first)
+    made.clear()
+    second = page_test(page, dataset=data, **state).run()
+    second.button(key=f"{key}_next").click().run()
+    assert not problems(second) and _step_line(second).startswith("**Step 2 of ")
+    assert not made, made

@@ -206,3 +206,12 @@ def test_scatter_questions_are_answered_by_the_next_step():
             assert f"feature {q.answer_text} changes" in texts[k + 1][0]
     with pytest.raises(ParameterError):
         scatter_next(run, len(texts) - 1, names, S, feats)
+
+
+def test_td_one_leaf_is_a_leaf():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(36, 2)), np.repeat([0, 1], 18)   # 28 training samples: σ₀ = 30 keeps the root alone
+    model = TreeDecompositionSVC(C_grid=(1.0,), gamma_grid=(1.0,)).fit(X, y)
+    stage = next(s for s in td_steps(model) if s.kind == "stage")
+    assert "σ = 30, 1 leaf, best" in stage.summary and "1 leaves" not in stage.explanation
+    assert "1 leaf," in plot_partition(model, X, y).layout.title.text
