@@ -80,6 +80,7 @@ class PageProfile:
     kind: str
     pattern: str
     label: str = ""
+    opens: str = ""   # what the link adds to open the stepper (its tab), e.g. "td.tab=4"
 
     def step_of(self, kind: str, label: str, text: str) -> tuple[int, int] | None:
         if kind != self.kind or (self.label and label != self.label):
@@ -97,16 +98,25 @@ PAGES = {
     "Convex_Hulls": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)"),
     # "**Step k of n** — Test ...": the points tested one at a time (k from 1 to n)
     "Guard_Vectors": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)"),
+    # the lessons of the other methods show "**Step k of n** — ..." as the SVM tree does, in a tab of their own
+    "Tree_Decomposition": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)",
+                                      opens="td.tab=4"),
+    "DAG_SVM": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)", opens="dag.tab=4"),
+    "Scatter_SVM": PageProfile(button="Next", kind="markdown", pattern=r"Step\s+(\d+)\s+of\s+(\d+)",
+                               opens="scatter.tab=3"),
 }
 
 
-def default_query() -> str:
+def default_query(page: str = "SVM_Tree") -> str:
     """``data=fourclass`` when LIBSVM's fourclass is available without downloading
-    (``SVMVIZ_DATA_DIR`` or the library's cache), else no query: the page's default data."""
+    (``SVMVIZ_DATA_DIR`` or the library's cache), else no query: the page's default data; with
+    what opens the page's stepper."""
     sys.path.insert(0, str(ROOT))
     from svmviz.data import fourclass_path
 
-    return "data=fourclass" if fourclass_path() is not None else ""
+    parts = (["data=fourclass"] if fourclass_path() is not None else []) + ([PAGES[page].opens]
+                                                                             if PAGES[page].opens else [])
+    return "&".join(parts)
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -737,7 +747,7 @@ def parse_args(argv=None):
     think = [float(x) for x in args.think.split(",")]
     args.think = (think[0], think[-1])
     if args.query is None:
-        args.query = default_query()
+        args.query = default_query(args.page)
     return args
 
 

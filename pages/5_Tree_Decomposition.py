@@ -6,13 +6,18 @@ import pandas as pd
 import streamlit as st
 
 from svmviz.models import TreeDecompositionSVC
+from svmviz.models.td_steps import td_steps
 from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search, validation_split
-from svmviz.plots.tree_decomposition import leaf_rows, plot_partition, plot_search_path, plot_td_vs_global
-from svmviz_app.cache import cached_call, cached_fit
+from svmviz.plots.tree_decomposition import (leaf_rows, plot_partition, plot_search_path, plot_td_step,
+                                             plot_td_vs_global)
+from svmviz.questions import td_next
+from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.frame import Inputs, MethodPage, Param, View, run_page, standard
+from svmviz_app.lesson_steps import step_view
 from svmviz_app.state import bind
+from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.views import convergence_status, shared_figure
-from svmviz_app.widgets import Progress, guard, plain
+from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 
 # TD itself scales to far more, but the page also searches one global SVM over the same grid
 # (O(n²) per θ) and draws every leaf: 20,000 training samples keep both interactive.
@@ -27,7 +32,7 @@ STAGES = {"search": ("search (Chang et al. 2009)", None), "1": ("1 (σ₀ only)"
 MIN_GAINS = [0.0, 0.0025, 0.005, 0.01, 0.02]
 # each computed only while open: a first visit draws the partition, not the page's six charts
 TABS = ("Partition", "Search path and leaves", "TD against one global SVM",
-        "Decision function, confusion matrix and ROC")
+        "Decision function, confusion matrix and ROC", "Step by step")
 GLOBAL_SOLVER = {"smo": "svmviz's SMO", "libsvm": "scikit-learn's SVC (LIBSVM, the paper's baseline)"}
 
 
@@ -97,6 +102,32 @@ def partition(ctx) -> None:
     st.markdown("Filled boxes: leaves classified by their label (homogeneous; dotted outline: labelled by "
                 "their majority under purity_tol, an extension). Outlined boxes: leaves with a local SVM, "
                 "its regions and boundary drawn inside.")
+
+
+def _step_figure(model, X, y, k: int):
+    """The picture of step k, built once for every session at that step."""
+    return plot_td_step(model, X, y, shared_view(td_steps, model)[k])
+
+
+def steps(ctx) -> None:
+    """Chang et al. (2009) unfolded: the tree growing to σ₀ split by split, the leaves at σ₀ in turn
+    with their local SVMs, the stages of the ceiling-size search and the chosen (σ, θ)."""
+    td, Xt, yt = ctx.model, ctx.inputs.X, ctx.inputs.y
+    lesson_steps = shared_view(td_steps, td)
+    n = len(lesson_steps)
+
+    def view(k: int) -> None:
+        step = lesson_steps[k]
+        with guard("cannot draw this step"):
+            step_view("td.step", k, n, step.summary, step.explanation, shared_figure(_step_figure, td, Xt, yt, k),
+                      lambda: td_next(td, k), "td_step")
+
+    with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
+        stepper("td.step", n, view)
+    if not ctx.lesson:
+        st.caption("Red: what the step adds (the split it makes, the leaves it visits). Filled boxes: pure leaves; "
+                   "outlined: mixed leaves, with their local SVM's regions once trained; dotted: not visited yet.")
+        figure_downloads(shown_figure("td.step"), "td_step", key="td_step_dl")
 
 
 def search(ctx) -> None:
@@ -193,8 +224,8 @@ PAGE = MethodPage(
               key="compare"),
     ),
     prepare=prepare, progress="ceiling-size search: leaf SVMs trained", fit_error="the search failed",
-    views=(View(level, lesson=True), View(partition, lesson=True, tab=TABS[0]), View(search, tab=TABS[1]),
-           View(against_global, tab=TABS[2]), View(standard, tab=TABS[3]), View(components, lesson=True)),
+    views=(View(level), View(partition, tab=TABS[0]), View(search, tab=TABS[1]), View(against_global, tab=TABS[2]),
+           View(standard, tab=TABS[3]), View(steps, lesson=True, tab=TABS[4]), View(components, lesson=True)),
 )
 
 run_page(PAGE)

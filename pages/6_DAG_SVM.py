@@ -14,15 +14,19 @@ from svmviz.data import split_and_normalize
 from svmviz.data.generators import bayes_accuracy, generate, mixture_components
 from svmviz.errors import ParameterError
 from svmviz.models.dag import WEIGHTS, ClusterClassWarning, DAGSVC, PairwiseVotingSVC, WeightedDAGSVC
+from svmviz.models.dag_steps import dag_steps
 from svmviz.plots import dag as P
 from svmviz.plots.common import Plane
+from svmviz.questions import dag_next
 from svmviz_app import live, state
-from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import plane_controls
+from svmviz_app.lesson_steps import step_view
 from svmviz_app.projector import projector_chart
 from svmviz_app.frame import MethodPage, Param, kernel_params, page_tabs, param_widget, run_page
 from svmviz_app.state import bind
-from svmviz_app.views import convergence_status
+from svmviz_app.stepper import shown_figure, stepper
+from svmviz_app.views import compact_figure, convergence_status
 from svmviz_app.widgets import Progress, figure_downloads, guard, model_download, plain
 
 # Every map evaluates K(K−1)/2 SVMs (and N cluster DAGs) on a grid of ~10⁴ points; the pairwise
@@ -41,7 +45,9 @@ PRESET_SETTINGS = {
 }
 SOURCES = [CURRENT, *PRESETS]
 # each computed only while open (a run sends one tab's figures, not the page's ten)
-TABS = ("Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)")
+TABS = ("Pairwise D_ij", "Voting (Fig. 1)", "DAG (Fig. 2–3)", "Weighted DAG (Fig. 4–5)", "One sample step by step")
+# what the page shows when the current data has two classes (the DAG and voting are then one SVM)
+MULTI = "override: local triangles (WDAG can win)"
 # the weighted DAG's own parameters, set in its tab after the pairwise fit
 WDAG_PARAMS = (
     Param("n_clusters", "Clusters N", 3, "slider", key="wdag_n", within=(1, 8)),
@@ -91,6 +97,35 @@ def _dag_page_figure(kind, params, wparams, order, X, y, names, plane_args, orde
     return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
 
+def _sample_step(params, wparams, order, X, y, names, plane_args, probe: int, k: int) -> dict:
+    """Step k of training sample ``probe``'s walk (``dag_steps``) for the (cached) fits with
+    ``params`` / ``wparams`` on (X, y): its words, its map and the diagram or weights beside it,
+    built once for every session at that step."""
+    voting = cached_fit(PairwiseVotingSVC(**params), X, y)
+    dag = DAGSVC.from_pairwise(voting, order)
+    wdag = cached_fit(WeightedDAGSVC(**wparams), X, y)
+    plane = None if plane_args is None else Plane(X, plane_args[:2], plane_args[2], plane_args[3])
+    return _step_parts(dag, wdag, X, y, names, plane, probe, k)
+
+
+def _shared_sample(wdag, X) -> int:
+    """The training sample whose largest cluster weight w_M(x) (eq. 13) is the smallest."""
+    return int(np.argmin(wdag.weights(X).max(axis=1)))
+
+
+def _step_parts(dag, wdag, X, y, names, plane, probe: int, k: int) -> dict:
+    steps = dag_steps(dag, X[probe], names, wdag)
+    step = steps[k]
+    x = X[probe]
+    fig = compact_figure(P.plot_dag_step(dag, X, y, x, step, names, plane, wdag))
+    if step.kind in ("start", "node"):
+        side = P.plot_dag_diagram(dag, names, highlight=x, levels=0 if step.kind == "start" else step.index + 1)
+    else:
+        side = P.plot_wdag_fusion(wdag, x, {"clusters": 0, "cluster": step.index + 1}.get(step.kind), names)
+    return {"n": len(steps), "summary": step.summary, "explanation": step.explanation, "fig": fig,
+            "side": compact_figure(side)}
+
+
 def data(values):
     if not state.lesson_mode():
         st.markdown("**Presets** — the two situations of the paper's weighted DAG:")
@@ -102,7 +137,12 @@ def data(values):
     src = values["src"]
     if src == CURRENT:
         train, test = state.current_split()
-    else:
+    if src == CURRENT and train.classes.size < 3:
+        st.info(f"{plain(train.name)} has {train.classes.size} classes: with two, voting, the DAG and every "
+                "cluster reduce to one binary SVM. This page shows three generated classes instead (the preset "
+                "“local triangles”); load a data set with three or more classes on the Data page to see yours.")
+        src = MULTI
+    if src != CURRENT:
         gen, gparams = PRESETS[src]
         s = state.split_settings()
         train, test = split_and_normalize(generate(gen, **gparams), s.normalization, s.test_size, s.seed, s.stratify)
@@ -110,9 +150,6 @@ def data(values):
         st.info(f"This page shows the preset {plain(train.name)} (a local override; the other pages use the "
                 f"Data page's choice), split as the Data page says. Bayes accuracy of its generating density: "
                 f"{100 * acc:.1f} % (± {100 * se:.1f}, Monte Carlo): no classifier can do better on average.")
-    if train.classes.size < 3:
-        st.info(f"{plain(train.name)} has {train.classes.size} classes: with two, voting, the DAG and every cluster "
-                "reduce to one binary SVM. Choose a preset or load a data set with three or more classes.")
     if train.n_features < 2:
         st.info("The maps need two or more features.")
         return None
@@ -192,8 +229,66 @@ with guard("cannot train the models"):
             order_idx = [names.index(t) for t in wanted]
         return [voting.classes_[k].item() for k in order_idx]
 
-    with ctx.projected():   # lesson mode: the tabs and their first picture at the top of the page
-        tab_pw, tab_vote, tab_dag, tab_wdag = page_tabs("dag", TABS)
+    def wdag_values() -> list:
+        """The weighted DAG's bound parameters (its widgets sit in its tab)."""
+        out = []
+        for p in WDAG_PARAMS:
+            key = f"dag.{p.url_key}"
+            bind(key, p.default, **({"options": list(WEIGHTS)} if p.widget == "radio" else {"bounds": p.within}))
+            out.append(st.session_state[key])
+        return out
+
+    def sample_steps(ask: bool) -> None:
+        """Sabzekar et al. for one training sample: its walk through the DAG node by node, then the
+        weighted DAG's clusters, each cluster's DAG and the fusion τ. ``ask``: draw the sample's
+        input (the projector follows the bound one)."""
+        order = class_order(draw=False)
+        dag = DAGSVC.from_pairwise(voting, order)
+        n_clusters, weight, reg, seed = wdag_values()
+        if isinstance(imported, WeightedDAGSVC):
+            wdag, wparams = imported, None
+        else:
+            wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
+                           random_state=int(seed), order=order)
+            bar = Progress("training the weighted DAG SVM")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ClusterClassWarning)  # the weighted DAG tab says it
+                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
+            bar.done()
+        # by default the sample whose weight the clusters share most: the fusion then has something to fuse
+        b = bind("dag.sample", shared_view(_shared_sample, wdag, X), bounds=(0, len(y) - 1))
+        if ask:
+            st.number_input("Follow training sample #", 0, len(y) - 1, **b,
+                            help="by default the sample whose weight is most shared between the clusters")
+        probe = int(st.session_state["dag.sample"])
+
+        def parts(k: int) -> dict:
+            if own_pairs and wparams is not None:
+                return shared_view(_sample_step, params, wparams, order, X, y, names, plane_args, probe, k)
+            return _step_parts(dag, wdag, X, y, names, plane, probe, k)
+
+        def view(k: int) -> None:
+            with guard("cannot draw this step"):
+                got = parts(k)
+                step_view("dag.step", k, got["n"], got["summary"], got["explanation"], got["fig"],
+                          lambda: dag_next(dag, X[probe], k, names, wdag), "dag_step", side=got["side"])
+
+        stepper("dag.step", len(dag_steps(dag, X[probe], names, wdag)), view)
+
+    if lesson:   # the projector: one sample stepped through, at the top of the page
+        with ctx.projected():
+            sample_steps(ask=False)
+        st.stop()
+    tab_pw, tab_vote, tab_dag, tab_wdag, tab_steps = page_tabs("dag", TABS)
+
+    # ------------------------------------------------------------ one sample, step by step
+    if tab_steps.open:
+        with tab_steps:
+            sample_steps(ask=True)
+            st.caption("Left: the map of the step (the star is the sample; at a DAG level the two sides of the "
+                       "pairwise SVM deciding there, the classes already dropped faded). Right: the DAG with the "
+                       "sample's path so far in red, then the weights w_M(x) and their sums τ_i.")
+            figure_downloads(shown_figure("dag.step"), f"{train.name}_dag_step", key="dag_step_dl")
 
     # ------------------------------------------------------------ pairwise boundaries
     if tab_pw.open:

@@ -11,16 +11,20 @@ from svmviz.data.generators import gaussians_on_circle, sensitivity_5d
 from svmviz.errors import ParameterError
 from svmviz.models import ScatterSVC
 from svmviz.models.scatter import choose_gamma
+from svmviz.models.scatter_steps import scatter_run, step_texts
 from svmviz.plots.common import user_text
-from svmviz.plots.scatter import (plot_gamma_maps, plot_prototypes, plot_sensitivity_bars,
+from svmviz.plots.scatter import (plot_gamma_maps, plot_prototypes, plot_scatter_iterate, plot_sensitivity_bars,
                                   plot_sensitivity_images)
+from svmviz.questions import scatter_next
 from svmviz_app import state
-from svmviz_app.cache import cached_call, cached_fit
+from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page, standard
+from svmviz_app.lesson_steps import step_view
 from svmviz_app.state import bind
-from svmviz_app.views import shared_figure
-from svmviz_app.widgets import Progress, guard, plain
+from svmviz_app.stepper import shown_figure, stepper
+from svmviz_app.views import compact_figure, shared_figure
+from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 
 # The page refits on every change (SMO on the implicit m×m scatter kernel); larger sets belong in
 # benchmarks/bench_scatter.py.
@@ -32,7 +36,8 @@ SOURCE_LABELS = {"current data set": "the Data page's training part",
                  "circle": "override: Gaussians on a circle (6 classes, Table 1 of Jenssen et al. 2012)"}
 FORMS = {"C": "C-form (eq. 15, hinge loss)", "nu": "ν-form (eq. 6/8, scatter)"}
 # each computed only while open (the binary view fits its own pair, the maps several γ)
-TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensitivity maps (Fig. 16–24)")
+TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensitivity maps (Fig. 16–24)",
+        "The solver step by step")
 
 
 def data(values):
@@ -216,10 +221,64 @@ def sensitivity(ctx) -> None:
                 st.caption("The contrast between the discriminative features and the noise shrinks as γ "
                            "grows: the same data, the mean map of each candidate γ's model.")
         else:
-            S = model.sensitivity_map(train.X)
-            figs = plot_sensitivity_bars(S, train.feature_names, train.class_names,
-                                         title=f"Sensitivity on {user_text(train.name)} (the first tab's γ)")
+            figs = own_sensitivity_figure(model, train.X, list(train.feature_names), list(train.class_names),
+                                          train.name)
             ctx.figure(figs, "scatter_fig_sens", f"scatter_sensitivity_{train.name}", dl_key="scatter_dl_sens")
+
+
+def _sensitivity(model, X):
+    return model.sensitivity_map(X)
+
+
+def own_sensitivity_figure(model, X, feature_names, class_names, name):
+    """The sensitivity map of the page's own model on its training data (eq. 20–21)."""
+    return plot_sensitivity_bars(shared_view(_sensitivity, model, X), feature_names, class_names,
+                                 title=f"Sensitivity on {user_text(name)} (the first tab's γ)")
+
+
+# ---------------------------------------------------------------- tab 4: the solver step by step
+def _step(model, X, y, class_names, feature_names, name, plane, k: int) -> dict:
+    """Step k of the recorded solve (``scatter_run``) and, after its last snapshot, the sensitivity
+    map: words and picture, built once for every session at that step."""
+    run = shared_view(scatter_run, model, X, y)
+    S = shared_view(_sensitivity, model, X)
+    summary, explanation = step_texts(model, run, class_names, S, feature_names)[k]
+    fig = (plot_scatter_iterate(model, run, k, X, y, class_names, feature_names, plane) if k < len(run)
+           else own_sensitivity_figure(model, X, feature_names, class_names, name))
+    return {"summary": summary, "explanation": explanation, "fig": compact_figure(fig)}
+
+
+def solver_steps(ctx) -> None:
+    """Jenssen et al. (2012) unfolded: the prototypes moving as the SMO solve of the dual proceeds
+    (recorded from the solver), then the sensitivity map of the result."""
+    model, train = ctx.model, ctx.train
+    with guard("cannot record the solve"):
+        plane = plane_controls(train.X, train.feature_names, "scatter")
+        names, feats = list(train.class_names), list(train.feature_names)
+        run = shared_view(scatter_run, model, train.X, train.y)
+        S = shared_view(_sensitivity, model, train.X)
+        n = len(run) + 1
+
+        def view(k: int) -> None:
+            with guard("cannot draw this step"):
+                got = shared_view(_step, model, train.X, train.y, names, feats, train.name, plane, k)
+                step_view("scatter.step", k, n, got["summary"], got["explanation"], got["fig"],
+                          lambda: scatter_next(run, k, names, S, feats), "scatter_step")
+
+        with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
+            stepper("scatter.step", n, view)
+        if model.classes_.size == 2 and ctx.values["src"] == "current data set":
+            st.info(f"{plain(train.name)} has two classes: two prototypes, and with the RBF kernel their pictures "
+                    "may sit together. The multi-class idea of Jenssen et al. (2012) shows with more classes.")
+            if not ctx.lesson:
+                st.button("Step through six classes (Gaussians on a circle)", key="scatter_steps_circle",
+                          on_click=state.set_value, args=("scatter.src", "circle"))
+        if not ctx.lesson:
+            st.caption(f"The solve recorded with the fit's settings: {run.n_iter} SMO iterations, shown at "
+                       f"{len(run)} of them (closer together at the start, where the prototypes move most). Lines: "
+                       "the path of each prototype's picture (the α-weighted centre of its class). The last step "
+                       "is the sensitivity map of the model (eq. 20–21).")
+            figure_downloads(shown_figure("scatter.step"), f"scatter_step_{train.name}", key="scatter_step_dl")
 
 
 def standard_if_own_data(ctx) -> None:
@@ -251,8 +310,8 @@ PAGE = MethodPage(
     data=data, derive=lambda v, inputs: {"mu": mu_of(v, inputs.y) if v["form"] == "nu" else None},   # C: unused
     progress=lambda train: f"Fitting Scatter SVM on {train.name}", fit_error="cannot fit the Scatter SVM",
     converged=lambda m: f"the Scatter SVM's SMO ({m.n_iter_} iterations)",
-    views=(View(prototypes, lesson=True, tab=TABS[0]), View(binary, lesson=True, tab=TABS[1]),
-           View(sensitivity, lesson=True, tab=TABS[2]), View(standard_if_own_data)),
+    views=(View(prototypes, tab=TABS[0]), View(binary, tab=TABS[1]), View(sensitivity, tab=TABS[2]),
+           View(solver_steps, lesson=True, tab=TABS[3]), View(standard_if_own_data)),
 )
 
 run_page(PAGE)

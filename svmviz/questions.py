@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmviz.errors import ParameterError
+from svmviz.models.dag_steps import dag_steps
+from svmviz.models.td_steps import split_order, td_steps
 
 
 @dataclass(frozen=True)
@@ -215,3 +217,136 @@ def guard_next(walk, k: int, names=None) -> Question:
                     f"{'The same' if walk.same else 'Another'} hyperplane: every support vector of the SVM of all "
                     f"points is a guard vector ({', '.join(map(str, walk.support_all.tolist()))}), so training on "
                     f"the guard vectors alone {'loses nothing' if walk.same else 'does not give it back here'}.")
+# ------------------------------------------------------------------ tree decomposition
+def _step_pair(steps: list, k: int, what: str):
+    n = len(steps)
+    if not 0 <= int(k) < n:
+        raise ParameterError(f"step k must be between 0 and {n - 1}")
+    if int(k) + 1 >= n:
+        raise ParameterError(f"step {int(k) + 1} is the last step of {what}: there is no next step to ask about")
+    return steps[int(k)], steps[int(k) + 1]
+
+
+def _theta_text(C, g) -> str:
+    return f"C = {C:g}, γ = {g:g}"
+
+
+def td_next(model, k: int) -> Question:
+    """Asked while step ``k`` (0-based) of ``td_steps(model)`` is shown, about what the next step
+    shows (Chang, Guo, Lin and Lu 2009): while the tree grows, how many children of the next
+    split are pure (§2.1); while the leaves at σ₀ are visited, "is this leaf pure?"; before the
+    first search stage, which θ wins at σ₀; between stages, whether the next σ gains enough to go
+    on (§2.2); before the chosen step, "which σ wins?"."""
+    cur, nxt = _step_pair(td_steps(model), k, "the tree decomposition")
+    tree = model.tree_
+    if nxt.kind == "split":
+        node = int(split_order(tree)[cur.count])
+        kids = [int(tree.left[node]), int(tree.right[node])]
+        pure = [bool(np.count_nonzero(tree.counts[c]) < 2) for c in kids]
+        words = ("pure" if p else "mixed" for p in pure)
+        return Question(f"Node {node} ({int(tree.n_samples[node])} samples) is split next: how many of its two "
+                        "children are pure?", ("none", "one", "both"), int(sum(pure)),
+                        f"Node {node} is cut at x{int(tree.feature[node]) + 1} < {tree.threshold[node]:.4g}: "
+                        + ", ".join(f"node {c} ({int(tree.n_samples[c])} samples) is {w}" for c, w in zip(kids, words))
+                        + ". A pure node is a leaf; a mixed one is split again while it holds at least "
+                          f"σ₀ = {model.sigma0_} samples.")
+    if nxt.kind == "leaf":
+        lf = model.levels_[0][cur.count if cur.kind == "leaf" else 0]
+        counts = ", ".join(f"{c}: {int(n)}" for c, n in zip(model.classes_, lf.class_counts) if n)
+        return Question(f"Leaf {lf.node} ({lf.size} samples) is next: is this leaf pure?",
+                        ("yes: one class, no SVM", "no: it needs a local SVM"), 0 if lf.homogeneous else 1,
+                        f"Leaf {lf.node} holds {counts}: "
+                        + ("one class, so it classifies by its label and trains no SVM." if lf.homogeneous else
+                           "two or more classes, so it " + ("takes its majority label (purity_tol)."
+                                                           if lf.svm is None else "trains its own RBF SVM.")))
+    if nxt.kind == "stage" and nxt.count == 0:
+        lvl = model.search_path_[0]
+        order = np.argsort(-lvl.accuracy, kind="stable")
+        labels = [_theta_text(lvl.C[i], lvl.gamma[i]) for i in order]
+        right = _theta_text(lvl.C[lvl.best], lvl.gamma[lvl.best])
+        options = list(dict.fromkeys([right] + labels))[:4]
+        if len(options) < 2:
+            raise ParameterError("the grid has one θ only: there is nothing to choose from")
+        random.Random(int(k)).shuffle(options)
+        tied = [lab for i, lab in zip(order, labels) if lvl.accuracy[i] == lvl.best_accuracy and lab != right]
+        return Question(f"Stage 1, σ₀ = {lvl.sigma}: which θ wins on the validation component?", tuple(options),
+                        options.index(right),
+                        f"θ = ({right}) reaches {100 * lvl.best_accuracy:.1f} % on validation"
+                        + (f", tied with {'; '.join(tied)}: of equal θ the first of the grid wins" if tied else "")
+                        + ". " + "; ".join(f"{lab}: {100 * lvl.accuracy[i]:.1f} %" for i, lab in
+                                           zip(order[:4], labels[:4])) + ".")
+    if nxt.kind == "stage":
+        path, t = model.search_path_, nxt.count
+        gain = path[t].best_accuracy - path[t - 1].best_accuracy
+        on = bool(gain >= model.min_gain)
+        return Question(f"Stage {t + 1}, σ = {path[t].sigma}: does the validation accuracy gain at least "
+                        f"{100 * model.min_gain:g} points over σ = {path[t - 1].sigma}?",
+                        ("yes: the search goes on", "no: the search stops"), 0 if on else 1,
+                        f"σ = {path[t].sigma} reaches {100 * path[t].best_accuracy:.1f} % against "
+                        f"{100 * path[t - 1].best_accuracy:.1f} % at σ = {path[t - 1].sigma}: a gain of "
+                        f"{100 * gain:+.2f} points.")
+    path = model.search_path_
+    options = [f"σ = {lv.sigma}" for lv in path]
+    if len(options) < 2:
+        options.append("none: no stage was searched")
+    return Question("Which σ wins the search?", tuple(options), options.index(f"σ = {model.sigma_}"),
+                    f"σ_opt = {model.sigma_} with θ = ({_theta_text(model.params_['C'], model.params_['gamma'])}): "
+                    + "; ".join(f"σ = {lv.sigma}: {100 * lv.best_accuracy:.1f} %" for lv in path)
+                    + f". The search stops at the first stage that gains less than {100 * model.min_gain:g} points "
+                      "and keeps the stage before it.")
+
+
+# ------------------------------------------------------------------ DAG and weighted DAG, one sample
+def dag_next(dag, x, k: int, class_names=None, wdag=None) -> Question:
+    """Asked while step ``k`` of ``dag_steps(dag, x, class_names, wdag)`` is shown, about the next
+    step (Sabzekar et al.): at a DAG level, "which class is eliminated next?" (options: the two
+    classes the next pairwise SVM compares); then in which cluster the sample weighs most, which
+    class each cluster's DAG says, and which class the fusion argmax τ gives."""
+    steps = dag_steps(dag, x, class_names, wdag)
+    _, nxt = _step_pair(steps, k, "this sample's walk")
+    names = [str(c) for c in (dag.classes_ if class_names is None else class_names)]
+    if nxt.kind == "node":
+        i, j = nxt.pair
+        return Question(f"Level {nxt.index + 1}: {names[i]} vs {names[j]}. Which class is eliminated next?",
+                        (names[i], names[j]), 0 if nxt.loser == i else 1, nxt.explanation)
+    xr = np.asarray(x, dtype=np.float64).reshape(1, -1)
+    if nxt.kind == "clusters":
+        W = wdag.weights(xr)[0]
+        return Question("Weighted DAG: in which cluster does the sample weigh most?",
+                        tuple(f"cluster {M + 1}" for M in range(W.size)), int(np.argmax(W)), nxt.explanation)
+    if nxt.kind == "cluster":
+        return Question(f"Which class does cluster {nxt.index + 1}'s DAG give the sample?", tuple(names),
+                        nxt.loser, nxt.explanation)
+    return Question("Which class does the weighted DAG give the sample (the largest τ)?", tuple(names), nxt.loser,
+                    nxt.explanation)
+
+
+# ------------------------------------------------------------------ Scatter SVM's recorded solve
+def scatter_next(run, k: int, class_names, sensitivity=None, feature_names=None) -> Question:
+    """Asked while snapshot ``k`` of a ``scatter_run`` is shown (Jenssen et al. 2012): which
+    prototype m_c moves most (in feature space) until the next snapshot; before the sensitivity
+    map (``sensitivity``, the step after the last snapshot), which feature has the largest mean
+    sensitivity (eq. 20–21)."""
+    n = len(run) + (sensitivity is not None)
+    if not 0 <= int(k) < n - 1:
+        raise ParameterError(f"k must be between 0 and {n - 2} (a step with a next one)")
+    k = int(k)
+    names = [str(c) for c in class_names]
+    if k + 1 < len(run):
+        mv = run.moves[k]
+        top = int(np.argmax(mv))
+        tied = [names[c] for c in np.flatnonzero(np.isclose(mv, mv[top], rtol=1e-9)) if c != top]
+        t0, t1 = int(run.iterations[k]), int(run.iterations[k + 1])
+        return Question(f"From iteration {t0} to {t1}: which prototype moves most? (a tie: the first one)",
+                        tuple(names), top,
+                        "‖Δm_c‖ in feature space: " + ", ".join(f"{names[c]}: {mv[c]:.3g}" for c in range(len(names)))
+                        + f". Prototype {names[top]} moves most" + (f", tied with {', '.join(tied)}" if tied else "")
+                        + ".")
+    S = np.asarray(sensitivity)[-1]
+    feats = [str(f) for f in (feature_names if feature_names is not None else range(1, S.size + 1))]
+    right = int(np.argmax(S))
+    others = [i for i in range(S.size) if i != right]
+    pick = sorted([right] + random.Random(k).sample(others, min(5, len(others))))
+    return Question("Which feature changes the class scores most (the largest mean sensitivity)?",
+                    tuple(feats[i] for i in pick), pick.index(right),
+                    "Mean sensitivity over the classes: " + ", ".join(f"{feats[i]}: {S[i]:.3g}" for i in pick) + ".")

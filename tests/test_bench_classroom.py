@@ -74,9 +74,19 @@ def test_the_printed_row_lines_up_with_the_header():
     ("Convex_Hulls", "metric", "distance of the reduced hulls", "0.1531", None),
     ("Guard_Vectors", "markdown", "", "**Step 7 of 17** — Test 6 of 15, point 21", (7, 17)),
     ("Guard_Vectors", "markdown", "", "Step through μ below", None),
+    ("Tree_Decomposition", "markdown", "", "**Step 4 of 22** — Split 3 of 8: 4 leaves, 2 of them pure\\.", (4, 22)),
+    ("DAG_SVM", "markdown", "", "**Step 2 of 8** — Level 1: 0 vs 2, D = +1\\.238: not 2\\.", (2, 8)),
+    ("Scatter_SVM", "markdown", "", "**Step 7 of 16** — Iteration 11: scatter 0\\.3671", (7, 16)),
 ])
 def test_each_page_profile_reads_its_step_from_its_own_element(page, kind, label, text, step):
     assert bench.PAGES[page].step_of(kind, label, text) == step
+
+
+@pytest.mark.parametrize("page, opens", [("SVM_Tree", ""), ("Tree_Decomposition", "td.tab=4"),
+                                         ("DAG_SVM", "dag.tab=4"), ("Scatter_SVM", "scatter.tab=3")])
+def test_the_default_link_opens_the_page_s_stepper(page, opens):
+    query = bench.default_query(page)
+    assert (opens in query.split("&")) if opens else "tab" not in query
 
 
 def test_every_profile_clicks_the_button_the_step_controls_draw():

@@ -65,8 +65,8 @@ def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, w
 
 # page, the text of its step line (None: a page without steps)
 PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", "Step 1 of "), ("Guard_Vectors", "Step 1 of "),
-         ("Tree_Decomposition", None),
-         ("DAG_SVM", None), ("Scatter_SVM", None), ("Solvers", "Step 1 of ")]
+         ("Tree_Decomposition", "Step 1 of "), ("DAG_SVM", "Step 1 of "), ("Scatter_SVM", "Step 1 of "),
+         ("Solvers", "Step 1 of ")]
 
 
 @pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
@@ -85,3 +85,28 @@ def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts
             box = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=step).first.bounding_box()
             assert box["y"] + box["height"] <= plot["y"]
         _no_chrome(page)
+
+
+# a lesson link half-way through each method's steps
+MIDWAY = [("Tree_Decomposition", "td.step", 9), ("DAG_SVM", "dag.step", 2), ("Scatter_SVM", "scatter.step", 6)]
+
+
+@pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
+@pytest.mark.parametrize("name,key,k", MIDWAY)
+def test_a_lesson_link_opens_mid_way_with_the_step_over_the_picture(streamlit_url, browser, artifacts_dir, name, key,
+                                                                     k, width, height):
+    with _projector(browser, f"{streamlit_url}/{name}?data=fourclass_like&{key}={k}", width, height) as page:
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(artifacts_dir / f"projector_{name}_step{k + 1}_{width}x{height}.png"))
+        assert page.locator('[data-testid="stException"]').count() == 0
+        plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+        line = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=f"Step {k + 1} of ").first
+        box = line.bounding_box()
+        assert box["y"] + box["height"] <= plot["y"] and plot["y"] + plot["height"] <= height, (box, plot)
+        assert plot["height"] >= 0.6 * height, plot
+        _no_chrome(page)
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
+            f".some(e => e.innerText.startsWith('Step {k + 2} of '))", timeout=120000)
+        page.wait_for_function(f"() => location.search.includes('{key}={k + 1}')", timeout=30000)

@@ -37,7 +37,7 @@ def test_presets_show_where_wdag_wins_and_where_it_cannot():
     at = page_test(PAGE, **{"dag.tab": WDAG})
     at.run()
     _ok(at)
-    assert len(at.tabs) == 4
+    assert len(at.tabs) == 5   # and the one-sample stepper
     at.button(key="dag_preset_win").click().run()
     _ok(at)
     assert at.selectbox(key="dag.src").value == WIN and at.selectbox(key="dag.kernel").value == "linear"

@@ -24,7 +24,7 @@ def _ok(at):
 def test_page_runs_every_tab_and_reacts_to_widgets():
     at = page_test(PAGE, dataset=load_builtin("checkerboard")).run()
     _ok(at)
-    assert len(at.tabs) == 3
+    assert len(at.tabs) == 4   # and the solver stepper
     # tab 1: the multi-class prototype view, with convergence shown
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["Training accuracy"].rstrip(" %")) > 70

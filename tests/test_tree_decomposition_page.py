@@ -85,7 +85,7 @@ def test_a_first_visit_draws_the_partition_and_computes_only_the_fit(monkeypatch
     assert [t.split(":")[0] for t in _charts(at)] == [f"σ = {at.select_slider(key='td.sigma').value}"]
     assert not at.dataframe and not searched and not bounded
     assert [t.label for t in at.tabs] == ["Partition", "Search path and leaves", "TD against one global SVM",
-                                          "Decision function, confusion matrix and ROC"]
+                                          "Decision function, confusion matrix and ROC", "Step by step"]
     at.session_state["td.tab"] = SEARCH
     at.run()
     _ok(at)

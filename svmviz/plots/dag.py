@@ -276,12 +276,13 @@ class DiagramSizes:
         return cls(node, text, chars, True, LEVEL_PX + 20)
 
 
-def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figure:
+def plot_dag_diagram(model, class_names=None, X=None, highlight=None, levels: int | None = None) -> go.Figure:
     """The decision DAG of ``model.order_`` (Sabzekar et al., Fig. 2): internal nodes "i vs j", edges
     "not j" / "not i", leaves the classes. With ``X`` the edges are labelled with how many samples
     take them; ``highlight`` (one sample) draws its path in bold. Long class names are cut on the
     diagram and shown whole in the hover; its sizes follow the number of classes
-    (``DiagramSizes``), so that it stays readable in a narrow column with up to eight classes."""
+    (``DiagramSizes``), so that it stays readable in a narrow column with up to eight classes.
+    ``levels``: only the first ``levels`` edges of the highlighted path (a sample's walk so far)."""
     names = _names(model, class_names)
     order = model.order_
     K = order.size
@@ -302,7 +303,7 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None) -> go.Figu
         p = model.node_path(h)[0]
         lo_end = int(np.flatnonzero(order == model.predict_index(h)[0])[0])
         los = list(p[:, 0]) + [lo_end]
-        hl = {(s, los[s], los[s + 1]) for s in range(K - 1)}
+        hl = {(s, los[s], los[s + 1]) for s in range(K - 1 if levels is None else min(int(levels), K - 1))}
     fig = go.Figure()
     for s in range(K - 1):
         for lo in range(s + 1):
@@ -486,3 +487,86 @@ def plot_fused_regions(model, X, y, class_names=None, plane: Plane | None = None
 def _weight_kind(model) -> str:
     """What the weights w_M(x) of a weighted DAG SVM are, in a few words."""
     return "normal density" if model.weight == "gaussian" else "eq. 12 as printed"
+
+
+SAMPLE = dict(symbol="star", size=22, color="#ffd92f", line=dict(width=2, color="#111"))
+
+
+def _add_sample(fig, view: _View, x, **subplot) -> None:
+    """The followed sample as a large star."""
+    p = view.to2d(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+    fig.add_trace(go.Scatter(x=[p[0]], y=[p[1]], mode="markers", marker=SAMPLE, name="the sample"), **subplot)
+
+
+def plot_dag_step(dag, X, y, x, step, class_names=None, plane: Plane | None = None, wdag=None,
+                  resolution: int = 140) -> go.Figure:
+    """The map of one ``dag_steps`` step of sample ``x`` (a star): the data at the start; at a DAG
+    level the two sides of the pairwise SVM that decides there (Sabzekar et al., eq. 5), the classes
+    already dropped faded; the K-Means clusters of the weighted DAG (Fig. 4); a cluster's DAG
+    regions (eq. 14) with its Gaussian; the fused regions argmax τ (eq. 15–17, ``plot_fused_regions``)."""
+    names = _names(dag, class_names)
+    K = dag.classes_.size
+    if step.kind == "fused":
+        fig = go.Figure(plot_fused_regions(wdag, X, y, class_names, plane))
+        _add_sample(fig, _View(X, plane, 2), x)
+        return fig
+    if step.kind == "clusters":
+        fig = go.Figure(plot_wdag_clusters(wdag, X, y, class_names, plane))
+        _add_sample(fig, _View(X, plane, 2), x)
+        return fig
+    view = _View(X, plane, resolution if step.kind in ("node", "cluster") else 2)
+    fig = go.Figure()
+    y = np.asarray(y)
+    title = "The sample and the data"
+    if step.kind == "node":
+        i, j = step.pair
+        D = dag.pairwise_decision(view.points)[:, i, j]
+        Z = np.where(D >= 0, i, j)
+        _add_regions(fig, view, Z, K, names, lambda P: np.where(dag.pairwise_decision(P)[:, i, j] >= 0, i, j))
+        fig.add_trace(_zero_line(view, D, _pair_name(names, i, j), "#111"))
+        title = f"Level {step.index + 1}: {names[i]} vs {names[j]}, D(x) = {step.value:+.3f}"
+        kept = set(step.remaining) | {step.loser}
+    elif step.kind == "cluster":
+        M = step.index
+        L = wdag.cluster_predictions(view.points)[:, M]
+        _add_regions(fig, view, L, K, names, lambda P: wdag.cluster_predictions(P)[:, M])
+        B = view.plane.basis if view.plane is not None else np.eye(2)
+        m2 = view.to2d(wdag.means_[M][None])[0]
+        for ns, dash in ((1.0, "solid"), (2.0, "dash")):
+            E = _ellipse(m2, B @ wdag.covariances_[M] @ B.T, ns)
+            fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="lines", line=dict(color="#111", width=2, dash=dash),
+                                     name=f"cluster {M + 1}: {ns:g}σ", hoverinfo="skip"))
+        title = f"Cluster {M + 1}'s DAG: l_{M + 1}(x) = {names[step.loser]}"
+        kept = set(range(K))
+    else:
+        kept = set(range(K))
+    for k in range(K):
+        m = y == dag.classes_[k]
+        fig.add_trace(go.Scatter(x=view.X2[m, 0], y=view.X2[m, 1], mode="markers", name=names[k],
+                                 opacity=1.0 if k in kept else 0.15,
+                                 marker=dict(color=class_color(k, K), size=6, line=dict(width=0.5, color="#333"))))
+    _add_sample(fig, view, x)
+    return legend_below(base_layout(fig, title, *view.labels, equal=plane is None))
+
+
+def plot_wdag_fusion(wdag, x, k: int | None = None, class_names=None) -> go.Figure:
+    """The sample's cluster weights w_M(x) (eq. 13); the bars of the first ``k`` clusters (all:
+    None) in the colour of the class their DAG says (eq. 14), the others grey; beside them the sums
+    τ_i of those k clusters' weights per class (eq. 16–17)."""
+    names = _names(wdag, class_names)
+    x = np.asarray(x, dtype=np.float64).reshape(1, -1)
+    W, L = wdag.weights(x)[0], wdag.cluster_predictions(x)[0]
+    K, N = wdag.classes_.size, W.size
+    k = N if k is None else int(k)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("weights w_M(x)", "τ_i (summed per class)"))
+    shown = np.arange(N) < k
+    fig.add_trace(go.Bar(x=[f"C{M + 1}" for M in range(N)], y=W, showlegend=False,
+                         marker_color=[class_color(int(L[M]), K) if shown[M] else "#bbb" for M in range(N)],
+                         text=[f"{W[M]:.2f} → {names[int(L[M])]}" if shown[M] else f"{W[M]:.2f}" for M in range(N)],
+                         textposition="auto"), row=1, col=1)
+    T = np.zeros(K)
+    np.add.at(T, L[shown], W[shown])
+    fig.add_trace(go.Bar(x=names, y=T, marker_color=[class_color(c, K) for c in range(K)], showlegend=False,
+                         text=[f"{v:.2f}" for v in T], textposition="auto"), row=1, col=2)
+    fig.update_yaxes(range=[0, 1.05])
+    return readable(fig, n_titles=2, height=330, margin=dict(l=40, r=20, t=50, b=30))

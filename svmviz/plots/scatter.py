@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from svmviz.errors import DataError
+from svmviz.models.scatter_steps import iterate_model
 from svmviz.plots.common import (SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter, base_layout, class_color,
                                  class_text, grid, readable, rgba, user_text)
 from svmviz.plots.contours import level_line_trace
@@ -182,3 +183,31 @@ def plot_gamma_maps(choice, feature_names=None, title: str = "") -> go.Figure:
     fig.update_layout(barmode="group")
     return base_layout(fig, title or "Mean sensitivity per γ (each divided by its maximum)", "feature",
                        "relative sensitivity", equal=False, height=440)
+
+
+def plot_scatter_iterate(model, run, s: int, X, y, class_names=None, feature_names=None,
+                         plane: Plane | None = None) -> go.Figure:
+    """Snapshot ``s`` of a recorded solve (``scatter_steps.scatter_run``) in the prototype view
+    (``plot_prototypes`` of the model at that α), with the path each prototype's picture (the
+    α-weighted centre of its class) took over the snapshots so far."""
+    X = np.asarray(X, dtype=np.float64)
+    yi = np.searchsorted(model.classes_, np.asarray(y))
+    K = model.classes_.size
+    at = iterate_model(model, X, y, run.alphas[s])
+    fig = plot_prototypes(at, X, y, class_names, feature_names, plane=plane,
+                          title=f"Iteration {int(run.iterations[s])} of {run.n_iter}",
+                          subtitle=f"scatter Σ‖m_c − m̄‖² = {run.scatter[s]:.4g}, {at.support_.size} support vectors")
+    plane = plane or Plane(X, (0, 1), "features", feature_names)
+    onehot = np.eye(K)[yi]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centres = (run.alphas[:s + 1] @ (onehot[:, :, None] * X[:, None, :]).reshape(X.shape[0], -1)).reshape(
+            s + 1, K, -1) / (run.alphas[:s + 1] @ onehot)[:, :, None]
+    for k in range(K):
+        path = centres[:, k]
+        path = path[np.all(np.isfinite(path), axis=1)]
+        if path.shape[0] > 1:
+            p2 = plane.to2d(path)
+            fig.add_trace(go.Scatter(x=p2[:, 0], y=p2[:, 1], mode="lines+markers", hoverinfo="skip",
+                                     line=dict(color=class_color(k, K), width=3), marker=dict(size=5),
+                                     name="path of the prototypes", legendgroup="paths", showlegend=k == 0))
+    return fig
