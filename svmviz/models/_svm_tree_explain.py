@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmviz.errors import ParameterError
+from svmviz.models._svm_tree_build import margin, tie_tolerance
 
 
 def _g(v: float) -> str:
@@ -54,10 +55,9 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
         rest = ", ".join(f"{q.label} {q.left_out}" for q in others[:7])
         more = f" (the others: {rest}{', …' if len(others) > 7 else ''})" if others else ""
         how = _how(c)
-        # the first of equals wins (``max`` over the candidates in the order they were tried);
         # "the most" beside another candidate with as many left a class asking why not that one
-        tied = [q.label for q in others if q.left_out == c.left_out]
-        tie = (f", tied with {_list(tied)}: of equal candidates the one tried first wins" if tied else "")
+        tied = [q for q in others if q.left_out == c.left_out]
+        tie = _tie_clause(model, c, tied, data[0][step.active] if data is not None else None)
         parts.append(f"Candidate {c.label} wins because it removes {c.left_out} points of class "
                      f"{name[-c.hard_class]}, the most of the {len(cands)} candidates{more}{tie}. It is "
                      f"{how}, with hard class {name[c.hard_class]}: every sample of that class stays "
@@ -75,6 +75,30 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
                      "around, §4.3.3); “d⊥” is the hyperplane perpendicular to d's w (§4.3.4), "
                      "“−d⊥” its other orientation.")
     return " ".join(parts)
+
+
+def _tie_clause(model, c, tied, X) -> str:
+    """Why ``c`` won over the candidates ``tied`` with it on samples left out, by the model's
+    ``tie_break`` (the margins read from the step's samples when the training data is bound)."""
+    if not tied:
+        return ""
+    names = _list(q.label for q in tied)
+    if getattr(model, "tie_break", "order") == "order":
+        return f", tied with {names}: of equal candidates the one tried first wins (the paper's order)"
+    if X is None:
+        return (f", tied with {names}: of equal candidates the one whose hyperplane lies farther from "
+                "the nearest sample it keeps in play wins")
+    mine = margin(c, X)
+    close = [q for q in tied if abs(margin(q, X) - mine) <= 1e-9 + tie_tolerance(model.tol) * float(
+        np.linalg.norm(X.max(axis=0) - X.min(axis=0)))]
+    s = (f", tied with {names}: of equal candidates the one whose hyperplane lies farther from the "
+         f"nearest sample it keeps in play wins ({c.label}: {_g(mine)}; "
+         + "; ".join(f"{q.label}: {_g(margin(q, X))}" for q in tied) + ")")
+    if close:
+        s += (f"; {_list(q.label for q in close)} as far, so a C-SVM goes before an H1-SVM, a QP "
+              "candidate before a fallback, then a rule on the hyperplane itself — whichever class "
+              "is listed first")
+    return s
 
 
 def _fallback_sentences(step) -> list:
