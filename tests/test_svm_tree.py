@@ -772,3 +772,49 @@ def test_label_flip_gives_the_same_partition_on_200_fourclass_splits():
         tr, _ = train_test_split(ds, test_size=2 / 3, seed=seed)
         planes, agree = _same_partition(tr.X, tr.y, grid)
         assert planes and agree >= 0.999, (seed, agree)
+
+
+# ------------------------------------------------------------------ classification in one pass
+def test_the_compiled_chain_pass_equals_the_matrix_of_dot_products():
+    from svmviz.geometry.halfspace_chain import first_exit
+
+    rng = np.random.default_rng(3)
+    for d, k in ((2, 0), (2, 1), (2, 7), (5, 12)):
+        X, W = rng.normal(size=(3000, d)), rng.normal(size=(k, d))
+        t, hc = rng.normal(size=k) * 0.3, rng.choice([-1.0, 1.0], size=k)
+        label, depth, value = first_exit(X, W, t, hc, -1)
+        if k == 0:
+            assert np.all(label == -1) and np.all(depth == 0) and np.all(value == 0)
+            continue
+        S = X @ W.T - t
+        out = hc * S < 0
+        hit = out.any(axis=1)
+        first = out.argmax(axis=1)
+        np.testing.assert_array_equal(label, np.where(hit, -hc[first], -1))
+        np.testing.assert_array_equal(depth, np.where(hit, first + 1, k))
+        np.testing.assert_allclose(value, S[np.arange(len(X)), np.minimum(depth, k) - 1], atol=1e-12)
+
+
+def test_decision_function_is_the_distance_at_the_deciding_node_and_the_rbf_node_sees_only_its_samples():
+    from svmviz.data.generators import fourclass_like
+
+    ds = fourclass_like(n=200, seed=1)
+    m = SVMTreeClassifier(min_node_samples=6).fit(ds.X, ds.y)
+    tree = m.trees_[0]
+    assert tree.svm is not None and tree.nonlinear.k == 6
+    P = np.random.default_rng(0).uniform(-1.2, 1.2, (5000, 2))
+    seen = []
+    real = type(tree.svm).decision_function
+    try:
+        type(tree.svm).decision_function = lambda self, X: seen.append(len(X)) or real(self, X)
+        dec = m.decision_function(P)
+    finally:
+        type(tree.svm).decision_function = real
+    depth = m.predict_depth(P)
+    reach = depth == tree.nonlinear.depth + 1
+    assert seen == [int(reach.sum())] and 0 < seen[0] < len(P)
+    kept = tree.kept()[:tree.nonlinear.depth]
+    for i in np.flatnonzero(~reach)[:200]:
+        n = kept[depth[i] - 1]
+        assert abs(dec[i]) == pytest.approx(abs(P[i] @ n.w - n.threshold) / np.linalg.norm(n.w), rel=1e-9)
+    np.testing.assert_array_equal(m.predict(P), m.classes_[(dec > 0).astype(int)])

@@ -40,6 +40,7 @@ import numpy as np
 
 from svmviz.data import signed
 from svmviz.errors import DataError
+from svmviz.geometry.halfspace_chain import first_exit
 from svmviz.geometry.zero_solution import zero_solution_case
 from svmviz.models._svm_tree_records import FIG41_LABELS, BinaryTree, Candidate, CTry, Node, Step
 from svmviz.solvers import QPProblem, solve_qp
@@ -578,34 +579,37 @@ def chain_arrays(nodes: list, d: int):
 
 
 def chain_predict(X, W, t, hc, final: int, n_linear: int | None = None):
-    """Run X down a chain (a matrix of dot products, §3.2.1): label (±1, 0 where the sample
-    reaches the end) and nodes visited. ``n_linear`` cuts the chain after that many nodes."""
+    """Run X down a chain (§3.2.1; one compiled pass, ``geometry.halfspace_chain``): label (±1,
+    ``final`` where the sample reaches the end) and nodes visited. ``n_linear`` cuts the chain
+    after that many nodes."""
     if n_linear is not None:
         W, t, hc = W[:n_linear], t[:n_linear], hc[:n_linear]
-    k = W.shape[0]
-    if k == 0:
-        return np.full(X.shape[0], final, dtype=np.int64), np.zeros(X.shape[0], dtype=np.int64)
-    S = X @ W.T - t
-    out = hc * S < 0
-    hit = out.any(axis=1)
-    first = out.argmax(axis=1)
-    label = np.where(hit, -hc[first], final).astype(np.int64)
-    depth = np.where(hit, first + 1, k)
+    label, depth, _ = first_exit(X, W, t, hc, final)
     return label, depth
 
 
-def tree_predict(tree: BinaryTree, X: np.ndarray):
-    """(labels ±1, nodes visited) of a fitted binary tree; with the RBF node of §3.3 after
-    ``nonlinear.depth`` kept nodes, the samples that reach it take its label."""
+def tree_pass(tree: BinaryTree, X: np.ndarray):
+    """(labels ±1, nodes visited, w·x − t at the node that decides or at the last one) of a fitted
+    binary tree, in one compiled pass over the linear chain; with the RBF node of §3.3 after
+    ``nonlinear.depth`` kept nodes, only the samples that reach it go to it (their value is its
+    decision value)."""
     W, t, hc = chain_arrays(tree.kept(), X.shape[1])
     if tree.svm is None:
-        return chain_predict(X, W, t, hc, tree.final_class)
+        return first_exit(X, W, t, hc, tree.final_class)
     p = tree.nonlinear.depth
-    label, depth = chain_predict(X, W, t, hc, 0, n_linear=p)  # 0: not decided by a linear node
+    label, depth, value = first_exit(X, W[:p], t[:p], hc[:p], 0)   # 0: not decided by a linear node
     rest = np.flatnonzero(label == 0)
     if rest.size:
-        label[rest] = np.where(tree.svm.decision_function(X[rest]) > 0, 1, -1)
+        dv = tree.svm.decision_function(X[rest])
+        label[rest] = np.where(dv > 0, 1, -1)
         depth[rest] = p + 1
+        value[rest] = dv
+    return label, depth, value
+
+
+def tree_predict(tree: BinaryTree, X: np.ndarray):
+    """(labels ±1, nodes visited) of a fitted binary tree (``tree_pass``)."""
+    label, depth, _ = tree_pass(tree, X)
     return label, depth
 
 

@@ -19,7 +19,7 @@ from svmviz.errors import ParameterError
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.zero_solution import hard_class_zero
 from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TIE_BREAKS, ZERO_TESTS, TreeSettings,
-                                           chain_arrays, chain_predict, grow, prune, tree_predict)
+                                           chain_arrays, chain_predict, grow, prune, tree_pass, tree_predict)
 from svmviz.models._svm_tree_explain import explain_step
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
@@ -304,21 +304,18 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         if len(self.trees_) > 1:
             return self._votes(X)
         tree = self.trees_[0]
-        label, depth = tree_predict(tree, X)
-        kept = tree.kept()
-        W, t, hc = chain_arrays(kept, X.shape[1])
+        label, depth, value = tree_pass(tree, X)
+        W = chain_arrays(tree.kept(), X.shape[1])[0]
         out = label.astype(np.float64)
+        rbf = depth == tree.nonlinear.depth + 1 if tree.svm is not None else np.zeros(len(out), dtype=bool)
         if W.shape[0]:
-            dist = (X @ W.T - t) / np.linalg.norm(W, axis=1)
-            rows = np.arange(X.shape[0])
-            col = np.minimum(depth, W.shape[0]) - 1
-            mag = np.maximum(np.abs(dist[rows, np.maximum(col, 0)]), np.finfo(float).tiny)
+            norms = np.linalg.norm(W, axis=1)
+            col = np.clip(depth, 1, W.shape[0]) - 1
+            mag = np.maximum(np.abs(value) / norms[col], np.finfo(float).tiny)
             out = label * np.where(depth > 0, mag, 1.0)
-        if tree.svm is not None:
-            rbf = depth == tree.nonlinear.depth + 1
-            if np.any(rbf):
-                out[rbf] = tree.svm.decision_function(X[rbf])
-                out[rbf & (out == 0) & (label > 0)] = np.finfo(float).tiny
+        if np.any(rbf):
+            out[rbf] = value[rbf]
+            out[rbf & (out == 0) & (label > 0)] = np.finfo(float).tiny
         return out
 
     def predict_depth(self, X) -> np.ndarray:
