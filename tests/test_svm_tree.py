@@ -818,3 +818,26 @@ def test_decision_function_is_the_distance_at_the_deciding_node_and_the_rbf_node
         n = kept[depth[i] - 1]
         assert abs(dec[i]) == pytest.approx(abs(P[i] @ n.w - n.threshold) / np.linalg.norm(n.w), rel=1e-9)
     np.testing.assert_array_equal(m.predict(P), m.classes_[(dec > 0).astype(int)])
+
+
+# ------------------------------------------------------------------ slivers
+def test_slivers_are_named_and_min_node_samples_hands_them_to_the_rbf_node():
+    from svmviz.data.generators import fourclass_like
+    from svmviz.models.svm_tree import decided_counts
+
+    ds = fourclass_like(n=200, seed=1)
+    m = SVMTreeClassifier().fit(ds.X, ds.y)
+    tree = m.trees_[0]
+    for k, step in enumerate(tree.trace):
+        note = m.sliver_note(k)
+        assert bool(note) == (step.chosen >= 0 and len(step.removed) <= 5)
+        assert (note in m.explain_step(k)) if note else "Sliver" not in m.explain_step(k)
+    counts = decided_counts(tree, ds.X)
+    assert counts.sum() == len(ds.y) and len(counts) == len(tree.kept()) + 1
+    assert (counts[:-1] <= 5).any()          # this tree has slivers
+    cut = SVMTreeClassifier(min_node_samples=6).fit(ds.X, ds.y)
+    rest = decided_counts(cut.trees_[0], ds.X)
+    p = cut.trees_[0].nonlinear.depth
+    assert np.all(rest[:p] >= 6) and np.all(rest[p:-1] == 0) and rest[-1] > 0
+    with pytest.raises(ParameterError, match="disagree"):
+        SVMTreeClassifier(min_node_samples=6, nonlinear={"k": 3}).fit(ds.X, ds.y)

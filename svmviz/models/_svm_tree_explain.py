@@ -23,6 +23,27 @@ def _names(tree) -> dict:
     return {-1: one(tree.classes[0], "−1"), 1: one(tree.classes[1], "+1")}
 
 
+#: A node that decides at most this many training samples is a sliver: its hyperplane is placed by a
+#: handful of points, and on the test parts of fourclass such nodes err several times as often as
+#: the others (benchmarks/bench_svm_tree.py reports both error rates).
+SLIVER_MAX = 5
+
+
+def sliver_note(tree, k: int) -> str:
+    """Why the node step k adds is fragile, when it decides at most ``SLIVER_MAX`` training
+    samples; "" otherwise."""
+    step = tree.trace[k]
+    n = len(step.removed)
+    if step.chosen < 0 or n > SLIVER_MAX:
+        return ""
+    return (f"Sliver: this node decides only {n} training sample{'s' if n != 1 else ''}. Its hyperplane "
+            "is placed by those few points (the §4.2.2 threshold sits halfway between the last hard "
+            "sample and the nearest non-hard one), so new samples near it land on either side almost by "
+            "chance: such nodes err on test data several times as often as larger ones. Pruning (§4.3.5) "
+            "keeps it, since removing it costs training errors; min_node_samples (not in the paper) hands "
+            "what reaches such a node to the RBF node of §3.3.")
+
+
 def _list(items) -> str:
     items = list(items)
     if len(items) <= 1:
@@ -64,6 +85,9 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
                      f"on its side (threshold of §4.2.2).")
     else:
         parts.append(step.note[0].upper() + step.note[1:] + ".")
+    sliver = sliver_note(tree, k)
+    if sliver:
+        parts.append(sliver)
     parts += _zero_sentences(model, k, tree_index, qp, name)
     if step.fell_back:
         parts += _fallback_sentences(step)

@@ -20,7 +20,7 @@ from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.zero_solution import hard_class_zero
 from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TIE_BREAKS, ZERO_TESTS, TreeSettings,
                                            chain_arrays, chain_predict, grow, prune, tree_pass, tree_predict)
-from svmviz.models._svm_tree_explain import explain_step
+from svmviz.models._svm_tree_explain import SLIVER_MAX, explain_step, sliver_note
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
 from svmviz.models.base import SVMClassifierBase
@@ -29,7 +29,7 @@ from svmviz.models.constraints import C, SOLVER, TOL, Bool, Int, Number, OneOf, 
 from svmviz.registry import register_estimator
 
 # the plots read a tree through the same functions that predict with it
-__all__ = ["SVMTreeClassifier", "chain_arrays", "chain_predict", "tree_predict"]
+__all__ = ["SVMTreeClassifier", "SLIVER_MAX", "chain_arrays", "chain_predict", "decided_counts", "tree_predict"]
 
 #: Names of unconverged sub-problems kept in ``unconverged_`` (``n_unconverged_`` counts all).
 MAX_UNCONVERGED_NAMES = 20
@@ -372,6 +372,14 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         act = tree.trace[k].active
         return X[act], np.where(y[act] == tree.classes[1], 1, -1)
 
+    def sliver_note(self, k: int, tree_index: int = 0) -> str:
+        """Why the node of step k is fragile when it decides at most ``SLIVER_MAX`` training
+        samples (a sliver), else ""."""
+        tree = self.trees_[tree_index]
+        if not 0 <= k < len(tree.trace):
+            raise ParameterError(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
+        return sliver_note(tree, k)
+
     def explain_step(self, k: int, tree_index: int = 0) -> str:
         """Step k in plain words, from the trace and the zero-solution report."""
         return explain_step(self, k, tree_index)
@@ -392,3 +400,19 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     @property
     def n_hyperplanes_(self) -> int:
         return int(sum(len(t.kept()) for t in self.trees_))
+
+
+def decided_counts(tree: BinaryTree, X) -> np.ndarray:
+    """Samples of X (the tree's pair) each kept linear node decides, then those the end of the
+    chain (or the RBF node) decides: len(kept) + 1 counts, in chain order. With the RBF node the
+    nodes after it decide nothing."""
+    _, depth, value = tree_pass(tree, np.asarray(X, dtype=np.float64))
+    kept = tree.kept()
+    k = len(kept)
+    p = tree.nonlinear.depth if tree.svm is not None else k
+    if p == 0:
+        return np.r_[np.zeros(k, dtype=np.int64), len(depth)]
+    # depth p is both "decided by node p" and "reached the end": the sign of its value tells
+    end = (depth == p + 1) if tree.svm is not None else (depth == p) & (kept[p - 1].hard_class * value >= 0)
+    counts = np.bincount(depth[~end], minlength=p + 1)[1:p + 1]
+    return np.r_[counts, np.zeros(k - p, dtype=np.int64), int(end.sum())]
