@@ -702,6 +702,8 @@ def test_centroids_1e3_apart_are_a_direction_not_a_zero_solution():
         assert abs(c.w @ d) == pytest.approx(np.linalg.norm(c.w) * np.linalg.norm(d), rel=1e-9)
         assert c.tries[-1].how == "closed form" and c.tries[-1].spread > 0
     assert not any(s.stop == "majority" for s in m.trace_)
+    text = m.explain_step(0)
+    assert "found w ≠ 0 there (x·w spreads over" in text and "centroids coincide" not in text
     old = SVMTreeClassifier(solver=SOLVER, zero_test="relative").fit(X, y)
     assert all(c.zero_solution for c in old.trace_[0].candidates if not c.parent)
 

@@ -200,8 +200,14 @@ def _rule_sentence(group, r) -> str:
         s = f"The paper's loop (C_k ← C_k/f) tried {', '.join(_g(t.C_k) for t in c.tries)}"
         if r is not None:
             s += f"; the exact rule would use C_k = {_g(r.exact_C)}"
+    found = [q for q in group if not q.zero_solution and q.tries and np.isfinite(q.tries[-1].spread)]
+    if found:
+        s += "; " + _list(f"{q.label} found w ≠ 0 there (x·w spreads over {_g(q.tries[-1].spread)} across the "
+                          f"samples in play, ‖w‖ = {_g(q.w_norm)})" for q in found)
     if ends:
         why = ("C_k/f jumped over that window" if "jumped" in ends[0].zero_reason
-               else "the class centroids coincide")
+               else "the class centroids coincide" + (
+                   f": x·w spreads over {_g(ends[0].tries[-1].spread)}, zero at the solver's precision"
+                   if np.isfinite(ends[0].tries[-1].spread) else ""))
         s += f"; {_list(q.label for q in ends)} end{'s' if len(ends) == 1 else ''} with w = 0 ({why})"
     return s + "."
