@@ -263,7 +263,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
                          name=f"removed by this step ({len(r)})" + (" — a sliver" if sliver else ""),
                          marker=dict(symbol="circle-open", size=14, color="#e00000", line=dict(width=2.5))))
     if sliver:   # said on the picture itself: a projector shows the plot before the words
-        notes.append(dict(xref="paper", yref="paper", x=0.01, y=0.99, xanchor="left", yanchor="top",
+        notes.append(dict(xref="x domain", yref="y domain", x=0.01, y=0.99, xanchor="left", yanchor="top",
                           showarrow=False, align="left", bgcolor="rgba(255,240,240,0.92)", bordercolor="#e00000",
                           borderwidth=1.5, font=dict(size=LEGEND_SIZE, color="#a00000"),
                           text=f"<b>sliver</b>: this node decides only {len(step.removed)} training "
