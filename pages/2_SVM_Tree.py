@@ -46,8 +46,17 @@ Where this implementation departs from the paper (Zapién Arreola, Fehr and Burk
   grow and lose accuracy in the benchmark); it counts as one hyperplane and not as a sign change. Stopping
   with the majority class is only an opt-in (`majority stop`), shown in the trace; without it the chain ends
   that way only when no hyperplane at all can split the samples left (e.g. identical points of both classes).
-- **w_tol is relative** (‖w‖ / Σα‖x − x̄‖), so scaling the data does not change which solutions count as zero;
-  the paper's tol is on ‖w‖.
+- **w = 0 only at numerical precision** (x·w spreads over at most 20 × the QP's tol across the samples in
+  play, or the LP of §3.1 certifies it). A relative test (‖w‖ / Σα‖x − x̄‖ below w_tol, an option) took a real
+  centroid difference for zero on a fourclass split and ended the tree with the majority class (78 %).
+- **Ties between candidates** that leave out as many samples go to the larger margin (the plane farther from
+  the nearest sample it keeps), then a rule on the hyperplane itself, so swapping the classes gives the same
+  tree; the paper's order (first of a, b, c, d wins) is an option.
+- **No majority stop.** When no candidate nor fallback leaves a sample out while both classes remain, the
+  samples left go to the RBF node of §3.3 (beyond the paper, which has no such case); `majority stop` is opt-in.
+- **Slivers** (nodes deciding ≤ 5 training samples) are marked in the steps: placed by a handful of points,
+  they err on new data far more often. The non-linear node with k = 6 (the library's `min_node_samples=6`; off
+  by default, as in the paper) hands such a remainder to the RBF node.
 - **Ties in the threshold** (§4.2.2): projections equal up to rounding count as equal.
 - **The non-linear node** (§3.3) sits before the first kept node that decides fewer than k training samples
   (slivers are where the linear chain errs); its γ and C are chosen by cross-validation scored on the samples
@@ -76,8 +85,17 @@ PAGE = MethodPage(
               help="paper: C_k ← C_k / f (§4.3.2); exact: just below the threshold D_k* (one LP)"),
         Param("C_hard", "C_hard (first C_k of the hard class)", 1000.0, "number", within=(1e-3, 1e9), format="%g"),
         Param("reduction", "reduction f (C_k ← C_k / f)", 10.0, "number", key="f", within=(1.01, 1000.0)),
-        Param("w_tol", "w_tol (zero solution: ‖w‖ / Σα‖x − x̄‖ below)", 1e-3, "number", within=(1e-12, 0.5),
-              format="%g"),
+        Param("zero_test", "w = 0 when", "precision", "radio", horizontal=True,
+              labels={"precision": "at numerical precision", "relative": "relative norm below w_tol"},
+              help="at numerical precision (default): only a w that is zero as far as the QP solver can tell, or "
+                   "that the LP certifies; relative: ‖w‖ / Σα‖x − x̄‖ < w_tol, which also takes small real "
+                   "directions for zero"),
+        Param("w_tol", "w_tol (relative test: ‖w‖ / Σα‖x − x̄‖ below)", 1e-3, "number", within=(1e-12, 0.5),
+              format="%g", disabled=lambda v: v["zero_test"] != "relative"),
+        Param("tie_break", "ties between candidates", "margin", "radio", horizontal=True,
+              labels={"margin": "larger margin", "order": "paper's order (a, b, c, d)"},
+              help="larger margin: the same tree whichever class is listed first; paper's order: the first "
+                   "of equals wins, so swapping the classes can change the tree"),
         Param("use_c_svm", "C-SVM", True, "checkbox", key="use_c"),
         Param("use_h1_svm", "H1-SVM", True, "checkbox", key="use_h"),
         Param("sign_change", "sign change", True, "checkbox", key="sign"),
@@ -93,7 +111,8 @@ PAGE = MethodPage(
         Param("solver", "QP solver", "smo", "select"),
         Param(None, "non-linear node (§3.3)", False, "checkbox", key="nl",
               of_model=lambda mp, _: mp["nonlinear"] is not None),
-        Param(None, "RBF node before the first node deciding fewer than k samples", 5, "number", key="nl_k",
+        Param(None, "RBF node before the first node deciding fewer than k samples (k = 6: no sliver kept)", 5,
+              "number", key="nl_k",
               bounds=(1, 1000), disabled=lambda v: not v["nl"],
               of_model=lambda mp, _: (mp["nonlinear"] or {}).get("k")),
     ),
@@ -140,6 +159,9 @@ if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
 def _step_header(k: int):
     step = tree.trace[k]
     st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
+    sliver = model.sliver_note(k, tree_index)
+    if sliver:
+        st.warning(plain(sliver), icon="⚠️")
     live.question_panel(lambda: svm_tree_winner(model, k, tree_index), "tree.step", n_steps)
     return step
 
@@ -267,12 +289,14 @@ def _beside_steps() -> None:
 def _final_views() -> None:
     """What does not change with the step: built once per fit for every session, drawn only
     while its tab is open."""
+    shade = st.checkbox("shade each node's region by the training samples it decides (slivers outlined)",
+                        **bind("tree.shade", False))
     with guard("cannot draw the final tree"):
         f1, f2 = st.columns(2)
         f1.plotly_chart(shared_figure(final_figure, model, train.X, train.y, False, tree_index, plane),
                         key="tree_before")
-        f2.plotly_chart(shared_figure(final_figure, model, train.X, train.y, True, tree_index, plane),
-                        key="tree_after")
+        f2.plotly_chart(shared_figure(final_figure, model, train.X, train.y, True, tree_index, plane,
+                                      by_samples=shade), key="tree_after")
         st.plotly_chart(shared_view(chain_figure, model, tree_index), key="tree_chain")
     if tree.nonlinear is not None:
         nl = tree.nonlinear

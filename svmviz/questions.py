@@ -70,7 +70,10 @@ def svm_tree_winner(model, k: int, tree_index: int = 0) -> Question:
                 if i != step.chosen and not c.zero_solution and c.left_out == win.left_out]
         why = (f"Candidate {win.label} wins: it leaves out {win.left_out} samples of class "
                f"{-win.hard_class:+d}".replace("-", "−") + ", the most of the candidates"
-               + (f", tied with {', '.join(tied)}: of equal candidates the one tried first wins" if tied else ""))
+               + (f", tied with {', '.join(tied)}: " + ("of equal candidates the one tried first wins"
+                                                        if getattr(model, "tie_break", "order") == "order" else
+                                                        "of equal candidates the one whose hyperplane lies farther "
+                                                        "from the nearest sample it keeps wins") if tied else ""))
     else:
         why = "No candidate is taken: the chain ends here"
     return Question(f"Step {int(k) + 2}: which candidate does the tree choose?", tuple(options), answer,

@@ -32,7 +32,6 @@ import sklearn
 _SVMVIZ = os.path.dirname(svmviz.__file__)
 # Python files whose functions are solver entries: every QP/LP of svmviz and LIBSVM's wrapper.
 _SOLVER_FILES = (os.path.join(_SVMVIZ, "solvers") + os.sep,
-                 os.path.join(_SVMVIZ, "models", "_svm_tree_qp.py"),
                  os.path.join(_SVMVIZ, "geometry", "hull_lp.py"),
                  os.path.join(os.path.dirname(sklearn.__file__), "svm") + os.sep)
 

@@ -13,7 +13,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import svmviz.models._svm_tree_build as tree_build
-import svmviz.models._svm_tree_qp as tree_qp
+import svmviz.solvers.dense_smo as tree_qp
 import svmviz.models.guard as guard_mod
 import svmviz.models.svc as svc_mod
 from apphelpers import page_test, problems
@@ -212,14 +212,14 @@ def test_tree_converged_fit_has_no_warning(fourclass_like):
 
 def test_tree_nan_node_qp_is_refused(fourclass_like, monkeypatch):
     X, y = fourclass_like
-    real = tree_build.lean_solve
+    real = tree_qp.DenseSMO.solve
 
     def nan_objective(*a, **kw):
         res = real(*a, **kw)
         res.objective = float("nan")
         return res
 
-    monkeypatch.setattr(tree_build, "lean_solve", nan_objective)
+    monkeypatch.setattr(tree_qp.DenseSMO, "solve", nan_objective)
     with pytest.raises(DataError, match="node QP .* non-finite objective"):
         SVMTreeClassifier().fit(X, y)
 
@@ -231,16 +231,16 @@ def test_tree_nan_rbf_node_is_refused(fourclass_like, monkeypatch):
         SVMTreeClassifier(nonlinear={"C": 10.0, "gamma": 5.0}).fit(X, y)
 
 
-def test_lean_smo_reports_a_stop_at_its_cap(monkeypatch):
+def test_dense_smo_reports_a_stop_at_its_cap(monkeypatch):
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(3, 1, (30, 2))]
     y = np.r_[-np.ones(30), np.ones(30)]
     Qy = (X @ X.T) * np.outer(y, y)
     lo, up = np.zeros(60), np.full(60, 10.0)
-    full = tree_qp.lean_solve(Qy, y, lo, up, lo, 1e-8)
+    full = tree_qp.DenseSMO(Qy).solve(y, lo, up, lo, 1e-8)
     assert full.converged and np.isclose(full.objective, 0.5 * full.alpha @ Qy @ full.alpha - full.alpha.sum())
     monkeypatch.setattr(tree_qp, "MAX_ITER", 3)
-    capped = tree_qp.lean_solve(Qy, y, lo, up, lo, 1e-8)
+    capped = tree_qp.DenseSMO(Qy).solve(y, lo, up, lo, 1e-8)
     assert capped.n_iter == 3 and not capped.converged and capped.objective > full.objective
 
 

@@ -291,9 +291,9 @@ def test_every_text_of_the_chain_diagram_is_large_and_contrasts_with_its_box():
     ratio of 4.5 (WCAG AA) against the box it is written on."""
     X, y = _ring()
     Tree = SVMTreeClassifier
-    pruned = Tree(greedy_level=1, C_hard=100.0).fit(X, y)
+    pruned = Tree(greedy_level=1, C_hard=100.0, tie_break="order").fit(X, y)   # a tree with pruned nodes
     assert any(nd.pruned for nd in pruned.trees_[0].nodes)
-    rbf = Tree(greedy_level=1, C_hard=100.0, nonlinear={"k": 100, "C": 1.0, "gamma": 1.0}).fit(X, y)
+    rbf = Tree(greedy_level=1, C_hard=100.0, tie_break="order", nonlinear={"k": 100, "C": 1.0, "gamma": 1.0}).fit(X, y)
     assert rbf.trees_[0].svm is not None
     figs = [chain_figure(pruned), chain_figure(pruned, current=1), chain_figure(pruned, current=10),
             chain_figure(rbf)]

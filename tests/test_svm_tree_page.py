@@ -487,3 +487,34 @@ def test_changing_a_parameter_of_an_imported_model_fits_the_page_s_own():
     assert any("You changed C_k rule after w = 0 in the sidebar" in as_read(c.value) for c in at.sidebar.caption)
     assert not any("imported model" in i.value for i in at.info)
 
+
+
+def test_a_sliver_node_is_marked_in_the_stepper_and_its_picture():
+    """A node that decides at most five training samples: the step says why it is fragile, on
+    the page and on the plot; larger nodes say nothing of the kind."""
+    at = page_test(PAGE, dataset=_data()).run()
+    total = int(_step_caption(at).split(" of ")[1].split("**")[0])
+    marked = 0
+    for k in range(total):
+        if k:
+            at.button(key="tree.step_next").click().run()
+        assert not problems(at) and _step_caption(at).startswith(f"**Step {k + 1} of ")
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        on_plot = any("sliver" in a.get("text", "") for a in spec["layout"].get("annotations", []))
+        warned = [w.value for w in at.warning if "Sliver: this node decides only" in w.value]
+        removed = [t for t in spec["data"] if t.get("name", "").startswith("removed by this step (")]
+        n = int(removed[0]["name"].split("(")[1].split(")")[0]) if removed else None
+        sliver = n is not None and n <= 5 and "chose " in _step_caption(at)
+        assert bool(warned) == on_plot == sliver, (k, n, warned)
+        if sliver:
+            marked += 1
+            assert f"decides only {n} training sample" in warned[0] and "min\\_node\\_samples" in warned[0]
+    assert marked
+
+
+def test_the_final_tree_can_be_shaded_by_the_samples_each_node_decides():
+    at = page_test(PAGE, dataset=_data(), **{"tree.tab": 1, "tree.shade": True}).run()
+    assert not problems(at)
+    after = json.loads(at.get("plotly_chart")[1].proto.spec)
+    shaded = [t for t in after["data"] if t.get("name", "").startswith("node ") and ": decides " in t["name"]]
+    assert shaded and sum(int(t["name"].rsplit(" ", 1)[1]) for t in shaded) > 0

@@ -27,9 +27,9 @@ warming = [t for t in threading.enumerate() if t.name == "svmviz-warm"]
 for t in warming:
     t.join(900)
 from svmviz.solvers import _smo_solver
-from svmviz.models import _svm_tree_qp
+from svmviz.solvers import _dense_smo
 print(json.dumps({{"thread": len(warming), "alive": any(t.is_alive() for t in warming),
-                  "smo": len(_smo_solver.run.signatures), "tree_qp": len(_svm_tree_qp._smo.signatures),
+                  "smo": len(_smo_solver.run.signatures), "tree_qp": len(_dense_smo.smo.signatures),
                   "cvxpy": "cvxpy" in sys.modules}}))
 """
 

@@ -34,7 +34,8 @@ RENAMED_OPTIONS = {("GuardVectorSVC", "method"): {"seed": "yang_ahuja"},
                    ("WeightedDAGSVC", "weight"): {"seed": "gaussian_paper"}}
 #: parameters added within format version 1, (class, parameter) → the value that reproduces how a
 #: file written before them was built (not today's default)
-ADDED_PARAMS = {("SVMTreeClassifier", "fallback"): "all_stuck"}
+ADDED_PARAMS = {("SVMTreeClassifier", "fallback"): "all_stuck", ("SVMTreeClassifier", "zero_test"): "relative",
+                ("SVMTreeClassifier", "tie_break"): "order"}
 
 
 def _guard_before_lp_checks(fitted: dict) -> None:

@@ -18,10 +18,18 @@ Where this departs from the paper (said again where it happens):
 - The zero loop is bounded by the C_k range, not by a number of tries, and records why it stops.
   ``ck_rule="exact"`` (default) picks C_k from the exact threshold D_k* instead of dividing by f.
 - When even the perpendiculars and sign changes leave nothing out (e.g. coinciding points of both
-  classes), the chain ends and the remaining region takes the majority class; the trace says why.
-  ``majority_stop=True`` does that already at the first stuck step (opt-in, not in the paper).
-- ``w_tol`` is relative: ‖w‖ / Σ α_i‖x_i − x̄‖ (scale- and translation-invariant; ‖w‖ alone changes
-  with the data's units).
+  classes), the chain ends there and the samples left go to the RBF node of §3.3 (beyond the paper,
+  which has no such stop; the trace says so, ``stop="rbf"``). ``majority_stop=True`` instead gives
+  them the majority class already at the first step where no QP candidate leaves a sample out
+  (opt-in, not in the paper).
+- A w counts as zero only at numerical precision (``zero_test="precision"``, see ``is_zero``), or
+  when the LP of §3.1 certifies it; ``zero_test="relative"`` is the earlier relative test
+  ‖w‖ / Σ α_i‖x_i − x̄‖ < ``w_tol``, which also fires on real directions (a centroid difference
+  of norm 0.056 on fourclass).
+- Ties between candidates that leave out as many samples go to the larger margin (the plane farther
+  from the nearest sample it keeps in play), then to a rule on the hyperplane itself, so the tree
+  does not depend on which class is listed first (``tie_break="margin"``); ``tie_break="order"`` is
+  the paper's order (the first of equals in a, b, c, d, then the fallbacks).
 """
 
 from __future__ import annotations
@@ -32,16 +40,24 @@ import numpy as np
 
 from svmviz.data import signed
 from svmviz.errors import DataError
+from svmviz.geometry.halfspace_chain import first_exit
 from svmviz.geometry.zero_solution import zero_solution_case
-from svmviz.models._svm_tree_qp import lean_solve
 from svmviz.models._svm_tree_records import FIG41_LABELS, BinaryTree, Candidate, CTry, Node, Step
 from svmviz.solvers import QPProblem, solve_qp
+from svmviz.solvers.dense_smo import DenseSMO
 
 # ck_rule="exact" starts this far below D_k*: ‖w‖ → 0 as C_k → D_k*, so C_k = D_k* itself would be
 # indistinguishable from a zero solution.
 EXACT_MARGIN = 0.1
 CK_RULES = ("exact", "paper")
 FALLBACKS = ("per_candidate", "all_stuck")
+ZERO_TESTS = ("precision", "relative")
+TIE_BREAKS = ("margin", "order")
+#: zero_test="precision": a solved w is zero when x·w spreads over at most this many times the QP's
+#: tol across the samples in play. SMO stops when the KKT violation (in the units of x·w) is below
+#: tol; its solutions of truly zero problems spread over at most 5.3 tol on 200 C_k tries of
+#: fourclass, real directions over 0.039 or more.
+ZERO_SPREAD = 20.0
 
 
 @dataclass
@@ -60,6 +76,8 @@ class TreeSettings:
     ck_rule: str = "exact"
     majority_stop: bool = False
     fallback: str = "per_candidate"
+    zero_test: str = "precision"
+    tie_break: str = "margin"
     fast: bool = True   # certified skips and closed forms; False solves every try (reference path)
 
 
@@ -110,26 +128,44 @@ class StepQP:
         self.X, self.y, self.s = X, y, s
         self.yf = y.astype(np.float64)
         self.Qy = (X @ X.T) * np.outer(self.yf, self.yf)
+        self.smo = DenseSMO(self.Qy)
         self.groups = np.zeros(len(y), dtype=np.int64)
         self.spread = np.linalg.norm(X - X.mean(axis=0), axis=1)
         self.n_qp = 0
 
     def rel_norm(self, alpha, w) -> float:
         """‖w‖ / Σ α_i‖x_i − x̄‖ ∈ [0, 1]: how much of w cancels (w = Σ α_i y_i (x_i − x̄) since
-        Σ α_i y_i = 0). The scale-invariant measure ``w_tol`` applies to."""
+        Σ α_i y_i = 0). What ``zero_test="relative"`` compares with ``w_tol``."""
         den = float(alpha @ self.spread)
         return float(np.linalg.norm(w)) / den if den > 0 else 0.0
 
-    def _solve(self, lower, upper, alpha0):
-        """The fast path with the SMO backend: the lean dense SMO (``_svm_tree_qp``); otherwise
-        (reference path, cvxpy) the shared ``solve_qp``."""
+    def is_zero(self, alpha, w, exact: bool) -> tuple[bool, float]:
+        """(w counts as zero, spread of x·w over the samples in play). ``zero_test="precision"``:
+        a solved w (``exact`` False) is zero when that spread is at most ``ZERO_SPREAD`` × tol, the
+        precision the QP was solved to; a closed form (``exact``) when it is at the rounding of
+        the sums that made it. ``"relative"``: ‖w‖ / Σ α_i‖x_i − x̄‖ < ``w_tol``."""
+        proj = self.X @ w
+        spread = float(proj.max() - proj.min())
+        if self.s.zero_test == "relative":
+            return self.rel_norm(alpha, w) < self.s.w_tol, spread
+        if exact:
+            scale = float(np.abs(alpha).sum() * np.abs(self.X).max() * (self.X.max(axis=0) - self.X.min(axis=0)).max())
+            return spread <= len(self.y) * np.finfo(np.float64).eps * scale, spread
+        return spread <= ZERO_SPREAD * self.s.tol, spread
+
+    def _solve(self, hc, lower, upper, alpha0):
+        """The fast path with the SMO backend: the dense SMO of ``svmviz.solvers`` on this step's
+        Q; otherwise (reference path, cvxpy) ``solve_qp``. The equality's signs are hc·y (the hard
+        class as +1), so the QP of a candidate is the same array for y and −y, bit for bit: the
+        tree does not depend on which class is listed first."""
         self.n_qp += 1
         if alpha0 is None:
             alpha0 = lower.copy()   # feasible: both eq. 4.2 and eq. 4.3 start with Σ y α = 0 here
+        signs = hc * self.yf
         if self.s.fast and self.s.solver == "smo":
-            return lean_solve(self.Qy, self.yf, lower, upper, alpha0, self.s.tol)
+            return self.smo.solve(signs, lower, upper, alpha0, self.s.tol)
         problem = QPProblem(p=-np.ones(len(self.y)), lower=lower, upper=upper, Q=self.Qy,
-                            groups=self.groups, eq_signs=self.yf, eq_rhs=np.zeros(1))
+                            groups=self.groups, eq_signs=signs, eq_rhs=np.zeros(1))
         return solve_qp(problem, backend=self.s.solver, tol=self.s.tol, alpha0=alpha0)
 
     def c_svm(self, hc: int, C_k: float, alpha0=None):
@@ -138,7 +174,7 @@ class StepQP:
         upper = np.where(hard, C_k, 1.0)
         if alpha0 is not None:
             alpha0 = _feasible(alpha0, hard, upper)
-        res = self._solve(np.zeros(len(self.y)), upper, alpha0)
+        res = self._solve(hc, np.zeros(len(self.y)), upper, alpha0)
         return res, self.X.T @ (res.alpha * self.yf)
 
     def h1_svm(self, hc: int, C_k: float, alpha0=None):
@@ -153,7 +189,7 @@ class StepQP:
             # the clipped hard α raised back to Σ = m_other without passing C_k (the last clip:
             # at C_k = m_other / m_hard the fill lands on C_k and rounding can pass it by an ulp)
             start[hard] = np.minimum(_fill_to(np.minimum(alpha0[hard], C_k), C_k, m_other), C_k)
-        res = self._solve(np.where(hard, 0.0, 1.0), np.where(hard, C_k, 1.0), start)
+        res = self._solve(hc, np.where(hard, 0.0, 1.0), np.where(hard, C_k, 1.0), start)
         return res, self.X.T @ (res.alpha * self.yf)
 
     def h1_floor(self, hc: int):
@@ -240,8 +276,8 @@ def _try(qp: StepQP, solve, hc, C_k, alpha0):
         raise DataError(f"SVMTreeClassifier: the {dual} node QP (hard class {hc:+d}, C_k = {C_k:.4g}, "
                         f"{len(qp.y)} samples in play) returned a non-finite objective or w; normalize "
                         "the features or lower C_hard")
-    rel = qp.rel_norm(res.alpha, w)
-    t = CTry(C_k, rel, bool(rel < qp.s.w_tol), "solved", int(res.n_iter), bool(res.converged))
+    zero, spread = qp.is_zero(res.alpha, w, exact=False)
+    t = CTry(C_k, qp.rel_norm(res.alpha, w), zero, "solved", int(res.n_iter), bool(res.converged), spread)
     return t, (res.alpha, w)
 
 
@@ -317,8 +353,8 @@ def _exact_targets(D_star: float, floor: float, C_hard: float):
 
 def _h1_floor_try(qp: StepQP, hc: int, floor: float):
     alpha, w = qp.h1_floor(hc)
-    rel = qp.rel_norm(alpha, w)
-    return CTry(floor, rel, bool(rel < qp.s.w_tol), "closed form", 0, True), (alpha, w)
+    zero, spread = qp.is_zero(alpha, w, exact=True)
+    return CTry(floor, qp.rel_norm(alpha, w), zero, "closed form", 0, True, spread), (alpha, w)
 
 
 def _h1_following(qp: StepQP, hc: int, floor: float, c_tries):
@@ -383,12 +419,13 @@ def _perpendiculars(qp_cands, X, y, tie_rel, orientations: int) -> list:
     """§4.3.4: the hyperplanes perpendicular to each non-zero w, both orientations (which way w is
     turned by 90° is an arbitrary convention; with the hard class fixed, the two orientations put
     the threshold at opposite ends of the hard class and leave out different samples), or with
-    ``orientations`` 1 only w turned by +90°."""
+    ``orientations`` 1 only w turned by +90°. They are computed from hc·w (turned back by hc), the
+    same vector whichever class is listed first."""
     out = []
     for c in qp_cands:
         if c.zero_solution:
             continue
-        dirs = perpendicular_directions(c.w)
+        dirs = c.hard_class * perpendicular_directions(c.hard_class * c.w)
         for j, v in enumerate(dirs):
             tag = "⊥" if len(dirs) == 1 else f"⊥{j + 1}"
             out.append(_derived(c.label + tag, c.solver, c.hard_class, v, X, y, c.label, False, True,
@@ -453,9 +490,45 @@ def step_candidates(X, y, s: TreeSettings) -> tuple[list, list, int, list]:
     return out, stages, qp.n_qp, []
 
 
+def margin(c: Candidate, X) -> float:
+    """The distance from a candidate's hyperplane to the nearest sample it keeps in play (the hard
+    side, hc·(w·x − t) ≥ 0): the larger, the farther the plane stays from what comes next."""
+    kept = c.hard_class * (X @ c.w - c.threshold)
+    kept = kept[kept >= 0]
+    return float(kept.min()) / c.w_norm if kept.size and c.w_norm > 0 else 0.0
+
+
+def choose(cands: list, X, tie_break: str, tie_rel: float) -> int:
+    """The candidate that leaves out the most samples (§4.3.1), −1 when none leaves one out. Ties:
+    ``"order"`` the first of equals (the paper's a, b, c, d, then the fallbacks); ``"margin"`` the
+    larger ``margin`` (margins within ``tie_rel`` of the data's diameter are equal: solvers differ
+    by that much), then a C-SVM before an H1-SVM, a QP candidate before a fallback, a plain w
+    before a perpendicular, before a sign change, then the larger (hc·w/‖w‖, hc·t/‖w‖) in
+    lexicographic order, in steps of ``tie_rel`` (finer differences are the solver's). Each is a
+    property of the hyperplane and its hard side, the same whichever class is listed first."""
+    most = max((c.left_out for c in cands), default=0)
+    if most == 0:
+        return -1
+    tied = [i for i, c in enumerate(cands) if c.left_out == most]
+    if tie_break == "order" or len(tied) == 1:
+        return tied[0]
+    m = {i: margin(cands[i], X) for i in tied}
+    band = tie_rel * float(np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
+    top = max(m.values())
+    tied = [i for i in tied if m[i] >= top - band]
+
+    def key(i):
+        c = cands[i]
+        plane = np.append(c.hard_class * c.w, c.hard_class * c.threshold) / c.w_norm
+        return (c.solver == "c-svm", not c.parent, not c.perpendicular, not c.sign_changed,
+                *(np.round(plane / tie_rel) + 0.0))
+    return max(tied, key=key)
+
+
 def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
-    """Greedy construction (§3.2.1, §4.3.1) until one class remains. Returns (nodes, trace,
-    final_class)."""
+    """Greedy construction (§3.2.1, §4.3.1) until one class remains, or until no candidate leaves
+    a sample out (the last step's ``stop`` says what decides the samples left). Returns (nodes,
+    trace, final_class)."""
     active = np.arange(len(y))
     nodes, trace = [], []
     while True:
@@ -466,19 +539,25 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
             progress(len(trace), len(active))
         Xa = X[active]
         cands, stages, n_qp, fell_back = step_candidates(Xa, ya, s)
-        best = max(range(len(cands)), key=lambda i: cands[i].left_out, default=-1)
-        if best < 0 or cands[best].left_out == 0:
+        best = choose(cands, Xa, s.tie_break, tie_tolerance(s.tol))
+        if best < 0:
             final = 1 if np.sum(ya == 1) >= np.sum(ya == -1) else -1
+            n_neg, n_pos = int(np.sum(ya == -1)), int(np.sum(ya == 1))
             if s.majority_stop:
-                why = ("majority stop (opt-in, majority_stop=True; not in the paper): no QP candidate "
-                       "leaves out a sample, so the perpendiculars and sign changes are not tried")
+                note = ("majority stop (opt-in, majority_stop=True; not in the paper): no QP candidate "
+                        "leaves out a sample, so the perpendiculars and sign changes are not tried; the "
+                        f"remaining region takes the majority class {signed(final)} of the {len(ya)} "
+                        "samples left")
+                stop = "majority"
             else:
-                why = (f"stuck: none of the {len(cands)} candidates ({'; '.join(stages)}) leaves out "
-                       "a sample — the samples left cannot be split by these hyperplanes with the "
-                       "§4.2.2 threshold (e.g. points of both classes coincide)")
+                note = (f"stuck: none of the {len(cands)} candidates ({'; '.join(stages)}) leaves out "
+                        "a sample — the samples left cannot be split by these hyperplanes with the "
+                        f"§4.2.2 threshold — while both classes remain ({n_neg} of −1, {n_pos} of +1); the "
+                        f"{len(ya)} samples left go to an RBF SVM node (§3.3, trained on the whole "
+                        "training set) — beyond the paper, which has no stop here")
+                stop = "rbf"
             trace.append(Step(active.copy(), cands, -1, np.zeros(0, dtype=np.int64), stages, n_qp,
-                              f"{why}; the remaining region takes the majority class {signed(final)} of the "
-                              f"{len(ya)} samples left", stop="majority", fell_back=fell_back))
+                              note, stop=stop, fell_back=fell_back))
             return nodes, trace, final
         c = cands[best]
         out = leaves_out(Xa @ c.w, c.threshold, c.hard_class)
@@ -500,34 +579,37 @@ def chain_arrays(nodes: list, d: int):
 
 
 def chain_predict(X, W, t, hc, final: int, n_linear: int | None = None):
-    """Run X down a chain (a matrix of dot products, §3.2.1): label (±1, 0 where the sample
-    reaches the end) and nodes visited. ``n_linear`` cuts the chain after that many nodes."""
+    """Run X down a chain (§3.2.1; one compiled pass, ``geometry.halfspace_chain``): label (±1,
+    ``final`` where the sample reaches the end) and nodes visited. ``n_linear`` cuts the chain
+    after that many nodes."""
     if n_linear is not None:
         W, t, hc = W[:n_linear], t[:n_linear], hc[:n_linear]
-    k = W.shape[0]
-    if k == 0:
-        return np.full(X.shape[0], final, dtype=np.int64), np.zeros(X.shape[0], dtype=np.int64)
-    S = X @ W.T - t
-    out = hc * S < 0
-    hit = out.any(axis=1)
-    first = out.argmax(axis=1)
-    label = np.where(hit, -hc[first], final).astype(np.int64)
-    depth = np.where(hit, first + 1, k)
+    label, depth, _ = first_exit(X, W, t, hc, final)
     return label, depth
 
 
-def tree_predict(tree: BinaryTree, X: np.ndarray):
-    """(labels ±1, nodes visited) of a fitted binary tree; with the RBF node of §3.3 after
-    ``nonlinear.depth`` kept nodes, the samples that reach it take its label."""
+def tree_pass(tree: BinaryTree, X: np.ndarray):
+    """(labels ±1, nodes visited, w·x − t at the node that decides or at the last one) of a fitted
+    binary tree, in one compiled pass over the linear chain; with the RBF node of §3.3 after
+    ``nonlinear.depth`` kept nodes, only the samples that reach it go to it (their value is its
+    decision value)."""
     W, t, hc = chain_arrays(tree.kept(), X.shape[1])
     if tree.svm is None:
-        return chain_predict(X, W, t, hc, tree.final_class)
+        return first_exit(X, W, t, hc, tree.final_class)
     p = tree.nonlinear.depth
-    label, depth = chain_predict(X, W, t, hc, 0, n_linear=p)  # 0: not decided by a linear node
+    label, depth, value = first_exit(X, W[:p], t[:p], hc[:p], 0)   # 0: not decided by a linear node
     rest = np.flatnonzero(label == 0)
     if rest.size:
-        label[rest] = np.where(tree.svm.decision_function(X[rest]) > 0, 1, -1)
+        dv = tree.svm.decision_function(X[rest])
+        label[rest] = np.where(dv > 0, 1, -1)
         depth[rest] = p + 1
+        value[rest] = dv
+    return label, depth, value
+
+
+def tree_predict(tree: BinaryTree, X: np.ndarray):
+    """(labels ±1, nodes visited) of a fitted binary tree (``tree_pass``)."""
+    label, depth, _ = tree_pass(tree, X)
     return label, depth
 
 

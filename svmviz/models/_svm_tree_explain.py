@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmviz.errors import ParameterError
+from svmviz.models._svm_tree_build import margin, tie_tolerance
 
 
 def _g(v: float) -> str:
@@ -20,6 +21,27 @@ def _names(tree) -> dict:
     def one(c, pm):
         return pm if str(c) in ("-1", "1", "+1", "-1.0", "1.0") else f"{c} ({pm})"
     return {-1: one(tree.classes[0], "−1"), 1: one(tree.classes[1], "+1")}
+
+
+#: A node that decides at most this many training samples is a sliver: its hyperplane is placed by a
+#: handful of points, and on the test parts of fourclass such nodes err several times as often as
+#: the others (benchmarks/bench_svm_tree.py reports both error rates).
+SLIVER_MAX = 5
+
+
+def sliver_note(tree, k: int) -> str:
+    """Why the node step k adds is fragile, when it decides at most ``SLIVER_MAX`` training
+    samples; "" otherwise."""
+    step = tree.trace[k]
+    n = len(step.removed)
+    if step.chosen < 0 or n > SLIVER_MAX:
+        return ""
+    return (f"Sliver: this node decides only {n} training sample{'s' if n != 1 else ''}. Its hyperplane "
+            "is placed by those few points (the §4.2.2 threshold sits halfway between the last hard "
+            "sample and the nearest non-hard one), so new samples near it land on either side almost by "
+            "chance: such nodes err on test data several times as often as larger ones. Pruning (§4.3.5) "
+            "keeps it, since removing it costs training errors; min_node_samples (not in the paper) hands "
+            "what reaches such a node to the RBF node of §3.3.")
 
 
 def _list(items) -> str:
@@ -54,16 +76,18 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
         rest = ", ".join(f"{q.label} {q.left_out}" for q in others[:7])
         more = f" (the others: {rest}{', …' if len(others) > 7 else ''})" if others else ""
         how = _how(c)
-        # the first of equals wins (``max`` over the candidates in the order they were tried);
         # "the most" beside another candidate with as many left a class asking why not that one
-        tied = [q.label for q in others if q.left_out == c.left_out]
-        tie = (f", tied with {_list(tied)}: of equal candidates the one tried first wins" if tied else "")
+        tied = [q for q in others if q.left_out == c.left_out]
+        tie = _tie_clause(model, c, tied, data[0][step.active] if data is not None else None)
         parts.append(f"Candidate {c.label} wins because it removes {c.left_out} points of class "
                      f"{name[-c.hard_class]}, the most of the {len(cands)} candidates{more}{tie}. It is "
                      f"{how}, with hard class {name[c.hard_class]}: every sample of that class stays "
                      f"on its side (threshold of §4.2.2).")
     else:
         parts.append(step.note[0].upper() + step.note[1:] + ".")
+    sliver = sliver_note(tree, k)
+    if sliver:
+        parts.append(sliver)
     parts += _zero_sentences(model, k, tree_index, qp, name)
     if step.fell_back:
         parts += _fallback_sentences(step)
@@ -75,6 +99,30 @@ def explain_step(model, k: int, tree_index: int = 0) -> str:
                      "around, §4.3.3); “d⊥” is the hyperplane perpendicular to d's w (§4.3.4), "
                      "“−d⊥” its other orientation.")
     return " ".join(parts)
+
+
+def _tie_clause(model, c, tied, X) -> str:
+    """Why ``c`` won over the candidates ``tied`` with it on samples left out, by the model's
+    ``tie_break`` (the margins read from the step's samples when the training data is bound)."""
+    if not tied:
+        return ""
+    names = _list(q.label for q in tied)
+    if getattr(model, "tie_break", "order") == "order":
+        return f", tied with {names}: of equal candidates the one tried first wins (the paper's order)"
+    if X is None:
+        return (f", tied with {names}: of equal candidates the one whose hyperplane lies farther from "
+                "the nearest sample it keeps in play wins")
+    mine = margin(c, X)
+    close = [q for q in tied if abs(margin(q, X) - mine) <= 1e-9 + tie_tolerance(model.tol) * float(
+        np.linalg.norm(X.max(axis=0) - X.min(axis=0)))]
+    s = (f", tied with {names}: of equal candidates the one whose hyperplane lies farther from the "
+         f"nearest sample it keeps in play wins ({c.label}: {_g(mine)}; "
+         + "; ".join(f"{q.label}: {_g(margin(q, X))}" for q in tied) + ")")
+    if close:
+        s += (f"; {_list(q.label for q in close)} as far, so a C-SVM goes before an H1-SVM, a QP "
+              "candidate before a fallback, then a rule on the hyperplane itself — whichever class "
+              "is listed first")
+    return s
 
 
 def _fallback_sentences(step) -> list:
@@ -152,8 +200,14 @@ def _rule_sentence(group, r) -> str:
         s = f"The paper's loop (C_k ← C_k/f) tried {', '.join(_g(t.C_k) for t in c.tries)}"
         if r is not None:
             s += f"; the exact rule would use C_k = {_g(r.exact_C)}"
+    found = [q for q in group if not q.zero_solution and q.tries and np.isfinite(q.tries[-1].spread)]
+    if found:
+        s += "; " + _list(f"{q.label} found w ≠ 0 there (x·w spreads over {_g(q.tries[-1].spread)} across the "
+                          f"samples in play, ‖w‖ = {_g(q.w_norm)})" for q in found)
     if ends:
         why = ("C_k/f jumped over that window" if "jumped" in ends[0].zero_reason
-               else "the class centroids coincide")
+               else "the class centroids coincide" + (
+                   f": x·w spreads over {_g(ends[0].tries[-1].spread)}, zero at the solver's precision"
+                   if np.isfinite(ends[0].tries[-1].spread) else ""))
         s += f"; {_list(q.label for q in ends)} end{'s' if len(ends) == 1 else ''} with w = 0 ({why})"
     return s + "."

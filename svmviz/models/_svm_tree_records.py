@@ -21,8 +21,10 @@ FIG41_LABELS = {("c-svm", -1): "a", ("c-svm", 1): "b", ("h1-svm", -1): "c", ("h1
 class CTry:
     """One C_k of the zero-solution loop of §4.3.2 for one candidate.
 
-    ``w_norm``: the relative norm ‖w‖ / Σ α_i‖x_i − x̄‖ (``w_tol`` applies to it);
-    ``zero_solution``: it is below ``w_tol``. ``how``: "solved" (a QP), "certified" (a zero
+    ``w_norm``: the relative norm ‖w‖ / Σ α_i‖x_i − x̄‖ (``w_tol`` applies to it under
+    ``zero_test="relative"``); ``spread``: how far x·w spreads over the samples in play (the
+    ``zero_test="precision"`` measure; nan where nothing was solved, and in models saved before
+    it was kept); ``zero_solution``: w counts as zero. ``how``: "solved" (a QP), "certified" (a zero
     solution at a larger C_k had every hard α ≤ this C_k, so the same α is optimal here: w = 0
     without solving), "certified by LP" (ck_rule="exact": C_k ≥ D_k* from the LP), "same as C-SVM" (H1-SVM: the C-SVM showed w = 0 at this C_k ≥
     m_other/m_hard, the same condition) or "closed form" (H1-SVM at its floor m_other/m_hard:
@@ -34,6 +36,7 @@ class CTry:
     how: str
     n_iter: int
     converged: bool
+    spread: float = float("nan")
 
 
 @register_record
@@ -80,7 +83,9 @@ class Step:
     indices this step leaves out; ``stages``: the heuristics tried, in order (QP candidates, then
     the fallbacks of sign change §4.3.3 and perpendiculars §4.3.4); ``n_qp``: QPs solved;
     ``note``: what happened, in words; ``stop``: "" or "majority" when the chain ended here with
-    the majority class of the samples left (``note`` says why); ``fell_back``: the labels of the
+    the majority class of the samples left (``majority_stop``), or "rbf" when no candidate nor
+    fallback left a sample out while both classes remain and the samples left go to the RBF node
+    of §3.3 (beyond the paper; ``note`` says why); ``fell_back``: the labels of the
     QP candidates that left no sample out and so got their own −w and perpendiculars
     (fallback="per_candidate"; empty under "all_stuck" and in models saved before that reading
     existed)."""

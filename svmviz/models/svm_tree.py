@@ -18,18 +18,18 @@ from svmviz import limits
 from svmviz.errors import ParameterError
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.zero_solution import hard_class_zero
-from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TreeSettings, chain_arrays, chain_predict,
-                                           grow, prune, tree_predict)
-from svmviz.models._svm_tree_explain import explain_step
+from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TIE_BREAKS, ZERO_TESTS, TreeSettings,
+                                           chain_arrays, chain_predict, grow, prune, tree_pass, tree_predict)
+from svmviz.models._svm_tree_explain import SLIVER_MAX, explain_step, sliver_note
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
 from svmviz.models.base import SVMClassifierBase
 from svmviz.models.composite import CompositeMixin
-from svmviz.models.constraints import C, SOLVER, TOL, Bool, Number, OneOf, Options
+from svmviz.models.constraints import C, SOLVER, TOL, Bool, Int, Number, OneOf, Options
 from svmviz.registry import register_estimator
 
 # the plots read a tree through the same functions that predict with it
-__all__ = ["SVMTreeClassifier", "chain_arrays", "chain_predict", "tree_predict"]
+__all__ = ["SVMTreeClassifier", "SLIVER_MAX", "chain_arrays", "chain_predict", "decided_counts", "tree_predict"]
 
 #: Names of unconverged sub-problems kept in ``unconverged_`` (``n_unconverged_`` counts all).
 MAX_UNCONVERGED_NAMES = 20
@@ -50,10 +50,26 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         value large enough", the non-hard class has bound 1).
     reduction : float > 1, default 10
         The factor f of §4.3.2: C_k ← C_k / f while the C-SVM returns w = 0 (ck_rule="paper").
+    zero_test : "precision" or "relative", default "precision"
+        When a node QP's w counts as the zero solution of §4.3.2. "precision": only at numerical
+        precision — x·w spreads over at most 20 × tol across the samples in play (tol is the
+        precision the QP is solved to, in the units of x·w), the closed-form centroid difference
+        when it is zero up to rounding — or when the LP of §3.1 certifies it (ck_rule="exact").
+        "relative": ‖w‖ / Σ α_i‖x_i − x̄‖ < w_tol, the earlier test; it fires on real directions
+        (a centroid difference of norm 0.056 on fourclass) and then ends the tree early. A model
+        saved before this parameter existed loads as "relative".
     w_tol : float, default 1e-3
-        A solution counts as the zero solution of §4.3.2 when ‖w‖ / Σ α_i‖x_i − x̄‖ < w_tol: a
-        relative norm, so scaling or shifting the data gives the same tree (the paper's tol is on
-        ‖w‖, which changes with the data's units).
+        The bound of zero_test="relative" (unused otherwise).
+    tie_break : "margin" or "order", default "margin"
+        Which of the candidates that leave out as many samples wins. "margin": the one whose
+        hyperplane is farther from the nearest sample it keeps in play, then a rule on the
+        hyperplane itself: the tree does not depend on which class is listed first. "order": the
+        first of equals in the paper's order (a, b, c, d of Fig. 4.1, then the fallbacks), which
+        depends on it. A model saved before this parameter existed loads as "order".
+    min_node_samples : None or int ≥ 2, default None
+        Not in the paper (default off): a kept node that decides fewer than this many training
+        samples (a sliver) hands the samples that reach it, and the rest of the chain, to the RBF
+        node of §3.3 (``nonlinear``'s k; its other keys still apply).
     ck_rule : "exact" or "paper", default "exact"
         How the zero loop picks C_k after w = 0 at C_hard. "paper": divide by f (§4.3.2); it can
         jump over the whole non-zero window (D_low, D_k*) and then records that it did.
@@ -83,7 +99,9 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     majority_stop : bool, default False
         Opt-in, not in the paper: when no QP candidate leaves a sample out, stop and give the rest
         the majority class instead of trying perpendiculars (§4.3.4) and sign changes (§4.3.3).
-        The trace says so at that step.
+        The trace says so at that step. Without it, when no candidate nor fallback leaves a sample
+        out while both classes remain, the samples left go to the RBF node of §3.3 (``nonlinear``,
+        its defaults when None; beyond the paper, which has no such stop) and the trace says so.
     prune : bool, default True
         Remove useless hyperplanes (§4.3.5).
     nonlinear : None or dict, default None
@@ -116,19 +134,24 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     _max_unconverged_names = MAX_UNCONVERGED_NAMES
     _parameter_constraints = {
         **SVMClassifierBase._parameter_constraints, "C_hard": C, "reduction": Number(1, 1e6, lo_open=True),
-        "w_tol": Number(0, 1, lo_open=True), "ck_rule": OneOf(*CK_RULES), "greedy_level": OneOf(0, 1),
+        "w_tol": Number(0, 1, lo_open=True), "zero_test": OneOf(*ZERO_TESTS), "tie_break": OneOf(*TIE_BREAKS),
+        "min_node_samples": Int(2, 10**9, none=True), "ck_rule": OneOf(*CK_RULES), "greedy_level": OneOf(0, 1),
         "use_c_svm": Bool(), "use_h1_svm": Bool(), "sign_change": Bool(), "perpendicular": Bool(),
         "perpendicular_orientations": OneOf(1, 2),
         "fallback": OneOf(*FALLBACKS), "majority_stop": Bool(), "prune": Bool(), "nonlinear": Options(**NONLINEAR_SPEC), "solver": SOLVER,
         "multi_class": OneOf("ovo"), "tol": TOL}
 
-    def __init__(self, C_hard=1000.0, reduction=10.0, w_tol=1e-3, ck_rule="exact", greedy_level=0,
+    def __init__(self, C_hard=1000.0, reduction=10.0, zero_test="precision", w_tol=1e-3, tie_break="margin",
+                 min_node_samples=None, ck_rule="exact", greedy_level=0,
                  use_c_svm=True, use_h1_svm=True, sign_change=True, perpendicular=True,
                  perpendicular_orientations=2, fallback="per_candidate", majority_stop=False, prune=True, nonlinear=None,
                  solver="smo", multi_class="ovo", tol=1e-5):
         self.C_hard = C_hard
         self.reduction = reduction
+        self.zero_test = zero_test
         self.w_tol = w_tol
+        self.tie_break = tie_break
+        self.min_node_samples = min_node_samples
         self.ck_rule = ck_rule
         self.majority_stop = majority_stop
         self.greedy_level = greedy_level
@@ -154,7 +177,20 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
                             sign_change=bool(self.sign_change), perpendicular=bool(self.perpendicular),
                             perpendicular_orientations=int(self.perpendicular_orientations),
                             solver=self.solver, tol=float(self.tol), ck_rule=self.ck_rule,
-                            majority_stop=bool(self.majority_stop), fallback=self.fallback, fast=fast)
+                            majority_stop=bool(self.majority_stop), fallback=self.fallback,
+                            zero_test=self.zero_test, tie_break=self.tie_break, fast=fast)
+
+    def _nonlinear(self) -> dict | None:
+        """The RBF node's settings: ``nonlinear`` over its defaults, k from ``min_node_samples``."""
+        given, k = self.nonlinear, self.min_node_samples
+        if given is None and k is None:
+            return None
+        nl = {**NONLINEAR_DEFAULTS, **(given or {})}
+        if k is None:
+            return nl
+        if "k" in (given or {}) and given["k"] != k:
+            raise ParameterError(f"min_node_samples={k} and nonlinear's k={given['k']} disagree: give one of them")
+        return {**nl, "k": int(k)}
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, progress=None, _reference=False):
@@ -165,7 +201,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         t0 = time.perf_counter()
         X, yi = self._validate_fit(X, y)
         settings = self._settings(fast=not _reference)
-        nl = None if self.nonlinear is None else {**NONLINEAR_DEFAULTS, **self.nonlinear}
+        nl = self._nonlinear()
         K = len(self.classes_)
         limits.check_pairwise(K, "the SVM tree's one-vs-one")
         pairs = [(0, 1)] if K == 2 else list(combinations(range(K), 2))
@@ -239,6 +275,8 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         errors = int(np.sum(chain_predict(X, W, t, hc, final)[0] != y))
         pruned_errors = prune(nodes, X, y, final) if self.prune else errors
         tree = BinaryTree(np.asarray(classes), nodes, trace, int(final), errors, pruned_errors)
+        if nl is None and trace and trace[-1].stop == "rbf":
+            nl = dict(NONLINEAR_DEFAULTS)   # the samples left need the RBF node
         if nl is not None:
             add_nonlinear(tree, X, y, nl, self.solver)
         return tree
@@ -266,21 +304,18 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         if len(self.trees_) > 1:
             return self._votes(X)
         tree = self.trees_[0]
-        label, depth = tree_predict(tree, X)
-        kept = tree.kept()
-        W, t, hc = chain_arrays(kept, X.shape[1])
+        label, depth, value = tree_pass(tree, X)
+        W = chain_arrays(tree.kept(), X.shape[1])[0]
         out = label.astype(np.float64)
+        rbf = depth == tree.nonlinear.depth + 1 if tree.svm is not None else np.zeros(len(out), dtype=bool)
         if W.shape[0]:
-            dist = (X @ W.T - t) / np.linalg.norm(W, axis=1)
-            rows = np.arange(X.shape[0])
-            col = np.minimum(depth, W.shape[0]) - 1
-            mag = np.maximum(np.abs(dist[rows, np.maximum(col, 0)]), np.finfo(float).tiny)
+            norms = np.linalg.norm(W, axis=1)
+            col = np.clip(depth, 1, W.shape[0]) - 1
+            mag = np.maximum(np.abs(value) / norms[col], np.finfo(float).tiny)
             out = label * np.where(depth > 0, mag, 1.0)
-        if tree.svm is not None:
-            rbf = depth == tree.nonlinear.depth + 1
-            if np.any(rbf):
-                out[rbf] = tree.svm.decision_function(X[rbf])
-                out[rbf & (out == 0) & (label > 0)] = np.finfo(float).tiny
+        if np.any(rbf):
+            out[rbf] = value[rbf]
+            out[rbf & (out == 0) & (label > 0)] = np.finfo(float).tiny
         return out
 
     def predict_depth(self, X) -> np.ndarray:
@@ -337,6 +372,14 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         act = tree.trace[k].active
         return X[act], np.where(y[act] == tree.classes[1], 1, -1)
 
+    def sliver_note(self, k: int, tree_index: int = 0) -> str:
+        """Why the node of step k is fragile when it decides at most ``SLIVER_MAX`` training
+        samples (a sliver), else ""."""
+        tree = self.trees_[tree_index]
+        if not 0 <= k < len(tree.trace):
+            raise ParameterError(f"step must be between 0 and {len(tree.trace) - 1}, got {k}")
+        return sliver_note(tree, k)
+
     def explain_step(self, k: int, tree_index: int = 0) -> str:
         """Step k in plain words, from the trace and the zero-solution report."""
         return explain_step(self, k, tree_index)
@@ -357,3 +400,19 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
     @property
     def n_hyperplanes_(self) -> int:
         return int(sum(len(t.kept()) for t in self.trees_))
+
+
+def decided_counts(tree: BinaryTree, X) -> np.ndarray:
+    """Samples of X (the tree's pair) each kept linear node decides, then those the end of the
+    chain (or the RBF node) decides: len(kept) + 1 counts, in chain order. With the RBF node the
+    nodes after it decide nothing."""
+    _, depth, value = tree_pass(tree, np.asarray(X, dtype=np.float64))
+    kept = tree.kept()
+    k = len(kept)
+    p = tree.nonlinear.depth if tree.svm is not None else k
+    if p == 0:
+        return np.r_[np.zeros(k, dtype=np.int64), len(depth)]
+    # depth p is both "decided by node p" and "reached the end": the sign of its value tells
+    end = (depth == p + 1) if tree.svm is not None else (depth == p) & (kept[p - 1].hard_class * value >= 0)
+    counts = np.bincount(depth[~end], minlength=p + 1)[1:p + 1]
+    return np.r_[counts, np.zeros(k - p, dtype=np.int64), int(end.sum())]

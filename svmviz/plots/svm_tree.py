@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
+from svmviz.models.svm_tree import SLIVER_MAX, decided_counts
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
                                  add_class_scatter, base_layout, class_label, class_text, class_traces, counted,
                                  grid, layout_spec, legend_below, padded_box, sample_note)
@@ -255,11 +256,19 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
         data.append(dict(type="scatter", x=P2[hard, 0], y=P2[hard, 1], mode="markers",
                          name=f"hard class {signed(chosen.hard_class)}",
                          marker=dict(symbol="circle-open", size=11, color="#333", line=dict(width=1))))
+    sliver = chosen is not None and len(step.removed) <= SLIVER_MAX
     if step.removed.size:
         r = step.removed
         data.append(dict(type="scatter", x=P2[r, 0], y=P2[r, 1], mode="markers",
-                         name=f"removed by this step ({len(r)})",
+                         name=f"removed by this step ({len(r)})" + (" — a sliver" if sliver else ""),
                          marker=dict(symbol="circle-open", size=14, color="#e00000", line=dict(width=2.5))))
+    if sliver:   # said on the picture itself: a projector shows the plot before the words
+        notes.append(dict(xref="x domain", yref="y domain", x=0.01, y=0.99, xanchor="left", yanchor="top",
+                          showarrow=False, align="left", bgcolor="rgba(255,240,240,0.92)", bordercolor="#e00000",
+                          borderwidth=1.5, font=dict(size=LEGEND_SIZE, color="#a00000"),
+                          text=f"<b>sliver</b>: this node decides only {len(step.removed)} training "
+                               f"sample{'s' if len(step.removed) != 1 else ''}<br>— placed by a handful of "
+                               "points, fragile on new data"))
     drawn = [i for i, c in enumerate(step.candidates) if not c.zero_solution]
     few = len(drawn) <= MAX_SHOWN_CANDIDATES
     for i in drawn:
@@ -411,15 +420,19 @@ def _acting_segment(seg, in_play):
 
 
 def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
-                 plane: Plane | None = None, resolution: int = 200) -> go.Figure:
+                 plane: Plane | None = None, resolution: int = 200, by_samples: bool = False) -> go.Figure:
     """The partition of the whole tree: with pruning applied (kept nodes, and the RBF node of §3.3
     if there is one) or with every node before pruning. The regions are polygons
     (``final_regions``; ``resolution`` is the grid the RBF node's sides are traced on), each
-    node's line is drawn where it acts."""
+    node's line is drawn where it acts. ``by_samples`` (pruned only) shades each node's region by
+    the training samples it decides (darker: more; a sliver, ≤ ``SLIVER_MAX``, outlined in red)
+    and writes the count in it."""
     tree = model.trees_[tree_index]
     in_pair, plane, P2, lo, hi = _pair_in_plane(tree, X, y, plane)
     fig = go.Figure()
     fig.add_traces(_region_traces(tree, final_regions(tree, plane, lo, hi, pruned, resolution)))
+    if by_samples and pruned:
+        _shade_by_samples(fig, tree, np.asarray(X, dtype=np.float64)[in_pair], plane, lo, hi)
     nodes = tree.kept() if pruned else tree.nodes
     add_class_scatter(fig, P2[in_pair], np.asarray(y)[in_pair], classes=tree.classes, size=6,
                       names=[class_label(tree.classes[0], -1), class_label(tree.classes[1], 1)])
@@ -451,6 +464,41 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     fig.update_xaxes(range=[lo[0], hi[0]], constrain="domain")
     fig.update_yaxes(range=[lo[1], hi[1]], constrain="domain")
     return fig
+
+
+def _shade_by_samples(fig, tree, X, plane, lo, hi) -> None:
+    """Over the class colours, each linear node's cell in grey by how many training samples it
+    decides (log scale), the count at its centre; slivers outlined in red."""
+    kept = tree.kept()
+    nodes = kept[:tree.nonlinear.depth] if tree.svm is not None else kept
+    counts = decided_counts(tree, X)
+    top = np.log1p(max(int(counts.max()), 1))
+    box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], dtype=np.float64)
+    rest = box
+    for i, nd in enumerate(nodes):
+        if len(rest) < 3:
+            break
+        a, c = _line_in_plane(nd.w, nd.threshold, plane)
+        s = float(nd.hard_class)
+        cell = _clip_polygon(rest, -s * a, -s * c)
+        rest = _clip_polygon(rest, s * a, s * c)
+        if len(cell) < 3 or _area(cell) == 0:
+            continue
+        n = int(counts[i])
+        sliver = n <= SLIVER_MAX
+        ring = np.vstack([cell, cell[:1]])
+        fig.add_trace(go.Scatter(x=ring[:, 0], y=ring[:, 1], mode="lines", fill="toself",
+                                 fillcolor=f"rgba(40, 40, 40, {0.05 + 0.45 * np.log1p(n) / top:.3f})",
+                                 line=dict(color="#e00000" if sliver else "rgba(0,0,0,0)", width=2 if sliver else 0),
+                                 name=f"node {nd.depth + 1}: decides {n}", hoverinfo="name", showlegend=False))
+        cx, cy = cell.mean(axis=0)
+        fig.add_annotation(x=cx, y=cy, text=f"{n}", showarrow=False,
+                           font=dict(size=LEGEND_SIZE, color="#a00000" if sliver else "#222"),
+                           bgcolor="rgba(255,255,255,0.6)")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="grey: training samples a node decides "
+                             f"(red outline: a sliver, ≤ {SLIVER_MAX})",
+                             marker=dict(symbol="square", size=14, color="rgba(40,40,40,0.4)",
+                                         line=dict(width=2, color="#e00000"))))
 
 
 CHAIN_ROW_PX, CHAIN_TOP_PX = 64, 70   # a card's row (three lines of text) and the title's band

@@ -11,12 +11,15 @@ from svmviz.errors import ParameterError
 from svmviz.solvers.problem import QPProblem
 from svmviz.solvers.result import QPResult, SMOTrace
 
+#: the backends an estimator's ``solver`` may name; ``solve_qp`` also takes "dense-smo" (the
+#: ``dense_smo.DenseSMO`` object behind the SVM tree's node QPs: one equality group, dense Q)
 BACKENDS = ("smo", "cvxpy")
 
 
 def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_iter=None,
              alpha0=None, **options) -> QPResult:
-    """Solve ``problem`` with ``backend`` ("smo": fast Numba SMO; "cvxpy": the reference).
+    """Solve ``problem`` with ``backend`` ("smo": fast Numba SMO; "cvxpy": the reference;
+    "dense-smo": ``DenseSMO``, for one equality group with signs ±1 on a dense Q).
 
     ``alpha0`` is a feasible starting point (SMO only; the reference ignores it). ``max_iter``:
     None runs SMO to convergence (as LIBSVM); a number caps it: the result then says
@@ -35,10 +38,13 @@ def solve_qp(problem: QPProblem, backend: str = "smo", tol: float = 1e-3, max_it
     if backend == "smo":
         from svmviz.solvers import smo
         return smo.solve(problem, tol=tol, max_iter=max_iter, alpha0=alpha0, **options)
+    if backend == "dense-smo":
+        from svmviz.solvers import dense_smo
+        return dense_smo.solve(problem, tol=tol, max_iter=max_iter, alpha0=alpha0, **options)
     if backend == "cvxpy":
         from svmviz.solvers import cvxpy_backend
         return cvxpy_backend.solve(problem, tol=tol, max_iter=max_iter, alpha0=alpha0, **options)
-    raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    raise ParameterError(f"backend must be one of {', '.join(BACKENDS)} or dense-smo, not {backend!r}")
 
 
 __all__ = ["QPProblem", "QPResult", "SMOTrace", "solve_qp", "BACKENDS"]

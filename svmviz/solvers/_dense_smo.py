@@ -1,13 +1,6 @@
-"""The lean QP path of the SVM tree: a small dense SMO for the node QPs of Zapién Arreola, Fehr and Burkhardt 2007.
-
-Every node QP of the tree (C-SVM eq. 4.2, bounded H1-SVM eq. 4.3) is
-    min ½ αᵀQα − Σα   s.t.  L ≤ α ≤ U,  Σ y_i α_i = 0,   Q_ij = y_i y_j x_i·x_j,
-on at most a few thousand samples, solved hundreds of times per fit with the same Q. The shared
-solver (``svmviz.solvers.solve_qp``) validates the problem, picks a column source, shrinks and
-computes ρ on every call — more time than the solve itself at this size. This is LIBSVM's SMO
-with second-order working-set selection (Fan, Chen, Lin 2005, WSS 2) on a dense Q and general
-bounds, nothing else; the tree's reference path (``fit(..., _reference=True)``) and
-``solver="cvxpy"`` go through ``solve_qp``, and the tests check both give the same trees.
+"""The kernel of the dense SMO: LIBSVM's SMO with second-order working-set selection (Fan, Chen,
+Lin 2005, WSS 2) on a dense Q, general bounds and one equality group, nothing else (no
+shrinking, no cache, no trace). ``dense_smo.DenseSMO`` holds Q and calls it.
 """
 
 from __future__ import annotations
@@ -16,10 +9,6 @@ import numba
 import numpy as np
 
 TAU = 1e-12
-#: Iteration cap of one node QP; None: LIBSVM's max(10⁷, 100 n). A QP that reaches it (or that
-#: floating point stops from making progress) returns ``converged=False``, which the tree
-#: collects and reports; the tests lower it to force that case.
-MAX_ITER = None
 
 
 @numba.njit(cache=True, nogil=True)
@@ -33,9 +22,11 @@ def _snap(v, lo, hi):
 
 
 @numba.njit(cache=True, nogil=True)
-def _smo(Q, y, L, U, alpha, tol, max_iter):
+def smo(Q, p, y, L, U, alpha, tol, max_iter):
+    """min ½αᵀQα + pᵀα, L ≤ α ≤ U, Σ y_i α_i fixed (y = ±1, Q_ij carrying y_i y_j), from the
+    feasible ``alpha`` (changed in place). Returns (gradient Qα + p, iterations, converged)."""
     n = alpha.shape[0]
-    G = -np.ones(n)
+    G = p.copy()
     for t in range(n):
         if alpha[t] != 0.0:
             G += alpha[t] * Q[t]          # Q is symmetric: rows are contiguous
@@ -102,23 +93,3 @@ def _smo(Q, y, L, U, alpha, tol, max_iter):
         for t in range(n):
             G[t] += Q[i, t] * di + Q[j, t] * dj
     return G, it, False
-
-
-class LeanResult:
-    """The part of ``QPResult`` the tree reads."""
-
-    __slots__ = ("alpha", "n_iter", "converged", "objective")
-
-    def __init__(self, alpha, n_iter, converged, objective):
-        self.alpha, self.n_iter, self.converged, self.objective = alpha, n_iter, converged, objective
-
-
-def lean_solve(Qy, y, lower, upper, alpha0, tol: float) -> LeanResult:
-    """SMO from the feasible ``alpha0`` (copied); LIBSVM's stopping rule m(α) − M(α) < tol and
-    its iteration cap max(10⁷, 100 n) (``MAX_ITER`` when set). The objective ½αᵀQα − Σα comes
-    from the gradient G = Qα − 1 as ½αᵀG − ½Σα (no extra pass over Q)."""
-    alpha = np.array(alpha0, dtype=np.float64)
-    cap = max(10_000_000, 100 * len(alpha)) if MAX_ITER is None else int(MAX_ITER)
-    G, it, ok = _smo(Qy, y, lower, upper, alpha, float(tol), cap)
-    objective = 0.5 * float(alpha @ G) - 0.5 * float(alpha.sum())
-    return LeanResult(alpha, int(it), bool(ok), objective)
