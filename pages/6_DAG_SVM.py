@@ -238,23 +238,28 @@ with guard("cannot train the models"):
             out.append(st.session_state[key])
         return out
 
+    def weighted_dag(values, order):
+        """The imported weighted DAG SVM, or the page's own cached fit with ``values`` (clusters,
+        weight, covariance regularisation, seed): (model, its parameters or None)."""
+        if isinstance(imported, WeightedDAGSVC):
+            return imported, None
+        n_clusters, weight, reg, seed = values
+        wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
+                       random_state=int(seed), order=order)
+        bar = Progress("training the weighted DAG SVM")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ClusterClassWarning)  # the weighted DAG tab shows it as a page warning
+            wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
+        bar.done()
+        return wdag, wparams
+
     def sample_steps(ask: bool) -> None:
         """Sabzekar et al. for one training sample: its walk through the DAG node by node, then the
         weighted DAG's clusters, each cluster's DAG and the fusion τ. ``ask``: draw the sample's
         input (the projector follows the bound one)."""
         order = class_order(draw=False)
         dag = DAGSVC.from_pairwise(voting, order)
-        n_clusters, weight, reg, seed = wdag_values()
-        if isinstance(imported, WeightedDAGSVC):
-            wdag, wparams = imported, None
-        else:
-            wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
-                           random_state=int(seed), order=order)
-            bar = Progress("training the weighted DAG SVM")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ClusterClassWarning)  # the weighted DAG tab says it
-                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
-            bar.done()
+        wdag, wparams = weighted_dag(wdag_values(), order)
         # by default the sample whose weight the clusters share most: the fusion then has something to fuse
         b = bind("dag.sample", shared_view(_shared_sample, wdag, X), bounds=(0, len(y) - 1))
         if ask:
@@ -376,18 +381,9 @@ with guard("cannot train the models"):
             for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
                 with col:
                     shown.append(param_widget(WeightedDAGSVC, "dag", p))
-            n_clusters, weight, reg, seed = shown
-            if isinstance(imported, WeightedDAGSVC):
-                wdag, wparams = imported, None
+            wdag, wparams = weighted_dag(shown, order)
+            if wparams is None:
                 st.caption("Showing the imported weighted DAG SVM.")
-            else:
-                wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
-                               random_state=int(seed), order=order)
-                bar = Progress("training the weighted DAG SVM")
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ClusterClassWarning)  # shown below as a page warning
-                    wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
-                bar.done()
             convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
             if wdag.incomplete_clusters_.size:
                 st.warning(plain(wdag.missing_classes_message()))
