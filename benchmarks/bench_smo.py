@@ -38,7 +38,6 @@ from sklearn.datasets import load_breast_cancer, load_digits, make_classificatio
 from sklearn.svm import SVC  # noqa: E402
 
 from svmviz.data import fourclass_path, load_builtin  # noqa: E402
-from svmviz import limits  # noqa: E402
 from svmviz.kernels import Kernel  # noqa: E402
 from svmviz.models.svc import BinarySVC, libsvm_dual_objective  # noqa: E402
 from svmviz.solvers import QPProblem, solve_qp  # noqa: E402
@@ -162,8 +161,6 @@ COLUMNS = [("name", "data", "{}", 16), ("kernel", "kernel", "{}"), ("gamma_text"
 
 
 def _run(args):
-    if args.big:   # a benchmark knowingly asks for more than one classroom request may
-        limits.MAX_SOLVER_SAMPLES = max(limits.MAX_SOLVER_SAMPLES, 50_000)
     X, y = synthetic(300, 5, seed=1)
     t0 = time.perf_counter()
     BinarySVC(gamma=0.2).fit(X, y)   # loads (or compiles) the cached Numba code: not timed below

@@ -8,10 +8,11 @@ import streamlit as st
 from svmviz.data import Dataset
 from svmviz.data.generators import hypercubes
 from svmviz.errors import DataError
-from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, dual_view
+from svmviz.models.guard import GuardVectorSVC, dual_view
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.guard import plot_dual_view, plot_guard_timing, plot_guard_vectors, plot_overlapping_hulls
 from svmviz_app import state
+from svmviz_app.budget import CLASSROOM
 from svmviz_app.cache import cached_call, cached_fit
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.frame import MethodPage, Param, View, projected, run_page, standard
@@ -21,8 +22,8 @@ from svmviz_app.views import shared_figure
 from svmviz_app.widgets import Progress, guard, plain
 
 # The 2-D closed form tests thousands of points in milliseconds; Δ > 0 solves the QP on every point
-# with an m×m matrix, which svmviz.models.guard limits to MAX_TAU_DELTA points.
-MAX_SAMPLES = MAX_TAU_DELTA
+# with an m×m matrix, which the classroom budget limits to tau_delta_samples points.
+MAX_SAMPLES = CLASSROOM.tau_delta_samples
 SOURCES = ["current data set", "cubes50", "cubes200"]
 SOURCE_LABELS = {"current data set": "the Data page's training part",
                  "cubes50": "override: Fig. 4 of Yang and Ahuja (2000), 50 points from [0,40]² / [60,100]²",
