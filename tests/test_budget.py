@@ -103,3 +103,22 @@ def test_the_classroom_file_size_is_the_servers_upload_limit(monkeypatch):
     real = st.get_option
     monkeypatch.setattr(st, "get_option", lambda k: 7 if k == "server.maxUploadSize" else real(k))
     assert classroom_budget().file_mb == 7
+
+
+def test_leaf_jobs_in_worker_threads_run_in_the_callers_budget(monkeypatch):
+    import svmviz.models._td_local as td_local
+
+    seen, real = [], td_local._binary_fit
+
+    def recording(*args, **kwargs):
+        seen.append((get_budget(), threading.get_ident()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(td_local, "_binary_fit", recording)
+    X, y = _separable(400)
+    y = np.where(X[:, 1] > 0, y, 1 - y)   # heterogeneous leaves: leaf SVMs are trained
+    mine = Budget(solver_samples=50_000, scope="the caller's budget")
+    with budget(mine):
+        TreeDecompositionSVC(C_grid=(1.0, 10.0), gamma_grid=(1.0, 2.0), n_jobs=2, max_stages=1).fit(X, y)
+    assert seen and all(b is mine for b, _ in seen)
+    assert {t for _, t in seen} - {threading.get_ident()}   # some ran in joblib's worker threads
