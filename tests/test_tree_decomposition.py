@@ -295,6 +295,26 @@ def test_no_leaf_svm_is_trained_twice(monkeypatch):
     assert len(seen) == len(set(seen))
 
 
+def test_a_stages_leaf_jobs_read_views_of_one_copy_not_a_copy_per_theta(monkeypatch):
+    # the jobs of one stage (every leaf, every γ) hold slices of one array sorted by leaf: the
+    # data a stage holds is one copy of the training component, whatever the θ grid
+    from svmviz.models import tree_decomposition as td_mod
+
+    bases, real = [], td_mod.train_leaf
+
+    def recording(X, y, X_val, gamma, Cs, *rest):
+        bases.append((X.base, X_val.base))
+        return real(X, y, X_val, gamma, Cs, *rest)
+
+    monkeypatch.setattr(td_mod, "train_leaf", recording)
+    X, y = noisy_regions(3000)
+    m = TreeDecompositionSVC(C_grid=(1.0,), gamma_grid=(1.0, 4.0, 16.0), max_stages=1).fit(X, y)
+    assert len(bases) == 3 * m.search_path_[0].n_trained > 3
+    assert all(b is not None and v is not None for b, v in bases)   # views, not copies
+    assert len({id(b) for b, _ in bases}) == 1 and len({id(v) for _, v in bases}) == 1
+    assert bases[0][0].shape == (m.n_train_, 2)
+
+
 def test_purity_tol_labels_near_pure_leaves_by_majority():
     X, y = noisy_regions(4000)
     paper = TreeDecompositionSVC(**SMALL, max_stages=1).fit(X, y)
