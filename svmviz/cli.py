@@ -58,7 +58,7 @@ class Progress:
     def __call__(self, done: int, total: int) -> None:
         """The library's ``progress(done, total)`` callback (SVM tree, TD, DAG, Scatter, guard
         vectors): the bar takes the estimator's own count of steps."""
-        total, done = max(int(total), 0), int(done)
+        total, done = (int(total) or None), int(done)   # 0: the solver does not know its total
         if total != self.total:
             self.total = self.bar.total = total
         self.update(done - self.done)

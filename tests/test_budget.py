@@ -122,3 +122,27 @@ def test_leaf_jobs_in_worker_threads_run_in_the_callers_budget(monkeypatch):
         TreeDecompositionSVC(C_grid=(1.0, 10.0), gamma_grid=(1.0, 2.0), n_jobs=2, max_stages=1).fit(X, y)
     assert seen and all(b is mine for b, _ in seen)
     assert {t for _, t in seen} - {threading.get_ident()}   # some ran in joblib's worker threads
+
+
+def test_a_binary_svc_solve_reports_progress_and_a_raising_callback_stops_it(monkeypatch):
+    # a fit of 10⁵ samples runs for minutes: the command line's bar and Ctrl-C need the solver to
+    # come back to Python between chunks of iterations
+    import svmviz.solvers.smo as smo
+
+    monkeypatch.setattr(smo, "CHUNK", 16)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] + 0.8 * rng.normal(size=400) > 0).astype(int)
+    calls = []
+    model = BinarySVC(C=10.0, gamma=1.0).fit(X, y, progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) >= 2 and [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[0][1] == 0
+    np.testing.assert_array_equal(model.alpha_, BinarySVC(C=10.0, gamma=1.0).fit(X, y).alpha_)
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        BinarySVC(C=10.0, gamma=1.0).fit(X, y, progress=stop)
