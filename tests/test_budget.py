@@ -146,3 +146,33 @@ def test_a_binary_svc_solve_reports_progress_and_a_raising_callback_stops_it(mon
 
     with pytest.raises(Stop):
         BinarySVC(C=10.0, gamma=1.0).fit(X, y, progress=stop)
+
+
+def test_libsvms_objective_is_recomputed_in_bounded_blocks():
+    # bench_smo compares objectives at 10⁵ samples, where LIBSVM keeps tens of thousands of support
+    # vectors: their whole Gram matrix (the former computation) took the machine's 20 GB
+    import tracemalloc
+
+    from sklearn.svm import SVC
+
+    from svmviz.models.svc import libsvm_dual_objective
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(4000, 2))
+    y = (rng.random(4000) < 0.5).astype(int)   # noise: nearly every point a support vector
+    svc = SVC(C=1.0, gamma=0.5).fit(X, y)
+    n_sv = svc.support_.size
+    tracemalloc.start()
+    try:
+        obj = libsvm_dual_objective(svc, X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    from svmviz.kernels import KERNEL_BLOCK_VALUES
+
+    # a few blocks' temporaries, below the whole matrix (n_sv² float64: 120 MB here)
+    assert peak < 3 * 8 * KERNEL_BLOCK_VALUES < n_sv * n_sv * 8
+    coef, sv = svc.dual_coef_[0], X[svc.support_]
+    from svmviz.kernels import Kernel
+    full = 0.5 * coef @ Kernel("rbf", 0.5).gram(sv) @ coef - np.abs(coef).sum()
+    assert obj == pytest.approx(full, rel=1e-12)

@@ -360,4 +360,7 @@ def libsvm_dual_objective(svc, X) -> float:
     coef = np.asarray(svc.dual_coef_)[0]
     sv = np.asarray(X, dtype=np.float64)[svc.support_]
     kern = Kernel.from_params(svc.kernel, svc.gamma, int(svc.degree), float(svc.coef0), X=X)
-    return float(0.5 * coef @ kern.gram(sv) @ coef - np.sum(np.abs(coef)))
+    # in row blocks: at 10⁵ samples the support vectors' whole Gram matrix is tens of GB
+    step = block_rows(sv.shape[0])
+    quad = sum(float(coef[s:s + step] @ (kern.gram(sv[s:s + step], sv) @ coef)) for s in range(0, sv.shape[0], step))
+    return 0.5 * quad - float(np.sum(np.abs(coef)))
