@@ -9,8 +9,8 @@ the imports done before it are not counted, the first-call compilations of Numba
 seconds, the peak resident set size of the process (``ru_maxrss``, imports included), the
 messages the page showed (errors and warnings first), and the load average, since wall time on a
 shared machine is inflated by the others; the same in a JSON record (``harness.Run``). ``--cpu-limit`` ends a run that exceeds it (RLIMIT_CPU),
-reported as "killed"; a request that needs more than a minute of CPU is over the work bounds of
-``svmviz.limits`` anyway.
+reported as "killed"; a request that needs more than a minute of CPU is over the app's classroom
+budget (``svmviz_app/budget.py``) anyway.
 """
 
 from __future__ import annotations

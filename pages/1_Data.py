@@ -6,11 +6,12 @@ import inspect
 import pandas as pd
 import streamlit as st
 
-from svmviz.data import BUILTINS, MAX_FILE_MB, METHODS, load_builtin
+from svmviz.data import BUILTINS, METHODS, load_builtin
 from svmviz.data.builtins import fourclass_note
 from svmviz.data.generators import GENERATORS, generate
 from svmviz.plots.data import plot_dataset
 from svmviz_app import state
+from svmviz_app.budget import upload_mb
 from svmviz_app.draw import draw_panel
 from svmviz_app.state import bind
 from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
@@ -39,7 +40,7 @@ if source == "Built-in":
 elif source == "Upload a file":
     uploaded = st.file_uploader(
         f"CSV (header optional; label column named label/class/target/y, else the last column), "
-        f"LIBSVM text, or a svmviz lesson file (.json) — at most {MAX_FILE_MB} MB", type=None,
+        f"LIBSVM text, or a svmviz lesson file (.json) — at most {upload_mb():g} MB", type=None,
         key="data_upload")
     dataset_from_upload(uploaded)
 

@@ -11,13 +11,14 @@ from svmviz.data import Dataset
 from svmviz.data.generators import hypercubes
 from svmviz.errors import DataError
 from svmviz.geometry import hulls_intersect
-from svmviz.models.guard import MAX_TAU_DELTA, GuardVectorSVC, dual_view
+from svmviz.models.guard import GuardVectorSVC, dual_view
 from svmviz.models.guard_steps import ORDER_LABELS, ORDERS, explain_step, guard_walk, step_summary
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.guard import (plot_dual_view, plot_guard_step, plot_guard_timing, plot_guard_vectors,
                                 plot_overlapping_hulls)
 from svmviz.questions import guard_next
 from svmviz_app import live, state
+from svmviz_app.budget import CLASSROOM
 from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import two_classes_two_features
 from svmviz_app.frame import MethodPage, Param, View, projected, run_page, standard
@@ -28,8 +29,8 @@ from svmviz_app.views import shared_figure
 from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 
 # The 2-D closed form tests thousands of points in milliseconds; Δ > 0 solves the QP on every point
-# with an m×m matrix, which svmviz.models.guard limits to MAX_TAU_DELTA points.
-MAX_SAMPLES = MAX_TAU_DELTA
+# with an m×m matrix, which the classroom budget limits to tau_delta_samples points.
+MAX_SAMPLES = CLASSROOM.tau_delta_samples
 SOURCES = ["auto", "current data set", "cubes50", "cubes200"]
 SOURCE_LABELS = {"auto": "the Data page's training part when separable, else Fig. 4's example",
                  "current data set": "the Data page's training part",

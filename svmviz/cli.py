@@ -6,7 +6,11 @@
     svmviz predict MODEL.json DATA [--out predictions.csv]
 
 DATA is a built-in name (see ``svmviz datasets``) or a CSV/LIBSVM file. Bad input ends with a
-one-line message on stderr and exit code 2; long work shows progress on stderr.
+one-line message on stderr and exit code 2; work longer than a second shows a progress bar on
+stderr; Ctrl-C stops it with one line and exit code 130. Nothing is refused on size unless
+``--budget KEY=N[,KEY=N...]`` (the bounds of ``svmviz.limits.Budget``, e.g.
+``--budget solver_samples=10000,search_work=25e6`` on a shared machine) says so; work that is
+large for one machine warns.
 """
 
 from __future__ import annotations
@@ -17,67 +21,69 @@ import json
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from svmviz.errors import SvmvizError
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130   # the shell's code for a command ended by SIGINT
+BAR_DELAY_S = 1.0        # work shorter than this draws no bar
 
 
 class Progress:
-    """A small progress bar on stderr. On a terminal it redraws one line; elsewhere (logs, CI)
-    it prints only the finished line, so captured output stays readable."""
+    """A progress bar on stderr (tqdm) for work that lasts longer than ``delay`` seconds. On a
+    terminal it redraws one line; elsewhere (logs, CI) it prints only the finished line, so
+    captured output stays readable. Work without steps shows the elapsed time."""
 
-    def __init__(self, label: str, total: int | None = None, stream=None, width: int = 30):
-        self.label, self.total, self.width = label, total, width
+    def __init__(self, label: str, total: int | None = None, stream=None, delay: float | None = None):
+        self.label, self.total = label, total
         self.stream = sys.stderr if stream is None else stream
         self.live = bool(getattr(self.stream, "isatty", lambda: False)())
         self.done = 0
         self.t0 = time.perf_counter()
+        self.bar = tqdm(total=total, desc=label, file=self.stream,
+                        delay=BAR_DELAY_S if delay is None else delay, disable=not self.live,
+                        leave=False, dynamic_ncols=True, mininterval=0.1, unit="step")
         self._spin: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def line(self) -> str:
-        elapsed = time.perf_counter() - self.t0
-        if self.total:
-            frac = min(self.done / self.total, 1.0)
-            filled = int(round(frac * self.width))
-            bar = "#" * filled + "-" * (self.width - filled)
-            return f"{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.1f} s"
-        return f"{self.label} ... {elapsed:5.1f} s"
-
     def update(self, n: int = 1) -> None:
         self.done += n
-        if self.live:
-            self.stream.write("\r" + self.line())
-            self.stream.flush()
+        self.bar.update(n)
 
     def __call__(self, done: int, total: int) -> None:
         """The library's ``progress(done, total)`` callback (SVM tree, TD, DAG, Scatter, guard
         vectors): the bar takes the estimator's own count of steps."""
-        self.total, self.done = max(int(total), 0), int(done)
-        self.update(0)
+        total, done = (int(total) or None), int(done)   # 0: the solver does not know its total
+        if total != self.total:
+            self.total = self.bar.total = total
+        self.update(done - self.done)
+
+    def line(self) -> str:
+        steps = f" {self.done}/{self.total}" if self.total else ""
+        return f"{self.label}{steps} done in {time.perf_counter() - self.t0:.1f} s"
 
     def __enter__(self) -> "Progress":
-        if self.live and not self.total:  # work without steps: tick the elapsed time
+        if self.live:  # the elapsed time moves on between the estimator's reports
             self._spin = threading.Thread(target=self._tick, daemon=True)
             self._spin.start()
         return self
 
     def _tick(self) -> None:
         while not self._stop.wait(0.25):
-            self.update(0)
+            self.bar.update(0)
 
     def __exit__(self, exc_type, *_):
         self._stop.set()
         if self._spin is not None:
             self._spin.join()
+        self.bar.close()
         if exc_type is None:
-            self.stream.write(("\r" if self.live else "") + self.line() + " done\n")
-        elif self.live:
-            self.stream.write("\n")
+            self.stream.write(self.line() + "\n")
         self.stream.flush()
 
 
@@ -116,6 +122,32 @@ def _params(pairs: list[str]) -> dict:
             raise ParameterError(f"--param expects key=value, got {p!r}")
         out[key.strip()] = _param_value(value.strip())
     return out
+
+
+def parse_budget(text: str | None):
+    """``KEY=N[,KEY=N...]`` as a ``svmviz.limits.Budget`` (None: no budget)."""
+    from svmviz.errors import ParameterError
+    from svmviz.limits import Budget
+
+    if text is None:
+        return None
+    names, bounds = Budget.bound_names(), {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in names:
+            raise ParameterError(f"--budget expects KEY=N[,KEY=N...] with KEY one of {', '.join(names)}; "
+                                 f"got {part!r}")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not number > 0 or number == float("inf"):
+            raise ParameterError(f"--budget {key} must be a positive number, got {value.strip()!r}")
+        bounds[key] = int(number) if number.is_integer() else number
+    if not bounds:
+        raise ParameterError("--budget names no bound: give KEY=N[,KEY=N...]")
+    return Budget(scope="the --budget", **bounds)
 
 
 def _estimators() -> dict[str, type]:
@@ -214,6 +246,11 @@ def cmd_predict(args) -> None:
         print(f"predictions written to {args.out}")
 
 
+def _warning_line(message, category, *_args, **_kw) -> None:
+    """A warning on the command line is one line on stderr (no source location)."""
+    print(f"svmviz: {category.__name__}: " + " ".join(str(message).split()), file=sys.stderr)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit code 2 (argparse prints the whole usage otherwise)
         self.exit(EXIT_BAD_INPUT, f"svmviz: error: {message} (see svmviz --help)\n")
@@ -221,6 +258,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="svmviz", description="svmviz: five SVM methods step by step (the app: streamlit run app.py)")
+    p.add_argument("--budget", metavar="KEY=N[,KEY=N...]",
+                   help="refuse work above these bounds before it starts (svmviz.limits.Budget: e.g. "
+                        "solver_samples=10000,search_work=25e6,file_mb=50); default: no bound")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("datasets", help="list the built-in data sets")
@@ -258,8 +298,16 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already reported on one line
         return int(exc.code or 0)
+    from svmviz.limits import budget
+
     try:
-        args.func(args)
+        bounds = parse_budget(args.budget)
+        with budget(bounds), warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            args.func(args)
+    except KeyboardInterrupt:
+        print(f"\nsvmviz: stopped (Ctrl-C) during {args.command}; nothing more was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (SvmvizError, ValueError, ArithmeticError) as exc:  # every bad input: one line, exit 2
         print("svmviz: error: " + " ".join(str(exc).split()), file=sys.stderr)
         return EXIT_BAD_INPUT

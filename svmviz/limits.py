@@ -1,62 +1,163 @@
-"""The work one request may ask for, stated and checked before the work starts.
+"""The work budget: how much one piece of work may ask for, stated and checked before it starts.
 
-A classroom server answers every student from one process: a single request that allocates
-gigabytes or computes for minutes stalls everybody. Each bound below is checked by the function
-that would do the work, before it allocates anything large, and the ``ProblemTooLargeError`` it
-raises says which number to lower. The bounds are module attributes read at call time, so a
-script that knowingly wants more (a benchmark on a workstation) can raise them.
+A budget is a set of bounds (classes, features, samples of one quadratic program, ...) held in a
+context variable, as scikit-learn holds its settings in ``config_context``: ``with budget(...)``
+applies one to the code inside (and to what that code runs in the same thread or in a copied
+context), ``get_budget()`` reads the one in force, ``set_budget`` sets one until its token is
+reset. The library's and the command line's budget is ``UNLIMITED``: nothing is refused on size;
+work that is large for one machine gives a ``LargeWorkWarning`` instead, as scikit-learn's SVC
+docstring warns that its fit time grows at least quadratically with the samples.
 
-The numbers keep one request of any page under about a minute of CPU and 2 GB of memory on a
-teaching machine while leaving every data set of the papers the pages follow well inside.
+Under a budget each bound is checked by the function that would do the work, before it allocates
+anything large, and the ``ProblemTooLargeError`` it raises says which number to lower. A server
+that answers many users from one process (the app: ``svmviz_app/budget.py``) runs every request
+inside its own budget; the numbers and the reasons for them live there, with the server's policy.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from dataclasses import dataclass
+
 from svmviz.errors import ProblemTooLargeError
 
-#: Classes of one data set (generated, uploaded, or seen by a classifier).
-MAX_CLASSES = 100
-#: Binary machines of a one-vs-one scheme (DAG / weighted DAG SVM, the SVM tree's pairwise
-#: nodes): K(K−1)/2 = 190 at K = 20 classes. The DAG page trains and draws every pair several
-#: times (voting, DAG, weighted DAG); at 32 classes (496 pairs) one request took over 90 s of CPU.
-MAX_PAIRWISE = 190
-#: Features a classifier is trained on.
-MAX_FEATURES = 1_000
-#: Samples × features² of the SVM tree's zero-solution linear programs (their work grows with
-#: about d² per sample and they are solved at every node).
-MAX_TREE_LP_WORK = 200_000_000
-#: Support vectors (rows of stored training points) of one imported model.
-MAX_SUPPORT_VECTORS = 20_000
-#: Values computed on a decision grid: grid points × values per point (classes, or class
-#: pairs for a pairwise decision); 20 million float64 values are 160 MB.
-MAX_GRID_VALUES = 20_000_000
-#: Kernel evaluations of one grid picture: grid points × support vectors.
-MAX_GRID_KERNEL = 400_000_000
-#: Training samples of one quadratic program solved by SMO (C = 10⁴, γ = 10³ on 14,000 samples
-#: took about a minute).
-MAX_SOLVER_SAMPLES = 10_000
-#: (Samples per SVM)² × θ of a search over a (C, γ) grid of RBF SVMs: Σ (samples of each SVM)²
-#: over the SVMs it may train, a leaf at ceiling σ counted with its samples, every machine of a
-#: multi-class SVM counted. The tree decomposition's search (Chang et al. 2009 §2.2), the global
-#: SVM it is compared with and its bound terms are checked alike. SMO costs about 0.2–1.5 µs per
-#: unit there, more for larger and overlapping problems and the grid's largest C and γ: on the
-#: Tree decomposition page the paper's 7 × 9 grid with a global comparison on 784 samples of
-#: overlapping classes (39 million units, and 8 million of search) took 66 s of CPU; at 25
-#: million the worst link found took under 40 s. The paper's grid and comparison on fourclass
-#: (483 samples train the search: 14.7 million) stay inside.
-MAX_SEARCH_WORK = 25_000_000
+
+class LargeWorkWarning(UserWarning):
+    """Work that may take minutes or gigabytes on one machine, started because no budget bounds it."""
 
 
-def _refuse(what: str, amount: int, bound: int, advice: str) -> None:
-    raise ProblemTooLargeError(f"{what}: {amount:,} is more than the {bound:,} one request may "
-                               f"ask for; {advice}")
+@dataclass(frozen=True)
+class Budget:
+    """Bounds on one piece of work; ``None`` leaves a bound open. ``scope`` names what the bounds
+    apply to in a refusal ("... is more than the 10,000 one request may ask for")."""
+
+    #: classes of one data set (generated, uploaded, or seen by a classifier)
+    classes: int | None = None
+    #: binary machines of a one-vs-one scheme, K(K−1)/2
+    pairwise: int | None = None
+    #: features a classifier is trained on
+    features: int | None = None
+    #: samples × features² of the SVM tree's zero-solution linear programs
+    tree_lp_work: int | None = None
+    #: support vectors (rows of stored training points) of one imported model
+    support_vectors: int | None = None
+    #: values computed on a decision grid: grid points × values per point
+    grid_values: int | None = None
+    #: kernel evaluations of one grid picture: grid points × support vectors
+    grid_kernel: int | None = None
+    #: training samples of one quadratic program solved by SMO
+    solver_samples: int | None = None
+    #: Σ (samples per SVM)² × θ of a search over a (C, γ) grid of RBF SVMs
+    search_work: float | None = None
+    #: training samples of the guard vectors' τ_Δ coordinates (an m × (d + m) matrix)
+    tau_delta_samples: int | None = None
+    #: training samples of the guard vectors' empirical kernel map (an m × m eigendecomposition)
+    kernel_map_samples: int | None = None
+    #: MB of one data or lesson file read
+    file_mb: float | None = None
+    #: MB of one model document read
+    model_mb: float | None = None
+    #: values (samples × features) of one table read or stored in a lesson
+    cells: int | None = None
+    #: the largest count parameter (points, classes, dimensions) of a generated data set
+    generated_count: int | None = None
+    #: values (points × features) of one generated data set
+    generated_cells: int | None = None
+    scope: str = "one request"
+
+    def replace(self, **bounds) -> "Budget":
+        """This budget with some bounds changed (``None`` opens one)."""
+        return dataclasses.replace(self, **bounds)
+
+    @classmethod
+    def bound_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name != "scope")
+
+
+#: The library's and the command line's budget: no bound.
+UNLIMITED = Budget()
+
+#: Where unbounded work is large enough on one machine to say so (``LargeWorkWarning``): an SMO
+#: solve's column cache and iterations grow with n², beyond about 10⁵ samples minutes to hours
+#: (Chang and Lin's LIBSVM guide says the same of kernel SVMs), and the guard vectors' dense paths
+#: hold an m × m matrix (8 GB at 30,000 samples).
+LARGE = Budget(solver_samples=100_000, search_work=1e12, tau_delta_samples=20_000,
+               kernel_map_samples=20_000, pairwise=5_000,
+               scope="one machine")
+
+_BUDGET: ContextVar[Budget] = ContextVar("svmviz_budget", default=UNLIMITED)
+
+
+def get_budget() -> Budget:
+    """The budget in force in this context."""
+    return _BUDGET.get()
+
+
+def set_budget(value: Budget) -> Token:
+    """Put ``value`` in force in this context; ``reset_budget(token)`` restores the one before."""
+    if not isinstance(value, Budget):
+        raise TypeError(f"set_budget expects a Budget, got {type(value).__name__}")
+    return _BUDGET.set(value)
+
+
+def reset_budget(token: Token) -> None:
+    _BUDGET.reset(token)
+
+
+@contextmanager
+def budget(value: Budget | None = None, **bounds):
+    """Run the body under ``value`` (default: the budget in force) with ``bounds`` changed, e.g.
+    ``with budget(solver_samples=50_000): ...``; the budget before comes back on leaving."""
+    base = get_budget() if value is None else value
+    token = set_budget(base.replace(**bounds) if bounds else base)
+    try:
+        yield get_budget()
+    finally:
+        reset_budget(token)
+
+
+def call_within(value: Budget, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` under the budget ``value``: work sent to a thread, a process or a
+    Dask worker takes its caller's budget along this way (a new thread starts with the default,
+    and a context cannot cross a process)."""
+    with budget(value):
+        return fn(*args, **kwargs)
+
+
+def _exceeds(name: str, amount: float, what: str, advice: str) -> None:
+    """Refuse ``amount`` above the bound ``name`` of the budget in force; with that bound open,
+    warn when it is above ``LARGE``'s."""
+    b = get_budget()
+    bound = getattr(b, name)
+    if bound is not None:
+        if amount > bound:
+            raise ProblemTooLargeError(f"{what}: {amount:,} is more than the {bound:,} {b.scope} may "
+                                       f"ask for; {advice}")
+        return
+    warn_if_large(name, amount, what, advice)
+
+
+def warn_if_large(name: str, amount: float, what: str, advice: str) -> None:
+    """A ``LargeWorkWarning`` when the bound ``name`` is open in the budget in force and
+    ``amount`` is above ``LARGE``'s."""
+    large = getattr(LARGE, name)
+    if getattr(get_budget(), name) is None and large is not None and amount > large:
+        warnings.warn(f"{what}: {amount:,} is large for {LARGE.scope} (above {large:,}); it may take "
+                      f"long or much memory. Ctrl-C (or a progress callback that raises) stops it; "
+                      f"{advice}", LargeWorkWarning, stacklevel=4)
+
+
+def bound(name: str) -> float | None:
+    """The bound ``name`` of the budget in force (None: open)."""
+    return getattr(get_budget(), name)
 
 
 def check_classes(n_classes: int, what: str = "the data") -> None:
-    """At most ``MAX_CLASSES`` classes."""
-    if n_classes > MAX_CLASSES:
-        _refuse(f"{what} has too many classes", n_classes, MAX_CLASSES,
-                "use fewer classes (merge or drop some)")
+    """At most ``classes`` classes."""
+    _exceeds("classes", n_classes, f"{what} has too many classes", "use fewer classes (merge or drop some)")
 
 
 def n_pairs(n_classes: int) -> int:
@@ -64,12 +165,11 @@ def n_pairs(n_classes: int) -> int:
 
 
 def check_pairwise(n_classes: int, what: str = "a one-vs-one classifier") -> None:
-    """At most ``MAX_PAIRWISE`` pairwise machines for ``n_classes`` classes."""
+    """At most ``pairwise`` pairwise machines for ``n_classes`` classes."""
     pairs = n_pairs(n_classes)
-    if pairs > MAX_PAIRWISE:
-        k = max_classes_for_pairs(MAX_PAIRWISE)
-        _refuse(f"{what} on {n_classes} classes needs K(K−1)/2 pairwise SVMs", pairs, MAX_PAIRWISE,
-                f"use at most {k} classes")
+    limit = bound("pairwise") or LARGE.pairwise
+    _exceeds("pairwise", pairs, f"{what} on {n_classes} classes needs K(K−1)/2 pairwise SVMs",
+             f"use at most {max_classes_for_pairs(limit)} classes")
 
 
 def max_classes_for_pairs(pairs: int) -> int:
@@ -80,47 +180,41 @@ def max_classes_for_pairs(pairs: int) -> int:
 
 
 def check_features(n_features: int, what: str = "the data") -> None:
-    """At most ``MAX_FEATURES`` features."""
-    if n_features > MAX_FEATURES:
-        _refuse(f"{what} has too many features", n_features, MAX_FEATURES,
-                "use fewer features (select some, or a PCA projection)")
+    """At most ``features`` features."""
+    _exceeds("features", n_features, f"{what} has too many features",
+             "use fewer features (select some, or a PCA projection)")
 
 
 def check_tree_lp_work(n_samples: int, n_features: int, what: str = "the SVM tree") -> None:
-    """At most ``MAX_TREE_LP_WORK`` samples × features² for the zero-solution programs."""
-    work = n_samples * n_features ** 2
-    if work > MAX_TREE_LP_WORK:
-        _refuse(f"{what} on {n_samples:,} samples × {n_features:,} features solves linear programs "
-                "of samples × features² work", work, MAX_TREE_LP_WORK,
-                "use fewer samples or fewer features")
+    """At most ``tree_lp_work`` samples × features² for the zero-solution programs."""
+    _exceeds("tree_lp_work", n_samples * n_features ** 2,
+             f"{what} on {n_samples:,} samples × {n_features:,} features solves linear programs of "
+             "samples × features² work", "use fewer samples or fewer features")
 
 
 def check_support_vectors(n_vectors: int, what: str = "the model") -> None:
-    """At most ``MAX_SUPPORT_VECTORS`` stored training points in an imported model."""
-    if n_vectors > MAX_SUPPORT_VECTORS:
-        _refuse(f"{what} stores too many support vectors", n_vectors, MAX_SUPPORT_VECTORS,
-                "train it on fewer samples (or with a smaller C) before loading it here")
+    """At most ``support_vectors`` stored training points in an imported model."""
+    _exceeds("support_vectors", n_vectors, f"{what} stores too many support vectors",
+             "train it on fewer samples (or with a smaller C) before loading it here")
 
 
 def check_grid(n_points: int, per_point: int, what: str = "the decision grid") -> None:
-    """At most ``MAX_GRID_VALUES`` grid points × values per point."""
-    if n_points * per_point > MAX_GRID_VALUES:
-        _refuse(f"{what} needs {n_points:,} grid points × {per_point:,} values", n_points * per_point,
-                MAX_GRID_VALUES, "use fewer classes, or a coarser grid")
+    """At most ``grid_values`` grid points × values per point."""
+    _exceeds("grid_values", n_points * per_point, f"{what} needs {n_points:,} grid points × {per_point:,} values",
+             "use fewer classes, or a coarser grid")
 
 
 def check_grid_kernel(n_points: int, n_vectors: int, what: str = "the decision grid") -> None:
-    """At most ``MAX_GRID_KERNEL`` kernel values between grid points and support vectors."""
-    if n_points * n_vectors > MAX_GRID_KERNEL:
-        _refuse(f"{what} needs {n_points:,} grid points × {n_vectors:,} support vectors kernel values",
-                n_points * n_vectors, MAX_GRID_KERNEL, "use a model with fewer support vectors")
+    """At most ``grid_kernel`` kernel values between grid points and support vectors."""
+    _exceeds("grid_kernel", n_points * n_vectors,
+             f"{what} needs {n_points:,} grid points × {n_vectors:,} support vectors kernel values",
+             "use a model with fewer support vectors")
 
 
 def check_solver_size(n_samples: int, what: str = "the SVM") -> None:
-    """At most ``MAX_SOLVER_SAMPLES`` training samples in one quadratic program."""
-    if n_samples > MAX_SOLVER_SAMPLES:
-        _refuse(f"{what} would be trained on {n_samples:,} samples", n_samples, MAX_SOLVER_SAMPLES,
-                "use a larger test fraction or a sample of the data")
+    """At most ``solver_samples`` training samples in one quadratic program."""
+    _exceeds("solver_samples", n_samples, f"{what} would be trained on {n_samples:,} samples",
+             "use a larger test fraction or a sample of the data")
 
 
 def machine_factor(n_classes: int, multi_class: str = "ovo") -> float:
@@ -132,6 +226,5 @@ def machine_factor(n_classes: int, multi_class: str = "ovo") -> float:
 
 
 def check_search_work(work: float, what: str, advice: str) -> None:
-    """At most ``MAX_SEARCH_WORK`` sample pairs × θ for a grid search of RBF SVMs."""
-    if work > MAX_SEARCH_WORK:
-        _refuse(f"{what} needs (samples per SVM)² × θ of training", int(work), MAX_SEARCH_WORK, advice)
+    """At most ``search_work`` sample pairs × θ for a grid search of RBF SVMs."""
+    _exceeds("search_work", int(work), f"{what} needs (samples per SVM)² × θ of training", advice)

@@ -30,6 +30,8 @@ import numpy as np
 import streamlit as st
 from sklearn.base import clone
 
+from svmviz_app.budget import classroom
+
 MAX_FITS = 48          # fitted models kept for all sessions together
 MAX_RESULTS = 96       # other heavy results (geometry, sweeps, figure data)
 WAIT_POLL_S = 0.5      # a session waiting for another's computation checks its own Stop this often
@@ -145,7 +147,8 @@ def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = No
         kw = dict(fit_kw)
         if progress is not None and "progress" in inspect.signature(est_type.fit).parameters:
             kw["progress"] = progress
-        return clone(estimator).fit(X, y, **kw)
+        with classroom():   # whichever thread computes it: a fit is one request's work
+            return clone(estimator).fit(X, y, **kw)
 
     model = FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None))
     _FIT_KEYS[model] = key
@@ -161,7 +164,12 @@ def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None
     wait = getattr(progress, "waiting", None)
     if progress is not None:
         kwargs = dict(kwargs, progress=progress)
-    return RESULTS.get_or_compute(key, lambda: fn(*args, **kwargs), wait=wait)
+
+    def compute():
+        with classroom():
+            return fn(*args, **kwargs)
+
+    return RESULTS.get_or_compute(key, compute, wait=wait)
 
 
 # ------------------------------------------------------------------ views of a fit

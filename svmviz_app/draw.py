@@ -19,6 +19,7 @@ from svmviz.data.generators import DRAW_PRESETS, generate, to_csv_text
 from svmviz.plots.common import SYMBOLS
 from svmviz.plots.draw import drawing_canvas
 from svmviz_app import state
+from svmviz_app.budget import within_classroom
 from svmviz_app.state import bind
 from svmviz_app.widgets import data_sidebar, guard, plain
 
@@ -283,6 +284,7 @@ def draw_panel() -> None:
 
 
 @st.fragment
+@within_classroom   # a click on the canvas runs this fragment, not app.py
 def _panel() -> None:
     if st.session_state.pop(_FULL_RUN, False):
         st.rerun(scope="app")

@@ -35,7 +35,7 @@ import streamlit as st
 
 from svmviz.data import Dataset, DataError, load_builtin, plain_text, split_and_normalize
 from svmviz.data.builtins import BUILTINS, default_dataset_name
-from svmviz_app import server
+from svmviz_app import budget, server
 
 _REGISTRY = "_svmviz_bound"       # {key: default} of every key bound in this session
 _URL = "_svmviz_url"              # the query parameters the session was opened with
@@ -65,8 +65,10 @@ def start_run() -> None:
     """Before the page: read the link on a session's first run, apply a pending restore (lesson
     file) and write the URL. ``app.py`` calls it first thing; every state call of a page calls it
     too, so a page run on its own (``AppTest`` of a page file) works the same. Calling it again in
-    the same run changes nothing: it only sets values no widget has been drawn for yet."""
+    the same run changes nothing: it only sets values no widget has been drawn for yet. The rest
+    of the run (its script thread) is inside the classroom budget."""
     server.configure()   # a page link on a fresh server runs the page without app.py
+    budget.enter_classroom()
     ss = st.session_state
     if _URL not in ss:
         ss[_URL] = {k: st.query_params.get(k) for k in st.query_params}

@@ -19,6 +19,7 @@ import streamlit as st
 
 from svmviz.plots.common import message_figure
 from svmviz_app import live, server, state
+from svmviz_app.budget import within_classroom
 
 
 class ShownFigure:
@@ -116,6 +117,7 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
     playing = bool(st.session_state.get(_playing_key(key), False))
 
     @st.fragment(run_every=delay_s if playing else None, key=live.stepper_fragment_key(key))
+    @within_classroom   # a step click runs this fragment, not app.py
     def _stepped():
         server.configure()   # a step click runs this fragment, not app.py
         ss = st.session_state

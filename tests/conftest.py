@@ -154,3 +154,14 @@ def wait_for_app(page, timeout_ms: int = 60000) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
     page.wait_for_timeout(500)
+
+
+@pytest.fixture
+def classroom_budget():
+    """The test runs inside the app's classroom budget (``svmviz_app.budget``), as a request of the
+    app does: what a student's link or file may ask for is refused as the app refuses it."""
+    from svmviz.limits import budget
+    from svmviz_app.budget import classroom_budget as served
+
+    with budget(served()) as b:
+        yield b

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmviz.data import MAX_FILE_MB, default_dataset_name
+from svmviz.data import default_dataset_name
+from svmviz_app.budget import classroom_budget
 from svmviz_app.navigation import PAGES as PAGE_INDEX
 
 from apphelpers import as_read
@@ -22,9 +23,9 @@ def run(path: str) -> AppTest:
     return AppTest.from_file(str(ROOT / path), default_timeout=TIMEOUT).run()
 
 
-def test_streamlit_config_matches_the_loader_limit_and_sends_nothing():
+def test_the_classroom_file_limit_is_the_servers_upload_limit_and_nothing_is_sent():
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert cfg["server"]["maxUploadSize"] == MAX_FILE_MB
+    assert classroom_budget().file_mb == cfg["server"]["maxUploadSize"]
     assert cfg["server"]["headless"] is True
     assert cfg["browser"]["gatherUsageStats"] is False
 

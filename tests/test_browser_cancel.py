@@ -30,7 +30,7 @@ pytestmark = pytest.mark.browser
 
 PAPER_GRID = "Chang et al. (2009) 7 × 9 (C 10⁻¹…10⁵, γ 10⁻⁴…10⁴)"
 # 1,650 points, 3 overlapping classes: the paper's grid on them is just inside the search's work
-# bound (svmviz.limits.MAX_SEARCH_WORK), the longest fit one request may ask for
+# bound (the classroom budget's search_work), the longest fit one request may ask for
 DATA = "gen:interlaced;level=4;n_per_class=550;seed=0"
 # 1,120 points, 2 overlapping classes: the global comparison over the paper's grid just inside the
 # bound (its largest C are the slow solves)

@@ -9,6 +9,7 @@ import re
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -113,34 +114,83 @@ def test_progress_bar_draws_on_a_terminal_and_stays_quiet_in_logs():
             return True
 
     tty = Tty()
-    with Progress("work", total=4, stream=tty, width=8) as bar:
+    with Progress("work", total=4, stream=tty, delay=0) as bar:
+        time.sleep(0.2)   # the bar redraws at most every 0.1 s
         bar.update(2)
-        assert "\rwork [####----] 2/4" in tty.getvalue()
+        assert "work" in tty.getvalue() and "2/4" in tty.getvalue()
         bar.update(2)
-    assert tty.getvalue().rstrip().endswith("done") and "[########] 4/4" in tty.getvalue()
+    assert tty.getvalue().rstrip().endswith("s") and "work 4/4 done in" in tty.getvalue()
     log = io.StringIO()
-    with Progress("work", total=4, stream=log) as bar:
+    with Progress("work", total=4, stream=log, delay=0) as bar:
         bar.update(4)
     assert log.getvalue().count("\n") == 1 and "\r" not in log.getvalue()
+    short = Tty()
+    with Progress("work", total=4, stream=short, delay=60) as bar:   # shorter than the delay: no bar
+        bar.update(4)
+    assert short.getvalue().startswith("work 4/4 done in")
 
 
 def test_fit_shows_the_estimators_own_steps(tmp_path, monkeypatch):
     """An estimator whose fit reports progress(done, total) drives the CLI's bar (here the SVM
     tree's steps); the bar ends at the estimator's total."""
+    import svmviz.cli as cli
+
     class Tty(io.StringIO):
         def isatty(self):
             return True
 
     err = Tty()
     monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(cli, "BAR_DELAY_S", 0.0)   # the fit is shorter than the bar's second
     out = tmp_path / "tree.json"
     main(["fit", "SVMTreeClassifier", "fourclass_like", "--out", str(out)])
     text = err.getvalue()
-    counts = re.findall(r"fitting SVMTreeClassifier on \d+ samples \[[#-]+\] (\d+)/(\d+)", text)
+    counts = re.findall(r"fitting SVMTreeClassifier on \d+ samples:.*?\| *(\d+)/(\d+)", text)
     assert len(counts) >= 2, text[-500:]
-    done, total = map(int, counts[-1])
-    assert done == total > 1 and text.rstrip().endswith("done")
+    final = re.findall(r"fitting SVMTreeClassifier on \d+ samples (\d+)/(\d+) done in", text)
+    done, total = map(int, final[-1])
+    assert done == total > 1 and int(counts[-1][1]) == total
     assert out.exists()
+
+
+def test_a_budget_on_the_command_line_refuses_before_the_work(tmp_path, capsys):
+    data = tmp_path / "blobs.csv"
+    data.write_text("x1,x2,label\n" + "".join(f"{x:.6f},{z:.6f},{c}\n" for (x, z), c in zip(BLOBS_X, BLOBS_Y)))
+    out = tmp_path / "m.json"
+    code, _, err = run(["--budget", "solver_samples=10", "fit", "BinarySVC", data, "--out", out], capsys)
+    assert code == 2 and err.count("\n") == 1 and not out.exists()
+    assert "21 samples: 21 is more than the 10 the --budget may ask for" in err
+    code, stdout, _ = run(["--budget", "solver_samples=1e3,file_mb=1", "fit", "BinarySVC", data, "--out", out], capsys)
+    assert code == 0 and out.exists() and "test accuracy" in stdout
+    for bad, words in [("solver_sample=10", "KEY one of"), ("solver_samples=-1", "positive number"),
+                       ("solver_samples=many", "positive number"), (",", "names no bound")]:
+        code, _, err = run(["--budget", bad, "datasets"], capsys)
+        assert code == 2 and words in err and err.count("\n") == 1, err
+
+
+def test_ctrl_c_stops_with_one_line(tmp_path, capsys, monkeypatch):
+    from svmviz.models.svm_tree import SVMTreeClassifier
+
+    def interrupted(self, X, y, progress=None, _reference=False):
+        progress(1, 5)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(SVMTreeClassifier, "fit", interrupted)
+    out = tmp_path / "m.json"
+    code, _, err = run(["fit", "SVMTreeClassifier", "fourclass_like", "--out", out], capsys)
+    assert code == 130 and not out.exists()
+    assert err.strip().splitlines()[-1] == "svmviz: stopped (Ctrl-C) during fit; nothing more was written"
+
+
+def test_large_work_warns_in_one_line(capsys, monkeypatch):
+    from svmviz import limits
+
+    monkeypatch.setattr(limits, "LARGE", limits.Budget(solver_samples=100, scope="one machine"))
+    code, _, err = run(["fit", "BinarySVC", "fourclass_like", "--param", "kernel=linear", "--out", "/dev/null"],
+                       capsys)
+    assert code == 0
+    lines = [ln for ln in err.splitlines() if "LargeWorkWarning" in ln]
+    assert lines and lines[0].startswith("svmviz: LargeWorkWarning: BinarySVC") and "large for one machine" in lines[0]
 
 
 # ---------------------------------------------------------------- hostile files and parameters

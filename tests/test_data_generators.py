@@ -74,7 +74,7 @@ def test_generator_shapes_follow_the_papers():
     ("fourclass_like", {"seed": -1}, "cannot use these parameters"),
     ("fourclass_like", {"colour": "red"}, "cannot use these parameters"),
 ])
-def test_bad_generator_parameters(name, params, words):
+def test_bad_generator_parameters(name, params, words, classroom_budget):
     with pytest.raises(DataError, match=words):
         generate(name, **params)
 
@@ -87,13 +87,13 @@ def test_bad_generator_parameters(name, params, words):
     ("gaussians_on_circle", {"n_classes": 1001, "n_per_class": 1000}),  # just above: 2,002,000 cells
     ("sensitivity_5d", {"n_per_class": 20000}),  # 60,000 × 5 = 300,000 cells: made
 ])
-def test_generate_refuses_more_than_the_cell_cap_before_allocating(name, params):
+def test_generate_refuses_more_than_the_cell_cap_before_allocating(name, params, classroom_budget):
     import tracemalloc
 
-    from svmviz.data.generators import MAX_GENERATED_CELLS, generated_size
+    from svmviz.data.generators import generated_size
 
     points, features = generated_size(name, **params)
-    if points * features <= MAX_GENERATED_CELLS:
+    if points * features <= classroom_budget.generated_cells:
         assert generate(name, **params).X.shape == (points, features)
         return
     tracemalloc.start()
@@ -106,11 +106,10 @@ def test_generate_refuses_more_than_the_cell_cap_before_allocating(name, params)
     assert peak < 1_000_000  # refused before the data exist (the smallest refused set is 16 MB)
 
 
-def test_generate_accepts_exactly_the_cell_cap():
-    from svmviz.data.generators import MAX_GENERATED_CELLS
-
-    ds = generate("checkerboard", n_classes=100, n_per_class=MAX_GENERATED_CELLS // 200)
-    assert ds.X.size == MAX_GENERATED_CELLS
+def test_generate_accepts_exactly_the_cell_cap(classroom_budget):
+    cells = classroom_budget.generated_cells
+    ds = generate("checkerboard", n_classes=100, n_per_class=cells // 200)
+    assert ds.X.size == cells
     with pytest.raises(DataError, match="2,002,000 values"):
         generate("hypercubes", m=1001, n_dims=2000)
 

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import svmviz.data.loaders as loaders
+from svmviz.limits import budget
 
-from svmviz.data import (BUILTINS, Dataset, DataError, MAX_FILE_MB, load_builtin, load_dataset,
+from svmviz.data import (BUILTINS, Dataset, DataError, load_builtin, load_dataset,
                          normalize, split_and_normalize, split_indices,
                          train_test_split)
 from svmviz.data.dataset import csv_cell, plain_text
@@ -102,11 +103,11 @@ def test_bad_input_is_a_clear_data_error(what, content, name, words, tmp_path):
             assert w in str(err.value), f"{what}: {w!r} not in {str(err.value)!r}"
 
 
-def test_file_over_the_size_limit(tmp_path):
+def test_file_over_the_size_limit(tmp_path, classroom_budget):
     big = tmp_path / "big.csv"
     with open(big, "wb") as fh:  # sparse: over the limit without writing 50 MB
-        fh.truncate(int(MAX_FILE_MB * 2**20) + 1)
-    with pytest.raises(DataError, match=f"the limit is {MAX_FILE_MB:g} MB"):
+        fh.truncate(int(classroom_budget.file_mb * 2**20) + 1)
+    with pytest.raises(DataError, match=f"the limit is {classroom_budget.file_mb:g} MB"):
         load_dataset(big)
     small_limit = 0.001  # MB: the same check on an upload object, without a big buffer
     payload = "x1,x2,label\n" + "0,0,a\n0,1,a\n1,0,b\n1,1,b\n" * 100
@@ -441,20 +442,19 @@ def test_split_and_normalize_uses_training_statistics():
 
 # ---------------------------------------------------------------- limits, file kinds, cells
 def test_csv_cell_limit_is_checked_before_any_cell_is_parsed(monkeypatch):
-    monkeypatch.setattr(loaders, "MAX_CELLS", 50)
-
     def no_parsing(_):
         raise AssertionError("a cell was parsed before the size check")
 
     monkeypatch.setattr(loaders, "_number", no_parsing)
     rows = "".join(f"{i},{i + 1},{i % 2}\n" for i in range(30))   # 30 rows × 2 features = 60
-    with pytest.raises(DataError, match="at most 50 values"):
-        load_dataset(upload("x1,x2,label\n" + rows))
-    with pytest.raises(DataError, match="at most 50 values"):   # whitespace-separated too
-        load_dataset(upload(rows.replace(",", " "), "d.txt"))
+    with budget(cells=50):
+        with pytest.raises(DataError, match="at most 50 values"):
+            load_dataset(upload("x1,x2,label\n" + rows))
+        with pytest.raises(DataError, match="at most 50 values"):   # whitespace-separated too
+            load_dataset(upload(rows.replace(",", " "), "d.txt"))
 
 
-def test_a_wide_csv_is_refused_by_the_cell_limit():
+def test_a_wide_csv_is_refused_by_the_cell_limit(classroom_budget):
     wide = ",".join(["1"] * 6_000_001) + "\n"   # a 4 × 6,000,000 table
     with pytest.raises(DataError, match="at most 20,000,000 values"):
         load_dataset(upload(wide * 4), max_mb=60)

@@ -18,7 +18,7 @@ from svmviz.data import load_builtin
 from svmviz.errors import ModelFormatError
 from svmviz.export import (ExportError, dumps_model, export_figure, figure_bytes, load_model, loads_model,
                            save_model)
-from svmviz.export.models import FORMAT, MAX_MODEL_MB, VERSION
+from svmviz.export.models import FORMAT, VERSION
 from svmviz.models import DAGSVC, GuardVectorSVC, WeightedDAGSVC
 from svmviz.models.svc import BinarySVC
 from svmviz.plots.data import plot_dataset
@@ -455,14 +455,14 @@ def test_nan_arrays_inside_records_are_refused():
         loads_model(json.dumps(doc))
 
 
-def test_model_documents_have_a_size_cap(svc_doc, tmp_path):
+def test_model_documents_have_a_size_cap(svc_doc, tmp_path, classroom_budget):
     text = json.dumps(svc_doc)
     assert type(loads_model(text)) is BinarySVC
     with pytest.raises(ModelFormatError, match="limit"):
         loads_model(text, max_mb=len(text) / 2**20 / 2)
     big = tmp_path / "big.json"
     with open(big, "wb") as fh:
-        fh.truncate(int((MAX_MODEL_MB + 1) * 2**20))   # sparse: no disk used
+        fh.truncate(int((classroom_budget.model_mb + 1) * 2**20))   # sparse: no disk used
     with pytest.raises(ModelFormatError, match="limit"):
         load_model(big)
     # a file object is read at most up to the cap, however long it is

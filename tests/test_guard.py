@@ -10,6 +10,7 @@ from scipy.optimize import linprog
 
 from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
 from svmviz.export import dumps_model, loads_model
+from svmviz.limits import budget
 from svmviz.models.guard import GuardVectorSVC, dual_view, guard_vector_lps, tau_delta
 from svmviz.models.svc import BinarySVC
 
@@ -192,17 +193,14 @@ def test_delta_makes_every_point_a_guard_vector_as_the_lp_says():
     np.testing.assert_allclose(back.decision_function(X), model.decision_function(X))
 
 
-def test_size_bounds_refuse_before_allocating(monkeypatch):
-    import svmviz.models.guard as guard
-
-    monkeypatch.setattr(guard, "MAX_TAU_DELTA", 40)
-    monkeypatch.setattr(guard, "MAX_KERNEL_MAP", 30)
+def test_size_bounds_refuse_before_allocating():
     X, y = _separable(1, 60, 2)
-    with pytest.raises(ProblemTooLargeError, match="limited to 40"):
-        GuardVectorSVC(delta=1.0).fit(X, y)
-    with pytest.raises(ProblemTooLargeError, match="limited to 30"):
-        GuardVectorSVC(kernel="rbf").fit(X, y)
-    assert GuardVectorSVC().fit(X, y).guard_vectors_.any()  # the linear Δ = 0 path has no bound
+    with budget(tau_delta_samples=40, kernel_map_samples=30):
+        with pytest.raises(ProblemTooLargeError, match="limited to 40"):
+            GuardVectorSVC(delta=1.0).fit(X, y)
+        with pytest.raises(ProblemTooLargeError, match="limited to 30"):
+            GuardVectorSVC(kernel="rbf").fit(X, y)
+        assert GuardVectorSVC().fit(X, y).guard_vectors_.any()  # the linear Δ = 0 path has no bound
 
 
 def test_progress_is_reported_and_can_stop_the_fit():

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from svmviz.data import Dataset
+from svmviz.limits import budget
 from svmviz.data.generators import fourclass_like
 from svmviz.errors import ModelFormatError
 from svmviz.export import dumps_model
-from svmviz.export import lesson as lesson_mod
 from svmviz.export.lesson import (FORMAT, LessonFormatError, dumps_lesson, loads_lesson, sniff_document)
 from svmviz.models.svc import BinarySVC
 
@@ -109,13 +109,13 @@ def test_a_model_file_is_not_a_lesson(model):
         loads_lesson(dumps_model(model[0]))
 
 
-def test_size_cap(data, monkeypatch):
+def test_size_cap(data):
     text = dumps_lesson(data, STATE)
-    monkeypatch.setattr(lesson_mod, "MAX_LESSON_MB", len(text) / 2**20 / 2)
-    with pytest.raises(LessonFormatError, match="the limit is"):
-        loads_lesson(text)
-    with pytest.raises(LessonFormatError, match="above the"):
-        dumps_lesson(data, STATE)
+    with budget(file_mb=len(text) / 2**20 / 2):
+        with pytest.raises(LessonFormatError, match="the limit is"):
+            loads_lesson(text)
+        with pytest.raises(LessonFormatError, match="above the"):
+            dumps_lesson(data, STATE)
 
 
 HOSTILE = {
@@ -127,7 +127,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("raw,match", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_bytes(raw, match):
+def test_hostile_bytes(raw, match, classroom_budget):
     with pytest.raises(LessonFormatError, match=match):
         loads_lesson(raw)
 
@@ -177,7 +177,7 @@ CHANGES = {
 
 
 @pytest.mark.parametrize("changes,match", CHANGES.values(), ids=CHANGES.keys())
-def test_hostile_documents(data, changes, match):
+def test_hostile_documents(data, changes, match, classroom_budget):
     text = json.dumps(_doc(data, changes))
     with pytest.raises(LessonFormatError, match=match) as err:
         loads_lesson(text)

@@ -1,5 +1,6 @@
-"""The work budget of one request (``svmviz.limits``): every bound refuses before the work starts,
-with a ProblemTooLargeError saying what to lower, and the work below a bound stays small."""
+"""The work budget of one request (``svmviz.limits`` under the app's classroom budget): every bound
+refuses before the work starts, with a ProblemTooLargeError saying what to lower, and the work below
+a bound stays small. Without a budget (the library's default) the same work warns and runs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from svmviz.data.generators import checkerboard, generate, hypercubes
 from svmviz.errors import ProblemTooLargeError
 from svmviz.export import dumps_model, loads_model
 from svmviz.models import BinarySVC, DAGSVC, PairwiseVotingSVC, SVMTreeClassifier
+from svmviz_app.budget import CLASSROOM
+
+pytestmark = pytest.mark.usefixtures("classroom_budget")
 
 
 class WorkStarted(Exception):
@@ -31,12 +35,12 @@ def _peak_bytes(fn):
 
 
 def test_every_bound_is_a_positive_whole_number():
-    for name in ("MAX_CLASSES", "MAX_PAIRWISE", "MAX_FEATURES", "MAX_TREE_LP_WORK", "MAX_SUPPORT_VECTORS",
-                 "MAX_GRID_VALUES", "MAX_SOLVER_SAMPLES"):
-        value = getattr(limits, name)
+    for name in ("classes", "pairwise", "features", "tree_lp_work", "support_vectors",
+                 "grid_values", "solver_samples"):
+        value = getattr(CLASSROOM, name)
         assert isinstance(value, int) and value > 0, name
-    assert limits.n_pairs(limits.max_classes_for_pairs(limits.MAX_PAIRWISE)) <= limits.MAX_PAIRWISE
-    assert limits.n_pairs(limits.max_classes_for_pairs(limits.MAX_PAIRWISE) + 1) > limits.MAX_PAIRWISE
+    assert limits.n_pairs(limits.max_classes_for_pairs(CLASSROOM.pairwise)) <= CLASSROOM.pairwise
+    assert limits.n_pairs(limits.max_classes_for_pairs(CLASSROOM.pairwise) + 1) > CLASSROOM.pairwise
 
 
 @pytest.mark.parametrize("name,params,words", [
@@ -94,14 +98,14 @@ def test_votes_and_regions_do_not_build_the_k_by_k_matrix():
                                   D[:, model.pairs_[:, 0], model.pairs_[:, 1]])
 
 
-def test_grid_values_are_bounded(monkeypatch):
+def test_grid_values_are_bounded():
     ds = checkerboard(3, 10)
     model = PairwiseVotingSVC(kernel="linear").fit(ds.X, ds.y)
-    monkeypatch.setattr(limits, "MAX_GRID_VALUES", 1000)
-    P = np.zeros((200, 2))
-    assert model.pair_decisions(P).shape == (200, 3)  # 600 values
-    with pytest.raises(ProblemTooLargeError, match="200 grid points × 9 values.*fewer classes"):
-        model.pairwise_decision(P)
+    with limits.budget(grid_values=1000):
+        P = np.zeros((200, 2))
+        assert model.pair_decisions(P).shape == (200, 3)  # 600 values
+        with pytest.raises(ProblemTooLargeError, match="200 grid points × 9 values.*fewer classes"):
+            model.pairwise_decision(P)
 
 
 def test_solver_size_is_bounded_before_solving(monkeypatch):
@@ -111,7 +115,7 @@ def test_solver_size_is_bounded_before_solving(monkeypatch):
         raise WorkStarted("the quadratic program was handed to the solver")
 
     monkeypatch.setattr(svc.BinaryKernelSVM, "_solve", solve)
-    n = limits.MAX_SOLVER_SAMPLES + 1
+    n = CLASSROOM.solver_samples + 1
     X = np.random.default_rng(0).normal(size=(n, 2))
     y = np.arange(n) % 2
     with pytest.raises(ProblemTooLargeError, match=f"{n:,} samples.*test fraction or a sample"):

@@ -8,7 +8,6 @@ import pytest
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from svmviz import limits
 from svmviz.errors import DataError, ParameterError
 from svmviz.export import dumps_model, loads_model
 from svmviz.models import TreeDecompositionSVC
@@ -29,8 +28,7 @@ def fitted(fourclass):
     return m, X[~val], y[~val], X[val], y[val]
 
 
-def test_homogeneous_leaves_predict_their_class(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_SEARCH_WORK", 10**9)   # a search larger than a page may ask for
+def test_homogeneous_leaves_predict_their_class():
     ds = shuttle_like(strip=STRIP)
     X, y = ds.X, ds.y
     m = TreeDecompositionSVC(**SMALL).fit(X, y)
@@ -260,8 +258,7 @@ def _paper_validation_accuracy(m, Xt, yt, Xv, yv, sigma, C, gamma):
     return np.mean(pred == yvi), pred
 
 
-def test_purity_tol_zero_is_the_papers_td(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_SEARCH_WORK", 10**9)   # every σ stage, more than a page may ask
+def test_purity_tol_zero_is_the_papers_td():
     X, y = noisy_regions(3000)
     Xt, yt, Xv, yv = X[:2400], y[:2400], X[2400:], y[2400:]
     # growth 1.5: some leaves of σ₀ stay leaves at σ₁ (their SVMs are reused)
@@ -292,11 +289,30 @@ def test_no_leaf_svm_is_trained_twice(monkeypatch):
         return real(X, y, X_val, gamma, Cs, *rest)
 
     monkeypatch.setattr(td_mod, "train_leaf", counting)
-    monkeypatch.setattr(limits, "MAX_SEARCH_WORK", 10**9)   # every σ stage, more than a page may ask
     X, y = noisy_regions(3000)
     m = TreeDecompositionSVC(**SMALL, min_gain=0.0, growth=1.5).fit(X, y)
     assert len(m.search_path_) >= 2 and sum(lvl.n_reused for lvl in m.search_path_) > 0
     assert len(seen) == len(set(seen))
+
+
+def test_a_stages_leaf_jobs_read_views_of_one_copy_not_a_copy_per_theta(monkeypatch):
+    # the jobs of one stage (every leaf, every γ) hold slices of one array sorted by leaf: the
+    # data a stage holds is one copy of the training component, whatever the θ grid
+    from svmviz.models import tree_decomposition as td_mod
+
+    bases, real = [], td_mod.train_leaf
+
+    def recording(X, y, X_val, gamma, Cs, *rest):
+        bases.append((X.base, X_val.base))
+        return real(X, y, X_val, gamma, Cs, *rest)
+
+    monkeypatch.setattr(td_mod, "train_leaf", recording)
+    X, y = noisy_regions(3000)
+    m = TreeDecompositionSVC(C_grid=(1.0,), gamma_grid=(1.0, 4.0, 16.0), max_stages=1).fit(X, y)
+    assert len(bases) == 3 * m.search_path_[0].n_trained > 3
+    assert all(b is not None and v is not None for b, v in bases)   # views, not copies
+    assert len({id(b) for b, _ in bases}) == 1 and len({id(v) for _, v in bases}) == 1
+    assert bases[0][0].shape == (m.n_train_, 2)
 
 
 def test_purity_tol_labels_near_pure_leaves_by_majority():

@@ -1,4 +1,4 @@
-"""The tree decomposition's work bound (``svmviz.limits.MAX_SEARCH_WORK``): the ceiling-size
+"""The tree decomposition's work bound (the budget's ``search_work``, ``svmviz.limits``): the ceiling-size
 search of Chang, Guo, Lin and Lu (2009, §2.2), the global SVM it is compared with and the global
 SVM of its bound terms state their SVM training before any SVM is trained and refuse above the
 bound with a message saying what to lower; the Tree decomposition page shows that message."""
@@ -15,6 +15,8 @@ from svmviz.errors import ProblemTooLargeError
 from svmviz.models import TreeDecompositionSVC
 from svmviz.models import tree_decomposition as td_module
 from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search
+
+pytestmark = pytest.mark.usefixtures("classroom_budget")
 
 
 class WorkStarted(Exception):
@@ -69,8 +71,8 @@ def test_the_global_comparison_and_the_bound_terms_are_bounded(no_training, monk
         global_svm_search(X[:1000], y[:1000], X[1000:], y[1000:], C_GRID, GAMMA_GRID, solver="libsvm")
     monkeypatch.undo()
     m = TreeDecompositionSVC(C_grid=(1.0,), gamma_grid=(1.0,), max_stages=1).fit(X[:300], y[:300])
-    monkeypatch.setattr(limits, "MAX_SEARCH_WORK", 300 * 300 - 1)
-    with pytest.raises(ProblemTooLargeError, match="bound terms on 300 samples"):
+    with limits.budget(search_work=300 * 300 - 1), \
+            pytest.raises(ProblemTooLargeError, match="bound terms on 300 samples"):
         m.bound_terms(X[:300], y[:300])
 
 
@@ -81,4 +83,4 @@ def test_the_page_says_what_to_lower_for_the_paper_grid_on_30000_points():
     at.run()
     assert not problems(at)
     errors = [e.value for e in at.error]
-    assert any("smaller θ grid" in e and f"{limits.MAX_SEARCH_WORK:,}" in e for e in errors), errors
+    assert any("smaller θ grid" in e and f"{limits.get_budget().search_work:,}" in e for e in errors), errors

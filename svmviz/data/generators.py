@@ -248,12 +248,6 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
 GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
                                       gaussians_on_circle, hypercubes, interlaced, local_triangles,
                                       sensitivity_5d, unclassifiable_triangle, split_class, shuttle_like)}
-#: The largest value of any single count parameter (points, classes, dimensions).
-MAX_GENERATED = 20_000
-#: The largest data set ``generate`` makes, in cells (points × features): 2,000,000 float64 cells
-#: are 16 MB; a product of counts (classes × points per class, points × dimensions) is refused
-#: above it before anything is allocated.
-MAX_GENERATED_CELLS = 2_000_000
 COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters", "n_per_cluster"}
 
 #: generator -> (number of points, number of features) from its bound arguments.
@@ -288,25 +282,28 @@ def generated_size(name: str, **params) -> tuple[int, int]:
 
 
 def generate(name: str, **params) -> Dataset:
-    """Call the generator ``name`` with ``params``; bad names or values, or a request above
-    ``MAX_GENERATED_CELLS`` points × features, raise ``DataError``."""
+    """Call the generator ``name`` with ``params``; bad names or values, or (under a work budget,
+    ``svmviz.limits``) a count above its ``generated_count`` or a request above its
+    ``generated_cells`` points × features, raise ``DataError`` before anything is allocated."""
     from svmviz.errors import DataError
 
     if name not in GENERATORS:
         raise DataError(f"unknown generator {name!r}; choose one of {', '.join(GENERATORS)}")
+    most, cells = limits.bound("generated_count"), limits.bound("generated_cells")
     for key in COUNT_PARAMS & params.keys():
         value = params[key]
-        if not isinstance(value, (int, np.integer)) or not 0 < value <= MAX_GENERATED:
-            raise DataError(f"{key} must be a whole number between 1 and {MAX_GENERATED}, got {value!r}")
+        if not isinstance(value, (int, np.integer)) or value <= 0 or (most is not None and value > most):
+            allowed = "of at least 1" if most is None else f"between 1 and {most}"
+            raise DataError(f"{key} must be a whole number {allowed}, got {value!r}")
     try:
         n_points, n_features = generated_size(name, **params)
     except TypeError as exc:  # an unknown keyword
         raise DataError(f"{name} cannot use these parameters ({params}): {exc}") from None
-    if n_points * n_features > MAX_GENERATED_CELLS:
+    if cells is not None and n_points * n_features > cells:
         counts = ", ".join(f"{k}={params[k]}" for k in sorted(COUNT_PARAMS & params.keys()))
         raise DataError(f"{name} with {counts} would make {n_points:,} points × {n_features} features "
-                        f"= {n_points * n_features:,} values, more than the {MAX_GENERATED_CELLS:,} "
-                        f"allowed; lower the counts so that points × features ≤ {MAX_GENERATED_CELLS:,}")
+                        f"= {n_points * n_features:,} values, more than the {cells:,} "
+                        f"allowed; lower the counts so that points × features ≤ {cells:,}")
     if "n_classes" in params:
         limits.check_classes(params["n_classes"], f"{name} with n_classes={params['n_classes']}")
     if "n_dims" in params:

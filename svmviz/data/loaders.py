@@ -21,24 +21,19 @@ from svmviz.data.dataset import Dataset
 from svmviz.errors import DataError
 
 LABEL_NAMES = ("label", "class", "target", "y")
-#: The one file/upload size limit in MB; ``.streamlit/config.toml`` sets ``server.maxUploadSize``
-#: to the same number (a test checks that they agree). Pass ``max_mb=`` for another limit.
-MAX_FILE_MB = 50
-#: A dense table larger than this (samples × features) would not fit a teaching machine's memory.
-MAX_CELLS = 20_000_000
 LIBSVM_EXTENSIONS = (".libsvm", ".svm", ".svmlight")
 # "label index:value index:value ... [# comment]" (SVMlight also allows a qid:n)
 _LIBSVM_LINE = re.compile(r"^\S+(\s+(qid:\S+|\d+:\S+))+\s*(#.*)?$")
 _SNIFF_CHARS = 65536
 
 
-def read_capped(path, max_mb: float, error: type[Exception] = DataError,
+def read_capped(path, max_mb: float | None, error: type[Exception] = DataError,
                 expected: str = "a CSV or LIBSVM file") -> bytes:
-    """The bytes of the regular file ``path``, at most ``max_mb`` MB, or ``error`` saying why not:
-    a directory, a device (/dev/zero never ends) or a pipe is not "no such file";
+    """The bytes of the regular file ``path``, at most ``max_mb`` MB (None: no cap), or ``error``
+    saying why not: a directory, a device (/dev/zero never ends) or a pipe is not "no such file";
     nothing beyond the cap is read even if the file grows after ``stat``."""
     path = Path(path)
-    limit = int(max_mb * 2**20)
+    limit = -1 if max_mb is None else int(max_mb * 2**20)
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -49,22 +44,23 @@ def read_capped(path, max_mb: float, error: type[Exception] = DataError,
         raise error(f"{path} is a directory: give {expected} in it")
     if not stat.S_ISREG(st.st_mode):
         raise error(f"{path} is not a regular file (a device, pipe or socket): give {expected}")
-    if st.st_size > limit:
+    if 0 <= limit < st.st_size:
         raise error(f"{path.name} is {st.st_size / 2**20:.1f} MB; the limit is {max_mb:g} MB")
     try:
         with path.open("rb") as fh:
-            data = fh.read(limit + 1)
+            data = fh.read(limit + 1 if limit >= 0 else -1)
     except OSError as exc:  # PermissionError, EIO, ...
         raise error(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:
+    if 0 <= limit < len(data):
         raise error(f"{path.name} is larger than the {max_mb:g} MB limit")
     return data
 
 
 def _read_bytes(source, max_mb) -> tuple[bytes, str, str]:
-    if isinstance(max_mb, bool) or not isinstance(max_mb, Real) or not 0 < max_mb < float("inf"):
+    if max_mb is not None and (isinstance(max_mb, bool) or not isinstance(max_mb, Real)
+                               or not 0 < max_mb < float("inf")):
         raise DataError(f"max_mb must be a positive number of megabytes, got {max_mb!r}")
-    limit = int(max_mb * 1024 * 1024)
+    limit = -1 if max_mb is None else int(max_mb * 1024 * 1024)
     if isinstance(source, (str, os.PathLike)):
         try:
             path = Path(source)
@@ -83,7 +79,7 @@ def _read_bytes(source, max_mb) -> tuple[bytes, str, str]:
         except (OSError, ValueError):
             pass
     try:
-        data = source.read(limit + 1)
+        data = source.read(limit + 1 if limit >= 0 else -1)
     except OSError as exc:
         raise DataError(f"cannot read {name}: {exc.strerror or exc}") from None
     if isinstance(data, str):
@@ -91,7 +87,7 @@ def _read_bytes(source, max_mb) -> tuple[bytes, str, str]:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DataError(f"reading {name} gave a {type(data).__name__}, not bytes or text")
     data = bytes(data)
-    if len(data) > limit:
+    if 0 <= limit < len(data):
         raise DataError(f"{name} is larger than the {max_mb:g} MB limit")
     return data, name, f"upload: {name}"
 
@@ -176,9 +172,25 @@ def _split_line(line: str, delim: str | None, name: str) -> list[str]:
 
 
 def _check_cells(n_rows: int, n_fields: int, name: str) -> None:
-    if n_rows * max(n_fields - 1, 1) > MAX_CELLS:
+    """At most the work budget's ``cells`` values (``svmviz.limits``), before a cell is parsed."""
+    cap = limits.bound("cells")
+    if cap is not None and n_rows * max(n_fields - 1, 1) > cap:
         raise DataError(f"{name} has about {n_rows:,} rows × {n_fields - 1:,} features; svmviz works "
-                        f"with tables of at most {MAX_CELLS:,} values: use a sample or fewer columns")
+                        f"with tables of at most {cap:,} values: use a sample or fewer columns")
+    _check_memory(n_rows, max(n_fields - 1, 1), name)
+
+
+def _check_memory(n_rows: int, n_features: int, name: str) -> None:
+    """Without a budget too: a dense float64 table larger than this machine's memory is refused
+    before it is allocated (a LIBSVM file's one huge feature index would otherwise be gigabytes)."""
+    need = 8 * n_rows * n_features
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):   # not a POSIX system: nothing to compare with
+        return
+    if need > have:
+        raise DataError(f"{name} has {n_rows:,} samples × {n_features:,} features: {need / 2**30:,.1f} GB as a "
+                        f"dense table, more than this machine's {have / 2**30:,.1f} GB of memory")
 
 
 def _ragged_row(text: str, delim: str | None, ncol: int, has_header: bool, name: str) -> None:
@@ -270,7 +282,7 @@ def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str
     first = _split_line(lines[0], delim, name)
     second = _split_line(lines[1], delim, name) if len(lines) > 1 and lines[1].strip() else None
     ncol = len(first)
-    # MAX_CELLS before any cell is read as a number: rows × fields of the first row
+    # the budget's cells before any cell is read as a number: rows × fields of the first row
     _check_cells(data.count(b"\n") + 1, ncol, name)
     has_header = any(f.lower() in LABEL_NAMES for f in first) or (
         any(not _is_number(f) for f in first)
@@ -374,9 +386,11 @@ def _parse_libsvm(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[
     if idx.size and idx.min() > 0:     # one-based, as LIBSVM writes them (zero-based if a 0 occurs)
         idx -= 1
     d = int(idx.max()) + 1 if idx.size else 1
-    if n * d > MAX_CELLS:
+    cap = limits.bound("cells")
+    if cap is not None and n * d > cap:
         raise DataError(f"{name} has {n} samples × {d} features (the largest feature index is {d}); "
-                        f"svmviz works with dense tables of at most {MAX_CELLS:,} values")
+                        f"svmviz works with dense tables of at most {cap:,} values")
+    _check_memory(n, d, name)
     X = np.zeros((n, d))
     X[row, idx] = values
     bad = ~np.isfinite(X)
@@ -406,7 +420,8 @@ def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
     source : str, PathLike, or an object with ``read()`` (and optionally ``name``)
     fmt : "csv", "libsvm", or None to infer it from the file name or its content
     name : the data set's name (default: the file's stem)
-    max_mb : size limit in MB (default ``MAX_FILE_MB``)
+    max_mb : size limit in MB (default: the work budget's ``file_mb``, ``svmviz.limits``; none
+        without a budget)
 
     Raises
     ------
@@ -414,7 +429,7 @@ def load_dataset(source, fmt: str | None = None, *, name: str | None = None,
     """
     if fmt not in (None, "csv", "libsvm"):
         raise DataError(f"unknown format {fmt!r}: use 'csv', 'libsvm' or None")
-    data, fname, src = _read_bytes(source, MAX_FILE_MB if max_mb is None else max_mb)
+    data, fname, src = _read_bytes(source, limits.bound("file_mb") if max_mb is None else max_mb)
     body = _data_bytes(_utf8(data, fname))
     del data
     if not body.strip():

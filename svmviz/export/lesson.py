@@ -17,16 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 
 import svmviz
+from svmviz import limits
 from svmviz.data.dataset import Dataset, validate_xy
-from svmviz.data.loaders import MAX_CELLS, MAX_FILE_MB
 from svmviz.errors import DataError, ModelFormatError
 from svmviz.export import models
 from svmviz.export.codec import decode, encode
 
 FORMAT = "svmviz-lesson"
 VERSION = 1
-#: A lesson is uploaded through the Data page's uploader: the same limit as a data file.
-MAX_LESSON_MB = MAX_FILE_MB
 MAX_STATE_ENTRIES = 500
 MAX_KEY_CHARS = 100
 #: The longest string kept: a state value, the data set's name or source, a feature or class name.
@@ -205,10 +203,16 @@ def dumps_lesson(dataset: Dataset, state: dict, model=None) -> str:
     doc = {"format": FORMAT, "version": VERSION, "svmviz_version": svmviz.__version__, "dataset": ds,
            "state": check_state(state), "model": None if model is None else _model_doc(model)}
     text = json.dumps(doc, allow_nan=False)
-    if len(text) > MAX_LESSON_MB * 2**20:
-        raise LessonFormatError(f"the lesson would be {len(text) / 2**20:.1f} MB, above the {MAX_LESSON_MB} MB "
+    cap = _lesson_mb()
+    if cap is not None and len(text) > cap * 2**20:
+        raise LessonFormatError(f"the lesson would be {len(text) / 2**20:.1f} MB, above the {cap:g} MB "
                                 "a lesson file may have: use a smaller data set")
     return text
+
+
+def _lesson_mb() -> float | None:
+    """A lesson is read like a data file (the Data page's uploader): the work budget's ``file_mb``."""
+    return limits.bound("file_mb")
 
 
 def _reject_constant(name):
@@ -229,11 +233,12 @@ def _array(obj, what: str, kinds: tuple[str, ...], ndim: int) -> np.ndarray:
     if not isinstance(body, dict):
         raise LessonFormatError(f"{what} must be an encoded array ({{'__ndarray__': ...}})")
     shape = body.get("shape")
+    cap = limits.bound("cells")
     if (body.get("dtype") not in kinds or not isinstance(shape, list) or len(shape) != ndim
-            or not all(type(s) is int and 0 <= s <= MAX_CELLS for s in shape)
-            or math.prod(shape) > MAX_CELLS):
-        raise LessonFormatError(f"{what} must be a {ndim}-D array of {' or '.join(kinds)} with at most "
-                                f"{MAX_CELLS:,} entries")
+            or not all(type(s) is int and 0 <= s for s in shape)
+            or (cap is not None and (max(shape, default=0) > cap or math.prod(shape) > cap))):
+        most = "" if cap is None else f" with at most {cap:,} entries"
+        raise LessonFormatError(f"{what} must be a {ndim}-D array of {' or '.join(kinds)}{most}")
     return decode(obj)
 
 
@@ -262,8 +267,9 @@ def loads_lesson(text: str | bytes) -> Lesson:
     if not isinstance(text, (str, bytes, bytearray)):
         raise LessonFormatError(f"a lesson is read from text or bytes, not a {type(text).__name__}")
     size = len(text.encode("utf-8")) if isinstance(text, str) else len(text)
-    if size > MAX_LESSON_MB * 2**20:
-        raise LessonFormatError(f"the lesson file is {size / 2**20:.1f} MB; the limit is {MAX_LESSON_MB} MB")
+    cap = _lesson_mb()
+    if cap is not None and size > cap * 2**20:
+        raise LessonFormatError(f"the lesson file is {size / 2**20:.1f} MB; the limit is {cap:g} MB")
     try:
         doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -309,7 +315,8 @@ def sniff_document(data: bytes | str) -> str | None:
     m = _FORMAT_FIELD.match(head)
     if m:
         return _KIND[m.group(1).decode()]
-    if len(raw) > MAX_LESSON_MB * 2**20:
+    cap = _lesson_mb()
+    if cap is not None and len(raw) > cap * 2**20:
         return None
     try:
         doc = json.loads(raw)

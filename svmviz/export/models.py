@@ -21,9 +21,6 @@ from svmviz.models.constraints import check_params
 
 FORMAT = "svmviz-model"
 VERSION = 1
-#: Model documents larger than this are refused before parsing (a 50 MB document took 1.7 GB and
-#: 21 s to parse, and /dev/zero was read until MemoryError). Pass ``max_mb=`` for more.
-MAX_MODEL_MB = 20
 #: Fitted attributes that may hold NaN by design (``ScatterSVC.mu_`` without μ, guard planes of
 #: points without an LP); every other float of an estimator's own state must be finite.
 NONFINITE_OK = {"GuardVectorSVC": {"planes_"}, "ScatterSVC": {"mu_"}}
@@ -77,16 +74,24 @@ def dumps_model(model) -> str:
     return json.dumps(doc, allow_nan=False)
 
 
-def loads_model(text: str | bytes, max_mb: float = MAX_MODEL_MB):
+def _model_mb(max_mb: float | None) -> float | None:
+    """``max_mb``, or the work budget's ``model_mb`` (``svmviz.limits``): under a server's budget
+    a large document is refused unread (a 50 MB document took 1.7 GB and 21 s to parse)."""
+    return limits.bound("model_mb") if max_mb is None else max_mb
+
+
+def loads_model(text: str | bytes, max_mb: float | None = None):
     """The estimator in a model document; every problem is a ``ModelFormatError``.
 
     Beyond the structure the values are checked: the parameters against the
     estimator class's constraints (``svmviz.models.constraints``), the estimator's own floats
     finite, and the model must predict a probe (points from its own state) with finite decisions
-    and known labels; a document of more than ``max_mb`` MB is refused unread."""
+    and known labels; a document of more than ``max_mb`` MB (default: the work budget's
+    ``model_mb``, none without a budget) is refused unread."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise ModelFormatError(f"a model document is text or bytes, not a {type(text).__name__}")
-    if len(text) > max_mb * 2**20:
+    max_mb = _model_mb(max_mb)
+    if max_mb is not None and len(text) > max_mb * 2**20:
         raise ModelFormatError(f"the model document is {len(text) / 2**20:.1f} MB; the limit is "
                                f"{max_mb:g} MB (pass max_mb= to read a larger one)")
     try:
@@ -247,7 +252,7 @@ def _stored_rows(value, n_features: int, depth: int = 0) -> int:
 
 def check_model_size(est) -> None:
     """``ProblemTooLargeError`` when a model holds more features, classes or stored training
-    points (support vectors) than one request may work with (``svmviz.limits``): counted on the
+    points (support vectors) than the work budget in force allows (``svmviz.limits``): counted on the
     decoded arrays, before the model computes anything."""
     where = f"the {type(est).__name__} in the model file"
     limits.check_features(int(est.n_features_in_), where)
@@ -314,16 +319,17 @@ def save_model(model, path) -> None:
         fh.write(text)
 
 
-def load_model(source, max_mb: float = MAX_MODEL_MB):
+def load_model(source, max_mb: float | None = None):
     """Read a model from a path or a binary/text file object; validates, never runs code, and
-    reads at most ``max_mb`` MB (a device such as /dev/zero is refused before reading)."""
+    reads at most ``max_mb`` MB (default: the work budget's ``model_mb``; a device such as
+    /dev/zero is refused before reading)."""
+    max_mb = _model_mb(max_mb)
     if isinstance(source, (str, os.PathLike)):
         return loads_model(read_capped(source, max_mb, ModelFormatError, "a model file (.json)"), max_mb)
-    limit = int(max_mb * 2**20)
     if not callable(getattr(source, "read", None)):
         raise ModelFormatError(f"cannot read a model from a {type(source).__name__}; give a path or a file")
     try:
-        data = source.read(limit + 1)
+        data = source.read(-1 if max_mb is None else int(max_mb * 2**20) + 1)
     except OSError as exc:
         raise ModelFormatError(f"cannot read the model: {exc.strerror or exc}") from None
     return loads_model(data, max_mb)

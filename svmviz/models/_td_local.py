@@ -4,7 +4,8 @@ One job trains one leaf for one γ and a list of C values: the leaf's Gram matri
 and shared by every C (and by every class pair of a multi-class leaf), and with the SMO solver
 each C starts from the solution of the previous, smaller C (a feasible point: the box only grows).
 Jobs are plain functions of arrays, so joblib can send them to threads, processes or a Dask
-cluster.
+cluster; on a Dask cluster the training data are scattered once and a job carries only its
+leaf's row indices (``train_leaf_rows``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmviz.kernels import Kernel, block_rows
+from svmviz.limits import Budget, call_within
 from svmviz.registry import register_record
 from svmviz.solvers import QPProblem, solve_qp
 
@@ -136,14 +138,18 @@ def _libsvm_ovo(X, y, C: float, gamma: float, coefs: np.ndarray, b: np.ndarray) 
 
 
 def train_leaf(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, gamma: float, Cs, multi_class: str,
-               solver: str, n_classes: int, progress=None):
+               solver: str, n_classes: int, progress=None, work_budget: Budget | None = None):
     """Train the local SVM of one leaf (global class indices ``y``) for γ and every C in ``Cs``.
 
     Returns one (C, TDLocalSVM, predicted class index of every row of X_val) per C.
     ``progress``: an object with ``step()``, called after each C (one leaf SVM of one θ), and
     ``poll()``, called by the SMO solver during a long solve; either may raise to cancel the work
-    (nothing more is trained then).
+    (nothing more is trained then). ``work_budget``: the caller's work budget (``svmviz.limits``),
+    put in force here, whichever thread, process or Dask worker runs the job.
     """
+    if work_budget is not None:
+        return call_within(work_budget, train_leaf, X, y, X_val, gamma, Cs, multi_class, solver, n_classes,
+                           progress)
     classes = np.unique(y)
     machines = _machines(classes, multi_class)
     # LIBSVM trains one-vs-one pairs itself (the paper's 1A1), sharing one kernel cache.
@@ -187,3 +193,12 @@ def train_leaf(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, gamma: float, Cs
             progress.step()
     return out
 
+
+
+def train_leaf_rows(X: np.ndarray, y: np.ndarray, X_val: np.ndarray, rows: np.ndarray, rows_val: np.ndarray,
+                    gamma: float, Cs, multi_class: str, solver: str, n_classes: int, work_budget: Budget):
+    """``train_leaf`` on the rows ``rows`` of (X, y) and ``rows_val`` of X_val, under the caller's
+    work budget: a Dask task whose X, y, X_val are the arrays scattered once to the workers, so
+    only the leaf's row indices travel with each task."""
+    return train_leaf(X[rows], y[rows], X_val[rows_val], gamma, Cs, multi_class, solver, n_classes, None,
+                      work_budget)

@@ -31,9 +31,10 @@ Faster than the paper's procedure, same guard vectors:
 - Δ > 0: the lifted points (x_i, Δ e_i) are affinely independent, so an affine function can take
   any values on them: a hyperplane through any point can put every other point on its side.
   Every point is a guard vector and no LP is needed (the "all 862 points" of fourclass at Δ = 1).
-  The QP then runs on all m points with an m×m matrix, so Δ > 0 is refused above
-  ``MAX_TAU_DELTA`` points; the empirical kernel map (non-linear kernels) likewise above
-  ``MAX_KERNEL_MAP`` (never an unbounded n×n array).
+  The QP then runs on all m points with an m×m matrix, so under a work budget
+  (``svmviz.limits``) Δ > 0 is refused above its ``tau_delta_samples`` points, the empirical
+  kernel map (non-linear kernels) above its ``kernel_map_samples``; with no budget a large m
+  warns (``LargeWorkWarning``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from scipy import sparse
 
 from sklearn.utils.multiclass import type_of_target
 
+from svmviz import limits
 from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
@@ -58,11 +60,6 @@ from svmviz.solvers.lp import solve_lp
 
 METHODS = ("yang_ahuja", "single")
 BACKENDS = ("auto", "closed-form", "highs", "cvxpy")
-
-# Largest training sets for the two paths that hold an m×m matrix (float64: 72 MB and 32 MB, plus
-# an O(m³) eigendecomposition for the kernel map).
-MAX_TAU_DELTA = 3000
-MAX_KERNEL_MAP = 2000
 
 # Status of each point's test (``lp_status_``).
 GUARD_A = "guard (orientation A: own class on or below the hyperplane)"
@@ -355,14 +352,19 @@ def all_guard_vectors(m: int) -> GuardLPs:
 
 def tau_delta(X, delta: float) -> np.ndarray:
     """Yang and Ahuja 2000, §3.3: x_i ↦ (x_i, Δ e_i) ∈ R^{n+m}, dense (the QP's input), so at most
-    ``MAX_TAU_DELTA`` points."""
+    the budget's ``tau_delta_samples`` points."""
     X = np.asarray(X, dtype=np.float64)
-    _check_size(X.shape[0], MAX_TAU_DELTA, "the τ_Δ coordinates (delta > 0)")
+    _check_size(X.shape[0], "tau_delta_samples", "the τ_Δ coordinates (delta > 0)")
     return np.hstack([X, delta * np.eye(X.shape[0])])
 
 
-def _check_size(m: int, limit: int, what: str) -> None:
-    if m > limit:
+def _check_size(m: int, name: str, what: str) -> None:
+    """At most the work budget's bound ``name`` of training points for a path holding an m×m
+    matrix (``svmviz.limits``)."""
+    limit = limits.bound(name)
+    limits.warn_if_large(name, m, f"{what} need an {m}×{m} matrix", "subsample, or use the linear "
+                         "kernel with delta = 0")
+    if limit is not None and m > limit:
         raise ProblemTooLargeError(
             f"{what} need an {m}×{m} matrix; this is limited to {limit} training points and the data "
             f"have {m}. Subsample to at most {limit} points, use the linear kernel with delta = 0 "
@@ -413,9 +415,10 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
     how many and which sub-problems did not finish (``fit`` warns once naming them).
 
     Data that are not separable (in the kernel space) have no guard vectors and no hard-margin
-    SVM: ``fit`` raises ``DataError`` saying so. Size bounds: Δ > 0 with the linear kernel at most
-    ``MAX_TAU_DELTA`` points, a non-linear kernel at most ``MAX_KERNEL_MAP`` (both hold an m×m
-    matrix); above them ``fit`` raises ``ProblemTooLargeError``.
+    SVM: ``fit`` raises ``DataError`` saying so. Size bounds (under a work budget,
+    ``svmviz.limits``): Δ > 0 with the linear kernel at most ``tau_delta_samples`` points, a
+    non-linear kernel at most ``kernel_map_samples`` (both hold an m×m matrix); above them ``fit``
+    raises ``ProblemTooLargeError``.
     """
 
     _parameter_constraints = {**BinaryKernelSVM._parameter_constraints, "C": C, "method": OneOf(*METHODS),
@@ -447,7 +450,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         else the empirical kernel map of K + Δ²I (bounded: an m×m matrix)."""
         if kern.name == "linear":
             return X
-        _check_size(X.shape[0], MAX_KERNEL_MAP, "a non-linear kernel's coordinates (kernel map)")
+        _check_size(X.shape[0], "kernel_map_samples", "a non-linear kernel's coordinates (kernel map)")
         K = kern.gram(X)
         K[np.diag_indices_from(K)] += self.delta ** 2
         return kernel_map(K)
@@ -465,7 +468,7 @@ class GuardVectorSVC(CompositeMixin, BinaryKernelSVM):
         kern = self._kernel(X)
         lifted = self.delta > 0
         if lifted and kern.name == "linear":
-            _check_size(X.shape[0], MAX_TAU_DELTA, "with delta > 0 every point is a guard vector and "
+            _check_size(X.shape[0], "tau_delta_samples", "with delta > 0 every point is a guard vector and "
                         "the QP on all of them (X Xᵀ + Δ²I) would")
         Z = self._coordinates(X, kern)
         if lifted:  # affinely independent lifted points: separable, every point a guard vector

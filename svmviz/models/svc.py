@@ -65,13 +65,17 @@ class BinaryKernelSVM(SVMClassifierBase):
         tags.classifier_tags.multi_class = False   # binary by design (multi-class: DAG, Scatter)
         return tags
 
-    def _solve(self, problem):
+    def _solve(self, problem, progress=None):
         """solve_qp with the estimator's solver options (SMO has no default cap: it stops only
-        at an explicit max_iter, and ``_store`` then warns)."""
+        at an explicit max_iter, and ``_store`` then warns). ``progress(done, total)`` reaches the
+        SMO solver (iterations done; total 0 without max_iter), which calls it between chunks of
+        iterations, so a callback that raises (or Ctrl-C) stops a long solve there."""
         opts = {}
         if self.solver == "smo":
             opts = {"cache_mb": self.cache_mb, "trace": bool(self.trace),
                     "max_trace": int(self.max_trace)}
+            if progress is not None:
+                opts["progress"] = progress
         elif self.trace:
             raise ParameterError("trace=True records SMO iterations: use solver='smo'")
         return solve_qp(problem, backend=self.solver, tol=self.tol, max_iter=self.max_iter, **opts)
@@ -212,7 +216,7 @@ class BinarySVC(BinaryKernelSVM):
         self.trace = trace
         self.max_trace = max_trace
 
-    def fit(self, X, y, sample_C=None):
+    def fit(self, X, y, sample_C=None, progress=None):
         t0 = time.perf_counter()
         X, yi = self._validate_binary(X, y)
         y_pm = np.where(yi == 1, 1.0, -1.0)
@@ -220,7 +224,7 @@ class BinarySVC(BinaryKernelSVM):
         if np.logical_or.reduce(np.asarray(upper) <= 0, axis=None):
             raise ParameterError("sample_C must be positive")
         kern = self._kernel(X)
-        res = self._solve(self._trace_problem(X, y_pm, upper, kern))
+        res = self._solve(self._trace_problem(X, y_pm, upper, kern), progress)
         self._store(X, y_pm, res.alpha, -float(res.rho[0]), res, kern, t0, upper=upper)
         return self
 
@@ -357,4 +361,7 @@ def libsvm_dual_objective(svc, X) -> float:
     coef = np.asarray(svc.dual_coef_)[0]
     sv = np.asarray(X, dtype=np.float64)[svc.support_]
     kern = Kernel.from_params(svc.kernel, svc.gamma, int(svc.degree), float(svc.coef0), X=X)
-    return float(0.5 * coef @ kern.gram(sv) @ coef - np.sum(np.abs(coef)))
+    # in row blocks: at 10⁵ samples the support vectors' whole Gram matrix is tens of GB
+    step = block_rows(sv.shape[0])
+    quad = sum(float(coef[s:s + step] @ (kern.gram(sv[s:s + step], sv) @ coef)) for s in range(0, sv.shape[0], step))
+    return 0.5 * quad - float(np.sum(np.abs(coef)))

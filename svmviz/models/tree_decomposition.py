@@ -5,7 +5,11 @@ The ceiling size σ and the SVM parameters θ = (C, γ) are chosen by the search
 validation component: every θ at σ₀, then the k best θ at σ_t = 4σ_{t−1} on the same tree read
 with an earlier stop, until the best validation accuracy gains less than 0.5 % or σ reaches n.
 Leaf SVMs go through joblib, so threads, processes or a Dask cluster
-(``joblib.parallel_backend("dask")``) can train them. A leaf that stays a leaf from one σ_t to the
+(``joblib.parallel_backend("dask")``) can train them; given a ``distributed.Client`` or a
+scheduler's address (``fit(client=...)`` or ``with on_cluster(...)``) the fit scatters its
+training data to the cluster's workers once and sends each leaf job only the leaf's row indices.
+A stage's leaves read their samples as slices (views) of the data sorted by leaf once per stage,
+never as a copy per θ. A leaf that stays a leaf from one σ_t to the
 next has the same training data, so its SVMs for θ already trained are reused, not retrained.
 ``fit(progress=...)`` reports every leaf SVM (one leaf, one θ) and can be cancelled between two
 of them; each leaf SVM records whether its solver converged, and the fitted
@@ -29,17 +33,20 @@ from __future__ import annotations
 import math
 import threading
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
 
 from svmviz import limits
+from svmviz.limits import get_budget
 from svmviz.data import split_indices
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import Kernel
 from svmviz.models import _td_tree
-from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf
+from svmviz.models._td_local import TDLocalSVM, scores_from_decision, train_leaf, train_leaf_rows
 from svmviz.models.base import SVMClassifierBase
 from svmviz.models.composite import CompositeMixin
 from svmviz.models.constraints import Grid, Int, NJobs, Number, NumberOrList, OneOf, Seed
@@ -55,6 +62,41 @@ MIN_SIGMA0, SMALL_DATA_PARTS = 30, 8
 #: What to change when leaf SVMs stop before their tolerance (the ConvergenceWarning says it).
 UNCONVERGED_ADVICE = ("normalize the features, drop the largest C and γ from C_grid / gamma_grid, "
                       "or use svm_solver='libsvm'")
+
+
+#: The Dask cluster leaf SVMs go to when ``fit`` is given none (``on_cluster``).
+_CLUSTER: ContextVar = ContextVar("svmviz_td_cluster", default=None)
+
+
+@contextmanager
+def on_cluster(client):
+    """Fits of ``TreeDecompositionSVC`` inside train their leaf SVMs on this Dask cluster: a
+    ``distributed.Client`` or a scheduler's address (``"tcp://host:8786"``)."""
+    token = _CLUSTER.set(client)
+    try:
+        yield client
+    finally:
+        _CLUSTER.reset(token)
+
+
+class _Cluster:
+    """A fit's Dask client and its training data scattered to the workers once. A client made
+    here from an address is closed with the fit."""
+
+    def __init__(self, client, Xt, yt, Xv):
+        if isinstance(client, str):
+            from distributed import Client
+
+            client, self.owned = Client(client), True
+        else:
+            self.owned = False
+        self.client = client
+        self.data = client.scatter([Xt, yt, Xv], broadcast=True)
+
+    def close(self) -> None:
+        self.client.cancel(self.data)
+        if self.owned:
+            self.client.close()
 
 
 @register_record
@@ -203,8 +245,12 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         return X
 
     # ------------------------------------------------------------------ fit: the §2.2 search
-    def fit(self, X, y, X_val=None, y_val=None, progress=None):
+    def fit(self, X, y, X_val=None, y_val=None, progress=None, client=None):
         """Grow the tree once and run the search of Chang et al. 2009, §2.2.
+
+        ``client``: a ``distributed.Client`` or a scheduler's address: the leaf SVMs are trained
+        on that cluster's workers (default: the one of an enclosing ``on_cluster``, else joblib
+        with ``n_jobs``).
 
         ``X_val, y_val``: an explicit validation component (else ``validation_fraction`` of X is
         held out). ``progress``: optional ``callback(done, total)`` counting leaf SVMs (one leaf,
@@ -228,12 +274,26 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         tols = np.unique(np.atleast_1d(np.asarray(self.purity_tol, dtype=np.float64)))
         self._check_work(n, K, len(grid), tols[0])
         report.update(0, self._planned_leaf_svms(n, len(grid), tols[0]))
+        client = _CLUSTER.get() if client is None else client
+        cluster = None if client is None else _Cluster(client, Xt, yt, Xv)
+        try:
+            self._search(Xt, yt, Xv, yv, grid, tols, report, cluster)
+        finally:
+            if cluster is not None:
+                cluster.close()
+        self.fit_time_ = time.perf_counter() - t0
+        report.update(report.total, report.total)
+        return self
+
+    def _search(self, Xt, yt, Xv, yv, grid, tols, report, cluster):
+        """Steps 1–3 of Chang et al. 2009, §2.2 on the grown tree."""
+        n = Xt.shape[0]
         # (node, C, γ) -> (SVM, its validation predictions): a node is the same leaf, with the same
         # samples, at every σ where it is a leaf, so its SVMs carry over to later stages.
         trained = {}
         # Step 1: every θ at σ₀.
         sigma = self.sigma0_
-        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, tols, trained, report)
+        level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, grid, tols, trained, report, cluster)
         path, kept = [level], [leaves]
         order = np.argsort(-level.accuracy, kind="stable")
         top = [grid[i] for i in order[: self.top_k]]
@@ -243,7 +303,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         # Steps 2–3: the k best θ at σ_t = growth · σ_{t−1} until the gain is small or σ_t ≥ n.
         while sigma < n and (self.max_stages is None or len(path) < self.max_stages):
             sigma = int(math.ceil(self.growth * sigma))
-            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, tols, trained, report)
+            level, leaves = self._evaluate(Xt, yt, Xv, yv, sigma, top, tols, trained, report, cluster)
             path.append(level)
             kept.append(leaves)
             if level.best_accuracy - path[-2].best_accuracy < self.min_gain:
@@ -261,12 +321,9 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         self.homogeneous_fraction_ = float(homog / n)
         self.majority_fraction_ = float(sum(lf.size for lf in self.leaves_ if lf.by_majority) / n)
         self._check_leaves(Xt)
-        self.fit_time_ = time.perf_counter() - t0
-        report.update(report.total, report.total)
-        return self
 
     def _check_work(self, n: int, K: int, n_grid: int, tol0: float) -> None:
-        """The search's SVM training stated before it starts (``limits.MAX_SEARCH_WORK``), read
+        """The search's SVM training stated before it starts (the work budget's ``search_work``), read
         from the grown tree: (leaf size)² × θ for every leaf SVM the search could train — every θ
         on the leaves needing an SVM at σ₀, the top k on the new ones at each later σ_t (the
         others reuse theirs) — times the machines of a multi-class SVM."""
@@ -326,7 +383,7 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
     def _convergence_advice(self) -> str:
         return UNCONVERGED_ADVICE
 
-    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report):
+    def _evaluate(self, Xt, yt, Xv, yv, sigma, thetas, tols, trained, report, cluster=None):
         """Train the TD classifiers of every θ in ``thetas`` on the tree at ceiling σ; return the
         stage record and the leaves of the best (θ, ε). Jobs: one per (leaf needing an SVM, γ),
         for the C values not already in ``trained`` (which this fills)."""
@@ -342,26 +399,41 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
         # tolerance are classified by their majority under every candidate ε, so need no SVM.
         needs_svm = share > tols[0]
         gammas = sorted({g for _, g in thetas})
+        # The rows sorted by leaf (stable: a leaf's rows keep their order) once for the stage, so
+        # every job's data are a slice of one copy; on a cluster only the row indices travel.
+        order_t, order_v = np.argsort(node_t, kind="stable"), np.argsort(node_v, kind="stable")
+        sorted_t, sorted_v = node_t[order_t], node_v[order_v]
+        if cluster is None:
+            Xs, ys, Xvs = Xt[order_t], yt[order_t], Xv[order_v]
+        work_budget = get_budget()
         jobs, n_reused = [], 0
         for li in np.flatnonzero(needs_svm):
             nd = int(nodes[li])
-            tr, va = node_t == nd, node_v == nd
+            tr = slice(*np.searchsorted(sorted_t, [nd, nd + 1]))
+            va = slice(*np.searchsorted(sorted_v, [nd, nd + 1]))
             for g in gammas:
                 Cs = [C for C, gg in thetas if gg == g]
                 todo = [C for C in Cs if (nd, C, g) not in trained]
                 n_reused += len(Cs) - len(todo)
-                if todo:
-                    jobs.append((nd, g, delayed(train_leaf)(Xt[tr], yt[tr], Xv[va], g, todo,
-                                                            self.multi_class, self.svm_solver, K,
-                                                            report)))
-        # LIBSVM and the Numba SMO (nogil entry points) both release the GIL, so threads share
-        # the data for free. A joblib.parallel_backend(...) context (e.g. Dask) overrides this hint.
-        # Results come back one job at a time in this thread, which reports them (the jobs report
-        # each leaf SVM themselves when they run here, i.e. sequentially); a report that raises
-        # ends the loop and joblib drops the jobs not started.
+                if not todo:
+                    continue
+                if cluster is None:
+                    job = delayed(train_leaf)(Xs[tr], ys[tr], Xvs[va], g, todo, self.multi_class,
+                                              self.svm_solver, K, report, work_budget)
+                else:
+                    job = (order_t[tr], order_v[va], g, todo)
+                jobs.append((nd, g, job))
         start = report.done
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
-            j for _, _, j in jobs)
+        if cluster is None:
+            # LIBSVM and the Numba SMO (nogil entry points) both release the GIL, so threads share
+            # the data for free. A joblib.parallel_backend(...) context (e.g. Dask) overrides this
+            # hint. Results come back one job at a time in this thread, which reports them (the
+            # jobs report each leaf SVM themselves when they run here, i.e. sequentially); a
+            # report that raises ends the loop and joblib drops the jobs not started.
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
+                j for _, _, j in jobs)
+        else:
+            results = self._on_cluster(cluster, [j for _, _, j in jobs], K, work_budget)
         finished = 0
         for (nd, g, _), res in zip(jobs, results):
             for C, svm, p in res:
@@ -401,6 +473,20 @@ class TreeDecompositionSVC(CompositeMixin, SVMClassifierBase):
                         acc, best, int(nodes.size), int((~homog).sum()), time.perf_counter() - t0,
                         tols[tol_idx], int(needs_svm.sum()), int(n_reused), int(n_unconverged))
         return level, leaves
+
+    def _on_cluster(self, cluster, jobs, K, work_budget):
+        """The results of ``jobs`` (row indices, γ, C values) trained on the cluster's workers
+        from the scattered data, yielded in order; the tasks not yet done are cancelled when the
+        caller stops reading (a progress callback raised)."""
+        Xf, yf, Xvf = cluster.data
+        futures = [cluster.client.submit(train_leaf_rows, Xf, yf, Xvf, rows, rows_v, g, todo, self.multi_class,
+                                         self.svm_solver, K, work_budget, pure=False)
+                   for rows, rows_v, g, todo in jobs]
+        try:
+            for fut in futures:
+                yield fut.result()
+        finally:
+            cluster.client.cancel(futures)
 
     # ------------------------------------------------------------------ prediction
     def _route(self, X, sigma=None):
