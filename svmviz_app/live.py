@@ -2,7 +2,7 @@
 
 ``panel(page)`` (``app.py``, every run) draws the sidebar's "Live class" box: start or end a
 class (instructor), join by code or ``?room=CODE``, detach and re-join (student). The room store
-is one ``svmviz.rooms.InMemoryRoomStore`` per server process (``st.cache_resource``); the
+is one ``svmviz_app.rooms.InMemoryRoomStore`` per server process (``st.cache_resource``); the
 instructor's session holds the room's token in its session state only, never in a link.
 
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
@@ -42,7 +42,7 @@ from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
-from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
+from svmviz_app.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
 from svmviz_app import state
 from svmviz_app.navigation import PAGES
 

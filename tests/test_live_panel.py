@@ -8,7 +8,7 @@ import pytest
 
 from apphelpers import page_test, problems
 from svmviz.data import Dataset
-from svmviz.rooms import RoomAccessError
+from svmviz_app.rooms import RoomAccessError
 from svmviz_app.live import LIVE_OPEN
 
 LIVE = "_svmviz_live"
@@ -84,7 +84,7 @@ def test_the_projector_shows_the_join_link_as_a_qr_code_without_the_token():
 
     import segno
 
-    from svmviz.rooms import display_code
+    from svmviz_app.rooms import display_code
     from svmviz_app.live import join_qr_svg
 
     link = "http://class.example:8501/SVM_Tree?room=ABCD-EFGH"

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apphelpers import problems
-from svmviz.rooms import InMemoryRoomStore
+from svmviz_app.rooms import InMemoryRoomStore
 from svmviz_app import live
 
 LIVE = "_svmviz_live"

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from svmviz.errors import SvmvizError
-from svmviz.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, InMemoryRoomStore, RoomAccessError,
+from svmviz_app.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, InMemoryRoomStore, RoomAccessError,
                           RoomContentError, RoomFullError, RoomNotFoundError, display_code,
                           normalize_code)
 
@@ -256,7 +256,7 @@ def test_detach_and_rejoin_gets_the_instructors_current_view(store):
 
 @pytest.mark.parametrize("waiter", ["store's own", "interface default"])
 def test_a_poll_waits_for_a_change_of_view_or_question_and_returns_with_it(store, waiter):
-    from svmviz.rooms import RoomStore
+    from svmviz_app.rooms import RoomStore
 
     wait = store.wait if waiter == "store's own" else lambda *a: RoomStore.wait(store, *a)
     code, token = store.create_room()
