@@ -2,8 +2,10 @@
 
 ``panel(page)`` (``app.py``, every run) draws the sidebar's "Live class" box: start or end a
 class (instructor), join by code or ``?room=CODE``, detach and re-join (student). The room store
-is one ``svmviz_app.rooms.InMemoryRoomStore`` per server process (``st.cache_resource``); the
-instructor's session holds the room's token in its session state only, never in a link.
+is one per server process (``st.cache_resource``): in its memory, or in the Redis server the
+``SVMVIZ_ROOMS`` setting names (``svmviz_app.rooms.open_store``), shared by every process so
+configured and kept across restarts; the instructor's session holds the room's token in its
+session state only, never in a link.
 
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
@@ -29,6 +31,7 @@ instructor's session holds the room's token in its session state only, never in 
 from __future__ import annotations
 
 import io
+import os
 import secrets
 from contextlib import contextmanager
 from typing import Callable
@@ -42,7 +45,7 @@ from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
-from svmviz_app.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
+from svmviz_app.rooms import RoomError, RoomStore, RoomStoreUnavailableError, display_code, open_store
 from svmviz_app import state
 from svmviz_app.navigation import PAGES
 
@@ -67,10 +70,16 @@ TICK_S = 2.0
 WAIT_S = 1.0
 
 
+ROOMS_SETTING = "SVMVIZ_ROOMS"
+
+
 @st.cache_resource
 def room_store() -> RoomStore:
-    """The rooms of this server process (every session shares them)."""
-    return InMemoryRoomStore()
+    """The rooms of this server (every session shares them): in the process's memory, or in the
+    Redis server that ``SVMVIZ_ROOMS`` names (an environment variable, or a root-level key of
+    ``.streamlit/secrets.toml``, which Streamlit makes one), e.g. ``redis://127.0.0.1:6379/0``."""
+    st.secrets.load_if_toml_exists()   # a root-level secret becomes an environment variable
+    return open_store(os.environ.get(ROOMS_SETTING, ""))
 
 
 def _live() -> dict | None:
@@ -112,6 +121,8 @@ def _publish(snap: dict | None = None) -> None:
     try:
         room_store().publish(live["code"], live["token"], view)
         st.session_state[_SENT] = view
+    except RoomStoreUnavailableError:
+        pass   # the store is back in a moment: the next run publishes what this one could not
     except RoomError as exc:
         st.session_state[_LIVE] = None
         st.session_state["_svmviz_live_error"] = str(exc)
@@ -237,7 +248,8 @@ def panel(page) -> None:
                 else:
                     st.caption("Following the instructor.")
                     st.button("Detach", key="live_detach", on_click=_detach)
-                    _follow(live, app_run=True)   # the page runs after this: it draws what changed
+                    with _store_outage():
+                        _follow(live, app_run=True)   # the page runs after this: it draws what changed
                     _follow_fragment()
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
     # the page's steppers register as they draw (the poll above read the last run's)
@@ -285,6 +297,9 @@ def _instructor_fragment() -> None:
     try:
         store.touch(live["code"], live["token"])
         f = store.follow(live["code"])
+    except RoomStoreUnavailableError as exc:
+        st.warning(plain(exc))
+        return
     except RoomError as exc:
         st.session_state[_LIVE] = None
         st.error(plain(exc))
@@ -319,6 +334,8 @@ def _poll(live: dict):
     when the room is gone."""
     try:
         f = room_store().follow(live["code"], live["sid"], since=live["version"])
+    except RoomStoreUnavailableError:
+        raise   # the class goes on: the next poll asks again
     except RoomError as exc:
         st.session_state[_LIVE] = None
         st.session_state["_svmviz_live_error"] = str(exc)
@@ -445,7 +462,18 @@ def poll() -> None:
         room_store().wait(live["code"], live["version"], None if q is None else (q.qid, q.revealed), WAIT_S)
     except RoomError:
         pass   # the poll tells the student
-    _follow(live)
+    with _store_outage():
+        _follow(live)
+
+
+@contextmanager
+def _store_outage():
+    """A poll while the shared store cannot be reached ends quietly: the student keeps the view
+    and the next tick polls again."""
+    try:
+        yield
+    except RoomStoreUnavailableError:
+        pass
 
 
 # A timer in the browser, not ``st.fragment(run_every=...)``: a timed fragment run cannot rerun
