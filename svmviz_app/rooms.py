@@ -122,6 +122,7 @@ class Tally:
     qid: int
     counts: tuple[int, ...]   # answers per option
     revealed: bool
+    on_reveal: Any = None     # what the instructor's app asked to be kept with the question
 
     @property
     def n_answers(self) -> int:
@@ -210,8 +211,10 @@ class RoomStore(ABC):
 
     @abstractmethod
     def pose(self, code: str, token: str, prompt: str, options: Sequence[str], answer: int,
-             explanation: str = "") -> int:
-        """A new question (replacing any earlier one and its answers); returns its id."""
+             explanation: str = "", on_reveal: Any = None) -> int:
+        """A new question (replacing any earlier one and its answers); returns its id.
+        ``on_reveal`` (JSON values) is kept with it for the instructor (``tally`` and ``reveal``
+        return it): what the reveal does, known to any session that claims the room meanwhile."""
 
     @abstractmethod
     def answer(self, code: str, session_id: str, qid: int, option: int) -> None:
@@ -237,6 +240,7 @@ class _Question:
     options: tuple[str, ...]
     answer: int
     explanation: str
+    on_reveal: Any = None
     answers: dict[str, int] = field(default_factory=dict)
     revealed: bool = False
 
@@ -249,7 +253,7 @@ class _Question:
         counts = [0] * len(self.options)
         for v in self.answers.values():
             counts[v] += 1
-        return Tally(self.qid, tuple(counts), self.revealed)
+        return Tally(self.qid, tuple(counts), self.revealed, self.on_reveal)
 
 
 @dataclass
@@ -445,13 +449,14 @@ class InMemoryRoomStore(RoomStore):
             room.students.pop(session_id, None)
 
     def pose(self, code: str, token: str, prompt: str, options: Sequence[str], answer: int,
-             explanation: str = "") -> int:
+             explanation: str = "", on_reveal: Any = None) -> int:
         prompt, opts, answer, explanation = checked_question(prompt, options, answer, explanation)
+        on_reveal = json.loads(view_json({"v": on_reveal}))["v"]   # JSON values, a copy
         with self._lock:
             room = self._owned(code, token)
             qid = room.next_qid
             room.next_qid += 1
-            room.question = _Question(qid, prompt, opts, answer, explanation)
+            room.question = _Question(qid, prompt, opts, answer, explanation, on_reveal)
             self._changed.notify_all()
             return qid
 

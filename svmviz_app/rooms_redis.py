@@ -95,7 +95,7 @@ local function tally()
   local counts = {}
   for i = 1, n do counts[i] = 0 end
   for _, v in ipairs(redis.call('HVALS', A)) do counts[tonumber(v) + 1] = counts[tonumber(v) + 1] + 1 end
-  return {redis.call('HGET', Q, 'qid'), redis.call('HGET', Q, 'revealed'), counts}
+  return {redis.call('HGET', Q, 'qid'), redis.call('HGET', Q, 'revealed'), counts, redis.call('HGET', Q, 'on_reveal')}
 end
 """
 
@@ -159,13 +159,13 @@ if not live() then return redis.error_reply('NOTFOUND') end
 redis.call('ZREM', S, ARGV[5])
 return 1
 """,
-    # [5] token digest, [6] prompt, [7] options JSON, [8] answer, [9] explanation
+    # [5] token digest, [6] prompt, [7] options JSON, [8] answer, [9] explanation, [10] on_reveal JSON
     "pose": """
 local e = owned(ARGV[5]); if e then return e end
 local qid = redis.call('HINCRBY', R, 'nextq', 1) - 1
 redis.call('DEL', Q, A)
 redis.call('HSET', Q, 'qid', qid, 'prompt', ARGV[6], 'options', ARGV[7], 'answer', ARGV[8],
-           'explanation', ARGV[9], 'revealed', 0)
+           'explanation', ARGV[9], 'revealed', 0, 'on_reveal', ARGV[10])
 with_room(Q)
 redis.call('PUBLISH', P..'changed:'..c, 'q')
 return qid
@@ -264,8 +264,8 @@ class RedisRoomStore(RoomStore):
 
     @staticmethod
     def _tally(reply) -> Tally:
-        qid, revealed, counts = reply
-        return Tally(int(qid), tuple(int(n) for n in counts), revealed == "1")
+        qid, revealed, counts, on_reveal = reply
+        return Tally(int(qid), tuple(int(n) for n in counts), revealed == "1", json.loads(on_reveal))
 
     def __len__(self) -> int:
         """Live rooms (expired ones are swept first)."""
@@ -367,10 +367,11 @@ class RedisRoomStore(RoomStore):
         self._run("leave", normalize_code(code), str(session_id))
 
     def pose(self, code: str, token: str, prompt: str, options: Sequence[str], answer: int,
-             explanation: str = "") -> int:
+             explanation: str = "", on_reveal: Any = None) -> int:
         prompt, opts, answer, explanation = checked_question(prompt, options, answer, explanation)
+        then = view_json({"v": on_reveal})[len('{"v":'):-1]
         return int(self._run("pose", normalize_code(code), _digest(token), prompt, json.dumps(list(opts)), answer,
-                             explanation))
+                             explanation, then))
 
     def answer(self, code: str, session_id: str, qid: int, option: int) -> None:
         c = normalize_code(code)

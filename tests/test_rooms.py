@@ -375,3 +375,13 @@ def test_the_configured_store(redis_url):
     assert isinstance(open_store(redis_url), RedisRoomStore)
     with pytest.raises(ValueError, match="SVMVIZ_ROOMS"):
         open_store("memcached://somewhere")
+
+
+def test_what_a_reveal_does_is_kept_with_the_question_for_the_instructor(store):
+    code, token = store.create_room()
+    store.pose(code, token, "which wins?", ["a", "b"], 1, on_reveal=["tree.step", 5])
+    assert store.tally(code, token).on_reveal == ["tree.step", 5]
+    token = store.claim(code, token)   # a new session of the instructor
+    assert store.reveal(code, token).on_reveal == ["tree.step", 5]
+    store.pose(code, token, "q", ["x", "y"], 0)
+    assert store.tally(code, token).on_reveal is None
