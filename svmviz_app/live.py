@@ -46,8 +46,8 @@ from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
-from svmviz_app.rooms import (RoomAccessError, RoomError, RoomNotFoundError, RoomStore, RoomStoreUnavailableError,
-                              display_code, normalize_code, open_store)
+from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomError, RoomNotFoundError, RoomStore,
+                              RoomStoreUnavailableError, display_code, normalize_code, open_store, resume_form)
 from svmviz_app import state
 from svmviz_app.navigation import PAGES
 
@@ -64,6 +64,7 @@ _HANDED = "_svmviz_live_handed"       # this session's class is run by another s
 _FORGET = "_svmviz_live_forget"       # the browser's claim names a class that is over: forget it
 _AWAY = "_svmviz_live_away"           # the last poll found the instructor silent for over AWAY_S (students)
 _ENDED = "_svmviz_live_ended"         # the class this student followed has ended (the notice)
+_RESUME = "_svmviz_live_resume"       # a resume code just made, shown once
 # Students are told the instructor is away after this long without a word from them (the
 # instructor's page sends one every second while it is open).
 AWAY_S = 60.0
@@ -223,14 +224,11 @@ def _keep_claim() -> None:
 
 
 def _reclaim(held: str) -> None:
-    """Take back the class the browser's claim ``held`` names, at its current view; then rerun."""
+    """Take back the class the browser's claim ``held`` names; then rerun."""
     ss = st.session_state
-    store = room_store()
     try:
         claim = json.loads(held)
-        code = normalize_code(claim["code"])
-        token = store.claim(code, str(claim["token"]))
-        f = store.follow(code)
+        _take_class(claim["code"], str(claim["token"]))
     except RoomStoreUnavailableError:
         return   # the store is back in a moment: the next session of this browser claims it
     except RoomAccessError:
@@ -239,14 +237,33 @@ def _reclaim(held: str) -> None:
     except (RoomError, ValueError, KeyError, TypeError):
         ss[_HANDED] = ss[_FORGET] = True   # the class is over (or the stored claim unreadable)
         return
+    st.rerun()
+
+
+def _take_class(code: str, secret: str) -> None:
+    """This session becomes the instructor of class ``code`` (``secret``: the room's token or a
+    resume code), at the class's current view, whatever page it opened; a ``RoomError`` when it
+    cannot."""
+    ss, store = st.session_state, room_store()
+    code = normalize_code(code)
+    token = store.claim(code, secret)
+    f = store.follow(code)
     ss[_LIVE] = {"role": "instructor", "code": code, "token": token}
-    ss.pop(_ENDED, None)
+    for k in (_ENDED, _HANDED):
+        ss.pop(k, None)
     if f.view:
-        _apply(f.view)   # back where the class is, whatever page this session opened
+        _apply(f.view)
         ss[_SENT] = f.view
         if f.view.get("page", "") != ss.get(_PAGE, ""):
             ss[_GOTO] = f.view.get("page", "")
-    st.rerun()
+
+
+def _make_resume() -> None:
+    live = _live()
+    try:
+        st.session_state[_RESUME] = room_store().resume(live["code"], live["token"])
+    except RoomError as exc:
+        st.session_state["_svmviz_live_error"] = str(exc)
 
 
 def join(code: str) -> None:
@@ -259,8 +276,13 @@ def join(code: str) -> None:
 
 
 def _join_typed() -> None:
+    typed = str(st.session_state.get("_svmviz_live_code", ""))
+    symbols = resume_form(typed)
     try:
-        join(st.session_state.get("_svmviz_live_code", ""))
+        if len(symbols) == 2 * CODE_LENGTH:   # a class code and its resume code: the instructor's other device
+            _take_class(symbols[:CODE_LENGTH], symbols[CODE_LENGTH:])
+        else:
+            join(typed)
         st.session_state.pop("_svmviz_live_error", None)
     except RoomError as exc:
         st.session_state["_svmviz_live_error"] = str(exc)
@@ -331,6 +353,13 @@ def panel(page) -> None:
             elif live["role"] == "instructor":
                 _code_banner(live["code"])
                 _instructor_fragment()
+                st.button("Continue on another device", key="live_resume", on_click=_make_resume,
+                          help="a code to type on your other device: it takes the class over there")
+                typed = ss.pop(_RESUME, None)
+                if typed:   # shown once
+                    st.info(f"On your other device, open this app and type in **Join a class**: "
+                            f"`{display_code(live['code'])} {typed[:4]}-{typed[4:]}` (works once, for "
+                            f"{RESUME_TTL_S / 60:g} minutes)")
                 st.button("End the class", key="live_end", on_click=_end_class)
             else:
                 st.markdown(f"Class **{display_code(live['code'])}**")

@@ -78,6 +78,7 @@ MAX_OPTIONS = 12
 MAX_TEXT = 2_000                # characters of a prompt, an option or an explanation
 IDLE_TTL_S = 2 * 3600.0
 STUDENT_TTL_S = 60.0
+RESUME_TTL_S = 600.0            # a resume code lets another device claim the room once, this long
 
 
 class RoomError(SvmvizError):
@@ -153,6 +154,15 @@ def normalize_code(code: str) -> str:
     return c
 
 
+def new_resume_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def resume_form(typed: str) -> str:
+    """A resume code as typed (any case, spaces or dashes) in its stored form."""
+    return "".join(ch for ch in typed.upper() if ch not in " -")
+
+
 def display_code(code: str) -> str:
     c = normalize_code(code)
     return f"{c[:4]}-{c[4:]}"
@@ -174,8 +184,15 @@ class RoomStore(ABC):
 
     @abstractmethod
     def claim(self, code: str, token: str) -> str:
-        """The instructor's new session takes the room over: returns a new token, and ``token``
-        drives the room no longer."""
+        """The instructor's new session takes the room over with the room's token or its resume
+        code (``resume``): returns a new token, and the old one drives the room no longer."""
+
+    @abstractmethod
+    def resume(self, code: str, token: str) -> str:
+        """A resume code: the instructor types it on another device to claim the room there. It
+        works once, within ``RESUME_TTL_S``; a new one replaces it. Eight symbols of the join
+        codes' alphabet (2^40): guessing it in ten minutes is as hopeless as guessing a join code
+        in a lecture (see above), and a guess needs the join code as well."""
 
     @abstractmethod
     def publish(self, code: str, token: str, view: Mapping[str, Any]) -> int:
@@ -265,6 +282,7 @@ class _Room:
     students: dict[str, float] = field(default_factory=dict)   # session id -> last poll
     question: _Question | None = None
     next_qid: int = 1
+    resume: tuple[str, float] | None = None   # (resume code, valid until)
 
 
 def _text(s: Any, what: str) -> str:
@@ -403,9 +421,21 @@ class InMemoryRoomStore(RoomStore):
 
     def claim(self, code: str, token: str) -> str:
         with self._lock:
+            _, room = self._room(code)
+            r = room.resume
+            if (r is not None and isinstance(token, str) and self._clock() < r[1]
+                    and hmac.compare_digest(resume_form(token).encode(), r[0].encode())):
+                room.resume = None   # a resume code works once
+                token = room.token   # and stands for the token
             room = self._owned(code, token)
             room.token = secrets.token_urlsafe(32)
             return room.token
+
+    def resume(self, code: str, token: str) -> str:
+        with self._lock:
+            room = self._owned(code, token)
+            room.resume = (new_resume_code(), self._clock() + RESUME_TTL_S)
+            return room.resume[0]
 
     def publish(self, code: str, token: str, view: Mapping[str, Any]) -> int:
         text = view_json(view)

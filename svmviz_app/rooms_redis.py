@@ -38,10 +38,11 @@ from typing import Any, Callable, Mapping, Sequence
 import redis
 
 from svmviz_app.rooms import (ALPHABET, ANSWERS_CLOSED, CODE_LENGTH, IDLE_TTL_S, MAX_ROOMS, MAX_STUDENTS,
-                              NO_QUESTION, NOT_INSTRUCTOR, QUESTION_CLOSED, STUDENT_TTL_S, Follow,
+                              NO_QUESTION, NOT_INSTRUCTOR, QUESTION_CLOSED, RESUME_TTL_S, STUDENT_TTL_S, Follow,
                               PublicQuestion, RoomAccessError, RoomContentError, RoomStore,
                               RoomStoreUnavailableError, Tally, check_option, check_session_id,
-                              checked_question, full_room, full_server, normalize_code, not_found, view_json)
+                              checked_question, full_room, full_server, new_resume_code, normalize_code,
+                              not_found, resume_form, view_json)
 
 # ARGV[1] prefix, [2] code, [3] now ('' : Redis's clock), [4] idle TTL in s; a script's own
 # arguments follow
@@ -118,10 +119,22 @@ return redis.call('ZCARD', ALL)
 local e = owned(ARGV[5]); if e then return e end
 return 1
 """,
-    # [5] token digest, [6] the new token's digest
+    # [5] token digest, [6] the new token's digest, [7] the digest of the token as a resume code
     "claim": """
+if not live() then return redis.error_reply('NOTFOUND') end
+local valid_until = tonumber(redis.call('HGET', R, 'resume_until') or '0')
+if ARGV[7] ~= '' and redis.call('HGET', R, 'resume') == ARGV[7] and now < valid_until then
+  redis.call('HDEL', R, 'resume', 'resume_until')   -- a resume code works once
+  ARGV[5] = redis.call('HGET', R, 'token')          -- and stands for the token
+end
 local e = owned(ARGV[5]); if e then return e end
 redis.call('HSET', R, 'token', ARGV[6])
+return 1
+""",
+    # [5] token digest, [6] the resume code's digest, [7] its lifetime in s
+    "resume": """
+local e = owned(ARGV[5]); if e then return e end
+redis.call('HSET', R, 'resume', ARGV[6], 'resume_until', tostring(now + tonumber(ARGV[7])))
 return 1
 """,
     # [5] token digest, [6] view JSON
@@ -284,8 +297,14 @@ class RedisRoomStore(RoomStore):
 
     def claim(self, code: str, token: str) -> str:
         new = secrets.token_urlsafe(32)
-        self._run("claim", normalize_code(code), _digest(token), _digest(new))
+        resume = _digest(resume_form(token)) if isinstance(token, str) else ""
+        self._run("claim", normalize_code(code), _digest(token), _digest(new), resume)
         return new
+
+    def resume(self, code: str, token: str) -> str:
+        typed = new_resume_code()
+        self._run("resume", normalize_code(code), _digest(token), _digest(typed), RESUME_TTL_S)
+        return typed
 
     def publish(self, code: str, token: str, view: Mapping[str, Any]) -> int:
         text = view_json(view)

@@ -385,3 +385,28 @@ def test_what_a_reveal_does_is_kept_with_the_question_for_the_instructor(store):
     assert store.reveal(code, token).on_reveal == ["tree.step", 5]
     store.pose(code, token, "q", ["x", "y"], 0)
     assert store.tally(code, token).on_reveal is None
+
+
+def test_a_resume_code_lets_another_device_claim_the_room_once_and_for_ten_minutes(make_store):
+    from svmviz_app.rooms import RESUME_TTL_S
+
+    clock = Clock()
+    store = make_store(clock=clock)
+    code, token = store.create_room()
+    other, other_token = store.create_room()
+    typed = store.resume(code, token)
+    assert len(typed) == CODE_LENGTH and set(typed) <= set(ALPHABET)
+    with pytest.raises(RoomAccessError):
+        store.claim(other, typed)   # it is that room's only
+    new = store.claim(code, f"{typed[:4]}-{typed[4:]}".lower())   # as typed on the other device
+    with pytest.raises(RoomAccessError):
+        store.touch(code, token)    # the first device drives no more
+    with pytest.raises(RoomAccessError):
+        store.claim(code, typed)    # once
+    late = store.resume(code, new)
+    clock.t += RESUME_TTL_S
+    with pytest.raises(RoomAccessError):
+        store.claim(code, late)     # expired
+    with pytest.raises(RoomAccessError):
+        store.resume(code, token)   # only the instructor makes one
+    store.touch(code, new)
