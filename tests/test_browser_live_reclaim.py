@@ -76,3 +76,42 @@ def test_the_instructor_closes_the_tab_mid_question_and_a_new_tab_takes_the_clas
     finally:
         teacher_ctx.close()
         student_ctx.close()
+
+
+def test_a_students_network_drops_for_30_s_and_nothing_is_lost(browser, live_url, artifacts_dir):
+    teacher_ctx, student_ctx = (browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(2))
+    for c in (teacher_ctx, student_ctx):
+        c.set_default_timeout(150000)
+    teacher, student = teacher_ctx.new_page(), student_ctx.new_page()
+    try:
+        teacher.goto(live_url)
+        teacher.wait_for_selector("text=Live class")
+        teacher.goto(f"{live_url}/SVM_Tree?data={DATA}")
+        wait_for_app(teacher)
+        _sidebar_expander(teacher).locator("button", has_text="Start a class").first.click()
+        wait_for_app(teacher)
+        link = teacher.locator("[data-testid='stSidebar'] code", has_text="room=").inner_text().strip()
+        student.goto(link, wait_until="commit")
+        student.wait_for_selector("text=SVM decision tree")
+        wait_for_app(student)
+        student_ctx.set_offline(True)   # the student's network is gone...
+        teacher.get_by_role("button", name="Next ▶").click()
+        teacher.wait_for_selector("text=Step 2 of")
+        wait_for_app(teacher)
+        teacher.get_by_role("button", name=re.compile("Ask the class")).click()
+        teacher.wait_for_selector("text=0 answer(s)")
+        teacher.wait_for_timeout(30000)
+        student_ctx.set_offline(False)  # ...for 30 s
+        student.wait_for_selector("text=Step 2 of")
+        student.wait_for_selector("text=which candidate does the tree choose")
+        wait_for_app(student)
+        student.get_by_role("button", name="a", exact=True).click()
+        teacher.wait_for_selector("text=1 answer(s)")   # the seat and the answer count
+        student.screenshot(path=str(artifacts_dir / "live_student_after_30s_offline.png"))
+    except Exception:
+        for i, p in enumerate([teacher, student]):
+            p.screenshot(path=str(artifacts_dir / f"live_offline_failure_{i}.png"))
+        raise
+    finally:
+        teacher_ctx.close()
+        student_ctx.close()
