@@ -22,20 +22,31 @@ def live_url(redis_url):
     stop_streamlit(proc)
 
 
+def _contexts(browser):
+    """Two browsers (the instructor's, a student's) at 1280 x 720, patient on a shared machine."""
+    ctxs = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(2)]
+    for c in ctxs:
+        c.set_default_timeout(150000)
+    return ctxs
+
+
+def _start_class(teacher, live_url) -> str:
+    """The instructor starts a class on the SVM Tree page: the students' link."""
+    teacher.goto(live_url)
+    teacher.wait_for_selector("text=Live class")
+    teacher.goto(f"{live_url}/SVM_Tree?data={DATA}")
+    wait_for_app(teacher)
+    _sidebar_expander(teacher).locator("button", has_text="Start a class").first.click()
+    wait_for_app(teacher)
+    return teacher.locator("[data-testid='stSidebar'] code", has_text="room=").inner_text().strip()
+
+
 def test_the_instructor_closes_the_tab_mid_question_and_a_new_tab_takes_the_class_back(browser, live_url,
                                                                                        artifacts_dir):
-    teacher_ctx, student_ctx = (browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(2))
-    for c in (teacher_ctx, student_ctx):
-        c.set_default_timeout(150000)
+    teacher_ctx, student_ctx = _contexts(browser)
     teacher, student = teacher_ctx.new_page(), student_ctx.new_page()
     try:
-        teacher.goto(live_url)
-        teacher.wait_for_selector("text=Live class")
-        teacher.goto(f"{live_url}/SVM_Tree?data={DATA}")
-        wait_for_app(teacher)
-        _sidebar_expander(teacher).locator("button", has_text="Start a class").first.click()
-        wait_for_app(teacher)
-        link = teacher.locator("[data-testid='stSidebar'] code", has_text="room=").inner_text().strip()
+        link = _start_class(teacher, live_url)
         code = link.split("room=")[1]
         student.goto(link, wait_until="commit")
         student.wait_for_selector("text=SVM decision tree")
@@ -79,18 +90,10 @@ def test_the_instructor_closes_the_tab_mid_question_and_a_new_tab_takes_the_clas
 
 
 def test_a_students_network_drops_for_30_s_and_nothing_is_lost(browser, live_url, artifacts_dir):
-    teacher_ctx, student_ctx = (browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(2))
-    for c in (teacher_ctx, student_ctx):
-        c.set_default_timeout(150000)
+    teacher_ctx, student_ctx = _contexts(browser)
     teacher, student = teacher_ctx.new_page(), student_ctx.new_page()
     try:
-        teacher.goto(live_url)
-        teacher.wait_for_selector("text=Live class")
-        teacher.goto(f"{live_url}/SVM_Tree?data={DATA}")
-        wait_for_app(teacher)
-        _sidebar_expander(teacher).locator("button", has_text="Start a class").first.click()
-        wait_for_app(teacher)
-        link = teacher.locator("[data-testid='stSidebar'] code", has_text="room=").inner_text().strip()
+        link = _start_class(teacher, live_url)
         student.goto(link, wait_until="commit")
         student.wait_for_selector("text=SVM decision tree")
         wait_for_app(student)
