@@ -36,6 +36,8 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from svmviz_app.rooms import (ALPHABET, ANSWERS_CLOSED, CODE_LENGTH, IDLE_TTL_S, MAX_ROOMS, MAX_STUDENTS,
                               NO_QUESTION, NOT_INSTRUCTOR, QUESTION_CLOSED, RESUME_TTL_S, STUDENT_TTL_S, Follow,
@@ -235,8 +237,11 @@ class RedisRoomStore(RoomStore):
         if client is None:
             # a poll's read or a script answers in milliseconds: a store that does not answer
             # within seconds is down, and the page says so instead of hanging
+            # (two quick retries: a pooled connection Redis dropped on a restart is made again;
+            # a Redis that is down is said so within a second, not after the client's long backoff)
             client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5.0,
-                                          socket_connect_timeout=5.0, health_check_interval=30)
+                                          socket_connect_timeout=5.0, health_check_interval=30,
+                                          retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2))
         self._r, self.prefix = client, prefix
         self.max_rooms, self.max_students = int(max_rooms), int(max_students)
         self.idle_ttl_s, self.student_ttl_s = float(idle_ttl_s), float(student_ttl_s)

@@ -410,3 +410,21 @@ def test_a_resume_code_lets_another_device_claim_the_room_once_and_for_ten_minut
     with pytest.raises(RoomAccessError):
         store.resume(code, token)   # only the instructor makes one
     store.touch(code, new)
+
+
+def test_a_redis_store_out_of_reach_says_so_and_a_wait_does_not_hang():
+    from conftest import _free_port
+    from svmviz_app.rooms import RoomStoreUnavailableError
+    from svmviz_app.rooms_redis import RedisRoomStore
+
+    store = RedisRoomStore(f"redis://127.0.0.1:{_free_port()}/0")   # nothing listens there
+    with pytest.raises(RoomStoreUnavailableError, match="cannot be reached just now"):
+        store.create_room()
+    with pytest.raises(RoomStoreUnavailableError):
+        store.follow("ABCD-EFGH", "s1")
+    assert issubclass(RoomStoreUnavailableError, SvmvizError)
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (store.wait("ABCD-EFGH", 1, None, 60.0), done.set()))
+    t.start()
+    t.join(30.0)
+    assert done.is_set()   # the poll after it tells the student; no wait of a minute on a dead store
