@@ -637,7 +637,8 @@ def _serve_and_run(args, procs: list, folder: str) -> int:
     if args.port:
         args.ports, pids = [args.port], [listening_pid(args.port)]
     else:
-        env = {"SVMVIZ_ROOMS": args.rooms} if args.rooms else None
+        # a class admits as many students as the benchmark brings (the default cap is one process's hall)
+        env = {"SVMVIZ_ROOM_SEATS": str(max(args.followers, 100)), **({"SVMVIZ_ROOMS": args.rooms} if args.rooms else {})}
         args.ports = []
         for _ in range(args.processes):
             args.ports.append(bc.free_port(lo, hi))

@@ -525,15 +525,23 @@ class InMemoryRoomStore(RoomStore):
             self._changed.notify_all()
 
 
-def open_store(url: str) -> RoomStore:
+def open_store(url: str, seats: str = "") -> RoomStore:
     """The room store a server's configuration names (``SVMVIZ_ROOMS``): empty for rooms in this
-    process's memory, ``redis://host:port/db`` (``rediss://``, ``unix://``) for rooms in Redis."""
+    process's memory, ``redis://host:port/db`` (``rediss://``, ``unix://``) for rooms in Redis;
+    ``seats`` (``SVMVIZ_ROOM_SEATS``): the students a room admits, ``MAX_STUDENTS`` when empty
+    (a hall served by several processes admits more)."""
+    try:
+        max_students = int(seats) if seats else MAX_STUDENTS
+    except ValueError:
+        max_students = 0
+    if max_students < 1:
+        raise ValueError(f"SVMVIZ_ROOM_SEATS={seats[:20]!r}: give the number of students a class admits, e.g. 300")
     if not url:
-        return InMemoryRoomStore()
+        return InMemoryRoomStore(max_students=max_students)
     if url.split("://", 1)[0] in ("redis", "rediss", "unix"):
         from svmviz_app.rooms_redis import RedisRoomStore
 
-        return RedisRoomStore(url)
+        return RedisRoomStore(url, max_students=max_students)
     raise ValueError(f"SVMVIZ_ROOMS={url[:80]!r} names no room store: leave it empty (rooms in the server's "
                      "memory) or give a Redis URL, redis://host:6379/0")
 

@@ -373,6 +373,10 @@ def test_the_configured_store(redis_url):
 
     assert isinstance(open_store(""), InMemoryRoomStore)
     assert isinstance(open_store(redis_url), RedisRoomStore)
+    assert open_store("").max_students == 100 and open_store(redis_url, "300").max_students == 300
+    for bad in ("0", "-5", "many"):
+        with pytest.raises(ValueError, match="SVMVIZ_ROOM_SEATS"):
+            open_store("", bad)
     with pytest.raises(ValueError, match="SVMVIZ_ROOMS"):
         open_store("memcached://somewhere")
 
