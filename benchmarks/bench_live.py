@@ -27,7 +27,12 @@ Targets (a 2-core machine): lag p95 <= 1.5 s, no missed step, CPU per instructor
 exact tally, every reveal within 1.5 s. Latencies are inflated by other work on a shared machine:
 the load average is printed with every figure; CPU seconds and bytes are what to trust.
 
+Several processes: ``--processes 2`` starts two servers sharing the room through Redis
+(``--rooms redis://...``, or a redis-server the benchmark starts), the instructor on the first, the
+followers spread over both; CPU per step is reported per process too.
+
 Usage: python benchmarks/bench_live.py [--followers 30] [--steps 20] [--every 2] [--serve-ports 8800-8849]
+       python benchmarks/bench_live.py --followers 300 --processes 2
 Quick check: python benchmarks/bench_live.py --followers 3 --steps 3
 """
 
@@ -39,8 +44,11 @@ import hashlib
 import json
 import random
 import re
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,14 +99,19 @@ def interval_due(last: float, every: float, now: float) -> float:
     return max(last + every, now)
 
 
-def tick_state(component_id: str):
-    """The widget state a ticker's ``setTriggerValue("tick", now)`` sends: the element's trigger
+def trigger_state(component_id: str, event: str, value):
+    """The widget state an element's ``setTriggerValue(event, value)`` sends: the element's trigger
     (its id as the frontend makes it, ``$$STREAMLIT_INTERNAL_KEY_<id>__events``) holding the list
     of events set since the last flush."""
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
     return WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{component_id}__events",
-                       json_trigger_value=json.dumps([{"event": "tick", "value": int(time.time() * 1000)}]))
+                       json_trigger_value=json.dumps([{"event": event, "value": value}]))
+
+
+def tick_state(component_id: str):
+    """What a ticker's ``setTriggerValue("tick", now)`` sends."""
+    return trigger_state(component_id, "tick", int(time.time() * 1000))
 
 
 def first_after(history: list[Shown], t0: float, pred) -> float | None:
@@ -162,6 +175,10 @@ class LiveSession(bc.Student):
       every interval: ``WidgetStateManager.setTriggerValue`` flushes on the next macrotask with
       ``sendRerunBackMsg`` (every widget state and the trigger, for the element's fragment). The
       element leaves the page at the end of a run that did not draw it.
+    - **The claim element's script** (the instructor's claim on the class): it runs when the element
+      mounts or its data changes; ``keep`` writes the claim into the browser's local storage,
+      ``forget`` removes it, ``ask`` sends a stored claim back as the element's trigger.
+      ``storage`` is that browser's local storage (a dict; sessions of one browser share it).
 
     Neither waits for anything: ``sendRerunBackMsg`` only checks that the websocket is connected,
     so a tick or a timed run is sent while a run is in progress (the server queues a fragment's
@@ -169,8 +186,10 @@ class LiveSession(bc.Student):
     waits. Chromium confirms it (one ``setInterval`` per mounted ticker, firing every 2.000 s
     through the ticker fragment's own redraws and the stepper's runs)."""
 
-    def __init__(self, port: int, page: str, query: str):
+    def __init__(self, port: int, page: str, query: str, storage: dict | None = None):
         super().__init__(port, page, query, bc.PAGES[page])
+        self.storage = {} if storage is None else storage
+        self.claim_seen: dict[str, str] = {}   # claim element id -> the data its script last ran with
         self.timers: dict[str, tuple[asyncio.Task, float]] = {}   # fragment id -> (timer, interval)
         self.history: list[Shown] = []
         self.total_bytes = 0
@@ -240,6 +259,22 @@ class LiveSession(bc.Student):
         super()._element(path, el, fragment_id)
         if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("ticker"):
             self._mount_ticker(el.bidi_component, fragment_id)
+        if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("live_claim"):
+            self._run_claim(el.bidi_component, fragment_id)
+
+    def _run_claim(self, comp, fragment_id: str) -> None:
+        """The claim element's script, as the browser runs it on a mount or a change of data."""
+        if self.claim_seen.get(comp.id) == comp.json:
+            return
+        self.claim_seen[comp.id] = comp.json
+        data, key = json.loads(comp.json), "svmviz.live.claim"
+        if data.get("keep"):
+            self.storage[key] = json.dumps(data["keep"])
+        elif data.get("forget"):
+            self.storage.pop(key, None)
+        elif key in self.storage:
+            held = trigger_state(comp.id, "claim", self.storage[key])
+            asyncio.get_running_loop().create_task(self.rerun(self.widget_states() + [held], fragment_id))
 
     def _mount_ticker(self, comp, fragment_id: str) -> None:
         """The ticker element drawn: its script starts a timer when it mounts, and again only when
@@ -338,12 +373,20 @@ class LiveSession(bc.Student):
 
 
 # ----------------------------------------------------------------------------- the class
-async def run_class(args, pid: int) -> dict:
+async def run_class(args, pids: list[int]) -> dict:
+    """The class on the servers of ``args.ports`` (processes ``pids``): the instructor on the first,
+    the followers spread over all of them in turn; server CPU is the processes' sum (and each's
+    per step)."""
     r: dict = {"load_start": bc.loadavg(), "errors": []}
+
+    def cpu() -> float:
+        return sum(bc.proc_cpu(p) for p in pids)
+
     # a fresh server serves its very first run the pages-folder way (without app.py's sidebar):
     # one Home visit first, as bench_classroom's warm-up
-    await bc.purge_visit(args.port, args.open_timeout)
-    teacher = LiveSession(args.port, args.page, args.query)
+    for port in args.ports:
+        await bc.purge_visit(port, args.open_timeout)
+    teacher = LiveSession(args.ports[0], args.page, args.query)
     if not await teacher.open(args.open_timeout):
         raise SystemExit(f"the instructor's page did not open: {teacher.errors}")
     # the panel is drawn only while open
@@ -355,10 +398,10 @@ async def run_class(args, pid: int) -> dict:
     if code is None:
         raise SystemExit(f"no join code on the instructor's page: {teacher.errors}")
     base = teacher.shown()
-    followers = [LiveSession(args.port, args.page, f"room={code}") for _ in range(args.followers)]
+    followers = [LiveSession(args.ports[i % len(args.ports)], args.page, f"room={code}") for i in range(args.followers)]
     # a fresh server warms itself after its first run: the room's figures start once that is done
     # (in a thread: the instructor's session keeps its timers meanwhile, its polls are the idle level)
-    quiet = await asyncio.to_thread(wait_quiet, lambda: bc.proc_cpu(pid), limit_s=args.quiet_timeout)
+    quiet = await asyncio.to_thread(wait_quiet, cpu, limit_s=args.quiet_timeout)
     print(quiet.line(), file=sys.stderr, flush=True)
     r.update(quiet_wait_s=quiet.waited_s, quiet_cpu_s=quiet.cpu_s, quiet=quiet.quiet)
 
@@ -366,27 +409,28 @@ async def run_class(args, pid: int) -> dict:
         await asyncio.sleep(random.uniform(0, args.stagger))
         return await s.open(args.open_timeout)
 
-    t0, cpu0 = time.time(), bc.proc_cpu(pid)
+    t0, cpu0 = time.time(), cpu()
     opened = await asyncio.gather(*(join(s) for s in followers))
     synced = await asyncio.gather(*(s.wait_for(lambda x: (x.shown().step, x.shown().figures) ==
                                                (base.step, base.figures), args.open_timeout) for s in followers))
     print(f"joined: {sum(opened)} of {len(followers)}; load {bc.loadavg()[0]:.2f}", file=sys.stderr, flush=True)
-    r.update(opened=sum(opened), synced=sum(synced), cpu_join=bc.proc_cpu(pid) - cpu0, wall_join=time.time() - t0)
+    r.update(opened=sum(opened), synced=sum(synced), cpu_join=cpu() - cpu0, wall_join=time.time() - t0)
     if not all(synced):
         r["errors"].append(f"{len(synced) - sum(synced)} followers never showed the instructor's view")
 
     # idle: nobody acts
     polls0 = sum(s.auto_runs for s in followers)
-    cpu0, load_idle = bc.proc_cpu(pid), bc.loadavg()
+    cpu0, load_idle = cpu(), bc.loadavg()
     await asyncio.sleep(args.idle)
-    cpu_idle = bc.proc_cpu(pid) - cpu0
+    cpu_idle = cpu() - cpu0
     idle_polls = sum(s.auto_runs for s in followers) - polls0
 
     # stepping
     steps: dict[int, tuple[float, str]] = {}
     bytes0 = [s.total_bytes for s in followers]
     full0 = sum(s.full_runs for s in followers)
-    cpu0, t_start, load_step = bc.proc_cpu(pid), time.perf_counter(), bc.loadavg()
+    cpu0, t_start, load_step = cpu(), time.perf_counter(), bc.loadavg()
+    each0 = [bc.proc_cpu(p) for p in pids]
     for i in range(args.steps):
         await asyncio.sleep(max(0.0, t_start + i * args.every - time.perf_counter()))
         before = teacher.step()
@@ -403,7 +447,8 @@ async def run_class(args, pid: int) -> dict:
         steps[now.step] = (t_click, now.figures)
     await asyncio.sleep(max(0.0, t_start + len(steps) * args.every - time.perf_counter()))
     await asyncio.sleep(args.every)    # the last step's followers
-    cpu_steps = bc.proc_cpu(pid) - cpu0
+    cpu_steps = cpu() - cpu0
+    r["cpu_per_step_each"] = [(bc.proc_cpu(p) - c0) / max(len(steps), 1) for p, c0 in zip(pids, each0)]
     lags = [step_lags(steps, s.history) for s in followers]
     r.update(summarize(args.followers, lags, cpu_steps, len(steps),
                        [(s.total_bytes - b) / 1e3 for s, b in zip(followers, bytes0)], cpu_idle, idle_polls))
@@ -414,19 +459,19 @@ async def run_class(args, pid: int) -> dict:
 
     # the question
     if args.question:
-        r.update(await question_round(args, pid, teacher, followers))
+        r.update(await question_round(args, cpu, teacher, followers))
     r["errors"] += sorted({e for s in [teacher, *followers] for e in s.errors})
     r["load_end"] = bc.loadavg()
     await asyncio.gather(*(s.close() for s in [teacher, *followers]))
     return r
 
 
-async def question_round(args, pid: int, teacher: LiveSession, followers: list[LiveSession]) -> dict:
+async def question_round(args, cpu, teacher: LiveSession, followers: list[LiveSession]) -> dict:
     out: dict = {}
     step = teacher.step()
     if step is None or step[0] >= step[1]:
         return {"question_error": f"no next step to ask about at {step}"}
-    cpu0, t_pose = bc.proc_cpu(pid), time.perf_counter()
+    cpu0, t_pose = cpu(), time.perf_counter()
     await teacher.click("Ask the class", args.click_timeout)
     seen = await asyncio.gather(*(s.wait_for(lambda x: x.answer_buttons(), args.answer_window) for s in followers))
     out["question_seen"] = sum(seen)
@@ -482,7 +527,7 @@ async def question_round(args, pid: int, teacher: LiveSession, followers: list[L
                reveal_p50=bc.percentile(reveals, 50), reveal_max=max((v for v in reveals if v is not None),
                                                                      default=float("nan")),
                reveal_within_target=sum(v is not None and v <= 1.5 for v in reveals),
-               cpu_question=bc.proc_cpu(pid) - cpu0)
+               cpu_question=cpu() - cpu0)
     return out
 
 
@@ -500,6 +545,8 @@ def report(r: dict, args) -> str:
         f"{r['cpu_per_step']:>8.3f} {r['kb_per_follower_step']:>16.1f} {r['load_step'][0]:>10.2f} "
         f"{r['load_step_end'][0]:>5.2f}",
         f"      page runs per follower per step {r['full_runs_per_follower_step']:.2f} (the rest: fragment runs)",
+        f"      CPU per step per process {' '.join(f'{c:.3f}' for c in r['cpu_per_step_each'])} s "
+        f"({len(r['cpu_per_step_each'])} process(es), rooms {args.rooms or 'in memory'})",
     ]
     if "tally_exact" in r:
         lines.append(
@@ -531,6 +578,10 @@ def parse_args(argv=None):
     ap.add_argument("--query", default=None)
     ap.add_argument("--stagger", type=float, default=3.0, help="followers join within this many s")
     ap.add_argument("--port", type=int, default=0, help="attach to the server on this port (default: start one)")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="start this many servers sharing the room through Redis, followers spread over them")
+    ap.add_argument("--rooms", default="", help="the servers' SVMVIZ_ROOMS (a Redis URL); with --processes > 1 "
+                    "and none given, a redis-server of the benchmark's own is started")
     ap.add_argument("--serve-ports", default="", help="lo-hi: start the server on a free port in this range")
     ap.add_argument("--config", action="append", default=[],
                     help="a Streamlit option for the started server, e.g. runner.postScriptGC=false (repeatable)")
@@ -546,27 +597,60 @@ def parse_args(argv=None):
     return args
 
 
+def start_redis(port: int, folder: str) -> tuple[subprocess.Popen, str]:
+    """Debian's ``redis-server`` on 127.0.0.1:``port``, its files in ``folder``, nothing saved to
+    disk: (process, URL) once it answers."""
+    import redis
+
+    exe = shutil.which("redis-server") or "/usr/bin/redis-server"
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", folder, "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    for _ in range(100):
+        try:
+            redis.Redis.from_url(url).ping()
+            return proc, url
+        except redis.ConnectionError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"redis-server did not start on port {port}")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     random.seed(args.seed)
-    proc = None
-    if not args.port:
-        lo, hi = (int(x) for x in args.serve_ports.split("-")) if args.serve_ports else (0, 0)
-        args.port = bc.free_port(lo, hi)
-        proc = start_app_server(args.port, 180.0, args.config)
+    procs: list = []
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    try:
-        pid = proc.pid if proc else listening_pid(args.port)
-        r = asyncio.run(run_class(args, pid))
-        print(report(r, args), flush=True)
-        meta = {"args": {k: v for k, v in vars(args).items() if k != "json"}}
-        with Run("bench_live", (), None, args.json or None, meta) as run:
-            run.row(**r)
-        bad = r["errors"] or r["missed"] or not r.get("tally_exact", True)
-        return 1 if bad else 0
-    finally:
-        if proc is not None:
-            stop_app_server(proc)
+    with tempfile.TemporaryDirectory(prefix="bench-live-redis-") as folder:
+        try:
+            return _serve_and_run(args, procs, folder)
+        finally:
+            for p in procs[::-1]:
+                stop_app_server(p)
+
+
+def _serve_and_run(args, procs: list, folder: str) -> int:
+    lo, hi = (int(x) for x in args.serve_ports.split("-")) if args.serve_ports else (0, 0)
+    if args.processes > 1 and not args.rooms:
+        redis_proc, args.rooms = start_redis(bc.free_port(lo, hi), folder)
+        procs.append(redis_proc)
+    if args.port:
+        args.ports, pids = [args.port], [listening_pid(args.port)]
+    else:
+        # a class admits as many students as the benchmark brings (the default cap is one process's hall)
+        env = {"SVMVIZ_ROOM_SEATS": str(max(args.followers, 100)), **({"SVMVIZ_ROOMS": args.rooms} if args.rooms else {})}
+        args.ports = []
+        for _ in range(args.processes):
+            args.ports.append(bc.free_port(lo, hi))
+            procs.append(start_app_server(args.ports[-1], 180.0, args.config, env=env))
+        pids = [p.pid for p in procs[-args.processes:]]
+    r = asyncio.run(run_class(args, pids))
+    print(report(r, args), flush=True)
+    meta = {"args": {k: v for k, v in vars(args).items() if k != "json"}}
+    with Run("bench_live", (), None, args.json or None, meta) as run:
+        run.row(**r)
+    bad = r["errors"] or r["missed"] or not r.get("tally_exact", True)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

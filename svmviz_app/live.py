@@ -2,8 +2,10 @@
 
 ``panel(page)`` (``app.py``, every run) draws the sidebar's "Live class" box: start or end a
 class (instructor), join by code or ``?room=CODE``, detach and re-join (student). The room store
-is one ``svmviz.rooms.InMemoryRoomStore`` per server process (``st.cache_resource``); the
-instructor's session holds the room's token in its session state only, never in a link.
+is one per server process (``st.cache_resource``): in its memory, or in the Redis server the
+``SVMVIZ_ROOMS`` setting names (``svmviz_app.rooms.open_store``), shared by every process so
+configured and kept across restarts; the instructor's session holds the room's token in its
+session state only, never in a link.
 
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
@@ -29,6 +31,8 @@ instructor's session holds the room's token in its session state only, never in 
 from __future__ import annotations
 
 import io
+import json
+import os
 import secrets
 from contextlib import contextmanager
 from typing import Callable
@@ -42,7 +46,8 @@ from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
-from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
+from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomError, RoomNotFoundError, RoomStore,
+                              RoomStoreUnavailableError, display_code, normalize_code, open_store, resume_form)
 from svmviz_app import state
 from svmviz_app.navigation import PAGES
 
@@ -50,12 +55,19 @@ _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qi
 _PAGE = "_svmviz_live_page"     # url path of the page this session shows ("" = home)
 _SENT = "_svmviz_live_sent"     # the last view published (compared before publishing again)
 _QUESTION = "_svmviz_live_question"   # the last poll's question (students)
-_ADVANCE = "_svmviz_live_advance"     # (step key, n_steps) the open question moves on at reveal
 _GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
 _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 _WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
+_HANDED = "_svmviz_live_handed"       # this session's class is run by another session: no claim from here
+_FORGET = "_svmviz_live_forget"       # the browser's claim names a class that is over: forget it
+_AWAY = "_svmviz_live_away"           # the last poll found the instructor silent for over AWAY_S (students)
+_ENDED = "_svmviz_live_ended"         # the class this student followed has ended (the notice)
+_RESUME = "_svmviz_live_resume"       # a resume code just made, shown once
+# Students are told the instructor is away after this long without a word from them (the
+# instructor's page sends one every second while it is open).
+AWAY_S = 60.0
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
@@ -67,10 +79,17 @@ TICK_S = 2.0
 WAIT_S = 1.0
 
 
+ROOMS_SETTING = "SVMVIZ_ROOMS"
+SEATS_SETTING = "SVMVIZ_ROOM_SEATS"   # the students a class admits (default 100: one process's hall)
+
+
 @st.cache_resource
 def room_store() -> RoomStore:
-    """The rooms of this server process (every session shares them)."""
-    return InMemoryRoomStore()
+    """The rooms of this server (every session shares them): in the process's memory, or in the
+    Redis server that ``SVMVIZ_ROOMS`` names (an environment variable, or a root-level key of
+    ``.streamlit/secrets.toml``, which Streamlit makes one), e.g. ``redis://127.0.0.1:6379/0``."""
+    st.secrets.load_if_toml_exists()   # a root-level secret becomes an environment variable
+    return open_store(os.environ.get(ROOMS_SETTING, ""), os.environ.get(SEATS_SETTING, ""))
 
 
 def _live() -> dict | None:
@@ -112,9 +131,10 @@ def _publish(snap: dict | None = None) -> None:
     try:
         room_store().publish(live["code"], live["token"], view)
         st.session_state[_SENT] = view
+    except RoomStoreUnavailableError:
+        pass   # the store is back in a moment: the next run publishes what this one could not
     except RoomError as exc:
-        st.session_state[_LIVE] = None
-        st.session_state["_svmviz_live_error"] = str(exc)
+        _handed_over(exc)
 
 
 if _publish not in state.AFTER_SYNC:
@@ -139,7 +159,8 @@ def _apply(view: dict) -> None:
 def _start_class() -> None:
     code, token = room_store().create_room()
     st.session_state[_LIVE] = {"role": "instructor", "code": code, "token": token}
-    st.session_state.pop(_SENT, None)
+    for k in (_SENT, _HANDED, _ENDED):
+        st.session_state.pop(k, None)
     _publish()
 
 
@@ -150,6 +171,100 @@ def _end_class() -> None:
     except RoomError:
         pass   # already expired: nothing left to end
     st.session_state[_LIVE] = None
+    st.session_state[_FORGET] = True   # the browser's claim on it too
+
+
+def _handed_over(exc: RoomError) -> None:
+    """This instructor session lost its class: another session of the instructor claimed it (a
+    reloaded tab, another tab), or it is over."""
+    ss = st.session_state
+    ss[_LIVE] = None
+    if isinstance(exc, RoomAccessError):
+        ss[_HANDED] = True   # the claim in this browser is the other session's now: never take it back from here
+        ss["_svmviz_live_error"] = "This class is now run from another tab or window: this one has left it."
+    else:
+        ss["_svmviz_live_error"] = str(exc)
+
+
+# The instructor's claim on their class, kept in their browser's local storage (this site's only:
+# never in a link, never on a student's device). A new session of that browser — a reload, a
+# closed and reopened tab, another tab — finds it and claims the class (``RoomStore.claim``: a new
+# token, the old session drives no more) and shows the class's current view, so that the students
+# see no more than a pause. The script runs once per mounted element and again when its data
+# changes: "keep" writes the claim, "forget" removes it, "ask" sends it back as a trigger.
+_CLAIM_JS = """
+export default function (component) {
+    const key = "svmviz.live.claim", d = component.data || {};
+    if (d.keep) localStorage.setItem(key, JSON.stringify(d.keep));
+    else if (d.forget) localStorage.removeItem(key);
+    else {
+        const held = localStorage.getItem(key);
+        if (held) component.setTriggerValue("claim", held);
+    }
+}
+"""
+_claim_keeper = st.components.v2.component("svmviz_live_claim", js=_CLAIM_JS)
+
+
+def _keep_claim() -> None:
+    """``panel``: the instructor's session keeps its claim in the browser; a session in no class
+    asks the browser for one and takes the class back with it."""
+    ss, live = st.session_state, _live()
+    if live and live["role"] == "instructor":
+        data = {"keep": {"code": live["code"], "token": live["token"]}}
+    elif ss.pop(_FORGET, False):
+        data = {"forget": True}
+    elif live is None and not ss.get(_HANDED):
+        data = {"ask": True}
+    else:
+        return
+    with st.sidebar:
+        got = _claim_keeper(data=data, key="live_claim", on_claim_change=lambda: None, height=0)
+    if "ask" in data and got.claim:
+        _reclaim(got.claim)
+
+
+def _reclaim(held: str) -> None:
+    """Take back the class the browser's claim ``held`` names; then rerun."""
+    ss = st.session_state
+    try:
+        claim = json.loads(held)
+        _take_class(claim["code"], str(claim["token"]))
+    except RoomStoreUnavailableError:
+        return   # the store is back in a moment: the next session of this browser claims it
+    except RoomAccessError:
+        ss[_HANDED] = True   # another session of this browser holds the class
+        return
+    except (RoomError, ValueError, KeyError, TypeError):
+        ss[_HANDED] = ss[_FORGET] = True   # the class is over (or the stored claim unreadable)
+        return
+    st.rerun()
+
+
+def _take_class(code: str, secret: str) -> None:
+    """This session becomes the instructor of class ``code`` (``secret``: the room's token or a
+    resume code), at the class's current view, whatever page it opened; a ``RoomError`` when it
+    cannot."""
+    ss, store = st.session_state, room_store()
+    code = normalize_code(code)
+    token = store.claim(code, secret)
+    f = store.follow(code)
+    ss[_LIVE] = {"role": "instructor", "code": code, "token": token}
+    for k in (_ENDED, _HANDED):
+        ss.pop(k, None)
+    if f.view:
+        _apply(f.view)
+        ss[_SENT] = f.view
+        if f.view.get("page", "") != ss.get(_PAGE, ""):
+            ss[_GOTO] = f.view.get("page", "")
+
+
+def _make_resume() -> None:
+    live = _live()
+    try:
+        st.session_state[_RESUME] = room_store().resume(live["code"], live["token"])
+    except RoomError as exc:
+        st.session_state["_svmviz_live_error"] = str(exc)
 
 
 def join(code: str) -> None:
@@ -162,8 +277,13 @@ def join(code: str) -> None:
 
 
 def _join_typed() -> None:
+    typed = str(st.session_state.get("_svmviz_live_code", ""))
+    symbols = resume_form(typed)
     try:
-        join(st.session_state.get("_svmviz_live_code", ""))
+        if len(symbols) == 2 * CODE_LENGTH:   # a class code and its resume code: the instructor's other device
+            _take_class(symbols[:CODE_LENGTH], symbols[CODE_LENGTH:])
+        else:
+            join(typed)
         st.session_state.pop("_svmviz_live_error", None)
     except RoomError as exc:
         st.session_state["_svmviz_live_error"] = str(exc)
@@ -208,7 +328,13 @@ def panel(page) -> None:
                 join(str(code))
             except RoomError as exc:
                 ss["_svmviz_live_error"] = str(exc)
+    _keep_claim()
     live = _live()
+    if live and live["role"] == "student" and not live["detached"] and ss.get(_AWAY):
+        st.warning("The instructor is away: no word from them for over a minute. You keep your place; the "
+                   "class goes on here when they are back.", icon=":material/hourglass_top:")
+    if ss.get(_ENDED):
+        st.info(ss[_ENDED], icon=":material/door_open:")
     lesson = state.lesson_mode()
     if live and live["role"] == "instructor" and lesson:
         _code_banner(live["code"], qr=True)
@@ -228,6 +354,13 @@ def panel(page) -> None:
             elif live["role"] == "instructor":
                 _code_banner(live["code"])
                 _instructor_fragment()
+                st.button("Continue on another device", key="live_resume", on_click=_make_resume,
+                          help="a code to type on your other device: it takes the class over there")
+                typed = ss.pop(_RESUME, None)
+                if typed:   # shown once
+                    st.info(f"On your other device, open this app and type in **Join a class**: "
+                            f"`{display_code(live['code'])} {typed[:4]}-{typed[4:]}` (works once, for "
+                            f"{RESUME_TTL_S / 60:g} minutes)")
                 st.button("End the class", key="live_end", on_click=_end_class)
             else:
                 st.markdown(f"Class **{display_code(live['code'])}**")
@@ -235,9 +368,10 @@ def panel(page) -> None:
                     st.caption("Detached: you explore on your own.")
                     st.button("Re-join", key="live_rejoin", on_click=_rejoin, type="primary")
                 else:
-                    st.caption("Following the instructor.")
+                    st.caption("Waiting for the instructor (away)." if ss.get(_AWAY) else "Following the instructor.")
                     st.button("Detach", key="live_detach", on_click=_detach)
-                    _follow(live, app_run=True)   # the page runs after this: it draws what changed
+                    with _store_outage():
+                        _follow(live, app_run=True)   # the page runs after this: it draws what changed
                     _follow_fragment()
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
     # the page's steppers register as they draw (the poll above read the last run's)
@@ -285,10 +419,12 @@ def _instructor_fragment() -> None:
     try:
         store.touch(live["code"], live["token"])
         f = store.follow(live["code"])
-    except RoomError as exc:
-        st.session_state[_LIVE] = None
-        st.error(plain(exc))
+    except RoomStoreUnavailableError as exc:
+        st.warning(plain(exc))
         return
+    except RoomError as exc:
+        _handed_over(exc)
+        st.rerun(scope="app")
     st.caption(f"{f.n_students} student(s) following")
     q = f.question
     if q is None:
@@ -301,9 +437,8 @@ def _instructor_fragment() -> None:
     st.caption(f"{tally.n_answers} answer(s)")
     if not q.revealed:
         if st.button("Reveal and go on", key="live_reveal", type="primary"):
-            store.reveal(live["code"], live["token"])
-            adv = st.session_state.pop(_ADVANCE, None)
-            if adv is not None and adv[0] is not None:
+            adv = store.reveal(live["code"], live["token"]).on_reveal   # kept in the room: a reclaimed
+            if adv is not None and adv[0] is not None:                  # class moves on as well
                 key, n_steps = adv
                 state.set_value(key, min(int(state.value(key, 0)) + 1, n_steps - 1))
             st.rerun(scope="app")   # the step lives in the page's fragment
@@ -315,18 +450,29 @@ def _following() -> dict | None:
 
 
 def _poll(live: dict):
-    """The room's news for this student: (Follow, question changed); leaves the class (app rerun)
-    when the room is gone."""
+    """The room's news for this student: (Follow, question changed, the instructor's presence
+    changed); leaves the class (app rerun) when the room is gone, keeping the view and saying so."""
+    ss = st.session_state
     try:
         f = room_store().follow(live["code"], live["sid"], since=live["version"])
+    except RoomStoreUnavailableError:
+        raise   # the class goes on: the next poll asks again
+    except RoomNotFoundError:
+        ss[_LIVE], ss[_AWAY] = None, False
+        ss[_ENDED] = (f"The class {display_code(live['code'])} has ended. You keep the view you had and can "
+                      "explore on your own.")
+        st.rerun(scope="app")
     except RoomError as exc:
-        st.session_state[_LIVE] = None
-        st.session_state["_svmviz_live_error"] = str(exc)
+        ss[_LIVE] = None
+        ss["_svmviz_live_error"] = str(exc)
         st.rerun(scope="app")
     qkey = None if f.question is None else (f.question.qid, f.question.revealed)
-    old = st.session_state.get(_QUESTION)
-    st.session_state[_QUESTION] = f.question
-    return f, qkey != (None if old is None else (old.qid, old.revealed))
+    old = ss.get(_QUESTION)
+    ss[_QUESTION] = f.question
+    away = f.instructor_idle_s > AWAY_S
+    moved = away != ss.get(_AWAY, False)
+    ss[_AWAY] = away
+    return f, qkey != (None if old is None else (old.qid, old.revealed)), moved
 
 
 def _take(live: dict, version: int, view: dict) -> None:
@@ -392,7 +538,7 @@ def _follow(live: dict, app_run: bool = False) -> None:
     run (``app_run``) the page draws after this: the state is all it needs. (A step an earlier
     poll asked for and not drawn yet is ``poll``'s, before its wait.)"""
     ss = st.session_state
-    f, changed_q = _poll(live)
+    f, changed_q, presence = _poll(live)
     reg = ss.get(_STEPPERS) or {}
     steps = reg.get("steps", {}) if reg.get("page") == ss.get(_PAGE, "") else {}
     rerun = None   # the step key of the stepper to rerun
@@ -407,6 +553,8 @@ def _follow(live: dict, app_run: bool = False) -> None:
             ss[k] = v
         if values:   # (none: the instructor's view moved to what this student's stepper already drew)
             rerun = key
+    if presence and not app_run:   # the notice above the page: an app run (rare: a minute's silence)
+        st.rerun()
     if changed_q and not app_run:   # (an app run draws the question anyway)
         if reg.get("question") not in steps or rerun not in (None, reg["question"]):
             st.rerun()
@@ -445,7 +593,18 @@ def poll() -> None:
         room_store().wait(live["code"], live["version"], None if q is None else (q.qid, q.revealed), WAIT_S)
     except RoomError:
         pass   # the poll tells the student
-    _follow(live)
+    with _store_outage():
+        _follow(live)
+
+
+@contextmanager
+def _store_outage():
+    """A poll while the shared store cannot be reached ends quietly: the student keeps the view
+    and the next tick polls again."""
+    try:
+        yield
+    except RoomStoreUnavailableError:
+        pass
 
 
 # A timer in the browser, not ``st.fragment(run_every=...)``: a timed fragment run cannot rerun
@@ -477,8 +636,8 @@ def _pose(make: Callable, step_key: str, n_steps: int) -> None:
     live = _live()
     try:
         q = make()
-        room_store().pose(live["code"], live["token"], q.prompt, list(q.options), q.answer, q.explanation)
-        st.session_state[_ADVANCE] = (step_key, n_steps)
+        room_store().pose(live["code"], live["token"], q.prompt, list(q.options), q.answer, q.explanation,
+                          on_reveal=[step_key, n_steps])   # the reveal moves the step on
     except ValueError as exc:
         st.session_state["_svmviz_live_error"] = str(exc)
 

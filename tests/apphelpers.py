@@ -88,12 +88,19 @@ def as_student(streamlit_url: str, page: str, query: str, body):
 
 def bench_classroom():
     """The classroom benchmark's module (``benchmarks/bench_classroom.py``)."""
+    return _benchmark("bench_classroom", "Student")
+
+
+def _benchmark(name: str, defines: str):
+    """The module of ``benchmarks/<name>.py``, loaded once (``defines``: a name it defines once loaded)."""
     import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
-    bench = sys.modules.setdefault("bench_classroom", importlib.util.module_from_spec(spec))
-    if not hasattr(bench, "Student"):
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))   # a benchmark imports its neighbours
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    bench = sys.modules.setdefault(name, importlib.util.module_from_spec(spec))
+    if not hasattr(bench, defines):
         spec.loader.exec_module(bench)
     return bench
 
@@ -163,3 +170,14 @@ async def download(s, label: str, timeout: float = 120) -> bytes:
             return r.read()
 
     return await asyncio.to_thread(fetch)
+
+
+def bench_live():
+    """The live-class benchmark's module (``benchmarks/bench_live.py``: its ``LiveSession`` runs
+    a browser's timers and the instructor's claim element, with a local storage of its own)."""
+    return _benchmark("bench_live", "LiveSession")
+
+
+def protocol(coroutine):
+    """Run a protocol client's coroutine to its end (on a thread of its own, as ``as_student``)."""
+    return _protocol(coroutine)

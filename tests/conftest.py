@@ -78,10 +78,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_streamlit(extra_env: dict | None = None):
-    """``streamlit run serve.py`` (the README's command) on a free loopback port (``SVMVIZ_TEST_PORT``: that one, for a
-    machine that hands out port ranges); returns (process, URL) once it answers."""
-    port = int(os.environ.get("SVMVIZ_TEST_PORT") or 0) or _free_port()
+def start_streamlit(extra_env: dict | None = None, port: int = 0):
+    """``streamlit run serve.py`` (the README's command) on ``port`` or a free loopback port
+    (``SVMVIZ_TEST_PORT``: that one, for a machine that hands out port ranges); returns (process,
+    URL) once it answers."""
+    port = port or int(os.environ.get("SVMVIZ_TEST_PORT") or 0) or _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(extra_env or {}))
     # the server's log goes to a file: a pipe nobody reads fills up and then blocks the server
     log = tempfile.NamedTemporaryFile("w+b", prefix=f"svmviz-streamlit-{port}-", suffix=".log", delete=False)
@@ -121,6 +122,40 @@ def streamlit_url():
     proc, url = start_streamlit()
     yield url
     stop_streamlit(proc)
+
+
+REDIS_SERVER = "/usr/bin/redis-server"   # Debian's redis-server package; CI installs it
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """A ``redis-server`` of the test session's own, on a free loopback port, its files in a temporary
+    folder and nothing saved to disk; yields its URL. Skipped only where redis-server is absent."""
+    import redis
+
+    exe = REDIS_SERVER if Path(REDIS_SERVER).exists() else shutil.which("redis-server")
+    if exe is None:
+        pytest.skip("no redis-server: install Debian's redis-server to test the shared room store")
+    folder, port = tmp_path_factory.mktemp("redis"), _free_port()
+    with open(folder / "redis.log", "wb") as log:
+        proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+                                 "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+                                stdout=log, stderr=subprocess.STDOUT)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    deadline = time.time() + 30
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                pytest.fail(f"redis-server did not start: {(folder / 'redis.log').read_text(errors='replace')}")
+            time.sleep(0.1)
+    client.close()
+    yield url
+    stop_streamlit(proc)   # (any server process: terminated, killed after 10 s)
 
 
 @pytest.fixture(scope="session")

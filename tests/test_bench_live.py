@@ -317,3 +317,42 @@ def test_a_click_ends_at_a_run_end_after_it_though_a_timer_asked_for_a_run_since
         assert await click is not None
 
     asyncio.run(scenario())
+
+
+def test_the_claim_element_keeps_forgets_and_sends_back_the_instructors_claim_as_a_browser_does():
+    """The claim element's script in one browser: ``keep`` writes the local storage, ``ask`` in a
+    later session of that browser sends the claim back as the element's trigger, once per data;
+    ``forget`` removes it, and an ``ask`` then sends nothing."""
+    def claim_delta(data: dict):
+        return _delta((1, 1), "bidi_component", "", id="$$ID-c-live_claim",
+                      component_name="svmviz_app.live.svmviz_live_claim", json=json.dumps(data))
+
+    async def scenario():
+        storage, sent = {}, []
+
+        async def rerun(widget_states=(), fragment_id="", auto=False):
+            sent.append([json.loads(w.json_trigger_value)[0] for w in widget_states if w.json_trigger_value])
+
+        first = bench.LiveSession(port=1, page="SVM_Tree", query="", storage=storage)
+        first.handle(_run_of())
+        first.handle(claim_delta({"keep": {"code": "ABCDEFGH", "token": "t0"}}))
+        assert json.loads(storage["svmviz.live.claim"]) == {"code": "ABCDEFGH", "token": "t0"}
+        again = bench.LiveSession(port=1, page="SVM_Tree", query="", storage=storage)
+        again.rerun = rerun
+        again.handle(_run_of())
+        again.handle(claim_delta({"ask": True}))
+        again.handle(claim_delta({"ask": True}))   # a redraw with the same data: the script does not run again
+        await asyncio.sleep(0)
+        assert sent == [[{"event": "claim", "value": storage["svmviz.live.claim"]}]]
+        again.handle(claim_delta({"forget": True}))
+        assert storage == {}
+        third = bench.LiveSession(port=1, page="SVM_Tree", query="", storage=storage)
+        third.rerun = rerun
+        third.handle(_run_of())
+        third.handle(claim_delta({"ask": True}))
+        await asyncio.sleep(0)
+        assert len(sent) == 1
+        for s in (first, again, third):
+            await s.close()
+
+    asyncio.run(scenario())

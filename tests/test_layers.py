@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: each part of the library and its rank: a module imports only lower ranks and its own part
 #: (function-level imports included: a deferred import is an edge all the same)
 RANKS = {"errors": 0, "registry": 1, "limits": 1, "kernels": 1, "data": 2, "solvers": 3, "geometry": 4,
-         "models": 5, "plots": 6, "questions": 6, "rooms": 6, "export": 7, "cli": 8, "__main__": 9}
+         "models": 5, "plots": 6, "questions": 6, "export": 7, "cli": 8, "__main__": 9}
 #: what the private-member rule reads: the library, the app and the benchmarks (tests may reach
 #: into a module they test)
 CODE = ("svmviz", "svmviz_app", "pages", "app.py", "home.py", "serve.py", "benchmarks")

@@ -8,7 +8,7 @@ import pytest
 
 from apphelpers import page_test, problems
 from svmviz.data import Dataset
-from svmviz.rooms import RoomAccessError
+from svmviz_app.rooms import RoomAccessError, display_code
 from svmviz_app.live import LIVE_OPEN
 
 LIVE = "_svmviz_live"
@@ -84,7 +84,6 @@ def test_the_projector_shows_the_join_link_as_a_qr_code_without_the_token():
 
     import segno
 
-    from svmviz.rooms import display_code
     from svmviz_app.live import join_qr_svg
 
     link = "http://class.example:8501/SVM_Tree?room=ABCD-EFGH"
@@ -151,3 +150,29 @@ def test_a_step_only_change_is_told_apart_from_any_other_change():
     assert step_only_change(old, new(**{"tree.step": 3, "tree.geo": "c"}), {**mine, "tree.geo": "c"}, steps) == (
         "tree.step", {"tree.step": 3})
 
+
+
+def test_the_instructor_takes_the_class_to_another_device_with_a_resume_code():
+    store = _store()
+    laptop = page_test("app.py", **{LIVE_OPEN: True})
+    laptop.run()
+    laptop.button(key="live_start").click().run()
+    code = laptop.session_state[LIVE]["code"]
+    laptop.button(key="live_resume").click().run()
+    assert not problems(laptop)
+    shown = [i.value for i in laptop.info if "other device" in i.value]
+    assert shown
+    typed = shown[0].split("`")[1]   # "ABCD-EFGH WXYZ-2345"
+    assert typed.startswith(display_code(code))
+    laptop.run()
+    assert not [i for i in laptop.info if "other device" in i.value]   # shown once
+    tablet = page_test("app.py", **{LIVE_OPEN: True})
+    tablet.run()
+    tablet.text_input(key="_svmviz_live_code").input(typed.lower()).run()
+    tablet.button(key="live_join").click().run()
+    assert not problems(tablet)
+    live = tablet.session_state[LIVE]
+    assert live["role"] == "instructor" and live["code"] == code
+    store.touch(code, live["token"])
+    with pytest.raises(RoomAccessError):   # the first device drives no more
+        store.touch(code, laptop.session_state[LIVE]["token"])

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apphelpers import problems
-from svmviz.rooms import InMemoryRoomStore
+from svmviz_app.rooms import InMemoryRoomStore
 from svmviz_app import live
 
 LIVE = "_svmviz_live"
@@ -75,3 +75,51 @@ def test_a_poll_neither_waits_nor_takes_a_newer_step_while_a_step_asked_for_earl
     assert store.waits == []
     assert WAITING not in at.session_state
     assert at.session_state[LIVE]["version"] == version   # the newer step is the next poll's
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+def _page():
+    import streamlit as st
+
+    from svmviz_app import live
+
+    live.panel(st.navigation([st.Page(lambda: None, title="Home", url_path="", default=True)], position="hidden"))
+    st.button("poll", key="poll", on_click=live.poll)   # the ticker's trigger, as a click
+
+
+def test_students_are_told_when_the_instructor_is_away_and_when_the_class_ends(monkeypatch):
+    clock = Clock()
+    store = InMemoryRoomStore(clock=clock)
+    monkeypatch.setattr(live, "room_store", lambda: store)
+    monkeypatch.setattr(live, "WAIT_S", 0.0)
+    code, token = store.create_room()
+    store.publish(code, token, {"page": "", "spec": "fourclass_like", "state": {"split.test": 0.25}})
+    at = AppTest.from_function(_page, default_timeout=60)
+    at.query_params["room"] = code
+    at.run()
+    assert not problems(at) and at.session_state[LIVE]["role"] == "student"
+    assert not at.warning
+    clock.t += 59
+    at.button(key="poll").click().run()
+    assert not at.warning   # a minute's silence is not away yet
+    clock.t += 2
+    at.button(key="poll").click().run()
+    assert not problems(at)
+    assert [w.value for w in at.warning if "instructor is away" in w.value], "no 'away' notice after 61 s"
+    assert at.session_state[LIVE]["role"] == "student"   # still in the class, in its place
+    store.touch(code, token)   # back
+    at.button(key="poll").click().run()
+    assert not [w for w in at.warning if "instructor is away" in w.value]
+    store.close(code, token)
+    at.button(key="poll").click().run()
+    assert not problems(at)
+    assert at.session_state[LIVE] is None
+    assert [i.value for i in at.info if "has ended" in i.value]
+    assert at.session_state["_svmviz_live_applied"]["state"] == {"split.test": 0.25}   # the view taken is kept

@@ -1,17 +1,19 @@
 """Class rooms: only the instructor drives, rooms are isolated, bounded and expire, the tally is
-exact under concurrent answers, a re-joining student gets the instructor's current view."""
+exact under concurrent answers, a re-joining student gets the instructor's current view. Every
+test runs on both stores: in this process's memory and in Redis (a redis-server of the tests' own)."""
 
 from __future__ import annotations
 
 import secrets
 import threading
+import uuid
 
 import pytest
 
 from svmviz.errors import SvmvizError
-from svmviz.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, InMemoryRoomStore, RoomAccessError,
-                          RoomContentError, RoomFullError, RoomNotFoundError, display_code,
-                          normalize_code)
+from svmviz_app.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, InMemoryRoomStore, RoomAccessError,
+                              RoomContentError, RoomFullError, RoomNotFoundError, RoomStore, display_code,
+                              normalize_code)
 
 
 class Clock:
@@ -25,9 +27,37 @@ class Clock:
 VIEW = {"page": "SVM_Tree", "data": {"spec": "fourclass"}, "state": {"tree.step": 3, "tree.C_hard": 10.0}}
 
 
+@pytest.fixture(params=["memory", "redis"])
+def make_store(request):
+    """A function making a store of the test's backend (keyword arguments: the store's limits and
+    clock); every Redis store of a test under a key prefix of its own."""
+    if request.param == "memory":
+        yield InMemoryRoomStore
+        return
+    from svmviz_app.rooms_redis import RedisRoomStore
+
+    url, made = request.getfixturevalue("redis_url"), []
+
+    def make(**kw):
+        made.append(RedisRoomStore(url, prefix=f"test-{uuid.uuid4().hex}:", **kw))
+        return made[-1]
+
+    yield make
+    for s in made:
+        for key in s._r.scan_iter(f"{s.prefix}*"):
+            s._r.delete(key)
+
+
 @pytest.fixture
-def store():
-    return InMemoryRoomStore()
+def store(make_store):
+    return make_store()
+
+
+def stored_codes(store) -> list[str]:
+    """The codes whose rooms the store still holds in memory (expired ones freed)."""
+    if isinstance(store, InMemoryRoomStore):
+        return list(store._rooms)
+    return sorted(k.rsplit(":", 1)[1] for k in store._r.scan_iter(f"{store.prefix}*") if ":room:" in k)
 
 
 def test_codes_are_short_random_and_tokens_secret(store):
@@ -105,9 +135,9 @@ def test_unknown_and_malformed_codes(store):
         store.follow("2222-2222")
 
 
-def test_expiry_frees_memory_and_students_do_not_keep_a_room_alive():
+def test_expiry_frees_memory_and_students_do_not_keep_a_room_alive(make_store):
     clock = Clock()
-    store = InMemoryRoomStore(idle_ttl_s=100.0, clock=clock)
+    store = make_store(idle_ttl_s=100.0, clock=clock)
     code, token = store.create_room()
     kept, kept_token = store.create_room()
     store.publish(code, token, VIEW)
@@ -117,26 +147,26 @@ def test_expiry_frees_memory_and_students_do_not_keep_a_room_alive():
         store.touch(kept, kept_token)   # the instructor's heartbeat is
     clock.t += 30
     assert len(store) == 1
-    assert list(store._rooms) == [kept]   # the expired room's view and students are gone
+    assert stored_codes(store) == [kept]   # the expired room's view and students are gone
     with pytest.raises(RoomNotFoundError, match="no class"):
         store.follow(code)
     with pytest.raises(RoomNotFoundError):
         store.publish(code, token, VIEW)   # its token is worthless too
 
 
-def test_expired_room_asked_for_is_removed():
+def test_expired_room_asked_for_is_removed(make_store):
     clock = Clock()
-    store = InMemoryRoomStore(idle_ttl_s=10.0, clock=clock)
+    store = make_store(idle_ttl_s=10.0, clock=clock)
     code, _ = store.create_room()
     clock.t += 10
     with pytest.raises(RoomNotFoundError):
         store.follow(code)
-    assert store._rooms == {}
+    assert stored_codes(store) == []
 
 
-def test_student_capacity_has_a_clear_message_and_silent_students_free_seats():
+def test_student_capacity_has_a_clear_message_and_silent_students_free_seats(make_store):
     clock = Clock()
-    store = InMemoryRoomStore(max_students=3, student_ttl_s=60.0, clock=clock)
+    store = make_store(max_students=3, student_ttl_s=60.0, clock=clock)
     code, token = store.create_room()
     for s in ("s1", "s2", "s3"):
         store.follow(code, s)
@@ -156,8 +186,8 @@ def test_student_capacity_has_a_clear_message_and_silent_students_free_seats():
     assert store.follow(code, "s5").n_students == 1
 
 
-def test_server_room_limit():
-    store = InMemoryRoomStore(max_rooms=2)
+def test_server_room_limit(make_store):
+    store = make_store(max_rooms=2)
     store.create_room()
     store.create_room()
     with pytest.raises(RoomFullError, match="2 classes"):
@@ -256,8 +286,6 @@ def test_detach_and_rejoin_gets_the_instructors_current_view(store):
 
 @pytest.mark.parametrize("waiter", ["store's own", "interface default"])
 def test_a_poll_waits_for_a_change_of_view_or_question_and_returns_with_it(store, waiter):
-    from svmviz.rooms import RoomStore
-
     wait = store.wait if waiter == "store's own" else lambda *a: RoomStore.wait(store, *a)
     code, token = store.create_room()
     v = store.publish(code, token, {"page": "SVM_Tree", "state": {"tree.step": 0}})
@@ -289,3 +317,118 @@ def test_a_poll_waits_for_a_change_of_view_or_question_and_returns_with_it(store
         assert not t.is_alive()
     assert seen == [(v + 1, None), (v + 1, (1, False)), (v + 1, (1, True)), "gone"]
     wait(code, None, None, 60.0)   # a room that is gone: at once
+
+
+def test_a_claim_hands_the_room_to_a_new_token_and_the_old_one_drives_no_more(make_store):
+    clock = Clock()
+    store = make_store(clock=clock)
+    code, token = store.create_room()
+    store.publish(code, token, VIEW)
+    qid = store.pose(code, token, "which wins?", ["a", "b"], 1)
+    store.answer(code, "s1", qid, 0)
+    clock.t += 90   # the instructor's tab is gone: students are told how long
+    assert store.follow(code, "s1").instructor_idle_s == pytest.approx(90.0)
+    new = store.claim(code, token)
+    assert new != token and len(new) >= 40
+    assert store.follow(code, "s1").instructor_idle_s == pytest.approx(0.0)
+    with pytest.raises(RoomAccessError):
+        store.touch(code, token)
+    with pytest.raises(RoomAccessError):
+        store.claim(code, token)
+    # nothing of the class is lost: view, version, question and its answers
+    f = store.follow(code, "s1", since=0)
+    assert f.view == VIEW and f.version == 1 and f.question.qid == qid
+    assert store.tally(code, new).counts == (1, 0)
+
+
+def test_a_restarted_server_finds_its_rooms_and_two_processes_share_one(redis_url):
+    """Two stores on one Redis are two server processes (or one before and after a restart)."""
+    from svmviz_app.rooms_redis import RedisRoomStore
+
+    prefix = f"test-{uuid.uuid4().hex}:"
+    first = RedisRoomStore(redis_url, prefix=prefix)
+    code, token = first.create_room()
+    first.publish(code, token, VIEW)
+    qid = first.pose(code, token, "which wins?", ["a", "b", "c"], 2)
+    first.answer(code, "s1", qid, 1)
+    second = RedisRoomStore(redis_url, prefix=prefix)
+    f = second.follow(code, "s2")
+    assert f.view == VIEW and f.question.qid == qid and f.n_students == 2
+    second.answer(code, "s2", qid, 1)
+    assert first.tally(code, token).counts == (0, 2, 0)
+    # a follower waiting on one process wakes at once when the instructor on the other steps
+    seen = []
+    t = threading.Thread(target=lambda: (second.wait(code, 1, (qid, False), 60.0), seen.append(1)))
+    t.start()
+    t.join(0.5)
+    assert t.is_alive() and not seen
+    first.publish(code, token, dict(VIEW, state={"tree.step": 4}))
+    t.join(30.0)
+    assert seen == [1] and second.follow(code).version == 2
+
+
+def test_the_configured_store(redis_url):
+    from svmviz_app.rooms import open_store
+    from svmviz_app.rooms_redis import RedisRoomStore
+
+    assert isinstance(open_store(""), InMemoryRoomStore)
+    assert isinstance(open_store(redis_url), RedisRoomStore)
+    assert open_store("").max_students == 100 and open_store(redis_url, "300").max_students == 300
+    for bad in ("0", "-5", "many"):
+        with pytest.raises(ValueError, match="SVMVIZ_ROOM_SEATS"):
+            open_store("", bad)
+    with pytest.raises(ValueError, match="SVMVIZ_ROOMS"):
+        open_store("memcached://somewhere")
+
+
+def test_what_a_reveal_does_is_kept_with_the_question_for_the_instructor(store):
+    code, token = store.create_room()
+    store.pose(code, token, "which wins?", ["a", "b"], 1, on_reveal=["tree.step", 5])
+    assert store.tally(code, token).on_reveal == ["tree.step", 5]
+    token = store.claim(code, token)   # a new session of the instructor
+    assert store.reveal(code, token).on_reveal == ["tree.step", 5]
+    store.pose(code, token, "q", ["x", "y"], 0)
+    assert store.tally(code, token).on_reveal is None
+
+
+def test_a_resume_code_lets_another_device_claim_the_room_once_and_for_ten_minutes(make_store):
+    from svmviz_app.rooms import RESUME_TTL_S
+
+    clock = Clock()
+    store = make_store(clock=clock)
+    code, token = store.create_room()
+    other, other_token = store.create_room()
+    typed = store.resume(code, token)
+    assert len(typed) == CODE_LENGTH and set(typed) <= set(ALPHABET)
+    with pytest.raises(RoomAccessError):
+        store.claim(other, typed)   # it is that room's only
+    new = store.claim(code, f"{typed[:4]}-{typed[4:]}".lower())   # as typed on the other device
+    with pytest.raises(RoomAccessError):
+        store.touch(code, token)    # the first device drives no more
+    with pytest.raises(RoomAccessError):
+        store.claim(code, typed)    # once
+    late = store.resume(code, new)
+    clock.t += RESUME_TTL_S
+    with pytest.raises(RoomAccessError):
+        store.claim(code, late)     # expired
+    with pytest.raises(RoomAccessError):
+        store.resume(code, token)   # only the instructor makes one
+    store.touch(code, new)
+
+
+def test_a_redis_store_out_of_reach_says_so_and_a_wait_does_not_hang():
+    from conftest import _free_port
+    from svmviz_app.rooms import RoomStoreUnavailableError
+    from svmviz_app.rooms_redis import RedisRoomStore
+
+    store = RedisRoomStore(f"redis://127.0.0.1:{_free_port()}/0")   # nothing listens there
+    with pytest.raises(RoomStoreUnavailableError, match="cannot be reached just now"):
+        store.create_room()
+    with pytest.raises(RoomStoreUnavailableError):
+        store.follow("ABCD-EFGH", "s1")
+    assert issubclass(RoomStoreUnavailableError, SvmvizError)
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (store.wait("ABCD-EFGH", 1, None, 60.0), done.set()))
+    t.start()
+    t.join(30.0)
+    assert done.is_set()   # the poll after it tells the student; no wait of a minute on a dead store

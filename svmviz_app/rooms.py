@@ -36,25 +36,22 @@ A room lives while its instructor is active: every publish, question, reveal or 
 hours) after the last one the room is gone and its memory freed (expired rooms are swept on every
 create and whenever an expired code is asked for). Students polling do not keep a room alive.
 
-Several server processes (scaling notes)
-----------------------------------------
-``InMemoryRoomStore`` keeps rooms in the server process, guarded by one lock: every session of
-that process sees the same rooms. A deployment with several server processes needs:
+The instructor comes back
+-------------------------
+A reload, a closed and reopened tab or another tab of the instructor's browser starts a new session
+that holds no token. The app keeps the token in that browser (its local storage, never a link) and
+the new session ``claim``s the room with it: the claim replaces the token by a new one, so the
+session that held the old one (another tab still open) can no longer drive. Students see the room
+unchanged; a poll tells them how long the instructor has been silent (``Follow.instructor_idle_s``).
 
-1. **sticky sessions** at the load balancer (Streamlit's websocket session lives in one process;
-   affinity by cookie or source address), and
-2. **a shared room store**, because the instructor and their students land on different processes.
-   Implement ``RoomStore`` on an existing engine, e.g. Redis: one hash per room
-   (``room:<code>`` → token digest, view JSON, version, question JSON) with ``EXPIRE idle_ttl_s``
-   renewed on instructor actions; ``INCR`` for the version; a sorted set of student ids scored by
-   last poll time (``ZADD``/``ZREMRANGEBYSCORE``/``ZCARD`` for the seat limit, in one ``MULTI``
-   or Lua script so two joins cannot both take the last seat); a hash ``answers:<code>:<qid>``
-   (``HSET`` student → option: a re-answer replaces, the tally is ``HVALS`` counted) expiring with
-   the room; the token checked in the store process with a constant-time compare of its digest.
-   Followers poll ``follow(code, since=version)``, which returns no view while the version is
-   unchanged, so a poll costs one small read; before it they ``wait`` for a change: the
-   interface's default asks every 0.1 s, a Redis backend would ``SUBSCRIBE`` to a
-   ``changed:<code>`` channel that publish, pose, reveal and close ``PUBLISH`` to.
+Several server processes
+------------------------
+``InMemoryRoomStore`` keeps rooms in the server process, guarded by one lock: every session of
+that process sees the same rooms, and a restart loses them. ``RedisRoomStore``
+(``svmviz_app/rooms_redis.py``) keeps them in Redis, with the same semantics: a restarted server
+finds its rooms again, and several server processes (behind a load balancer with sticky sessions:
+a Streamlit session lives on the process that opened its websocket) share them. ``open_store``
+picks the backend from the server's configuration (``SVMVIZ_ROOMS``).
 
 Pages never see the backend: the app talks to a ``RoomStore`` only.
 """
@@ -81,6 +78,7 @@ MAX_OPTIONS = 12
 MAX_TEXT = 2_000                # characters of a prompt, an option or an explanation
 IDLE_TTL_S = 2 * 3600.0
 STUDENT_TTL_S = 60.0
+RESUME_TTL_S = 600.0            # a resume code lets another device claim the room once, this long
 
 
 class RoomError(SvmvizError):
@@ -103,6 +101,11 @@ class RoomContentError(RoomError):
     """A view, question or answer the room does not accept (too large, not JSON, no such option)."""
 
 
+class RoomStoreUnavailableError(RoomError):
+    """The shared room store cannot be reached just now (a restart, a network fault): the room
+    itself is not lost, the request may be tried again."""
+
+
 @dataclass(frozen=True)
 class PublicQuestion:
     """A question as students see it: the answer and explanation only once revealed."""
@@ -120,6 +123,7 @@ class Tally:
     qid: int
     counts: tuple[int, ...]   # answers per option
     revealed: bool
+    on_reveal: Any = None     # what the instructor's app asked to be kept with the question
 
     @property
     def n_answers(self) -> int:
@@ -135,6 +139,7 @@ class Follow:
     view: dict | None
     question: PublicQuestion | None
     n_students: int
+    instructor_idle_s: float = 0.0   # since the instructor's last action or heartbeat
 
 
 def normalize_code(code: str) -> str:
@@ -147,6 +152,15 @@ def normalize_code(code: str) -> str:
         raise RoomNotFoundError(f"{code[:40]!r} is not a class code: a code is {CODE_LENGTH} letters and "
                                 "digits, e.g. ABCD-EF23")
     return c
+
+
+def new_resume_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def resume_form(typed: str) -> str:
+    """A resume code as typed (any case, spaces or dashes) in its stored form."""
+    return "".join(ch for ch in typed.upper() if ch not in " -")
 
 
 def display_code(code: str) -> str:
@@ -167,6 +181,18 @@ class RoomStore(ABC):
     @abstractmethod
     def touch(self, code: str, token: str) -> None:
         """The instructor is still there: renew the room's idle clock."""
+
+    @abstractmethod
+    def claim(self, code: str, token: str) -> str:
+        """The instructor's new session takes the room over with the room's token or its resume
+        code (``resume``): returns a new token, and the old one drives the room no longer."""
+
+    @abstractmethod
+    def resume(self, code: str, token: str) -> str:
+        """A resume code: the instructor types it on another device to claim the room there. It
+        works once, within ``RESUME_TTL_S``; a new one replaces it. Eight symbols of the join
+        codes' alphabet (2^40): guessing it in ten minutes is as hopeless as guessing a join code
+        in a lecture (see above), and a guess needs the join code as well."""
 
     @abstractmethod
     def publish(self, code: str, token: str, view: Mapping[str, Any]) -> int:
@@ -202,8 +228,10 @@ class RoomStore(ABC):
 
     @abstractmethod
     def pose(self, code: str, token: str, prompt: str, options: Sequence[str], answer: int,
-             explanation: str = "") -> int:
-        """A new question (replacing any earlier one and its answers); returns its id."""
+             explanation: str = "", on_reveal: Any = None) -> int:
+        """A new question (replacing any earlier one and its answers); returns its id.
+        ``on_reveal`` (JSON values) is kept with it for the instructor (``tally`` and ``reveal``
+        return it): what the reveal does, known to any session that claims the room meanwhile."""
 
     @abstractmethod
     def answer(self, code: str, session_id: str, qid: int, option: int) -> None:
@@ -229,6 +257,7 @@ class _Question:
     options: tuple[str, ...]
     answer: int
     explanation: str
+    on_reveal: Any = None
     answers: dict[str, int] = field(default_factory=dict)
     revealed: bool = False
 
@@ -241,7 +270,7 @@ class _Question:
         counts = [0] * len(self.options)
         for v in self.answers.values():
             counts[v] += 1
-        return Tally(self.qid, tuple(counts), self.revealed)
+        return Tally(self.qid, tuple(counts), self.revealed, self.on_reveal)
 
 
 @dataclass
@@ -253,6 +282,7 @@ class _Room:
     students: dict[str, float] = field(default_factory=dict)   # session id -> last poll
     question: _Question | None = None
     next_qid: int = 1
+    resume: tuple[str, float] | None = None   # (resume code, valid until)
 
 
 def _text(s: Any, what: str) -> str:
@@ -261,6 +291,62 @@ def _text(s: Any, what: str) -> str:
     if len(s) > MAX_TEXT:
         raise RoomContentError(f"the {what} is longer than {MAX_TEXT} characters")
     return s
+
+
+def view_json(view: Mapping[str, Any]) -> str:
+    """A view as the room stores it (compact JSON), or a ``RoomContentError`` saying why not."""
+    if not isinstance(view, Mapping):
+        raise RoomContentError("a view is a mapping of JSON values")
+    try:
+        text = json.dumps(view, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise RoomContentError(f"a view must hold JSON values only ({exc})") from None
+    if len(text) > MAX_VIEW_BYTES:
+        raise RoomContentError(f"this view is {len(text) / 1e6:.1f} MB, more than a class room holds "
+                               f"({MAX_VIEW_BYTES / 1e6:.0f} MB): use a smaller or built-in data set")
+    return text
+
+
+def checked_question(prompt: Any, options: Sequence[Any], answer: Any,
+                     explanation: Any) -> tuple[str, tuple[str, ...], int, str]:
+    """A question's parts as a room accepts them, or a ``RoomContentError`` saying why not."""
+    prompt, explanation = _text(prompt, "question"), _text(explanation, "explanation")
+    opts = tuple(_text(o, "option") for o in options)
+    if not 2 <= len(opts) <= MAX_OPTIONS:
+        raise RoomContentError(f"a question has 2 to {MAX_OPTIONS} options, not {len(opts)}")
+    if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(opts):
+        raise RoomContentError(f"the answer must be an option's index (0 to {len(opts) - 1})")
+    return prompt, opts, int(answer), explanation
+
+
+def check_session_id(session_id: Any) -> None:
+    if not isinstance(session_id, str) or not session_id or len(session_id) > 200:
+        raise RoomContentError("a student session id must be a non-empty string")
+
+
+def check_option(option: Any, n_options: int) -> None:
+    if isinstance(option, bool) or not isinstance(option, int) or not 0 <= option < n_options:
+        raise RoomContentError(f"no option {option!r} in this question")
+
+
+def not_found(code: str, idle_ttl_s: float) -> RoomNotFoundError:
+    return RoomNotFoundError(f"no class with code {display_code(code)} is running (mistyped, ended, "
+                             f"or closed after {idle_ttl_s / 60:g} minutes without the instructor)")
+
+
+NOT_INSTRUCTOR = "only the instructor who started this class can change it"
+NO_QUESTION = "no question has been asked in this class"
+QUESTION_CLOSED = "this question is no longer open: the instructor asked another one"
+ANSWERS_CLOSED = "the answer has been revealed: answers are closed"
+
+
+def full_room(max_students: int) -> RoomFullError:
+    return RoomFullError(f"this class is full: it admits {max_students} students; ask "
+                         "the instructor for the projected view")
+
+
+def full_server(max_rooms: int) -> RoomFullError:
+    return RoomFullError(f"this server runs {max_rooms} classes already; try again later")
 
 
 class InMemoryRoomStore(RoomStore):
@@ -296,27 +382,24 @@ class InMemoryRoomStore(RoomStore):
             del self._rooms[c]
             room = None
         if room is None:
-            raise RoomNotFoundError(f"no class with code {display_code(c)} is running (mistyped, ended, "
-                                    f"or closed after {self.idle_ttl_s / 60:g} minutes without the instructor)")
+            raise not_found(c, self.idle_ttl_s)
         return c, room
 
     def _owned(self, code: str, token: str) -> _Room:
         _, room = self._room(code)
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), room.token.encode()):
-            raise RoomAccessError("only the instructor who started this class can change it")
+            raise RoomAccessError(NOT_INSTRUCTOR)
         room.active_at = self._clock()
         return room
 
     def _seat(self, room: _Room, session_id: str) -> None:
-        if not isinstance(session_id, str) or not session_id or len(session_id) > 200:
-            raise RoomContentError("a student session id must be a non-empty string")
+        check_session_id(session_id)
         now = self._clock()
         if session_id not in room.students:
             for sid in [s for s, t in room.students.items() if now - t >= self.student_ttl_s]:
                 del room.students[sid]
             if len(room.students) >= self.max_students:
-                raise RoomFullError(f"this class is full: it admits {self.max_students} students; ask "
-                                    "the instructor for the projected view")
+                raise full_room(self.max_students)
         room.students[session_id] = now
 
     # -------------------------------------------------------------- the interface
@@ -324,7 +407,7 @@ class InMemoryRoomStore(RoomStore):
         with self._lock:
             self._sweep()
             if len(self._rooms) >= self.max_rooms:
-                raise RoomFullError(f"this server runs {self.max_rooms} classes already; try again later")
+                raise full_server(self.max_rooms)
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
             while code in self._rooms:
                 code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
@@ -336,16 +419,26 @@ class InMemoryRoomStore(RoomStore):
         with self._lock:
             self._owned(code, token)
 
+    def claim(self, code: str, token: str) -> str:
+        with self._lock:
+            _, room = self._room(code)
+            r = room.resume
+            if (r is not None and isinstance(token, str) and self._clock() < r[1]
+                    and hmac.compare_digest(resume_form(token).encode(), r[0].encode())):
+                room.resume = None   # a resume code works once
+                token = room.token   # and stands for the token
+            room = self._owned(code, token)
+            room.token = secrets.token_urlsafe(32)
+            return room.token
+
+    def resume(self, code: str, token: str) -> str:
+        with self._lock:
+            room = self._owned(code, token)
+            room.resume = (new_resume_code(), self._clock() + RESUME_TTL_S)
+            return room.resume[0]
+
     def publish(self, code: str, token: str, view: Mapping[str, Any]) -> int:
-        if not isinstance(view, Mapping):
-            raise RoomContentError("a view is a mapping of JSON values")
-        try:
-            text = json.dumps(view, allow_nan=False, separators=(",", ":"))
-        except (TypeError, ValueError) as exc:
-            raise RoomContentError(f"a view must hold JSON values only ({exc})") from None
-        if len(text) > MAX_VIEW_BYTES:
-            raise RoomContentError(f"this view is {len(text) / 1e6:.1f} MB, more than a class room holds "
-                                   f"({MAX_VIEW_BYTES / 1e6:.0f} MB): use a smaller or built-in data set")
+        text = view_json(view)
         with self._lock:
             room = self._owned(code, token)
             if text != room.view_json:
@@ -361,9 +454,9 @@ class InMemoryRoomStore(RoomStore):
                 self._seat(room, session_id)
             version, text = room.version, room.view_json
             question = room.question.public() if room.question is not None else None
-            n = len(room.students)
+            n, idle = len(room.students), self._clock() - room.active_at
         view = None if since == version else json.loads(text)   # parsed outside the lock
-        return Follow(version, view, question, n)
+        return Follow(version, view, question, n, idle)
 
     def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float) -> None:
         c, deadline = normalize_code(code), time.monotonic() + timeout   # (tests' clocks drive expiry only)
@@ -386,18 +479,14 @@ class InMemoryRoomStore(RoomStore):
             room.students.pop(session_id, None)
 
     def pose(self, code: str, token: str, prompt: str, options: Sequence[str], answer: int,
-             explanation: str = "") -> int:
-        prompt, explanation = _text(prompt, "question"), _text(explanation, "explanation")
-        opts = tuple(_text(o, "option") for o in options)
-        if not 2 <= len(opts) <= MAX_OPTIONS:
-            raise RoomContentError(f"a question has 2 to {MAX_OPTIONS} options, not {len(opts)}")
-        if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(opts):
-            raise RoomContentError(f"the answer must be an option's index (0 to {len(opts) - 1})")
+             explanation: str = "", on_reveal: Any = None) -> int:
+        prompt, opts, answer, explanation = checked_question(prompt, options, answer, explanation)
+        on_reveal = json.loads(view_json({"v": on_reveal}))["v"]   # JSON values, a copy
         with self._lock:
             room = self._owned(code, token)
             qid = room.next_qid
             room.next_qid += 1
-            room.question = _Question(qid, prompt, opts, int(answer), explanation)
+            room.question = _Question(qid, prompt, opts, answer, explanation, on_reveal)
             self._changed.notify_all()
             return qid
 
@@ -406,11 +495,10 @@ class InMemoryRoomStore(RoomStore):
             _, room = self._room(code)
             q = room.question
             if q is None or q.qid != qid:
-                raise RoomContentError("this question is no longer open: the instructor asked another one")
+                raise RoomContentError(QUESTION_CLOSED)
             if q.revealed:
-                raise RoomContentError("the answer has been revealed: answers are closed")
-            if isinstance(option, bool) or not isinstance(option, int) or not 0 <= option < len(q.options):
-                raise RoomContentError(f"no option {option!r} in this question")
+                raise RoomContentError(ANSWERS_CLOSED)
+            check_option(option, len(q.options))
             self._seat(room, session_id)
             q.answers[session_id] = int(option)
 
@@ -418,14 +506,14 @@ class InMemoryRoomStore(RoomStore):
         with self._lock:
             room = self._owned(code, token)
             if room.question is None:
-                raise RoomContentError("no question has been asked in this class")
+                raise RoomContentError(NO_QUESTION)
             return room.question.tally()
 
     def reveal(self, code: str, token: str) -> Tally:
         with self._lock:
             room = self._owned(code, token)
             if room.question is None:
-                raise RoomContentError("no question has been asked in this class")
+                raise RoomContentError(NO_QUESTION)
             room.question.revealed = True
             self._changed.notify_all()
             return room.question.tally()
@@ -435,3 +523,25 @@ class InMemoryRoomStore(RoomStore):
             self._owned(code, token)
             del self._rooms[normalize_code(code)]
             self._changed.notify_all()
+
+
+def open_store(url: str, seats: str = "") -> RoomStore:
+    """The room store a server's configuration names (``SVMVIZ_ROOMS``): empty for rooms in this
+    process's memory, ``redis://host:port/db`` (``rediss://``, ``unix://``) for rooms in Redis;
+    ``seats`` (``SVMVIZ_ROOM_SEATS``): the students a room admits, ``MAX_STUDENTS`` when empty
+    (a hall served by several processes admits more)."""
+    try:
+        max_students = int(seats) if seats else MAX_STUDENTS
+    except ValueError:
+        max_students = 0
+    if max_students < 1:
+        raise ValueError(f"SVMVIZ_ROOM_SEATS={seats[:20]!r}: give the number of students a class admits, e.g. 300")
+    if not url:
+        return InMemoryRoomStore(max_students=max_students)
+    if url.split("://", 1)[0] in ("redis", "rediss", "unix"):
+        from svmviz_app.rooms_redis import RedisRoomStore
+
+        return RedisRoomStore(url, max_students=max_students)
+    raise ValueError(f"SVMVIZ_ROOMS={url[:80]!r} names no room store: leave it empty (rooms in the server's "
+                     "memory) or give a Redis URL, redis://host:6379/0")
+
