@@ -62,6 +62,13 @@ def _fitted(cls):
     return [m for m in FITS._data.values() if type(m) is cls]
 
 
+@pytest.fixture
+def no_shared_fits():
+    """An empty fit cache, so the models ``_fitted`` finds are the ones this test's page fitted, not
+    another test's of the same class and size."""
+    FITS.clear()
+
+
 def test_the_hull_walk_steps_and_the_url_follows():
     at = page_test(HULLS, dataset=_data()).run()
     assert not problems(at) and not at.error
@@ -88,7 +95,7 @@ def test_the_hull_walk_steps_and_the_url_follows():
     assert 0 < k_star < n - 1   # past the threshold within the walk: w ≠ 0 after it
 
 
-def test_the_hull_walk_s_last_step_is_the_page_s_nu_svm():
+def test_the_hull_walk_s_last_step_is_the_page_s_nu_svm(no_shared_fits):
     from svmviz.models import BinaryNuSVC
 
     at = page_test(HULLS, dataset=_data(), **{"hull.step": 99}).run()   # clamped to the last step
@@ -124,7 +131,7 @@ def test_the_guard_page_opens_on_separable_data_and_says_why():
     assert {m.label: m.value for m in kept.metric}["points m"] == "56"   # its training part (70 %)
 
 
-def test_the_guard_walk_tests_in_the_order_picked_and_ends_with_the_page_s_svm():
+def test_the_guard_walk_tests_in_the_order_picked_and_ends_with_the_page_s_svm(no_shared_fits):
     from svmviz.models import GuardVectorSVC
 
     at = page_test(GUARD, **{"guard.src": "cubes50", "guard.order": "nearest"}).run()
