@@ -44,7 +44,9 @@ from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
 from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
 from svmviz_app import state
+from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
+from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
 _PAGE = "_svmviz_live_page"     # url path of the page this session shows ("" = home)
@@ -56,6 +58,9 @@ _APPLIED = "_svmviz_live_applied"     # the last view taken (students)
 _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 _WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
+_ASK = "_svmviz_live_ask"             # (page, make, step key, n_steps) of the question the page's view offers
+_REVEALED = "_svmviz_live_revealed"   # {"qid", "counts"}: the tally of the question last revealed (published)
+_ADDRESS = "_svmviz_live_address"     # this computer's network address the instructor picked for the link
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
@@ -92,11 +97,13 @@ def _data_payload(ds: Dataset) -> dict:
 
 
 def current_view(snap: dict | None = None) -> dict:
-    """This session's view: page, data and every bound value (JSON; ``snap``: ``state.snapshot()``
-    when already made)."""
+    """This session's view: page, data, every bound value and the tally of the question last
+    revealed (JSON; ``snap``: ``state.snapshot()`` when already made)."""
     spec = state.current_spec()
     view = {"page": st.session_state.get(_PAGE, ""), "spec": spec,
             "state": state.snapshot() if snap is None else snap}
+    if st.session_state.get(_REVEALED):   # a projector following the class shows it (no token: no tally)
+        view["tally"] = st.session_state[_REVEALED]
     if not (spec in BUILTINS or spec.startswith("gen:")):
         view["data"] = _data_payload(state.current_dataset())   # uploaded, drawn, lesson data
     return view
@@ -194,7 +201,8 @@ LIVE_OPEN = "live_open"   # the panel's open state
 
 
 def panel(page) -> None:
-    """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
+    """``app.py``, before the page: the "Live class" box and, for a following student, the poll;
+    in lesson mode in a class, the projector's class panel (``_class_view``)."""
     ss = st.session_state
     ss[_PAGE] = getattr(page, "url_path", "") or ""
     goto = ss.pop(_GOTO, None)
@@ -210,8 +218,6 @@ def panel(page) -> None:
                 ss["_svmviz_live_error"] = str(exc)
     live = _live()
     lesson = state.lesson_mode()
-    if live and live["role"] == "instructor" and lesson:
-        _code_banner(live["code"], qr=True)
     if live is not None or ss.get("_svmviz_live_error"):
         ss[LIVE_OPEN] = True   # a joined room's panel stays open: a student's poll runs in it
     box = st.sidebar.expander("Live class", key=LIVE_OPEN, on_change="rerun")
@@ -226,8 +232,15 @@ def panel(page) -> None:
                 st.text_input("Join a class: code", key="_svmviz_live_code", placeholder="ABCD-EF23")
                 st.button("Join", key="live_join", on_click=_join_typed)
             elif live["role"] == "instructor":
-                _code_banner(live["code"])
-                _instructor_fragment()
+                if not lesson:   # (in lesson mode the projector's class panel holds all of it)
+                    _code_banner(live["code"])
+                    _instructor_fragment()
+                    st.button("Projector view", key="live_projector", on_click=state.set_lesson_mode, args=(True,),
+                              shortcut="P", icon=":material/present_to_all:",
+                              help="this tab shows the class what it needs: the plot, the join code, its QR code "
+                                   "and the question (P again to come back)")
+                    st.caption("Another device on the projector: open the students' link with `&lesson=1` "
+                               "added; it follows you and shows the tally after the reveal.")
                 st.button("End the class", key="live_end", on_click=_end_class)
             else:
                 st.markdown(f"Class **{display_code(live['code'])}**")
@@ -240,17 +253,26 @@ def panel(page) -> None:
                     _follow(live, app_run=True)   # the page runs after this: it draws what changed
                     _follow_fragment()
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
+    if live and lesson and (live["role"] == "instructor" or not live["detached"]):
+        _class_view(live)   # after a student's poll above: it shows what the poll took
     # the page's steppers register as they draw (the poll above read the last run's)
     ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}
     _publish()
 
 
-def join_link(code: str) -> str:
+def join_address() -> JoinAddress:
+    """Where the students' devices reach this server (``svmviz_app.join_address.decide`` on the
+    server's options, the instructor's page address and the network address they picked)."""
+    return decide(str(getattr(st.context, "url", "") or ""), st.get_option("server.address"),
+                  st.get_option("browser.serverAddress"), st.get_option("browser.serverPort"),
+                  lan_addresses(), st.session_state.get(_ADDRESS))
+
+
+def join_link(code: str, address: JoinAddress | None = None) -> str:
     """The students' link: the instructor's current page (a student lands there without a page
-    switch) and the code; never the token."""
-    u = urlsplit(str(getattr(st.context, "url", "") or ""))
-    base = f"{u.scheme}://{u.netloc}/" if u.netloc else "/"
-    return f"{base}{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
+    switch) and the code, on the address students reach (``join_address()``); never the token."""
+    base = (address or join_address()).base
+    return f"{base}/{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
 
 
 def join_qr_svg(link: str) -> str:
@@ -263,21 +285,93 @@ def join_qr_svg(link: str) -> str:
     return buf.getvalue().decode()
 
 
+def _address_picked() -> None:
+    st.session_state[_ADDRESS] = st.session_state["live_address"]
+
+
 def _code_banner(code: str, qr: bool = False) -> None:
-    """The join code large, the link, and in lesson mode (the projector) the link's QR code."""
-    link = join_link(code)
-    text, image = st.columns([3, 1]) if qr else (st.container(), None)
-    with text:
-        st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
-                    f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
-        st.code(link, language=None)
-    if image is not None:
-        image.image(join_qr_svg(link), caption="Scan to join", width=220)
+    """The join code large on one line, the link, what is wrong with the link's address (with the
+    network addresses of this computer to pick from), and in lesson mode (the projector) the link's
+    QR code."""
+    address = join_address()
+    link = join_link(code, address)
+    size = CLASS_CODE_SIZE if qr else "2.1rem"   # the sidebar's width holds nine symbols at this size
+    st.markdown(f"<div class='svmviz-join-code' style='font-size:{size};font-weight:700;white-space:nowrap;"
+                f"letter-spacing:0.1em;font-family:\"Source Code Pro\",monospace'>{display_code(code)}</div>",
+                unsafe_allow_html=True)   # code: alphabet symbols only
+    st.code(link, language=None, wrap_lines=True)
+    if address.warning:
+        st.warning(address.warning, icon=":material/wifi_off:")
+    if address.choices and (address.warning or st.session_state.get(_ADDRESS)):
+        picked = st.session_state.get(_ADDRESS)
+        st.selectbox("Students reach this computer at", address.choices, key="live_address",
+                     index=address.choices.index(picked) if picked in address.choices else None,
+                     placeholder="pick its network address", on_change=_address_picked)
+    if qr:
+        st.image(join_qr_svg(link), caption="Scan to join", width="stretch")
+
+
+def _class_view(live: dict) -> None:
+    """Lesson mode in a class: the projector's panel at the right of the screen (join code, QR
+    code, the question and, after the reveal, its tally), beside the page. The instructor's has
+    Ask and Reveal (keys A and V) and the answers' count; a device following the class (a projector
+    that is not the instructor's laptop: the students' link with ``lesson=1``) shows the same
+    without the buttons. P leaves the projector view."""
+    class_panel_style()
+    with st.container(key=CLASS_KEY):
+        _code_banner(live["code"], qr=True)
+        if live["role"] == "instructor":
+            _instructor_fragment(projector=True)
+        else:
+            _projector_question()
+        st.button("Leave projector view", key="live_unproject", on_click=state.set_lesson_mode, args=(False,),
+                  shortcut="P", icon=":material/close_fullscreen:")
+
+
+def _tally(options, counts, answer: int | None) -> None:
+    """The answers per option as bars, the right one marked."""
+    total = max(sum(counts), 1)
+    for i, (opt, n) in enumerate(zip(options, counts)):
+        mark = " ✓" if i == answer else ""
+        st.progress(n / total, text=f"{plain(opt)}: {n}{mark}")
+
+
+def _question_lines(q, counts, n_answers: int | None, peek: bool = False) -> None:
+    """A question as the class may see it: the prompt, then while it is open the options and how
+    many answered (the tally only with ``peek``, the instructor's own screen), once revealed the
+    tally (when known) and the answer."""
+    st.markdown(f"**{plain(q.prompt)}**")
+    if q.revealed:
+        if counts is not None:
+            _tally(q.options, counts, q.answer)
+        if q.answer is not None:
+            st.success(f"Answer: {plain(q.options[q.answer])}")
+        return
+    if peek and counts is not None:
+        _tally(q.options, counts, None)
+    else:
+        st.markdown(" · ".join(plain(o) for o in q.options))
+    if n_answers is not None:
+        st.markdown(f"{n_answers} answer(s) so far" + ("" if peek else " — the tally shows at the reveal"))
+
+
+def _offered_question():
+    """The question the page's view offers now (``question_panel`` in lesson mode): (make, step
+    key, n_steps), or None on another page or at a stepper's last step."""
+    ask = st.session_state.get(_ASK)
+    if ask is None or ask[0] != st.session_state.get(_PAGE, ""):
+        return None
+    _, make, step_key, n_steps = ask
+    if step_key is not None and int(state.value(step_key, 0)) >= n_steps - 1:
+        return None
+    return make, step_key, n_steps
 
 
 @st.fragment(run_every=1.0)
-def _instructor_fragment() -> None:
-    """Keeps the room alive and shows the open question's live tally, with Reveal."""
+def _instructor_fragment(projector: bool = False) -> None:
+    """Keeps the room alive and shows the open question with Reveal: on the instructor's screen the
+    tally when they ask to see it, on the projector (``projector``) only the answers' count until
+    the reveal, and there Ask too."""
     live = _live()
     if not live or live["role"] != "instructor":
         return
@@ -289,24 +383,41 @@ def _instructor_fragment() -> None:
         st.session_state[_LIVE] = None
         st.error(plain(exc))
         return
-    st.caption(f"{f.n_students} student(s) following")
+    st.markdown(f"{f.n_students} student(s) following")
     q = f.question
+    if projector and (q is None or q.revealed):
+        offered = _offered_question()
+        if offered is not None and st.button("Ask the class: what happens next?", key="live_ask_projector",
+                                             icon=":material/quiz:", shortcut="A", type="primary"):
+            _pose(*offered)
+            st.rerun(scope="app")   # the page hides what gives the answer away
     if q is None:
         return
     tally = store.tally(live["code"], live["token"])
-    st.markdown(f"**{plain(q.prompt)}**")
-    for opt, n in zip(q.options, tally.counts):
-        mark = " ✓" if q.revealed and q.options.index(opt) == q.answer else ""
-        st.text(f"{opt}: {n}{mark}")
-    st.caption(f"{tally.n_answers} answer(s)")
+    peek = not projector and st.toggle("Show the answers before the reveal", key="live_peek",
+                                       help="off: the tally stays hidden on a projected screen until you reveal")
+    _question_lines(q, tally.counts, tally.n_answers, peek=peek)
     if not q.revealed:
-        if st.button("Reveal and go on", key="live_reveal", type="primary"):
-            store.reveal(live["code"], live["token"])
+        if st.button("Reveal and go on", key="live_reveal", type="primary", shortcut="V", help="reveal (V)"):
+            t = store.reveal(live["code"], live["token"])
+            st.session_state[_REVEALED] = {"qid": t.qid, "counts": list(t.counts)}
             adv = st.session_state.pop(_ADVANCE, None)
             if adv is not None and adv[0] is not None:
                 key, n_steps = adv
                 state.set_value(key, min(int(state.value(key, 0)) + 1, n_steps - 1))
             st.rerun(scope="app")   # the step lives in the page's fragment
+
+
+@st.fragment(run_every=1.0)
+def _projector_question() -> None:
+    """A projector following the class: the question from the last poll, and once revealed the
+    tally the instructor published with it."""
+    q = st.session_state.get(_QUESTION)
+    if q is None:
+        return
+    tally = (st.session_state.get(_APPLIED) or {}).get("tally") or {}
+    counts = tally.get("counts") if tally.get("qid") == q.qid else None
+    _question_lines(q, counts, None)
 
 
 def _following() -> dict | None:
@@ -503,13 +614,16 @@ def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0
     reg = st.session_state.get(_STEPPERS)
     if reg is not None and st.session_state.get(_IN_STEPPER) is not None:
         reg["question"] = st.session_state[_IN_STEPPER]   # a question change reruns that stepper alone
+    lesson = state.lesson_mode()
     if live["role"] == "instructor":
-        if step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
+        if lesson:   # the projector's class panel asks it (above the plot it would push the plot down)
+            st.session_state[_ASK] = (st.session_state.get(_PAGE, ""), make, step_key, n_steps)
+        elif step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
             st.button("Ask the class: what happens next?", key="live_ask", on_click=_pose,
-                      args=(make, step_key, n_steps), icon=":material/quiz:")
+                      args=(make, step_key, n_steps), icon=":material/quiz:", shortcut="A", help="ask (A)")
         return
     q = st.session_state.get(_QUESTION)
-    if q is None or live["detached"]:
+    if q is None or live["detached"] or lesson:   # (a projector following the class: its panel shows it)
         return
     with st.container(border=True):
         st.markdown(f"**{plain(q.prompt)}**")
