@@ -28,6 +28,7 @@ instructor's session holds the room's token in its session state only, never in 
 
 from __future__ import annotations
 
+import base64
 import io
 import secrets
 from contextlib import contextmanager
@@ -46,7 +47,7 @@ from svmviz.rooms import InMemoryRoomStore, RoomError, RoomStore, display_code
 from svmviz_app import state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
-from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, class_panel_style
+from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
 _PAGE = "_svmviz_live_page"     # url path of the page this session shows ("" = home)
@@ -233,7 +234,7 @@ def panel(page) -> None:
                 st.button("Join", key="live_join", on_click=_join_typed)
             elif live["role"] == "instructor":
                 if not lesson:   # (in lesson mode the projector's class panel holds all of it)
-                    _code_banner(live["code"])
+                    _address_fix(_code_banner(live["code"]))
                     _instructor_fragment()
                     st.button("Projector view", key="live_projector", on_click=state.set_lesson_mode, args=(True,),
                               shortcut="P", icon=":material/present_to_all:",
@@ -289,17 +290,26 @@ def _address_picked() -> None:
     st.session_state[_ADDRESS] = st.session_state["live_address"]
 
 
-def _code_banner(code: str, qr: bool = False) -> None:
-    """The join code large on one line, the link, what is wrong with the link's address (with the
-    network addresses of this computer to pick from), and in lesson mode (the projector) the link's
-    QR code."""
+def _code_banner(code: str, qr: bool = False) -> JoinAddress:
+    """The join code large on one line, in lesson mode (the projector) the link's QR code, and the
+    link; returns the link's address (``_address_fix`` says what is wrong with it)."""
     address = join_address()
     link = join_link(code, address)
-    size = CLASS_CODE_SIZE if qr else "2.1rem"   # the sidebar's width holds nine symbols at this size
+    size = CLASS_CODE_SIZE if qr else "1.85rem"   # nine symbols in the sidebar's width, with room to spare
     st.markdown(f"<div class='svmviz-join-code' style='font-size:{size};font-weight:700;white-space:nowrap;"
                 f"letter-spacing:0.1em;font-family:\"Source Code Pro\",monospace'>{display_code(code)}</div>",
                 unsafe_allow_html=True)   # code: alphabet symbols only
+    if qr:   # inline: as wide as the panel, whatever the screen
+        svg = base64.b64encode(join_qr_svg(link).encode()).decode()
+        st.markdown(f"<img class='svmviz-join-qr' alt='QR code of the join link' src='data:image/svg+xml;base64,{svg}'>",
+                    unsafe_allow_html=True)
     st.code(link, language=None, wrap_lines=True)
+    return address
+
+
+def _address_fix(address: JoinAddress) -> None:
+    """What is wrong with the join link's address, and this computer's network addresses to pick
+    the one students reach."""
     if address.warning:
         st.warning(address.warning, icon=":material/wifi_off:")
     if address.choices and (address.warning or st.session_state.get(_ADDRESS)):
@@ -307,8 +317,6 @@ def _code_banner(code: str, qr: bool = False) -> None:
         st.selectbox("Students reach this computer at", address.choices, key="live_address",
                      index=address.choices.index(picked) if picked in address.choices else None,
                      placeholder="pick its network address", on_change=_address_picked)
-    if qr:
-        st.image(join_qr_svg(link), caption="Scan to join", width="stretch")
 
 
 def _class_view(live: dict) -> None:
@@ -316,36 +324,43 @@ def _class_view(live: dict) -> None:
     code, the question and, after the reveal, its tally), beside the page. The instructor's has
     Ask and Reveal (keys A and V) and the answers' count; a device following the class (a projector
     that is not the instructor's laptop: the students' link with ``lesson=1``) shows the same
-    without the buttons. P leaves the projector view."""
+    without the buttons. P leaves the projector view. A problem with the link's address comes
+    last: what the class needs stays on the screen."""
     class_panel_style()
     with st.container(key=CLASS_KEY):
-        _code_banner(live["code"], qr=True)
+        address = _code_banner(live["code"], qr=True)
         if live["role"] == "instructor":
             _instructor_fragment(projector=True)
         else:
             _projector_question()
         st.button("Leave projector view", key="live_unproject", on_click=state.set_lesson_mode, args=(False,),
                   shortcut="P", icon=":material/close_fullscreen:")
+        _address_fix(address)
 
 
 def _tally(options, counts, answer: int | None) -> None:
-    """The answers per option as bars, the right one marked."""
+    """The answers per option as bars, the right one marked; the options nobody chose (other than
+    the right one) on one line: a question may offer a dozen."""
     total = max(sum(counts), 1)
     for i, (opt, n) in enumerate(zip(options, counts)):
-        mark = " ✓" if i == answer else ""
-        st.progress(n / total, text=f"{plain(opt)}: {n}{mark}")
+        if n or i == answer:
+            st.progress(n / total, text=f"{plain(opt)}: {n}" + (" ✓" if i == answer else ""))
+    unchosen = [plain(o) for i, (o, n) in enumerate(zip(options, counts)) if not n and i != answer]
+    if unchosen:
+        st.markdown("No answer: " + " · ".join(unchosen))
 
 
 def _question_lines(q, counts, n_answers: int | None, peek: bool = False) -> None:
     """A question as the class may see it: the prompt, then while it is open the options and how
     many answered (the tally only with ``peek``, the instructor's own screen), once revealed the
-    tally (when known) and the answer."""
-    st.markdown(f"**{plain(q.prompt)}**")
+    answer and the tally (when known). (On the projector the QR code gives it room: ``QUESTION_KEY``.)"""
+    with st.container(key=QUESTION_KEY):
+        st.markdown(f"**{plain(q.prompt)}**")
     if q.revealed:
-        if counts is not None:
-            _tally(q.options, counts, q.answer)
         if q.answer is not None:
             st.success(f"Answer: {plain(q.options[q.answer])}")
+        if counts is not None:
+            _tally(q.options, counts, q.answer)
         return
     if peek and counts is not None:
         _tally(q.options, counts, None)
@@ -387,7 +402,7 @@ def _instructor_fragment(projector: bool = False) -> None:
     q = f.question
     if projector and (q is None or q.revealed):
         offered = _offered_question()
-        if offered is not None and st.button("Ask the class: what happens next?", key="live_ask_projector",
+        if offered is not None and st.button("Ask the class", key="live_ask_projector", help="what happens next? (A)",
                                              icon=":material/quiz:", shortcut="A", type="primary"):
             _pose(*offered)
             st.rerun(scope="app")   # the page hides what gives the answer away

@@ -46,6 +46,8 @@ _CSS = f"""<style>
 #: The key of the live class's panel on the projector (``live.panel`` in lesson mode): a column at
 #: the right of the screen, over the whole height, beside the page.
 CLASS_KEY = "svmviz_class"
+#: The key of the question in the panel: while there is one, the QR code gives it room.
+QUESTION_KEY = "svmviz_question"
 #: The panel's width: the join code on one line and its QR code as wide as the panel, readable from
 #: the back of a room, leaving the page three quarters of a 1280-pixel screen.
 _CLASS_W = "clamp(250px, 23vw, 400px)"
@@ -56,9 +58,10 @@ _CLASS_CSS = f"""<style>
 .st-key-{CLASS_KEY} {{position: fixed; top: 0; right: 0; bottom: 0; width: var(--svmviz-class-w);
   overflow-y: auto; padding: 0.6rem 1rem; gap: 0.4rem; z-index: 99990;
   background: #f4f6f9; border-left: 1px solid #d5d9e0;}}
-.st-key-{CLASS_KEY} [data-testid="stMarkdownContainer"] p {{font-size: 1.15rem; margin-bottom: 0.2rem;}}
+.st-key-{CLASS_KEY} [data-testid="stMarkdownContainer"] p {{font-size: clamp(1.05rem, 1.25vw, 1.6rem); margin-bottom: 0.2rem;}}
 .st-key-{CLASS_KEY} .stButton button {{font-size: 1.05rem; padding: 0.3rem 0.8rem;}}
-.st-key-{CLASS_KEY} [data-testid="stImage"] img {{width: 100%; height: auto;}}
+.svmviz-join-qr {{display: block; width: 100%; height: auto; margin: 0 auto;}}
+.st-key-{CLASS_KEY}:has(.st-key-{QUESTION_KEY}) .svmviz-join-qr {{width: 55%;}}
 </style>"""
 
 
