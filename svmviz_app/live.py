@@ -24,6 +24,12 @@ instructor's session holds the room's token in its session state only, never in 
   live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
   which class its followed sample reaches (``dag_question``) and hides the sample's path until
   the reveal.
+- **Projector:** in lesson mode (``?lesson=1``, or "Projector view" switching the instructor's own
+  session) a panel at the right of the screen holds the join code, its QR code, Ask, Reveal and
+  the answers' count, the tally only after the reveal; a session following the class in lesson
+  mode (a second device on the projector) shows it without buttons, with the tally the
+  instructor publishes in the view at the reveal. The join link names an address students reach
+  (``join_address``).
 """
 
 from __future__ import annotations
@@ -350,24 +356,27 @@ def _tally(options, counts, answer: int | None) -> None:
         st.markdown("No answer: " + " · ".join(unchosen))
 
 
-def _question_lines(q, counts, n_answers: int | None, peek: bool = False) -> None:
-    """A question as the class may see it: the prompt, then while it is open the options and how
-    many answered (the tally only with ``peek``, the instructor's own screen), once revealed the
-    answer and the tally (when known). (On the projector the QR code gives it room: ``QUESTION_KEY``.)"""
+def _question_lines(q, counts, n_answers: int | None, projector: bool = True) -> None:
+    """A question: its prompt, then on the instructor's laptop (not ``projector``) the live tally;
+    on the projector, while it is open, the options and how many answered (``n_answers``; None: not
+    known), once revealed the answer and the tally (``counts``; None: not known). (There the QR code
+    gives it room: ``QUESTION_KEY``.)"""
     with st.container(key=QUESTION_KEY):
         st.markdown(f"**{plain(q.prompt)}**")
+    if not projector:
+        for i, (opt, n) in enumerate(zip(q.options, counts)):
+            st.text(f"{opt}: {n}" + (" ✓" if q.revealed and i == q.answer else ""))
+        st.caption(f"{n_answers} answer(s)")
+        return
     if q.revealed:
         if q.answer is not None:
             st.success(f"Answer: {plain(q.options[q.answer])}")
         if counts is not None:
             _tally(q.options, counts, q.answer)
         return
-    if peek and counts is not None:
-        _tally(q.options, counts, None)
-    else:
-        st.markdown(" · ".join(plain(o) for o in q.options))
+    st.markdown(" · ".join(plain(o) for o in q.options))
     if n_answers is not None:
-        st.markdown(f"{n_answers} answer(s) so far" + ("" if peek else " — the tally shows at the reveal"))
+        st.markdown(f"{n_answers} answer(s) so far — the tally shows at the reveal")
 
 
 def _offered_question():
@@ -384,9 +393,9 @@ def _offered_question():
 
 @st.fragment(run_every=1.0)
 def _instructor_fragment(projector: bool = False) -> None:
-    """Keeps the room alive and shows the open question with Reveal: on the instructor's screen the
-    tally when they ask to see it, on the projector (``projector``) only the answers' count until
-    the reveal, and there Ask too."""
+    """Keeps the room alive and shows the open question with Reveal: on the instructor's laptop the
+    live tally, on the projector (``projector``) only the answers' count until the reveal, and there
+    Ask too (on the laptop Ask is in the page's step view)."""
     live = _live()
     if not live or live["role"] != "instructor":
         return
@@ -409,9 +418,7 @@ def _instructor_fragment(projector: bool = False) -> None:
     if q is None:
         return
     tally = store.tally(live["code"], live["token"])
-    peek = not projector and st.toggle("Show the answers before the reveal", key="live_peek",
-                                       help="off: the tally stays hidden on a projected screen until you reveal")
-    _question_lines(q, tally.counts, tally.n_answers, peek=peek)
+    _question_lines(q, tally.counts, tally.n_answers, projector)
     if not q.revealed:
         if st.button("Reveal and go on", key="live_reveal", type="primary", shortcut="V", help="reveal (V)"):
             t = store.reveal(live["code"], live["token"])

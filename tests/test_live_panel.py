@@ -99,7 +99,7 @@ def test_the_projector_shows_the_join_link_as_a_qr_code_without_the_token():
     teacher.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
     teacher.run()
     assert not problems(teacher)
-    imgs = [m.value for m in teacher.markdown if "svmviz-join-qr" in m.value]
+    imgs = [m.value for m in teacher.markdown if "class='svmviz-join-qr'" in m.value]
     assert len(imgs) == 1, "no QR code in the lesson display"
     kind, _, data = imgs[0].split("src='")[1].split("'")[0].partition(";base64,")
     assert kind == "data:image/svg+xml"
