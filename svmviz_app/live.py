@@ -66,7 +66,7 @@ _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this pa
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 _WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
 _ASK = "_svmviz_live_ask"             # (page, make, step key, n_steps) of the question the page's view offers
-_REVEALED = "_svmviz_live_revealed"   # {"qid", "counts"}: the tally of the question last revealed (published)
+_REVEALED = "_svmviz_live_revealed"   # {"code", "qid", "counts"}: the tally of the question last revealed (published)
 _ADDRESS = "_svmviz_live_address"     # this computer's network address the instructor picked for the link
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
@@ -422,7 +422,7 @@ def _instructor_fragment(projector: bool = False) -> None:
     if not q.revealed:
         if st.button("Reveal and go on", key="live_reveal", type="primary", shortcut="V", help="reveal (V)"):
             t = store.reveal(live["code"], live["token"])
-            st.session_state[_REVEALED] = {"qid": t.qid, "counts": list(t.counts)}
+            st.session_state[_REVEALED] = {"code": live["code"], "qid": t.qid, "counts": list(t.counts)}
             adv = st.session_state.pop(_ADVANCE, None)
             if adv is not None and adv[0] is not None:
                 key, n_steps = adv
@@ -434,11 +434,11 @@ def _instructor_fragment(projector: bool = False) -> None:
 def _projector_question() -> None:
     """A projector following the class: the question from the last poll, and once revealed the
     tally the instructor published with it."""
-    q = st.session_state.get(_QUESTION)
-    if q is None:
+    q, live = st.session_state.get(_QUESTION), _live()
+    if q is None or live is None:
         return
     tally = (st.session_state.get(_APPLIED) or {}).get("tally") or {}
-    counts = tally.get("counts") if tally.get("qid") == q.qid else None
+    counts = tally.get("counts") if (tally.get("code"), tally.get("qid")) == (live["code"], q.qid) else None
     _question_lines(q, counts, None)
 
 

@@ -114,7 +114,8 @@ def test_the_projector_asks_and_shows_the_tally_only_after_the_reveal(through_th
     assert sum(b.endswith("✓") for b in bars) == 1 and len(bars) == (2 if answer in (0, 1) else 3)
     assert any(t.startswith("No answer: ") for t in _texts(at))
     # the tally goes out with the view, for a projector following the class
-    assert store.follow(code).view["tally"] == {"qid": q.qid, "counts": [1, 1] + [0] * (len(q.options) - 2)}
+    assert store.follow(code).view["tally"] == {"code": code, "qid": q.qid,
+                                                "counts": [1, 1] + [0] * (len(q.options) - 2)}
 
 
 def test_a_device_following_in_lesson_mode_shows_the_class_view():
@@ -135,9 +136,14 @@ def test_a_device_following_in_lesson_mode_shows_the_class_view():
     assert "**Which candidate?**" in _texts(projector) and "a · b · c" in _texts(projector)
     assert not _bars(projector) and not [b for b in projector.button if b.key.startswith("live_ans_")]
     tally = store.reveal(code, token)
-    store.publish(code, token, {"page": "", "spec": "fourclass_like", "state": {},
-                                "tally": {"qid": tally.qid, "counts": [3, 1, 5]}})
+    view = {"page": "", "spec": "fourclass_like", "state": {}}
+    # a tally of another room's question of the same number (a class ended, another started) is not shown
+    store.publish(code, token, {**view, "tally": {"code": "OTHERROOM", "qid": tally.qid, "counts": [9, 9, 9]}})
     projector.run()
     projector.run()   # the poll takes the view, the panel draws it
+    assert not _bars(projector) and "Answer: c" in [s.value for s in projector.success]
+    store.publish(code, token, {**view, "tally": {"code": code, "qid": tally.qid, "counts": [3, 1, 5]}})
+    projector.run()
+    projector.run()
     assert not problems(projector)
     assert _bars(projector) == ["a: 3", "b: 1", "c: 5 ✓"] and qid == tally.qid
