@@ -26,10 +26,17 @@ session state only, never in a link.
   live tally in the sidebar and reveals, which moves the step on for everyone. The DAG page asks
   which class its followed sample reaches (``dag_question``) and hides the sample's path until
   the reveal.
+- **Projector:** in lesson mode (``?lesson=1``, or "Projector view" switching the instructor's own
+  session) a panel at the right of the screen holds the join code, its QR code, Ask, Reveal and
+  the answers' count, the tally only after the reveal; a session following the class in lesson
+  mode (a second device on the projector) shows it without buttons, with the tally the
+  instructor publishes in the view at the reveal. The join link names an address students reach
+  (``join_address``).
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -49,7 +56,9 @@ from svmviz.questions import dag_reached_class
 from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomError, RoomNotFoundError, RoomStore,
                               RoomStoreUnavailableError, display_code, normalize_code, open_store, resume_form)
 from svmviz_app import state
+from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
+from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
 _PAGE = "_svmviz_live_page"     # url path of the page this session shows ("" = home)
@@ -68,6 +77,9 @@ _RESUME = "_svmviz_live_resume"       # a resume code just made, shown once
 # Students are told the instructor is away after this long without a word from them (the
 # instructor's page sends one every second while it is open).
 AWAY_S = 60.0
+_ASK = "_svmviz_live_ask"             # (page, make, step key, n_steps) of the question the page's view offers
+_REVEALED = "_svmviz_live_revealed"   # {"code", "qid", "counts"}: the tally of the question last revealed (published)
+_ADDRESS = "_svmviz_live_address"     # this computer's network address the instructor picked for the link
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
@@ -111,11 +123,13 @@ def _data_payload(ds: Dataset) -> dict:
 
 
 def current_view(snap: dict | None = None) -> dict:
-    """This session's view: page, data and every bound value (JSON; ``snap``: ``state.snapshot()``
-    when already made)."""
+    """This session's view: page, data, every bound value and the tally of the question last
+    revealed (JSON; ``snap``: ``state.snapshot()`` when already made)."""
     spec = state.current_spec()
     view = {"page": st.session_state.get(_PAGE, ""), "spec": spec,
             "state": state.snapshot() if snap is None else snap}
+    if st.session_state.get(_REVEALED):   # a projector following the class shows it (no token: no tally)
+        view["tally"] = st.session_state[_REVEALED]
     if not (spec in BUILTINS or spec.startswith("gen:")):
         view["data"] = _data_payload(state.current_dataset())   # uploaded, drawn, lesson data
     return view
@@ -314,7 +328,8 @@ LIVE_OPEN = "live_open"   # the panel's open state
 
 
 def panel(page) -> None:
-    """``app.py``, before the page: the "Live class" box and, for a following student, the poll."""
+    """``app.py``, before the page: the "Live class" box and, for a following student, the poll;
+    in lesson mode in a class, the projector's class panel (``_class_view``)."""
     ss = st.session_state
     ss[_PAGE] = getattr(page, "url_path", "") or ""
     goto = ss.pop(_GOTO, None)
@@ -336,8 +351,6 @@ def panel(page) -> None:
     if ss.get(_ENDED):
         st.info(ss[_ENDED], icon=":material/door_open:")
     lesson = state.lesson_mode()
-    if live and live["role"] == "instructor" and lesson:
-        _code_banner(live["code"], qr=True)
     if live is not None or ss.get("_svmviz_live_error"):
         ss[LIVE_OPEN] = True   # a joined room's panel stays open: a student's poll runs in it
     box = st.sidebar.expander("Live class", key=LIVE_OPEN, on_change="rerun")
@@ -352,15 +365,22 @@ def panel(page) -> None:
                 st.text_input("Join a class: code", key="_svmviz_live_code", placeholder="ABCD-EF23")
                 st.button("Join", key="live_join", on_click=_join_typed)
             elif live["role"] == "instructor":
-                _code_banner(live["code"])
-                _instructor_fragment()
-                st.button("Continue on another device", key="live_resume", on_click=_make_resume,
-                          help="a code to type on your other device: it takes the class over there")
-                typed = ss.pop(_RESUME, None)
-                if typed:   # shown once
-                    st.info(f"On your other device, open this app and type in **Join a class**: "
-                            f"`{display_code(live['code'])} {typed[:4]}-{typed[4:]}` (works once, for "
-                            f"{RESUME_TTL_S / 60:g} minutes)")
+                if not lesson:   # (in lesson mode the projector's class panel holds all of it)
+                    _address_fix(_code_banner(live["code"]))
+                    _instructor_fragment()
+                    st.button("Projector view", key="live_projector", on_click=state.set_lesson_mode, args=(True,),
+                              shortcut="P", icon=":material/present_to_all:",
+                              help="this tab shows the class what it needs: the plot, the join code, its QR code "
+                                   "and the question (P again to come back)")
+                    st.caption("Another device on the projector: open the students' link with `&lesson=1` "
+                               "added; it follows you and shows the tally after the reveal.")
+                    st.button("Continue on another device", key="live_resume", on_click=_make_resume,
+                              help="a code to type on your other device: it takes the class over there")
+                    typed = ss.pop(_RESUME, None)
+                    if typed:   # shown once
+                        st.info(f"On your other device, open this app and type in **Join a class**: "
+                                f"`{display_code(live['code'])} {typed[:4]}-{typed[4:]}` (works once, for "
+                                f"{RESUME_TTL_S / 60:g} minutes)")
                 st.button("End the class", key="live_end", on_click=_end_class)
             else:
                 st.markdown(f"Class **{display_code(live['code'])}**")
@@ -374,17 +394,26 @@ def panel(page) -> None:
                         _follow(live, app_run=True)   # the page runs after this: it draws what changed
                     _follow_fragment()
                 st.button("Leave the class", key="live_leave", on_click=_leave_class)
+    if live and lesson and (live["role"] == "instructor" or not live["detached"]):
+        _class_view(live)   # after a student's poll above: it shows what the poll took
     # the page's steppers register as they draw (the poll above read the last run's)
     ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}
     _publish()
 
 
-def join_link(code: str) -> str:
+def join_address() -> JoinAddress:
+    """Where the students' devices reach this server (``svmviz_app.join_address.decide`` on the
+    server's options, the instructor's page address and the network address they picked)."""
+    return decide(str(getattr(st.context, "url", "") or ""), st.get_option("server.address"),
+                  st.get_option("browser.serverAddress"), st.get_option("browser.serverPort"),
+                  lan_addresses(), st.session_state.get(_ADDRESS))
+
+
+def join_link(code: str, address: JoinAddress | None = None) -> str:
     """The students' link: the instructor's current page (a student lands there without a page
-    switch) and the code; never the token."""
-    u = urlsplit(str(getattr(st.context, "url", "") or ""))
-    base = f"{u.scheme}://{u.netloc}/" if u.netloc else "/"
-    return f"{base}{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
+    switch) and the code, on the address students reach (``join_address()``); never the token."""
+    base = (address or join_address()).base
+    return f"{base}/{st.session_state.get(_PAGE, '')}?{ROOM_PARAM}={display_code(code)}"
 
 
 def join_qr_svg(link: str) -> str:
@@ -397,21 +426,110 @@ def join_qr_svg(link: str) -> str:
     return buf.getvalue().decode()
 
 
-def _code_banner(code: str, qr: bool = False) -> None:
-    """The join code large, the link, and in lesson mode (the projector) the link's QR code."""
-    link = join_link(code)
-    text, image = st.columns([3, 1]) if qr else (st.container(), None)
-    with text:
-        st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.2rem'>"
-                    f"{display_code(code)}</div>", unsafe_allow_html=True)   # code: alphabet symbols only
-        st.code(link, language=None)
-    if image is not None:
-        image.image(join_qr_svg(link), caption="Scan to join", width=220)
+def _address_picked() -> None:
+    st.session_state[_ADDRESS] = st.session_state["live_address"]
+
+
+def _code_banner(code: str, qr: bool = False) -> JoinAddress:
+    """The join code large on one line, in lesson mode (the projector) the link's QR code, and the
+    link; returns the link's address (``_address_fix`` says what is wrong with it)."""
+    address = join_address()
+    link = join_link(code, address)
+    size = CLASS_CODE_SIZE if qr else "1.85rem"   # nine symbols in the sidebar's width, with room to spare
+    st.markdown(f"<div class='svmviz-join-code' style='font-size:{size};font-weight:700;white-space:nowrap;"
+                f"letter-spacing:0.1em;font-family:\"Source Code Pro\",monospace'>{display_code(code)}</div>",
+                unsafe_allow_html=True)   # code: alphabet symbols only
+    if qr:   # inline: as wide as the panel, whatever the screen
+        svg = base64.b64encode(join_qr_svg(link).encode()).decode()
+        st.markdown(f"<img class='svmviz-join-qr' alt='QR code of the join link' src='data:image/svg+xml;base64,{svg}'>",
+                    unsafe_allow_html=True)
+    st.code(link, language=None, wrap_lines=True)
+    return address
+
+
+def _address_fix(address: JoinAddress) -> None:
+    """What is wrong with the join link's address, and this computer's network addresses to pick
+    the one students reach."""
+    if address.warning:
+        st.warning(address.warning, icon=":material/wifi_off:")
+    if address.choices and (address.warning or st.session_state.get(_ADDRESS)):
+        picked = st.session_state.get(_ADDRESS)
+        st.selectbox("Students reach this computer at", address.choices, key="live_address",
+                     index=address.choices.index(picked) if picked in address.choices else None,
+                     placeholder="pick its network address", on_change=_address_picked)
+
+
+def _class_view(live: dict) -> None:
+    """Lesson mode in a class: the projector's panel at the right of the screen (join code, QR
+    code, the question and, after the reveal, its tally), beside the page. The instructor's has
+    Ask and Reveal (keys A and V) and the answers' count; a device following the class (a projector
+    that is not the instructor's laptop: the students' link with ``lesson=1``) shows the same
+    without the buttons. P leaves the projector view. A problem with the link's address comes
+    last: what the class needs stays on the screen."""
+    class_panel_style()
+    with st.container(key=CLASS_KEY):
+        address = _code_banner(live["code"], qr=True)
+        if live["role"] == "instructor":
+            _instructor_fragment(projector=True)
+        else:
+            _projector_question()
+        st.button("Leave projector view", key="live_unproject", on_click=state.set_lesson_mode, args=(False,),
+                  shortcut="P", icon=":material/close_fullscreen:")
+        _address_fix(address)
+
+
+def _tally(options, counts, answer: int | None) -> None:
+    """The answers per option as bars, the right one marked; the options nobody chose (other than
+    the right one) on one line: a question may offer a dozen."""
+    total = max(sum(counts), 1)
+    for i, (opt, n) in enumerate(zip(options, counts)):
+        if n or i == answer:
+            st.progress(n / total, text=f"{plain(opt)}: {n}" + (" ✓" if i == answer else ""))
+    unchosen = [plain(o) for i, (o, n) in enumerate(zip(options, counts)) if not n and i != answer]
+    if unchosen:
+        st.markdown("No answer: " + " · ".join(unchosen))
+
+
+def _question_lines(q, counts, n_answers: int | None, projector: bool = True) -> None:
+    """A question: its prompt, then on the instructor's laptop (not ``projector``) the live tally;
+    on the projector, while it is open, the options and how many answered (``n_answers``; None: not
+    known), once revealed the answer and the tally (``counts``; None: not known). (There the QR code
+    gives it room: ``QUESTION_KEY``.)"""
+    with st.container(key=QUESTION_KEY):
+        st.markdown(f"**{plain(q.prompt)}**")
+    if not projector:
+        for i, (opt, n) in enumerate(zip(q.options, counts)):
+            st.text(f"{opt}: {n}" + (" ✓" if q.revealed and i == q.answer else ""))
+        st.caption(f"{n_answers} answer(s)")
+        return
+    if q.revealed:
+        if q.answer is not None:
+            st.success(f"Answer: {plain(q.options[q.answer])}")
+        if counts is not None:
+            _tally(q.options, counts, q.answer)
+        return
+    st.markdown(" · ".join(plain(o) for o in q.options))
+    if n_answers is not None:
+        st.markdown(f"{n_answers} answer(s) so far — the tally shows at the reveal")
+
+
+def _offered_question():
+    """The question the page's view offers now (``question_panel`` in lesson mode): (make, step
+    key, n_steps), or None on another page or at a stepper's last step."""
+    ask = st.session_state.get(_ASK)
+    if ask is None or ask[0] != st.session_state.get(_PAGE, ""):
+        return None
+    _, make, step_key, n_steps = ask
+    if step_key is not None and int(state.value(step_key, 0)) >= n_steps - 1:
+        return None
+    return make, step_key, n_steps
 
 
 @st.fragment(run_every=1.0)
-def _instructor_fragment() -> None:
-    """Keeps the room alive and shows the open question's live tally, with Reveal."""
+def _instructor_fragment(projector: bool = False) -> None:
+    """Keeps the room alive and shows the open question with Reveal: on the instructor's laptop the
+    live tally, on the projector (``projector``) only the answers' count until the reveal, and there
+    Ask too (on the laptop Ask is in the page's step view)."""
     live = _live()
     if not live or live["role"] != "instructor":
         return
@@ -425,23 +543,39 @@ def _instructor_fragment() -> None:
     except RoomError as exc:
         _handed_over(exc)
         st.rerun(scope="app")
-    st.caption(f"{f.n_students} student(s) following")
+    st.markdown(f"{f.n_students} student(s) following")
     q = f.question
+    if projector and (q is None or q.revealed):
+        offered = _offered_question()
+        if offered is not None and st.button("Ask the class", key="live_ask_projector", help="what happens next? (A)",
+                                             icon=":material/quiz:", shortcut="A", type="primary"):
+            _pose(*offered)
+            st.rerun(scope="app")   # the page hides what gives the answer away
     if q is None:
         return
     tally = store.tally(live["code"], live["token"])
-    st.markdown(f"**{plain(q.prompt)}**")
-    for opt, n in zip(q.options, tally.counts):
-        mark = " ✓" if q.revealed and q.options.index(opt) == q.answer else ""
-        st.text(f"{opt}: {n}{mark}")
-    st.caption(f"{tally.n_answers} answer(s)")
+    _question_lines(q, tally.counts, tally.n_answers, projector)
     if not q.revealed:
-        if st.button("Reveal and go on", key="live_reveal", type="primary"):
-            adv = store.reveal(live["code"], live["token"]).on_reveal   # kept in the room: a reclaimed
-            if adv is not None and adv[0] is not None:                  # class moves on as well
+        if st.button("Reveal and go on", key="live_reveal", type="primary", shortcut="V", help="reveal (V)"):
+            t = store.reveal(live["code"], live["token"])
+            st.session_state[_REVEALED] = {"code": live["code"], "qid": t.qid, "counts": list(t.counts)}
+            adv = t.on_reveal   # kept in the room: a reclaimed class moves on as well
+            if adv is not None and adv[0] is not None:
                 key, n_steps = adv
                 state.set_value(key, min(int(state.value(key, 0)) + 1, n_steps - 1))
             st.rerun(scope="app")   # the step lives in the page's fragment
+
+
+@st.fragment(run_every=1.0)
+def _projector_question() -> None:
+    """A projector following the class: the question from the last poll, and once revealed the
+    tally the instructor published with it."""
+    q, live = st.session_state.get(_QUESTION), _live()
+    if q is None or live is None:
+        return
+    tally = (st.session_state.get(_APPLIED) or {}).get("tally") or {}
+    counts = tally.get("counts") if (tally.get("code"), tally.get("qid")) == (live["code"], q.qid) else None
+    _question_lines(q, counts, None)
 
 
 def _following() -> dict | None:
@@ -662,13 +796,16 @@ def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0
     reg = st.session_state.get(_STEPPERS)
     if reg is not None and st.session_state.get(_IN_STEPPER) is not None:
         reg["question"] = st.session_state[_IN_STEPPER]   # a question change reruns that stepper alone
+    lesson = state.lesson_mode()
     if live["role"] == "instructor":
-        if step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
+        if lesson:   # the projector's class panel asks it (above the plot it would push the plot down)
+            st.session_state[_ASK] = (st.session_state.get(_PAGE, ""), make, step_key, n_steps)
+        elif step_key is None or int(state.value(step_key, 0)) < n_steps - 1:
             st.button("Ask the class: what happens next?", key="live_ask", on_click=_pose,
-                      args=(make, step_key, n_steps), icon=":material/quiz:")
+                      args=(make, step_key, n_steps), icon=":material/quiz:", shortcut="A", help="ask (A)")
         return
     q = st.session_state.get(_QUESTION)
-    if q is None or live["detached"]:
+    if q is None or live["detached"] or lesson:   # (a projector following the class: its panel shows it)
         return
     with st.container(border=True):
         st.markdown(f"**{plain(q.prompt)}**")

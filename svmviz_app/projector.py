@@ -43,6 +43,37 @@ _CSS = f"""<style>
 </style>"""
 
 
+#: The key of the live class's panel on the projector (``live.panel`` in lesson mode): a column at
+#: the right of the screen, over the whole height, beside the page.
+CLASS_KEY = "svmviz_class"
+#: The key of the question in the panel: while there is one, the QR code gives it room.
+QUESTION_KEY = "svmviz_question"
+#: The panel's width: the join code on one line and its QR code as wide as the panel, readable from
+#: the back of a room, leaving the page three quarters of a 1280-pixel screen.
+_CLASS_W = "clamp(250px, 23vw, 400px)"
+
+_CLASS_CSS = f"""<style>
+:root {{--svmviz-class-w: {_CLASS_W};}}
+[data-testid="stMainBlockContainer"] {{padding-right: calc(var(--svmviz-class-w) + 1.5rem) !important;}}
+.st-key-{CLASS_KEY} {{position: fixed; top: 0; right: 0; bottom: 0; width: var(--svmviz-class-w);
+  overflow-y: auto; padding: 0.6rem 1rem; gap: 0.4rem; z-index: 99990;
+  background: #f4f6f9; border-left: 1px solid #d5d9e0;}}
+.st-key-{CLASS_KEY} [data-testid="stMarkdownContainer"] p {{font-size: clamp(1.05rem, 1.25vw, 1.6rem); margin-bottom: 0.2rem;}}
+.st-key-{CLASS_KEY} .stButton button {{font-size: 1.05rem; padding: 0.3rem 0.8rem;}}
+.svmviz-join-qr {{display: block; width: 100%; height: auto; margin: 0 auto;}}
+.st-key-{CLASS_KEY}:has(.st-key-{QUESTION_KEY}) .svmviz-join-qr {{width: 55%;}}
+</style>"""
+
+
+#: The join code's size there: nine symbols of a monospace font with their spacing fill the panel.
+CLASS_CODE_SIZE = "calc((var(--svmviz-class-w) - 2rem) / 6.4)"
+
+
+def class_panel_style() -> None:
+    """The projector's live-class panel (``CLASS_KEY``): a column at the right, beside the page."""
+    st.markdown(_CLASS_CSS, unsafe_allow_html=True)
+
+
 def projector_style() -> None:
     """In lesson mode, the projector styling for the page about to run (nothing otherwise)."""
     if state.lesson_mode():

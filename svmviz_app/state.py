@@ -292,10 +292,20 @@ def restore(dataset: Dataset, values: dict[str, Any], spec: str | None = None) -
 
 
 def lesson_mode() -> bool:
-    """True when the view was opened with ``?lesson=1``: pages show only the plot, the step
-    controls and the explanation."""
-    v = st.session_state.get(_URL, {}).get(LESSON_FLAG) or st.query_params.get(LESSON_FLAG)
+    """True when the view was opened with ``?lesson=1`` or switched to it (``set_lesson_mode``):
+    pages show only the plot, the step controls and the explanation."""
+    url = st.session_state.get(_URL)
+    v = url[LESSON_FLAG] if url is not None and LESSON_FLAG in url else st.query_params.get(LESSON_FLAG)
     return str(v).lower() in ("1", "true", "yes")
+
+
+def set_lesson_mode(on: bool) -> None:
+    """Switch lesson mode in this session, from a widget callback: from the next run the same
+    session (and all it holds: a live class's token among it) shows the projector view, and the
+    URL says ``lesson=1`` while it does. Opening the link with ``lesson=1`` would start another
+    session."""
+    start_run()
+    st.session_state[_URL][LESSON_FLAG] = "1" if on else None
 
 
 def notes() -> list[str]:

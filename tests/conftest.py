@@ -78,20 +78,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_streamlit(extra_env: dict | None = None, port: int = 0):
-    """``streamlit run serve.py`` (the README's command) on ``port`` or a free loopback port
-    (``SVMVIZ_TEST_PORT``: that one, for a machine that hands out port ranges); returns (process,
-    URL) once it answers."""
+def start_streamlit(extra_env: dict | None = None, port: int = 0, address: str = "127.0.0.1"):
+    """``streamlit run serve.py`` (the README's command) on ``port`` or a free port of ``address``
+    (default the loopback; ``SVMVIZ_TEST_PORT``: that port, for a machine that hands out port
+    ranges); returns (process, URL) once it answers."""
     port = port or int(os.environ.get("SVMVIZ_TEST_PORT") or 0) or _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(extra_env or {}))
     # the server's log goes to a file: a pipe nobody reads fills up and then blocks the server
     log = tempfile.NamedTemporaryFile("w+b", prefix=f"svmviz-streamlit-{port}-", suffix=".log", delete=False)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
+         f"--server.port={port}", f"--server.address={address}", "--server.fileWatcherType=none"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     proc.log_path = log.name
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{address}:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
         try:
