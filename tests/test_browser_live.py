@@ -9,7 +9,8 @@ import pytest
 
 from conftest import start_streamlit, stop_streamlit, wait_for_app
 
-pytestmark = pytest.mark.browser
+# one server for the module (the class rooms live in its process): its tests stay on one worker
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live_server")]
 
 DATA = "gen:checkerboard;n_classes=2;n_per_class=40;overlap=0.1;seed=2"
 
