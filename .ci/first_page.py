@@ -38,10 +38,10 @@ with sync_playwright() as pw:
     page.goto(url, wait_until="domcontentloaded")
     try:
         page.wait_for_selector(f"text={HOME_TEXT}", timeout=180_000)
-        page.wait_for_selector("text=Current data", timeout=180_000)
+        page.wait_for_selector("text=Change it on the Data page", timeout=180_000)  # below the data's line
     except Exception as exc:  # Playwright's timeout: say what was on screen
         fail(f"the home page did not show its text ({exc}); on screen: {page.inner_text('body')[:2000]!r}")
     main = page.inner_text("[data-testid='stMain']")
     browser.close()
-print("first page: the home page is served; its current data:",
-      main.split("Current data", 1)[1].strip().splitlines()[0])
+data = main.split("Current data", 1)[1].split("Change it on the Data page", 1)[0].strip()
+print(f"first page: the home page is served; its current data: {data}")
