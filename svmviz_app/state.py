@@ -34,8 +34,8 @@ import numpy as np
 import streamlit as st
 
 from svmviz.data import Dataset, DataError, load_builtin, plain_text, split_and_normalize
-from svmviz.data.builtins import BUILTINS, default_dataset_name
-from svmviz_app import budget, server
+from svmviz.data.builtins import BUILTINS
+from svmviz_app import budget, server, terminal
 
 _REGISTRY = "_svmviz_bound"       # {key: default} of every key bound in this session
 _URL = "_svmviz_url"              # the query parameters the session was opened with
@@ -472,7 +472,7 @@ def current_dataset() -> Dataset:
                   "is shown.")
             spec = None
     if ds is None:
-        spec = default_dataset_name()
+        spec = terminal.default_dataset_spec()
         try:
             ds = load_builtin(spec)
         except DataError:

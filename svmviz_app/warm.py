@@ -26,6 +26,9 @@ import time
 
 THREAD_NAME = "svmviz-warm"
 READY = "svmviz: the method pages' libraries and solvers are loaded"
+WARMING = ("svmviz: getting the method pages ready in the background (their libraries and the SMO solvers' "
+           "compiled code: seconds, or about a minute on a new installation's first start); a page opened "
+           "meanwhile works, only more slowly")
 FIRST_RUN_WAIT_S = 60.0   # a first run still going after this long is a long fit: warm beside it
 
 # What the method pages import beyond the home page (every plot module among them): a method
@@ -48,6 +51,7 @@ def start(after: threading.Thread | None = None) -> threading.Thread:
         if _thread is None:
             _thread = threading.Thread(target=_warm_after, args=(after,), name=THREAD_NAME, daemon=True)
             _thread.start()
+            print(f"  {WARMING}", flush=True)
         return _thread
 
 

@@ -118,14 +118,28 @@ def test_data_page_without_fourclass_says_where_to_get_it(monkeypatch, tmp_path)
     assert at.session_state["_svmviz_dataset"].name == "fourclass-like"
 
 
-def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():
-    lines = (ROOT / "README.md").read_text().splitlines()
+def test_readme_gives_the_venv_step_then_the_two_commands_each_in_a_code_block_and_ci_runs_them():
+    text = (ROOT / "README.md").read_text()
+    lines = text.splitlines()
+    venv = "python3 -m venv .venv && . .venv/bin/activate"
     run_cmd = "python -m pip install -e . && streamlit run app.py"
     test_cmd = 'python -m pip install -e ".[test]" && python -m pytest'
-    assert lines[:2] == [run_cmd, test_cmd]
-    ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert ci[0] == "#!/usr/bin/env bash" and "set -euo pipefail" in ci
-    # the README's command as a newcomer runs it (offline, in a network namespace or not), then
-    # the real-fourclass tests
-    assert sum(test_cmd in line for line in ci) == 2
-    assert any(line.strip() == "python -m pytest -m real_data" for line in ci)
+    fences = [i for i, line in enumerate(lines) if line.startswith("```")]
+    in_code = {i for a, b in zip(fences[::2], fences[1::2]) for i in range(a + 1, b)}
+    # each command alone on a line of a code block (a Markdown viewer joins the lines of a paragraph)
+    at = {cmd: next(i for i in in_code if lines[i] == cmd) for cmd in (venv, run_cmd, test_cmd)}
+    assert at[venv] < at[run_cmd] < at[test_cmd]
+    assert len(lines) <= 120 and "Chromium" in text[:text.index("## Where to click first")]
+    # the docs pages, each linked once; nothing points at a folder beside the repository
+    docs = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert docs and all(text.count(f"(docs/{name})") == 1 for name in docs)
+    assert all("../shared" not in t for t in [text, *((ROOT / "docs" / n).read_text() for n in docs)])
+    ci = (ROOT / ".ci" / "run").read_text()
+    ci_lines = [line.strip() for line in ci.splitlines()]
+    assert ci_lines[0] == "#!/usr/bin/env bash" and "set -euo pipefail" in ci_lines
+    # CI as the newcomer: the README's virtual environment made anew, its commands verbatim, then
+    # the real-fourclass tests; no Python that brings its own packages
+    assert ci_lines.index("rm -rf .venv") < ci_lines.index(venv)
+    assert sum(test_cmd in line for line in ci_lines) == 1 and sum(run_cmd in line for line in ci_lines) == 1
+    assert any(line.endswith("python -m pytest -m real_data") for line in ci_lines)
+    assert "system-site-packages" not in ci and "accepts installs" not in ci

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-import threading
+from pathlib import Path
 import time
 import urllib.parse
 import urllib.request
@@ -56,10 +56,7 @@ def cpu_rate(pid: int, seconds: float) -> float:
 def own_server():
     proc, url = start_streamlit()
     proc.url = url
-    log: list[bytes] = []
-    drain = threading.Thread(target=lambda: log.extend(iter(proc.stdout.readline, b"")), daemon=True)
-    drain.start()   # a full pipe would block the server
-    yield proc, url, log
+    yield proc, url, Path(proc.log_path)   # the server's output goes to this file (start_streamlit)
     stop_streamlit(proc)
 
 
@@ -86,7 +83,7 @@ def assert_goes_quiet(proc, log, what: str) -> None:
         if cpu_rate(proc.pid, 3.0) < 0.05:
             quiet = True
             break
-    tail = b"".join(log[-40:]).decode(errors="replace")
+    tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
     assert quiet, f"the server kept computing 90 s after {what}\n{tail}"
     assert cpu_rate(proc.pid, 3.0) < 0.05, tail   # nothing picked the work up again
     assert proc.poll() is None

@@ -3,45 +3,24 @@ the link, follow a step change, answer the instructor's question and see the rev
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from conftest import ROOT, wait_for_app
+from conftest import start_streamlit, stop_streamlit, wait_for_app
 
-pytestmark = pytest.mark.browser
+# one server for the module (the class rooms live in its process): its tests stay on one worker
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live_server")]
 
 DATA = "gen:checkerboard;n_classes=2;n_per_class=40;overlap=0.1;seed=2"
-PORT = int(os.environ.get("SVMVIZ_LIVE_TEST_PORT", "8851"))
 
 
 @pytest.fixture(scope="module")
 def live_url():
     """A server of its own: the class rooms live in the server process."""
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
-                             "--server.headless=true", f"--server.port={PORT}", "--server.address=127.0.0.1",
-                             "--server.fileWatcherType=none"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{PORT}"
-    for _ in range(120):
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                break
-        except OSError:
-            time.sleep(0.5)
+    proc, url = start_streamlit()
     yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_streamlit(proc)
 
 
 def _step(page) -> str:

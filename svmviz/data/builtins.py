@@ -51,6 +51,12 @@ def _available_fourclass() -> Path | None:
             return None
 
 
+def fourclass_fetch_error() -> str | None:
+    """Why this process's one download attempt of fourclass failed (a one-line message saying how
+    to get the file by hand), or None when it has not failed."""
+    return _fetch_error
+
+
 def fourclass_note() -> str | None:
     """None when fourclass is available (or can be fetched); else one line saying that the
     fourclass-like set stands in for it and how to get the real one."""
