@@ -32,6 +32,7 @@ from svmviz.errors import SvmvizError
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130   # the shell's code for a command ended by SIGINT
 BAR_DELAY_S = 1.0        # work shorter than this draws no bar
+BAR_MIN_INTERVAL_S = 0.1   # the bar redraws at most this often
 
 
 class Progress:
@@ -47,7 +48,7 @@ class Progress:
         self.t0 = time.perf_counter()
         self.bar = tqdm(total=total, desc=label, file=self.stream,
                         delay=BAR_DELAY_S if delay is None else delay, disable=not self.live,
-                        leave=False, dynamic_ncols=True, mininterval=0.1, unit="step")
+                        leave=False, dynamic_ncols=True, mininterval=BAR_MIN_INTERVAL_S, unit="step")
         self._spin: threading.Thread | None = None
         self._stop = threading.Event()
 

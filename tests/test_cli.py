@@ -142,6 +142,8 @@ def test_fit_shows_the_estimators_own_steps(tmp_path, monkeypatch):
     err = Tty()
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(cli, "BAR_DELAY_S", 0.0)   # the fit is shorter than the bar's second
+    # and than the bar's redraw interval once the solvers are compiled: every step is drawn
+    monkeypatch.setattr(cli, "BAR_MIN_INTERVAL_S", 0.0)
     out = tmp_path / "tree.json"
     main(["fit", "SVMTreeClassifier", "fourclass_like", "--out", str(out)])
     text = err.getvalue()

@@ -9,7 +9,7 @@ import pytest
 
 from apphelpers import page_test, problems
 from svmviz.data.generators import generate
-from svmviz.rooms import display_code
+from svmviz_app.rooms import display_code
 from svmviz_app.live import LIVE_OPEN
 
 LIVE = "_svmviz_live"
