@@ -47,3 +47,37 @@ def first_exit(X, W, t, hc, final: int):
     _first_exit(X, np.ascontiguousarray(W, dtype=np.float64), np.ascontiguousarray(t, dtype=np.float64),
                 np.ascontiguousarray(hc, dtype=np.float64), int(final), label, depth, value)
     return label, depth, value
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_exits(X, W, t, hc, start, final, label, depth):
+    n, d = X.shape
+    m = final.shape[0]
+    for i in range(n):
+        for c in range(m):
+            lo, hi = start[c], start[c + 1]
+            label[i, c] = final[c]
+            depth[i] += hi - lo
+            for j in range(lo, hi):
+                s = -t[j]
+                for f in range(d):
+                    s += X[i, f] * W[j, f]
+                if hc[j] * s < 0.0:
+                    label[i, c] = -int(hc[j])
+                    depth[i] -= hi - j - 1
+                    break
+
+
+def first_exits(X, W, t, hc, start, final):
+    """``first_exit`` of several chains in one pass over the rows of X: chain c is rows
+    start[c]:start[c + 1] of (W, t, hc) with end label final[c]. Returns the labels (n × chains,
+    int8) and the nodes visited summed over the chains (n). Each value is summed in the order
+    ``first_exit`` sums it, so the labels are the same as chain by chain."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    final = np.ascontiguousarray(final, dtype=np.int64)
+    label = np.empty((X.shape[0], final.shape[0]), dtype=np.int8)
+    depth = np.zeros(X.shape[0], dtype=np.int64)
+    _first_exits(X, np.ascontiguousarray(W, dtype=np.float64), np.ascontiguousarray(t, dtype=np.float64),
+                 np.ascontiguousarray(hc, dtype=np.float64), start, final, label, depth)
+    return label, depth

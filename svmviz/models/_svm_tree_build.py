@@ -40,7 +40,7 @@ import numpy as np
 
 from svmviz.data import signed
 from svmviz.errors import DataError
-from svmviz.geometry.halfspace_chain import first_exit
+from svmviz.geometry.halfspace_chain import first_exit, first_exits
 from svmviz.geometry.zero_solution import zero_solution_case
 from svmviz.models._svm_tree_records import FIG41_LABELS, BinaryTree, Candidate, CTry, Node, Step
 from svmviz.solvers import QPProblem, solve_qp
@@ -610,6 +610,38 @@ def tree_pass(tree: BinaryTree, X: np.ndarray):
 def tree_predict(tree: BinaryTree, X: np.ndarray):
     """(labels ±1, nodes visited) of a fitted binary tree (``tree_pass``)."""
     label, depth, _ = tree_pass(tree, X)
+    return label, depth
+
+
+def stacked_chains(trees: list, d: int):
+    """The linear chains of several binary trees stacked for ``first_exits``: (W, t, hc, start,
+    final). A tree with the RBF node of §3.3 keeps the kept nodes before it and ends on 0 (not
+    decided by a linear node), as in ``tree_pass``."""
+    Ws, ts, hcs, start, final = [], [], [], [0], []
+    for tree in trees:
+        W, t, hc = chain_arrays(tree.kept(), d)
+        p = tree.nonlinear.depth if tree.svm is not None else len(t)
+        Ws.append(W[:p])
+        ts.append(t[:p])
+        hcs.append(hc[:p])
+        start.append(start[-1] + p)
+        final.append(0 if tree.svm is not None else tree.final_class)
+    return (np.vstack(Ws), np.concatenate(ts), np.concatenate(hcs), np.array(start, dtype=np.int64),
+            np.array(final, dtype=np.int64))
+
+
+def trees_predict(trees: list, X: np.ndarray, stacked):
+    """(labels ±1 per sample and tree, nodes visited summed over the trees) of several fitted
+    binary trees: one compiled pass over all linear chains (``stacked_chains``), then each RBF
+    node on the samples that reach it only. The same as ``tree_predict`` tree by tree."""
+    label, depth = first_exits(X, *stacked)
+    for c, tree in enumerate(trees):
+        if tree.svm is None:
+            continue
+        rest = np.flatnonzero(label[:, c] == 0)
+        if rest.size:
+            label[rest, c] = np.where(tree.svm.decision_function(X[rest]) > 0, 1, -1)
+            depth[rest] += 1
     return label, depth
 
 

@@ -19,7 +19,8 @@ from svmviz.errors import ParameterError
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.zero_solution import hard_class_zero
 from svmviz.models._svm_tree_build import (CK_RULES, EXACT_MARGIN, FALLBACKS, TIE_BREAKS, ZERO_TESTS, TreeSettings,
-                                           chain_arrays, chain_predict, grow, prune, tree_pass, tree_predict)
+                                           chain_arrays, chain_predict, grow, prune, stacked_chains, tree_pass, tree_predict,
+                                           trees_predict)
 from svmviz.models._svm_tree_explain import SLIVER_MAX, explain_step, sliver_note
 from svmviz.models._svm_tree_records import BinaryTree
 from svmviz.models._svm_tree_nonlinear import NONLINEAR_DEFAULTS, NONLINEAR_SPEC, add_nonlinear
@@ -37,6 +38,9 @@ MAX_UNCONVERGED_NAMES = 20
 # may be shared by several sessions (the app caches fitted models), and reading one must not
 # change it. Entries go with their model and are valid for the trace and data they were made from.
 _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The pair trees' linear chains stacked for one-pass prediction, per model and beside it for the
+# same reason; valid for the ``trees_`` they were stacked from.
+_STACKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @register_estimator
@@ -282,13 +286,18 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         return tree
 
     # ------------------------------------------------------------------ predict
+    def _pass(self, X):
+        """(labels ±1 per sample and pair tree, nodes visited summed over the trees): every pair
+        tree's linear chain in one compiled pass, the RBF nodes on the samples that reach them."""
+        entry = _STACKED.get(self)
+        if entry is None or entry[0] is not self.trees_:
+            entry = _STACKED[self] = (self.trees_, stacked_chains(self.trees_, X.shape[1]))
+        return trees_predict(self.trees_, X, entry[1])
+
     def _votes(self, X):
-        votes = np.zeros((X.shape[0], len(self.classes_)))
-        for (a, b), tree in zip(self.pairs_, self.trees_):
-            label, _ = tree_predict(tree, X)
-            votes[:, a] += label < 0
-            votes[:, b] += label > 0
-        return votes
+        label, _ = self._pass(X)
+        one_hot = np.eye(len(self.classes_))
+        return (label < 0) @ one_hot[self.pairs_[:, 0]] + (label > 0) @ one_hot[self.pairs_[:, 1]]
 
     def predict(self, X):
         X = self._validate_predict(X)
@@ -322,7 +331,7 @@ class SVMTreeClassifier(CompositeMixin, SVMClassifierBase):
         """Nodes each sample visits (summed over the pair trees for more than two classes; the
         RBF node counts as one)."""
         X = self._validate_predict(X)
-        return np.sum([tree_predict(tree, X)[1] for tree in self.trees_], axis=0)
+        return self._pass(X)[1]
 
     # ------------------------------------------------------------------ reading a step
     def zero_solution_report(self, k: int, tree_index: int = 0) -> list:
