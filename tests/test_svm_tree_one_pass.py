@@ -13,13 +13,18 @@ from svmviz.models import SVMTreeClassifier
 from svmviz.models._svm_tree_build import tree_pass, tree_predict
 
 
-def test_first_exits_is_first_exit_chain_by_chain():
+@pytest.mark.parametrize("values", ["integers", "floats"])
+def test_first_exits_is_first_exit_chain_by_chain(values):
     rng = np.random.default_rng(3)
-    # small integers: many values are exactly 0, where a node keeps the point
-    X = rng.integers(-2, 3, size=(300, 4)).astype(float)
     sizes = [3, 0, 1, 5, 2]
-    W = rng.integers(-2, 3, size=(sum(sizes), 4)).astype(float)
-    t = rng.integers(-1, 2, size=sum(sizes)).astype(float)
+    if values == "integers":   # many values are exactly 0, where a node keeps the point
+        X = rng.integers(-2, 3, size=(300, 4)).astype(float)
+        W = rng.integers(-2, 3, size=(sum(sizes), 4)).astype(float)
+        t = rng.integers(-1, 2, size=sum(sizes)).astype(float)
+    else:   # sums whose rounding depends on their order; more rows than one block
+        X = rng.standard_normal((300, 37)) * 10.0 ** rng.integers(-6, 7, size=37)
+        W = rng.standard_normal((sum(sizes), 37))
+        t = rng.standard_normal(sum(sizes))
     hc = rng.choice([-1.0, 1.0], size=sum(sizes))
     start = np.r_[0, np.cumsum(sizes)]
     final = np.array([1, -1, 0, 1, -1])
