@@ -1,7 +1,8 @@
 """The steppers of the Tree Decomposition, DAG SVM and Scatter SVM pages in AppTest: Next and
 Previous move the step line and the picture, the URL holds the step and a link opens it, lesson
-mode (the projector) shows the stepper first, the last step shows the page's own final result, and
-the DAG page opens on three classes when the data has two, saying so."""
+mode (the projector) shows the stepper first, the last step shows the page's own final result, the
+DAG and Scatter SVM pages open on generated classes when the data has two, saying so, and a
+live class's follower sees the instructor's step."""
 
 from __future__ import annotations
 
@@ -120,15 +121,23 @@ def test_the_class_is_asked_what_the_next_step_shows(page, key, tab, extra, show
     assert shows(q.options[q.answer], _step_line(at)), (q.prompt, q.options[q.answer], _step_line(at))
 
 
-def test_scatter_steps_offer_more_classes_on_two_class_data():
+def test_scatter_opens_on_six_classes_when_the_data_has_two_and_says_so():
     at = page_test(SCATTER, dataset=_data(), **{"scatter.tab": 3}).run()
-    assert any("has two classes" in i.value for i in at.info)
-    at.button(key="scatter_steps_circle").click().run()
-    assert not problems(at) and at.session_state["scatter.src"] == "circle"
-    assert not any("has two classes" in i.value for i in at.info)
-    n = int(_step_line(at).split(" of ")[1].split("**")[0])
+    assert not problems(at) and not at.error
+    assert any("has 2 classes" in i.value and "six generated classes instead" in i.value for i in at.info)
+    assert at.session_state["scatter.src"] == "current data set"   # data with more classes shows them
     at.button(key="scatter.step_next").click().run()
-    assert _step_line(at).startswith(f"**Step 2 of {n}**") and "moved most" in _step_line(at)
+    line = _step_line(at)
+    assert line.startswith("**Step 2 of ") and "moved most" in line
+    circle = page_test(SCATTER, dataset=_data(), **{"scatter.tab": 3, "scatter.src": "circle"}).run()
+    circle.button(key="scatter.step_next").click().run()
+    assert _step_line(circle) == line and _charts(circle)[0] == _charts(at)[0]   # the six classes
+    # a link to that step opens the same view, in the projector too
+    link = page_test(SCATTER, dataset=_data())
+    link.query_params.update({"scatter.step": "1", "lesson": "1"})
+    link.run()
+    assert not problems(link) and _step_line(link) == line
+    assert any("six generated classes instead" in i.value for i in link.info)
 
 
 @pytest.mark.parametrize("page,key,tab,extra,module,name", [
