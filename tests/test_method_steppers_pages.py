@@ -179,3 +179,28 @@ def test_a_second_session_at_the_same_step_builds_nothing_again(monkeypatch, pag
     second.button(key=f"{key}_next").click().run()
     assert not problems(second) and _step_line(second).startswith("**Step 2 of ")
     assert not made, made
+
+
+@pytest.mark.parametrize("page,key,tab,extra", PAGES)
+def test_a_follower_of_the_class_sees_the_instructor_s_step(through_the_app, page, key, tab, extra):
+    """The instructor steps on in the app; a student opening the room's link sees the same page,
+    data, tab and step line."""
+    from svmviz.data import load_builtin
+    from svmviz_app.live import room_store
+
+    store = room_store()
+    code, token = store.create_room()
+    teacher = page_test("app.py", dataset=load_builtin("fourclass_like"), spec="fourclass_like",
+                        **{f"{key.split('.')[0]}.tab": tab, **extra})
+    teacher.session_state["_svmviz_live"] = {"role": "instructor", "code": code, "token": token}
+    teacher.run()
+    teacher.switch_page(page).run()
+    for _ in range(2):
+        teacher.button(key=f"{key}_next").click().run()
+    assert not problems(teacher) and _step_line(teacher).startswith("**Step 3 of ")
+    student = page_test("app.py")
+    student.query_params["room"] = code
+    student.run()   # switches to the instructor's page
+    student.run()
+    assert not problems(student) and student.session_state[key] == 2
+    assert _step_line(student) == _step_line(teacher)
