@@ -204,3 +204,21 @@ def test_a_follower_of_the_class_sees_the_instructor_s_step(through_the_app, pag
     student.run()
     assert not problems(student) and student.session_state[key] == 2
     assert _step_line(student) == _step_line(teacher)
+
+
+def test_a_lesson_file_of_two_class_data_brings_back_the_scatter_step_on_six_classes(through_the_app):
+    from svmviz.export.lesson import dumps_lesson
+
+    ds = _data()
+    view = {"scatter.tab": 3, "scatter.step": 2}
+    at = page_test("app.py").run()
+    at.switch_page("pages/1_Data.py").run()
+    at.radio(key="data.source").set_value("Upload a file").run()
+    at.file_uploader(key="data_upload").set_value(("lesson.json", dumps_lesson(ds, view).encode(),
+                                                   "application/json")).run()
+    at.switch_page(SCATTER).run()
+    assert not problems(at) and not at.error and at.session_state["scatter.step"] == 2
+    assert any("six generated classes instead" in i.value for i in at.info)
+    same = page_test(SCATTER, dataset=ds, **view).run()
+    assert _step_line(at).startswith("**Step 3 of ") and "moved most" in _step_line(at)
+    assert _step_line(at) == _step_line(same) and _charts(at)[0] == _charts(same)[0]
