@@ -286,8 +286,8 @@ def solver_steps(ctx) -> None:
 
 
 def standard_if_own_data(ctx) -> None:
-    # two classes of the current data were replaced by the generated ones (``data``)
-    if ctx.values["src"] == CURRENT and ctx.train.classes.size > 2:
+    # the current data's two classes are replaced by generated ones (``data``): no test part of theirs
+    if ctx.values["src"] == CURRENT and state.current_split()[0].classes.size != 2:
         standard(ctx)
 
 

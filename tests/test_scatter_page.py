@@ -93,6 +93,20 @@ def test_coinciding_prototypes_are_said_not_drawn():
     assert any("pictures coincide" in i.value for i in at.info)
 
 
+def test_two_classes_open_six_generated_ones_without_the_standard_views_of_the_data_page_s_split():
+    from svmviz.data.generators import fourclass_like
+
+    at = page_test(PAGE, dataset=fourclass_like(n=240, seed=0)).run()
+    _ok(at)
+    assert any("has 2 classes" in i.value and "six generated classes instead" in i.value for i in at.info)
+    n = load_builtin("circle").n_samples
+    assert next(m.value for m in at.metric if m.label == "Support vectors").endswith(f"/ {n}")
+    assert not any("confusion matrix" in h.value for h in at.subheader)
+    own = page_test(PAGE, dataset=_rings()).run()   # three classes: the page shows them, with their test part
+    _ok(own)
+    assert any("confusion matrix" in h.value for h in own.subheader)
+
+
 def test_data_above_the_bound_is_subsampled_visibly():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3400, 2))
@@ -137,7 +151,7 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     wait_for_app(page, timeout_ms=240000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "scatter_sensitivity.png"), full_page=False)
-    assert page.locator(".js-plotly-plot").count() >= 3
+    assert page.locator(".js-plotly-plot").count() >= 2   # the 5-D set's bars and its maps per γ
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
