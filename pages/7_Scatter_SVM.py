@@ -30,7 +30,10 @@ from svmviz_app.widgets import Progress, figure_downloads, guard, plain
 # benchmarks/bench_scatter.py.
 MAX_SAMPLES = 3000
 
-SOURCES = ["current data set", "checkerboard", "circle"]
+CURRENT = "current data set"
+SOURCES = [CURRENT, "checkerboard", "circle"]
+# what the page shows when the current data has two classes (its multi-class idea needs more)
+MULTI = "circle"
 SOURCE_LABELS = {"current data set": "the Data page's training part",
                  "checkerboard": "override: checkerboard (9 classes, Table 1 of Jenssen et al. 2012)",
                  "circle": "override: Gaussians on a circle (6 classes, Table 1 of Jenssen et al. 2012)"}
@@ -41,12 +44,19 @@ TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensit
 
 
 def data(values):
-    if values["src"] == "current data set":
+    src = values["src"]
+    if src == CURRENT:
         train, test = state.current_split()
-    else:
-        train, test = load_builtin(values["src"]), None
-        st.info(f"This page shows {SOURCE_LABELS[values['src']][len('override: '):]} (a local override); the "
-                "other pages use the Data page's choice.")
+        if train.classes.size == 2:
+            st.info(f"{plain(train.name)} has 2 classes: the Scatter SVM is then the binary ν-SVM (its own tab) and "
+                    "its multi-class idea does not show, so this page shows six generated classes instead "
+                    "(Gaussians on a circle); load three or more classes on the Data page to see yours.")
+            src = MULTI
+    if src != CURRENT:
+        train, test = load_builtin(src), None
+        if values["src"] != CURRENT:
+            st.info(f"This page shows {SOURCE_LABELS[src][len('override: '):]} (a local override); the "
+                    "other pages use the Data page's choice.")
     if train.classes.size < 2 or train.n_features < 2:
         st.info(f"The Scatter SVM pictures need at least two classes and two features; {plain(train.name)} has "
                 f"{train.classes.size} class(es) and {train.n_features} feature(s). Load other data on the Data "
@@ -267,12 +277,6 @@ def solver_steps(ctx) -> None:
 
         with ctx.projected():   # lesson mode: the stepper and its picture at the top of the page
             stepper("scatter.step", n, view)
-        if model.classes_.size == 2 and ctx.values["src"] == "current data set":
-            st.info(f"{plain(train.name)} has two classes: two prototypes, and with the RBF kernel their pictures "
-                    "may sit together. The multi-class idea of Jenssen et al. (2012) shows with more classes.")
-            if not ctx.lesson:
-                st.button("Step through six classes (Gaussians on a circle)", key="scatter_steps_circle",
-                          on_click=state.set_value, args=("scatter.src", "circle"))
         if not ctx.lesson:
             st.caption(f"The solve recorded with the fit's settings: {run.n_iter} SMO iterations, shown at "
                        f"{len(run)} of them (closer together at the start, where the prototypes move most). Lines: "
@@ -282,7 +286,8 @@ def solver_steps(ctx) -> None:
 
 
 def standard_if_own_data(ctx) -> None:
-    if ctx.values["src"] == "current data set":
+    # the current data's two classes are replaced by generated ones (``data``): no test part of theirs
+    if ctx.values["src"] == CURRENT and state.current_split()[0].classes.size != 2:
         standard(ctx)
 
 
@@ -295,7 +300,7 @@ PAGE = MethodPage(
              "(eq. 13–18); sensitivity maps (eq. 20–21).",
     estimator=ScatterSVC, sidebar_title="Scatter SVM", max_samples=MAX_SAMPLES,
     params=(
-        Param(None, "Data for this page", "current data set", "select", key="src", options=SOURCES,
+        Param(None, "Data for this page", CURRENT, "select", key="src", options=SOURCES,
               labels=SOURCE_LABELS),
         Param("formulation", "Formulation", "C", "radio", key="form", labels=FORMS),
         Param("bias", "bias b_c (equal class sums in the dual)", False, "checkbox"),

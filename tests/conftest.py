@@ -200,3 +200,18 @@ def classroom_budget():
 
     with budget(served()) as b:
         yield b
+
+
+@pytest.fixture
+def through_the_app(monkeypatch):
+    """Every AppTest run of a page goes through ``app.py``'s navigation, as on a server once a
+    session ran it: AppTest makes a new ``PagesManager`` for each run, which with a ``pages/``
+    folder beside the script would run the page file alone."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    init = PagesManager.__init__
+
+    def routed(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+    monkeypatch.setattr(PagesManager, "__init__", routed)

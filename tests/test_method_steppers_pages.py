@@ -1,7 +1,8 @@
 """The steppers of the Tree Decomposition, DAG SVM and Scatter SVM pages in AppTest: Next and
 Previous move the step line and the picture, the URL holds the step and a link opens it, lesson
-mode (the projector) shows the stepper first, the last step shows the page's own final result, and
-the DAG page opens on three classes when the data has two, saying so."""
+mode (the projector) shows the stepper first, the last step shows the page's own final result, the
+DAG and Scatter SVM pages open on generated classes when the data has two, saying so, and a
+live class's follower sees the instructor's step."""
 
 from __future__ import annotations
 
@@ -120,15 +121,23 @@ def test_the_class_is_asked_what_the_next_step_shows(page, key, tab, extra, show
     assert shows(q.options[q.answer], _step_line(at)), (q.prompt, q.options[q.answer], _step_line(at))
 
 
-def test_scatter_steps_offer_more_classes_on_two_class_data():
+def test_scatter_opens_on_six_classes_when_the_data_has_two_and_says_so():
     at = page_test(SCATTER, dataset=_data(), **{"scatter.tab": 3}).run()
-    assert any("has two classes" in i.value for i in at.info)
-    at.button(key="scatter_steps_circle").click().run()
-    assert not problems(at) and at.session_state["scatter.src"] == "circle"
-    assert not any("has two classes" in i.value for i in at.info)
-    n = int(_step_line(at).split(" of ")[1].split("**")[0])
+    assert not problems(at) and not at.error
+    assert any("has 2 classes" in i.value and "six generated classes instead" in i.value for i in at.info)
+    assert at.session_state["scatter.src"] == "current data set"   # data with more classes shows them
     at.button(key="scatter.step_next").click().run()
-    assert _step_line(at).startswith(f"**Step 2 of {n}**") and "moved most" in _step_line(at)
+    line = _step_line(at)
+    assert line.startswith("**Step 2 of ") and "moved most" in line
+    circle = page_test(SCATTER, dataset=_data(), **{"scatter.tab": 3, "scatter.src": "circle"}).run()
+    circle.button(key="scatter.step_next").click().run()
+    assert _step_line(circle) == line and _charts(circle)[0] == _charts(at)[0]   # the six classes
+    # a link to that step opens the same view, in the projector too
+    link = page_test(SCATTER, dataset=_data())
+    link.query_params.update({"scatter.step": "1", "lesson": "1"})
+    link.run()
+    assert not problems(link) and _step_line(link) == line
+    assert any("six generated classes instead" in i.value for i in link.info)
 
 
 @pytest.mark.parametrize("page,key,tab,extra,module,name", [
@@ -170,3 +179,46 @@ def test_a_second_session_at_the_same_step_builds_nothing_again(monkeypatch, pag
     second.button(key=f"{key}_next").click().run()
     assert not problems(second) and _step_line(second).startswith("**Step 2 of ")
     assert not made, made
+
+
+@pytest.mark.parametrize("page,key,tab,extra", PAGES)
+def test_a_follower_of_the_class_sees_the_instructor_s_step(through_the_app, page, key, tab, extra):
+    """The instructor steps on in the app; a student opening the room's link sees the same page,
+    data, tab and step line."""
+    from svmviz.data import load_builtin
+    from svmviz_app.live import room_store
+
+    store = room_store()
+    code, token = store.create_room()
+    teacher = page_test("app.py", dataset=load_builtin("fourclass_like"), spec="fourclass_like",
+                        **{f"{key.split('.')[0]}.tab": tab, **extra})
+    teacher.session_state["_svmviz_live"] = {"role": "instructor", "code": code, "token": token}
+    teacher.run()
+    teacher.switch_page(page).run()
+    for _ in range(2):
+        teacher.button(key=f"{key}_next").click().run()
+    assert not problems(teacher) and _step_line(teacher).startswith("**Step 3 of ")
+    student = page_test("app.py")
+    student.query_params["room"] = code
+    student.run()   # switches to the instructor's page
+    student.run()
+    assert not problems(student) and student.session_state[key] == 2
+    assert _step_line(student) == _step_line(teacher)
+
+
+def test_a_lesson_file_of_two_class_data_brings_back_the_scatter_step_on_six_classes(through_the_app):
+    from svmviz.export.lesson import dumps_lesson
+
+    ds = _data()
+    view = {"scatter.tab": 3, "scatter.step": 2}
+    at = page_test("app.py").run()
+    at.switch_page("pages/1_Data.py").run()
+    at.radio(key="data.source").set_value("Upload a file").run()
+    at.file_uploader(key="data_upload").set_value(("lesson.json", dumps_lesson(ds, view).encode(),
+                                                   "application/json")).run()
+    at.switch_page(SCATTER).run()
+    assert not problems(at) and not at.error and at.session_state["scatter.step"] == 2
+    assert any("six generated classes instead" in i.value for i in at.info)
+    same = page_test(SCATTER, dataset=ds, **view).run()
+    assert _step_line(at).startswith("**Step 3 of ") and "moved most" in _step_line(at)
+    assert _step_line(at) == _step_line(same) and _charts(at)[0] == _charts(same)[0]

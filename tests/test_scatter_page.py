@@ -79,16 +79,38 @@ def test_a_run_computes_only_the_open_tab(monkeypatch):
     assert made == ["gaussians_on_circle"]
 
 
-def test_coinciding_prototypes_are_said_not_drawn(fourclass):
-    at = page_test(PAGE, dataset=fourclass, spec="fourclass").run()
+def _rings(n: int = 80) -> Dataset:
+    """Three concentric rings (the innermost a disc): with the RBF kernel every class's support
+    vectors surround the same centre."""
+    rng = np.random.default_rng(0)
+    t, r = rng.uniform(0, 2 * np.pi, 3 * n), np.repeat([0.0, 1.5, 3.0], n) + rng.normal(scale=0.2, size=3 * n)
+    return Dataset(np.c_[r * np.cos(t), r * np.sin(t)], np.repeat([0, 1, 2], n), name="rings")
+
+
+def test_coinciding_prototypes_are_said_not_drawn():
+    at = page_test(PAGE, dataset=_rings()).run()
     _ok(at)
     assert any("pictures coincide" in i.value for i in at.info)
+
+
+def test_two_classes_open_six_generated_ones_without_the_standard_views_of_the_data_page_s_split():
+    from svmviz.data.generators import fourclass_like
+
+    at = page_test(PAGE, dataset=fourclass_like(n=240, seed=0)).run()
+    _ok(at)
+    assert any("has 2 classes" in i.value and "six generated classes instead" in i.value for i in at.info)
+    n = load_builtin("circle").n_samples
+    assert next(m.value for m in at.metric if m.label == "Support vectors").endswith(f"/ {n}")
+    assert not any("confusion matrix" in h.value for h in at.subheader)
+    own = page_test(PAGE, dataset=_rings()).run()   # three classes: the page shows them, with their test part
+    _ok(own)
+    assert any("confusion matrix" in h.value for h in own.subheader)
 
 
 def test_data_above_the_bound_is_subsampled_visibly():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3400, 2))
-    ds = Dataset(X, (X[:, 0] > 0).astype(int), name="big")
+    ds = Dataset(X, np.digitize(X[:, 0], [-0.5, 0.5]), name="big")   # three classes: the page keeps them
     at = page_test(PAGE, dataset=ds, **{"split.test": 0.05}).run()
     _ok(at)
     assert any("at most 3,000 samples" in i.value for i in at.info)
@@ -96,9 +118,13 @@ def test_data_above_the_bound_is_subsampled_visibly():
 
 
 def test_overlapping_hulls_warn():
-    at = page_test(PAGE, dataset=load_builtin("fourclass_like"), **{"scatter.bin_src": "page", "scatter.tab": 1}).run()
+    fc = load_builtin("fourclass_like")
+    far = fc.X.max(axis=0) + np.ptp(fc.X, axis=0) * (0.5 + np.random.default_rng(0).random((60, 2)))
+    ds = Dataset(np.vstack([fc.X, far]), np.concatenate([fc.y, np.full(60, 5)]), name="fourclass-like and a third")
+    at = page_test(PAGE, dataset=ds, **{"scatter.bin_src": "page", "scatter.tab": 1}).run()
     _ok(at)
-    # fourclass-like: one class wraps the other, so the reduced hulls overlap and w = 0
+    # its first two classes by default, fourclass-like's: one wraps the other, so the reduced hulls
+    # overlap and w = 0
     assert any("w ≈ 0" in w.value for w in at.warning)
 
 
@@ -125,7 +151,7 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     wait_for_app(page, timeout_ms=240000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "scatter_sensitivity.png"), full_page=False)
-    assert page.locator(".js-plotly-plot").count() >= 3
+    assert page.locator(".js-plotly-plot").count() >= 2   # the 5-D set's bars and its maps per γ
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
