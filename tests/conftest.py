@@ -56,6 +56,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.real_data)
 
 
+# The interpreter's own main module, taken before any test runs a Streamlit script.
+INTERPRETER_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def interpreter_main_module():
+    """Streamlit runs a page as the ``__main__`` module and leaves it installed (AppTest does the
+    same in the test process). A process started afterwards by multiprocessing's spawn, such as a
+    Dask worker, would run that page file as its own main module and exit at once; every test
+    starts and ends with the interpreter's main module."""
+    sys.modules["__main__"] = INTERPRETER_MAIN
+    yield
+    sys.modules["__main__"] = INTERPRETER_MAIN
+
+
 @pytest.fixture(scope="session")
 def fourclass():
     """LIBSVM's fourclass (862 × 2, labels ±1); skipped only where the shared data is absent."""
