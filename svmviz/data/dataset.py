@@ -8,6 +8,7 @@ from numbers import Real
 
 import numpy as np
 
+from svmviz import limits
 from svmviz.errors import DataError
 
 
@@ -35,6 +36,9 @@ class Dataset:
 
     def __post_init__(self):
         self.X, self.y = validate_xy(self.X, self.y, min_per_class=2 if self.check_classes else 0)
+        # every data set, whatever made it (a file, a lesson, a drawing), meets the work budget's
+        # bound on classes before a page does anything per class with it
+        limits.check_classes(np.unique(self.y).size, f"the data set {self.name[:40]!r}")
         d = self.X.shape[1]
         if not self.feature_names:
             self.feature_names = [f"x{j + 1}" for j in range(d)]

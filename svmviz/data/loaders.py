@@ -18,6 +18,7 @@ import numpy as np
 
 from svmviz import limits
 from svmviz.data.dataset import Dataset
+from svmviz.data.labels import name_labels
 from svmviz.errors import DataError
 
 LABEL_NAMES = ("label", "class", "target", "y")
@@ -226,9 +227,10 @@ def _read_table(data: bytes, delim: str | None, has_header: bool):
         return exc
 
 
-def _parse_labels(col: np.ndarray, column: str, named: bool, offset: int) -> np.ndarray:
-    """Class labels: names (any text) or whole numbers smaller than 2**53 in size, so two labels
-    never become one class when stored as floating-point numbers."""
+def _parse_labels(col: np.ndarray, column: str, named: bool, offset: int, name: str) -> np.ndarray:
+    """Class labels: names (text of at most ``MAX_LABEL_CHARS`` characters, read as categories:
+    ``svmviz.data.labels``) or whole numbers smaller than 2**53 in size, so two labels never
+    become one class when stored as floating-point numbers."""
     hint = ("" if named else f" No column is named {'/'.join(LABEL_NAMES)}, so the last column "
             "is taken as the label: name the label column in a header line.")
     if col.dtype.kind in "iu":
@@ -238,7 +240,7 @@ def _parse_labels(col: np.ndarray, column: str, named: bool, offset: int) -> np.
         try:
             f = np.asarray(col, dtype=np.float64) if col.dtype.kind != "f" else col
         except (TypeError, ValueError):
-            return np.array([str(v) for v in col])  # class names
+            return name_labels(col, name, lambda k: f"row {k + offset}, column '{column}'")
         bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) >= 2**53)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
@@ -303,6 +305,9 @@ def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str
     if table.shape[1] != ncol or any(table[c].dtype.kind not in "iufb" and (table[c] == "").any()
                                      for c in table.columns):
         _ragged_row(data.decode("utf-8"), delim, ncol, has_header, name)  # a short row reads as empty cells
+    if table.shape[1] != ncol:   # rows of equal length split into other columns (a stray quote)
+        raise DataError(f"{name} is not valid CSV: its rows read as {table.shape[1]} columns but the "
+                        f"{'header' if has_header else 'first row'} has {ncol} (check its quotes)")
     if table.shape[0] == 0:
         raise DataError(f"{name} has a header but no data rows")
     hl = [h.lower() for h in header]
@@ -320,7 +325,7 @@ def _parse_csv(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, list[str
             raise DataError(f"row {int(empty[0]) + offset} has no label in column '{header[label_col]}'")
     elif labels.dtype.kind == "b":
         labels = np.array([str(v) for v in labels], dtype=object)
-    y = _parse_labels(labels, header[label_col], named is not None, offset)
+    y = _parse_labels(labels, header[label_col], named is not None, offset, name)
     return X, y, [header[j] for j in feat_cols]
 
 

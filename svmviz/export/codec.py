@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from svmviz.errors import ModelFormatError
+from svmviz.data.labels import name_labels
+from svmviz.errors import DataError, ModelFormatError
 from svmviz.registry import (estimator_class, fitted_state, is_fitted_attribute, is_registered_estimator,
                              is_registered_record, record_class)
 
@@ -165,6 +166,11 @@ def _decode_array(d):
         raise ModelFormatError(f"malformed {kind} array in the model file")
     if len(data) != math.prod(shape):
         raise ModelFormatError("array data does not match its shape in the model file")
+    if kind == "str":   # class labels: read as categories, their length and count bounded first
+        try:
+            return name_labels(data, "the file's labels", lambda k: f"entry {k + 1} of a text array").reshape(shape)
+        except DataError as exc:
+            raise ModelFormatError(str(exc)) from None
     try:
         arr = np.array([float(v) for v in data] if kind == "float" else data, dtype=dtype)
     except (ValueError, OverflowError) as exc:  # e.g. an int beyond 64 bits

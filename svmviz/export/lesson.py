@@ -253,8 +253,6 @@ def _dataset(obj) -> Dataset:
         if not isinstance(value, list):
             raise LessonFormatError(f"the lesson's {field} must be a list of strings")
         names[field] = [_check_text(v, f"an entry of {field}") for v in value]
-    if y.dtype.kind == "U" and y.size and max(len(v) for v in y.tolist()) > MAX_TEXT_CHARS:
-        raise LessonFormatError(f"a label is longer than {MAX_TEXT_CHARS} characters")
     try:
         return Dataset(X, y, names["feature_names"], names["class_names"], _check_text(obj["name"], "the name"),
                        _check_text(obj["source"], "the source"))

@@ -14,7 +14,7 @@ import numpy as np
 import svmviz
 from svmviz import limits
 from svmviz.data.loaders import read_capped
-from svmviz.errors import ModelFormatError, ParameterError
+from svmviz.errors import ModelFormatError, ParameterError, ProblemTooLargeError
 from svmviz.export.codec import decode, decode_estimator, encode, encode_estimator
 from svmviz.models import ESTIMATORS  # noqa: F401  (each estimator registers itself: a document may name any)
 from svmviz.models.constraints import check_params
@@ -108,9 +108,10 @@ def loads_model(text: str | bytes, max_mb: float | None = None):
     if not isinstance(model, dict) or model.get("__estimator__") != doc.get("estimator_class"):
         raise ModelFormatError("model file is inconsistent: 'estimator_class' does not match the model")
     try:
+        check_declared_size(model)
         upgrade_document(model)
         est = decode_estimator(model)
-    except ModelFormatError:
+    except (ModelFormatError, ProblemTooLargeError):
         raise
     except (TypeError, ValueError, KeyError, RecursionError, OverflowError) as exc:
         # e.g. an unhashable mapping key, or an estimator refusing a parameter value
@@ -248,6 +249,24 @@ def _stored_rows(value, n_features: int, depth: int = 0) -> int:
     if hasattr(value, "__dict__") or dataclasses.is_dataclass(value):
         return sum(_stored_rows(v, n_features, depth + 1) for v in vars(value).values())
     return 0
+
+
+def check_declared_size(model: dict) -> None:
+    """The work budget's bounds on features and classes (``svmviz.limits``) applied to what an
+    encoded estimator declares (its ``n_features_in_`` and the shape of its ``classes_``), before
+    any of it is decoded: a file of 150,000 classes is refused unread, not after building them."""
+    fitted = model.get("fitted")
+    if not isinstance(fitted, dict):
+        return   # decoding says what is wrong with it
+    where = f"the {str(model.get('__estimator__'))[:40]} in the model file"
+    n = fitted.get("n_features_in_")
+    if _is_int(n):
+        limits.check_features(int(n), where)
+    body = fitted.get("classes_")
+    body = body.get("__ndarray__") if isinstance(body, dict) else None
+    shape = body.get("shape") if isinstance(body, dict) else None
+    if isinstance(shape, list) and len(shape) == 1 and type(shape[0]) is int:
+        limits.check_classes(shape[0], where)
 
 
 def check_model_size(est) -> None:
