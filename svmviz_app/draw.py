@@ -35,6 +35,9 @@ MAX_POINTS = 500
 MAX_CLASSES = 20
 MAX_NAME_CHARS = 40
 MIN_PER_CLASS = 2
+#: The largest coordinate a drawing holds: far beyond any sketch, and the canvas's range, grid and
+#: every page's picture stay finite (1e308 made them infinite)
+MAX_COORD = 1e6
 TOOLS = ["add", "move", "remove"]
 TOOL_LABELS = {"add": "add a point", "move": "select / move", "remove": "remove"}
 GLYPHS = {"circle": "●", "triangle-up": "▲", "square": "■", "diamond": "◆", "x": "✕", "star": "★",
@@ -74,7 +77,7 @@ def missing() -> str:
     labels = drawn()[:, 2].astype(int)
     names = class_names()
     present, counts = np.unique(labels, return_counts=True)
-    short = [f"{names[k - 1]} ({c} point)" for k, c in zip(present.tolist(), counts.tolist()) if c < MIN_PER_CLASS]
+    short = [f"{names[k - 1] if 0 < k <= len(names) else k} ({c} point)" for k, c in zip(present.tolist(), counts.tolist()) if c < MIN_PER_CLASS]
     if short:
         return f"add a second point to {', '.join(short)}: every drawn class needs {MIN_PER_CLASS}"
     if present.size < 2:
@@ -137,17 +140,64 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
+# ------------------------------------------------------------------ what a widget sends
+# A modified browser can send any JSON as a widget's value: every callback reads it through these,
+# which raise ValueError with what was expected, and the callback shows that as a message.
+def coordinate(value, what: str = "a coordinate") -> float:
+    """``value`` as a finite number within ±``MAX_COORD``."""
+    try:
+        v = float(value) if isinstance(value, (int, float, str, np.integer, np.floating)) \
+            and not isinstance(value, bool) else None
+    except (ValueError, OverflowError):
+        v = None
+    if v is None or not abs(v) <= MAX_COORD:   # NaN fails the comparison too
+        raise ValueError(f"{what} must be a finite number between −{MAX_COORD:g} and {MAX_COORD:g}, "
+                         f"not {str(value)[:20]!r}")
+    return v
+
+
+def row_index(value, n: int, what: str = "row") -> int:
+    """``value`` as a whole number in [0, n): a row of a table of ``n`` rows."""
+    try:
+        k = int(value) if isinstance(value, (int, str, np.integer)) and not isinstance(value, bool) else None
+    except ValueError:
+        k = None
+    if k is None or not 0 <= k < n:
+        raise ValueError(f"{what} {str(value)[:20]!r} is not one of the {n} rows")
+    return k
+
+
+def canvas_click(event, n_points: int) -> tuple[float, float, int | None] | None:
+    """The first selected point of the canvas's selection state: (x, y, the drawn point's row or
+    None for a click on the empty grid), or None when nothing is selected."""
+    selection = event.get("selection") if isinstance(event, dict) else None
+    pts = selection.get("points") if isinstance(selection, dict) else None
+    if not pts:
+        return None
+    p = pts[0] if isinstance(pts, list) else None
+    if not isinstance(p, dict):
+        raise ValueError("the click is not a point of the canvas")
+    x, y = coordinate(p.get("x"), "x"), coordinate(p.get("y"), "y")
+    curve = p.get("curve_number", 0)
+    if not isinstance(curve, int) or isinstance(curve, bool):
+        raise ValueError("the click is not on a trace of the canvas")
+    row = p.get("customdata")
+    row = row[0] if isinstance(row, (list, tuple)) and row else row
+    return x, y, (row_index(row, n_points, "point") if curve > 0 and row is not None else None)
+
+
 # ------------------------------------------------------------------ widget callbacks
 def _on_canvas(key: str) -> None:
-    event = st.session_state.get(key) or {}
-    pts = event.get("selection", {}).get("points", [])   # st.plotly_chart's state is a dict
-    if not pts:
-        return
-    p = pts[0]
-    x, y, curve = float(p["x"]), float(p["y"]), int(p.get("curve_number", 0))
-    row = p.get("customdata")
-    row = int(row[0] if isinstance(row, (list, tuple)) else row) if curve > 0 and row is not None else None
     P = drawn()
+    try:
+        click = canvas_click(st.session_state.get(key) or {}, len(P))
+    except ValueError as exc:
+        st.session_state[_MSG] = f"The click was not applied: {exc}."
+        _bump()
+        return
+    if click is None:
+        return
+    x, y, row = click
     tool = state.value("draw.tool", "add")
     selected = st.session_state.get(_SELECTED)
     if tool == "remove":
@@ -201,9 +251,12 @@ def renamed(names: list[str], edits: dict) -> list[str]:
     """``names`` after the class-name table's ``edited_rows``; raises ``ValueError`` when a name
     would be empty or repeated (pages tell classes apart by name)."""
     names = list(names)
+    if not isinstance(edits, dict):
+        raise ValueError("the table's edits are not a mapping of rows")
     for row, change in edits.items():
-        if "name" in change:
-            names[int(row)] = " ".join(str(change["name"] or "").split())[:MAX_NAME_CHARS]
+        k = row_index(row, len(names))
+        if isinstance(change, dict) and "name" in change:
+            names[k] = " ".join(str(change["name"] or "").split())[:MAX_NAME_CHARS]
     if any(not n for n in names) or len(set(names)) != len(names):
         raise ValueError("class names must be non-empty and differ from each other")
     return names
@@ -216,22 +269,31 @@ def edited_points(P: np.ndarray, names: list[str], delta: dict, new_class: int) 
     class or more than ``MAX_POINTS`` points."""
     number = {n: k + 1 for k, n in enumerate(names)}
     rows = [[x1, x2, names[int(k) - 1]] for x1, x2, k in np.asarray(P).tolist()]
-    for r, change in delta.get("edited_rows", {}).items():
-        for col, v in change.items():
-            rows[int(r)][["x1", "x2", "class"].index(col)] = v
-    rows += [[a.get("x1"), a.get("x2"), a.get("class") or names[new_class - 1]]
-             for a in delta.get("added_rows", [])]
-    gone = {int(r) for r in delta.get("deleted_rows", [])}
-    rows = [r for i, r in enumerate(rows) if i not in gone]
-    try:
-        out = np.array([[float(x1), float(x2), number[c]] for x1, x2, c in rows], dtype=np.float64).reshape(-1, 3)
-    except (TypeError, ValueError, KeyError):
-        raise ValueError("every row needs two numbers and a class of the palette") from None
-    if not np.all(np.isfinite(out)):
-        raise ValueError("every coordinate must be a finite number")
-    if len(out) > MAX_POINTS:
+    edited, added, deleted = (delta.get(k, e) if isinstance(delta, dict) else None
+                              for k, e in (("edited_rows", {}), ("added_rows", []), ("deleted_rows", [])))
+    if not (isinstance(edited, dict) and isinstance(added, list) and isinstance(deleted, list)
+            and all(isinstance(c, dict) for c in [*edited.values(), *added])):
+        raise ValueError("the table's edits are not rows of the table")
+    if len(rows) + len(added) > MAX_POINTS:
         raise ValueError(f"a drawing holds at most {MAX_POINTS} points")
-    return out
+    for r, change in edited.items():
+        k = row_index(r, len(rows))
+        for col, v in change.items():
+            if col not in ("x1", "x2", "class"):
+                raise ValueError(f"the table has no column {str(col)[:20]!r}")
+            rows[k][["x1", "x2", "class"].index(col)] = v
+    rows += [[a.get("x1"), a.get("x2"), a.get("class") or names[new_class - 1]] for a in added]
+    gone = {row_index(r, len(rows)) for r in deleted}
+    rows = [r for i, r in enumerate(rows) if i not in gone]
+    out = []
+    for x1, x2, c in rows:
+        if not isinstance(c, str) or c not in number:
+            raise ValueError("every row needs two numbers and a class of the palette")
+        try:
+            out.append([coordinate(x1), coordinate(x2), number[c]])
+        except ValueError as exc:
+            raise ValueError(f"every row needs two numbers and a class of the palette: {exc}") from None
+    return np.array(out, dtype=np.float64).reshape(-1, 3)
 
 
 def _on_names(key: str) -> None:
@@ -325,8 +387,8 @@ def _panel() -> None:
     need = missing()
     ds = state.current_dataset()
     is_drawn = state.current_spec().startswith("drawn:")
-    if need:
-        c2.warning(f"To use the drawing: {need}." + (" The pages keep the last complete drawing." if is_drawn else ""))
+    if need:   # it quotes the names typed
+        c2.warning(plain(f"To use the drawing: {need}." + (" The pages keep the last complete drawing." if is_drawn else "")))
     elif is_drawn:
         c2.success(f"The drawing is the data of every page: {ds.n_samples} points, {len(ds.classes)} classes; "
                    f"{state.split_settings().describe()}.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from apphelpers import page_test, problems
+from apphelpers import as_read, page_test, problems
 from svmviz.data.generators import DRAW_PRESETS, generate
 from svmviz.export.lesson import dumps_lesson, loads_lesson
 from svmviz.plots.draw import GRID, canvas_grid, canvas_range, drawing_canvas
@@ -63,7 +63,7 @@ def test_a_class_with_one_point_keeps_the_drawing_out_and_says_what_to_add():
     at.run()
     assert problems(at) == []
     assert _find(at.main, "draw_use") is None
-    assert any("add a second point to ω (1 point)" in w.value for w in at.warning)
+    assert any("add a second point to ω (1 point)" in as_read(w.value) for w in at.warning)
     assert not at.session_state["data"].startswith("drawn:")
 
 
@@ -251,3 +251,72 @@ def test_support_vector_rings_leave_the_class_symbol_visible():
     fig = plot_prototypes(ScatterSVC(kernel="linear").fit(ds.X, ds.y), ds.X, ds.y, ds.class_names)
     rings = [t for t in fig.data if t.name == "support vectors (size ∝ α)"]
     assert rings and min(min(t.marker.size) for t in rings) >= 2 * CLASS_MARKER
+
+
+# --- forged widget states: what a modified browser can send to the drawing's callbacks ---------
+def _forged_callback():
+    import streamlit as st
+
+    from svmviz_app import draw
+
+    st.session_state["forged_key"] = st.session_state["forged"]
+    getattr(draw, st.session_state["callback"])("forged_key")
+
+
+def _forge(callback: str, value, points=P4, names=NAMES4):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_forged_callback, default_timeout=30)
+    at.session_state["forged"] = value
+    at.session_state["callback"] = callback
+    at.session_state[POINTS] = np.array(points, dtype=float)
+    at.session_state[NAMES] = list(names)
+    return at.run()
+
+
+def _click(**point):
+    return {"selection": {"points": [point]}}
+
+
+@pytest.mark.parametrize("callback, value, said", [
+    ("_on_table", {"edited_rows": {"1000000": {"x1": 1.0}}}, "not one of the 8 rows"),
+    ("_on_table", {"edited_rows": {"-1": {"x1": 1.0}}}, "not one of the 8 rows"),
+    ("_on_table", {"edited_rows": {"0": {"x9": 1.0}}}, "no column"),
+    ("_on_table", {"edited_rows": {"0": {"x1": float("nan")}}}, "between"),
+    ("_on_table", {"edited_rows": {"0": {"x1": 1e308}}}, "between"),
+    ("_on_table", {"edited_rows": {"0": {"x1": [1]}}}, "between"),
+    ("_on_table", {"deleted_rows": [99]}, "not one of the 8 rows"),
+    ("_on_table", {"added_rows": [{"x1": 0.0, "x2": 0.0}] * 10**4}, "at most"),
+    ("_on_table", ["not", "a", "delta"], "not rows of the table"),
+    ("_on_names", {"edited_rows": {"99": {"name": "x"}}}, "not one of the 4 rows"),
+    ("_on_names", {"edited_rows": "x"}, "not a mapping"),
+    ("_on_canvas", _click(x="abc", y=0.0), "x must be a finite number"),
+    ("_on_canvas", _click(x=float("nan"), y=0.0), "x must be a finite number"),
+    ("_on_canvas", _click(x=0.0, y=1e308), "y must be a finite number"),
+    ("_on_canvas", _click(x=0.0, y=0.0, curve_number=1, customdata=[10**6]), "not one of the 8 rows"),
+    ("_on_canvas", _click(x=0.0, y=0.0, curve_number="1"), "not on a trace"),
+    ("_on_canvas", {"selection": {"points": ["x"]}}, "not a point"),
+])
+def test_a_forged_widget_state_gets_a_message_not_a_traceback(callback, value, said):
+    at = _forge(callback, value)
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    assert said in at.session_state["_svmviz_drawn_msg"]
+    np.testing.assert_array_equal(at.session_state[POINTS], P4)   # the drawing is as it was
+
+
+def test_coordinates_outside_the_bound_never_reach_the_data():
+    with pytest.raises(ValueError, match="between"):
+        edited_points(P4, NAMES4, {"added_rows": [{"x1": 1e308, "x2": 0.0, "class": "setosa"}]}, 1)
+    out = edited_points(P4, NAMES4, {"edited_rows": {0: {"x1": "2.5"}}}, 1)
+    assert out[0, 0] == 2.5
+
+
+def test_a_drawn_class_name_is_shown_as_text_in_the_drawings_warning():
+    link = "[clickme](https://evil.example/x)"
+    at = _draw_page()
+    at.session_state[POINTS] = np.array([[0.1, 0.1, 1], [0.2, 0.2, 1], [0.5, 0.5, 2]])
+    at.session_state[NAMES] = ["a", link]
+    at.run()
+    warning = next(w.value for w in at.warning if "add a second point" in w.value)
+    assert link not in warning and "https://" not in warning
+    assert "clickme" in warning
