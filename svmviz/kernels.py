@@ -21,6 +21,11 @@ GAMMA_RULES = ("scale", "auto")
 #: Kernel values computed at once when a model is evaluated on many points (32 MB of float64,
 #: plus NumPy's temporaries of the same size): rows of points against every support vector.
 KERNEL_BLOCK_VALUES = 4_000_000
+#: The largest kernel value a solve can work with. Solvers stop when the KKT violation (a gradient
+#: of kernel values times α) is within a tolerance of about 1e-3; double precision holds 16
+#: digits, so with kernel values of 1e13 and more the rounding of the gradient alone exceeds the
+#: tolerance and the solve never stops (a degree-10 polynomial with coef0 = 10⁶ has values of 1e60).
+MAX_KERNEL_VALUE = 1e12
 
 
 def block_rows(n_columns: int) -> int:
@@ -101,8 +106,32 @@ class Kernel:
 
     @classmethod
     def from_params(cls, kernel="rbf", gamma="scale", degree=3, coef0=0.0, X=None) -> "Kernel":
+        """The kernel of these parameters; with the training data ``X``, checked to stay within
+        ``MAX_KERNEL_VALUE`` on them (``check_scale``) before anything is trained."""
         g = resolve_gamma(gamma, X) if X is not None else _real(gamma, "gamma")
-        return cls(kernel, g, _degree(degree), _real(coef0, "coef0"))
+        kern = cls(kernel, g, _degree(degree), _real(coef0, "coef0"))
+        if X is not None:
+            kern.check_scale(X)
+        return kern
+
+    def check_scale(self, X: np.ndarray) -> None:
+        """``ParameterError`` when the polynomial kernel's values on ``X`` may exceed
+        ``MAX_KERNEL_VALUE``: |k(x, z)| ≤ (γ·max|x|² + |coef0|)^degree, computed in logarithms
+        (so the check itself never overflows), in O(n·d) before any Gram matrix."""
+        if self.name != "poly":   # RBF and sigmoid values are within [−1, 1]
+            return
+        X = np.asarray(X, dtype=np.float64)
+        r2 = float(np.einsum("ij,ij->i", X, X).max(initial=0.0))
+        base = self.gamma * r2 + abs(self.coef0)
+        if base <= 0:
+            return
+        exponent = self.degree * math.log10(base)
+        if exponent > math.log10(MAX_KERNEL_VALUE):
+            raise ParameterError(
+                f"the polynomial kernel (γ x·z + coef0)^degree reaches about 1e{exponent:.0f} on these data "
+                f"(gamma={self.gamma:g}, degree={self.degree}, coef0={self.coef0:g}): at more than "
+                f"{MAX_KERNEL_VALUE:.0e} a solver cannot meet its tolerance in double precision and "
+                "would never stop; lower coef0, gamma or degree, or normalize the features")
 
     def gram(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
         """The matrix ``k(X[i], Z[j])``; ``Z`` defaults to ``X`` (then exactly symmetric)."""
