@@ -435,6 +435,43 @@ def test_pairwise_fits_report_after_each_pairwise_svm(cls):
     assert np.array_equal(plain.predict(X), m.predict(X))
 
 
+def _counted_solves(monkeypatch, chunk: int) -> tuple[list, list]:
+    """SMO calling back every ``chunk`` iterations, and two lists growing as its solves start and
+    return."""
+    monkeypatch.setattr(smo, "CHUNK", chunk)
+    solves, returned = [], []
+    real_solve = smo.solve
+
+    def solve(*a, **kw):
+        solves.append(1)
+        res = real_solve(*a, **kw)
+        returned.append(1)
+        return res
+
+    monkeypatch.setattr(smo, "solve", solve)
+    return solves, returned
+
+
+@pytest.mark.parametrize("cls", [PairwiseVotingSVC, DAGSVC, WeightedDAGSVC])
+@pytest.mark.filterwarnings("ignore::svmviz.models.dag.ClusterClassWarning")
+def test_pairwise_fits_stop_inside_a_long_pairwise_solve(monkeypatch, cls):
+    """The SMO calls back every CHUNK iterations (here 8): the pairwise fits pass the callback
+    into every pair's solve, so a Stop or a closed tab lands inside a solve that would not end
+    (a kernel the solver cannot resolve) instead of waiting for the pair to finish."""
+    solves, returned = _counted_solves(monkeypatch, chunk=8)
+    X, y = _five_classes()
+    stopped_in = []
+
+    def cb(done, total):
+        if len(solves) > len(returned):    # a pairwise solve is running
+            stopped_in.append(len(solves))
+            raise StopException()
+
+    with pytest.raises(StopException):
+        cls(C=100.0).fit(X, y, progress=cb)
+    assert len(stopped_in) == 1 and len(returned) == stopped_in[0] - 1   # that solve never returned
+
+
 @pytest.mark.filterwarnings("ignore::svmviz.models.dag.ClusterClassWarning")
 def test_wdag_reports_k_means_then_each_clusters_pairwise_svms():
     X, y = _five_classes()       # two clusters, some lacking classes: their DAGs have fewer pairs
@@ -476,17 +513,7 @@ def test_choose_gamma_reports_after_each_gamma():
 def test_scatter_stops_inside_a_long_smo_solve(monkeypatch, what):
     """The SMO calls back every CHUNK iterations (here 4 instead of 2²⁰): ScatterSVC's callback
     reports there, so a Stop lands inside one solve, not after it."""
-    monkeypatch.setattr(smo, "CHUNK", 4)
-    solves, returned = [], []
-    real_solve = smo.solve
-
-    def solve(*a, **kw):
-        solves.append(1)
-        res = real_solve(*a, **kw)
-        returned.append(1)
-        return res
-
-    monkeypatch.setattr(smo, "solve", solve)
+    solves, returned = _counted_solves(monkeypatch, chunk=4)
     in_solve = []
 
     def cb(done, total):

@@ -67,8 +67,9 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
     def _fit_pairs(self, X, yi, gamma, progress=None):
         """One BinarySVC per pair (i, j), i < j, on the samples of classes i and j (labels i, j:
         its positive decision means j). ``progress(done, total)`` (optional) is
-        called after each pairwise SVM, ``total`` = K(K−1)/2: when it raises (Stop, a closed tab)
-        the exception ends the fit there and no further pair is trained."""
+        called after each pairwise SVM, ``total`` = K(K−1)/2, and again with the same ``done``
+        between chunks of a long pairwise solve: when it raises (Stop, a closed tab) the
+        exception ends the fit there, inside the solve, and no further pair is trained."""
         self.gamma_ = float(gamma)
         K = self.classes_.size
         limits.check_pairwise(K, type(self).__name__)
@@ -77,8 +78,9 @@ class _PairwiseSVMs(CompositeMixin, SVMClassifierBase):
         for i in range(K):
             for j in range(i + 1, K):
                 m = (yi == i) | (yi == j)
+                within = None if progress is None else (lambda _i, _t, done=len(models): progress(done, total))
                 with inner_fits():   # one warning below names the pairs, not one per pair
-                    est = self._binary().fit(X[m], yi[m])
+                    est = self._binary().fit(X[m], yi[m], progress=within)
                 # a non-finite objective or decision is refused, naming the pair
                 self._check_result(objective=est.objective_, decisions=est.decision_function(X[m]),
                                    detail=f"pair {self.classes_[i]} vs {self.classes_[j]}")
