@@ -136,3 +136,22 @@ def test_the_data_page_refuses_a_label_bomb_with_its_row():
     at.file_uploader(key="data_upload").set_value(("bomb.csv", payload, "text/csv")).run()
     assert not problems(at) and not at.exception
     assert "row 22" in at.error[0].value and "characters long" in at.error[0].value
+
+
+@pytest.mark.parametrize("classes, said", [([f"c{k}" for k in range(150_000)], "150,000 is more than the 100"),
+                                           (["c0", "c1", LONG], "characters long")])
+def test_the_sidebar_refuses_a_class_flood_or_a_label_bomb_in_a_model_with_a_message(classes, said):
+    from svmviz.data.generators import interlaced
+    from svmviz.models import PairwiseVotingSVC
+    from svmviz_app.widgets import import_open_key
+
+    ds = interlaced(2)
+    doc = json.loads(dumps_model(PairwiseVotingSVC(kernel="linear").fit(ds.X, ds.y)))
+    doc["model"]["fitted"]["classes_"] = {"__ndarray__": {"dtype": "str", "shape": [len(classes)],
+                                                          "data": classes}}
+    at = page_test("pages/6_DAG_SVM.py", dataset=ds, **{"dag.src": "current data set"})
+    at.session_state[import_open_key("dag")] = True
+    at.run()
+    at.file_uploader(key="dag_upload").set_value(("flood.json", json.dumps(doc).encode(), "application/json")).run()
+    assert not problems(at) and not at.exception
+    assert any(said in e.value for e in at.error), [e.value for e in at.error]
