@@ -583,6 +583,12 @@ def _following() -> dict | None:
     return live if live and live["role"] == "student" and not live["detached"] else None
 
 
+def following() -> bool:
+    """True while this session follows a class: its steps come from the instructor (a stepper
+    then draws no controls of its own, ``svmviz_app.stepper``)."""
+    return _following() is not None
+
+
 def _poll(live: dict):
     """The room's news for this student: (Follow, question changed, the instructor's presence
     changed); leaves the class (app rerun) when the room is gone, keeping the view and saying so."""

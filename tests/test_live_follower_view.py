@@ -1,0 +1,64 @@
+"""What a following student's page draws for each step of the instructor's: the step's view with
+figures built once for the whole class, and none of the stepper's own controls (the instructor
+steps: a follower's run of a step sends a third fewer elements without them, and each one costs the
+server per follower and per step)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from apphelpers import page_test, problems
+from svmviz_app import live
+
+LIVE = "_svmviz_live"
+CONTROLS = {"tree.step_first", "tree.step_prev", "tree.step_next", "tree.step_last", "tree.step_play"}
+
+
+def _student(code: str, detached: bool = False, **values):
+    at = page_test("pages/2_SVM_Tree.py", **values)
+    at.session_state[LIVE] = {"role": "student", "code": code, "sid": "s-1", "version": None, "detached": detached}
+    return at
+
+
+@pytest.fixture
+def room():
+    store = live.room_store()
+    code, token = store.create_room()
+    yield code
+    store.close(code, token)
+
+
+def test_a_follower_draws_the_step_without_the_steppers_controls_and_gets_them_back_detached(room):
+    follower = _student(room, **{"tree.step": 2})
+    follower.run()
+    assert not problems(follower)
+    assert not CONTROLS & {b.key for b in follower.button}
+    assert not [s for s in follower.slider if str(s.key).startswith("tree.step_slider")]
+    assert any(str(m.value).startswith("**Step 3 of") for m in follower.markdown)   # the step is drawn
+    assert any("Following the instructor's steps" in c.value for c in follower.caption)
+    on_own = _student(room, detached=True, **{"tree.step": 2})
+    on_own.run()
+    assert not problems(on_own)
+    assert CONTROLS <= {b.key for b in on_own.button}
+    assert [s for s in on_own.slider if str(s.key) == "tree.step_slider_2"]
+
+
+def test_a_step_figure_is_built_once_for_every_follower(room, monkeypatch):
+    import svmviz.plots.svm_tree as plots
+
+    builds = []
+    real = plots.step_spec
+
+    @functools.wraps(real)
+    def counted(*args, **kwargs):
+        builds.append(args[3])   # the step
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plots, "step_spec", counted)   # the page imports it at its run
+    for _ in range(4):
+        at = _student(room, **{"tree.step": 5})
+        at.run()
+        assert not problems(at) and at.get("plotly_chart")
+    assert builds == [5]
