@@ -282,8 +282,10 @@ def _make_resume() -> None:
 
 
 def join(code: str) -> None:
-    """Follow the class ``code`` (as typed or from ``?room=``)."""
-    sid = st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
+    """Follow the class ``code`` (as typed or from ``?room=``). In lesson mode (a device on the
+    projector: the students' link with ``lesson=1``) the session follows without a seat: it is no
+    student, takes no place in a full room and is not counted."""
+    sid = None if state.lesson_mode() else st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
     f = room_store().follow(code, sid)   # raises for an unknown code or a full room
     st.session_state[_LIVE] = {"role": "student", "code": display_code(code).replace("-", ""), "sid": sid,
                                "version": None, "qid": None, "detached": False}
@@ -306,6 +308,8 @@ def _join_typed() -> None:
 def _detach() -> None:
     live = _live()
     live["detached"] = True
+    if live["sid"] is None:   # a projector's view holds no seat
+        return
     try:
         room_store().leave(live["code"], live["sid"])
     except RoomError:
@@ -811,7 +815,7 @@ def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0
                       args=(make, step_key, n_steps), icon=":material/quiz:", shortcut="A", help="ask (A)")
         return
     q = st.session_state.get(_QUESTION)
-    if q is None or live["detached"] or lesson:   # (a projector following the class: its panel shows it)
+    if q is None or live["detached"] or lesson or live["sid"] is None:   # (a projector: its panel shows it)
         return
     with st.container(border=True):
         st.markdown(f"**{plain(q.prompt)}**")

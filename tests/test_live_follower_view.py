@@ -62,3 +62,36 @@ def test_a_step_figure_is_built_once_for_every_follower(room, monkeypatch):
         at.run()
         assert not problems(at) and at.get("plotly_chart")
     assert builds == [5]
+
+
+def _page():
+    import streamlit as st
+
+    from svmviz_app import live
+
+    live.panel(st.navigation([st.Page(lambda: None, title="Home", url_path="", default=True)], position="hidden"))
+
+
+def test_a_projector_following_the_class_takes_no_seat(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from svmviz_app.rooms import InMemoryRoomStore, RoomFullError
+
+    store = InMemoryRoomStore(max_students=1)
+    monkeypatch.setattr(live, "room_store", lambda: store)
+    code, token = store.create_room()
+    store.publish(code, token, {"page": "", "spec": "fourclass_like", "state": {}})
+    student = AppTest.from_function(_page, default_timeout=60)
+    student.query_params["room"] = code
+    student.run()
+    assert not problems(student) and store.follow(code).n_students == 1   # the room is full now
+    projector = AppTest.from_function(_page, default_timeout=60)
+    projector.query_params["room"] = code
+    projector.query_params["lesson"] = "1"
+    projector.run()
+    projector.run()   # and its polls
+    assert not problems(projector)
+    assert projector.session_state[LIVE]["role"] == "student" and projector.session_state[LIVE]["sid"] is None
+    assert store.follow(code).n_students == 1   # not counted: the tally's "n students" are the students
+    with pytest.raises(RoomFullError):
+        store.follow(code, "another student")
