@@ -95,3 +95,48 @@ def test_a_projector_following_the_class_takes_no_seat(monkeypatch):
     assert store.follow(code).n_students == 1   # not counted: the tally's "n students" are the students
     with pytest.raises(RoomFullError):
         store.follow(code, "another student")
+
+
+def _claiming_page():
+    import streamlit as st
+
+    from svmviz_app import live
+
+    held = st.session_state.pop("browser_claim", None)   # what the claim keeper's script sends back
+    if held:
+        live._reclaim(held)
+    live.panel(st.navigation([st.Page(lambda: None, title="Home", url_path="", default=True)], position="hidden"))
+
+
+@pytest.mark.parametrize("drove", [False, True])
+def test_a_new_projector_tab_of_the_instructors_browser_shows_the_class_and_a_reloaded_one_takes_it_back(
+        monkeypatch, drove):
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    from svmviz_app.rooms import InMemoryRoomStore, RoomAccessError
+
+    store = InMemoryRoomStore()
+    monkeypatch.setattr(live, "room_store", lambda: store)
+    code, token = store.create_room()
+    view = {"page": "", "spec": "fourclass_like", "state": {}}
+    store.publish(code, token, view)
+    tab = AppTest.from_function(_claiming_page, default_timeout=60)
+    tab.query_params["lesson"] = "1"
+    tab.session_state["browser_claim"] = json.dumps({"code": code, "token": token, "drove": drove})
+    tab.run()
+    assert not problems(tab)
+    if drove:   # the tab that drove the class, reloaded: it takes the class back
+        assert tab.session_state[LIVE]["role"] == "instructor"
+        with pytest.raises(RoomAccessError):
+            store.publish(code, token, view)
+        return
+    # a new tab on the projector: it shows the class, the laptop tab goes on driving
+    assert tab.session_state[LIVE]["role"] == "student" and tab.session_state[LIVE]["sid"] is None
+    store.publish(code, token, {**view, "state": {"split.test": 0.3}})
+    assert store.follow(code).n_students == 0
+    tab.button(key="live_take_over").click().run()   # unless told to take it over
+    assert not problems(tab) and tab.session_state[LIVE]["role"] == "instructor"
+    with pytest.raises(RoomAccessError):
+        store.publish(code, token, view)
