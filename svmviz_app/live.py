@@ -70,6 +70,7 @@ _STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this pa
 _IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
 _WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
 _HANDED = "_svmviz_live_handed"       # this session's class is run by another session: no claim from here
+_HELD = "_svmviz_live_held"           # the browser's claim, kept by a projector tab of the instructor's browser
 _FORGET = "_svmviz_live_forget"       # the browser's claim names a class that is over: forget it
 _AWAY = "_svmviz_live_away"           # the last poll found the instructor silent for over AWAY_S (students)
 _ENDED = "_svmviz_live_ended"         # the class this student followed has ended (the notice)
@@ -204,16 +205,25 @@ def _handed_over(exc: RoomError) -> None:
 # never in a link, never on a student's device). A new session of that browser — a reload, a
 # closed and reopened tab, another tab — finds it and claims the class (``RoomStore.claim``: a new
 # token, the old session drives no more) and shows the class's current view, so that the students
-# see no more than a pause. The script runs once per mounted element and again when its data
-# changes: "keep" writes the claim, "forget" removes it, "ask" sends it back as a trigger.
+# see no more than a pause — except a new tab opened on the projector view (``lesson=1``) that
+# never drove the class (the tab's session storage says which did): it shows the class beside the
+# laptop tab that drives it (``_reclaim``). The script runs once per mounted element and again when
+# its data changes: "keep" writes the claim, "forget" removes it, "ask" sends it back as a trigger.
 _CLAIM_JS = """
 export default function (component) {
-    const key = "svmviz.live.claim", d = component.data || {};
-    if (d.keep) localStorage.setItem(key, JSON.stringify(d.keep));
+    const key = "svmviz.live.claim", drove = "svmviz.live.drove", d = component.data || {};
+    if (d.keep) {
+        localStorage.setItem(key, JSON.stringify(d.keep));
+        sessionStorage.setItem(drove, d.keep.code);   // this tab (and its reloads) drove the class
+    }
     else if (d.forget) localStorage.removeItem(key);
     else {
         const held = localStorage.getItem(key);
-        if (held) component.setTriggerValue("claim", held);
+        if (held) {
+            const claim = JSON.parse(held);
+            claim.drove = sessionStorage.getItem(drove) === claim.code;
+            component.setTriggerValue("claim", JSON.stringify(claim));
+        }
     }
 }
 """
@@ -239,11 +249,17 @@ def _keep_claim() -> None:
 
 
 def _reclaim(held: str) -> None:
-    """Take back the class the browser's claim ``held`` names; then rerun."""
+    """Take back the class the browser's claim ``held`` names; then rerun. A new tab opened on the
+    projector view (``lesson=1``: a tab that never drove the class, while the instructor's laptop tab
+    goes on driving) shows the class without a seat instead, and offers to run the class from there."""
     ss = st.session_state
     try:
         claim = json.loads(held)
-        _take_class(claim["code"], str(claim["token"]))
+        if state.lesson_mode() and not claim.get("drove"):
+            join(claim["code"])
+            ss[_HELD] = held
+        else:
+            _take_class(claim["code"], str(claim["token"]))
     except RoomStoreUnavailableError:
         return   # the store is back in a moment: the next session of this browser claims it
     except RoomAccessError:
@@ -273,6 +289,16 @@ def _take_class(code: str, secret: str) -> None:
             ss[_GOTO] = f.view.get("page", "")
 
 
+def _take_over() -> None:
+    """The projector tab of the instructor's browser takes the class over (``_HELD``)."""
+    ss = st.session_state
+    try:
+        claim = json.loads(ss.pop(_HELD))
+        _take_class(claim["code"], str(claim["token"]))
+    except RoomError as exc:
+        ss["_svmviz_live_error"] = str(exc)
+
+
 def _make_resume() -> None:
     live = _live()
     try:
@@ -282,8 +308,10 @@ def _make_resume() -> None:
 
 
 def join(code: str) -> None:
-    """Follow the class ``code`` (as typed or from ``?room=``)."""
-    sid = st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
+    """Follow the class ``code`` (as typed or from ``?room=``). In lesson mode (a device on the
+    projector: the students' link with ``lesson=1``) the session follows without a seat: it is no
+    student, takes no place in a full room and is not counted."""
+    sid = None if state.lesson_mode() else st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
     f = room_store().follow(code, sid)   # raises for an unknown code or a full room
     st.session_state[_LIVE] = {"role": "student", "code": display_code(code).replace("-", ""), "sid": sid,
                                "version": None, "qid": None, "detached": False}
@@ -306,6 +334,8 @@ def _join_typed() -> None:
 def _detach() -> None:
     live = _live()
     live["detached"] = True
+    if live["sid"] is None:   # a projector's view holds no seat
+        return
     try:
         room_store().leave(live["code"], live["sid"])
     except RoomError:
@@ -473,6 +503,9 @@ def _class_view(live: dict) -> None:
             _instructor_fragment(projector=True)
         else:
             _projector_question()
+            if st.session_state.get(_HELD):
+                st.button("Run the class from here", key="live_take_over", on_click=_take_over,
+                          icon=":material/swap_horiz:", help="this tab takes the class over from your other one")
         st.button("Leave projector view", key="live_unproject", on_click=state.set_lesson_mode, args=(False,),
                   shortcut="P", icon=":material/close_fullscreen:")
         _address_fix(address)
@@ -581,6 +614,12 @@ def _projector_question() -> None:
 def _following() -> dict | None:
     live = _live()
     return live if live and live["role"] == "student" and not live["detached"] else None
+
+
+def following() -> bool:
+    """True while this session follows a class: its steps come from the instructor (a stepper
+    then draws no controls of its own, ``svmviz_app.stepper``)."""
+    return _following() is not None
 
 
 def _poll(live: dict):
@@ -805,7 +844,7 @@ def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0
                       args=(make, step_key, n_steps), icon=":material/quiz:", shortcut="A", help="ask (A)")
         return
     q = st.session_state.get(_QUESTION)
-    if q is None or live["detached"] or lesson:   # (a projector following the class: its panel shows it)
+    if q is None or live["detached"] or lesson or live["sid"] is None:   # (a projector: its panel shows it)
         return
     with st.container(border=True):
         st.markdown(f"**{plain(q.prompt)}**")

@@ -105,10 +105,31 @@ def _advance_if_due(key: str, n: int, delay_s: float) -> bool:
     return False
 
 
+def _controls(key: str, k: int, n: int, playing: bool, delay_s: float, label: str) -> None:
+    """First/previous/next/last buttons, Play/Pause and the slider of step ``k`` of ``n``."""
+    row = st.container(horizontal=True, vertical_alignment="center")   # buttons as wide as their labels
+    row.button("First", key=f"{key}_first", on_click=_go, args=(key, 0, n), shortcut="Home",
+               icon=":material/first_page:", help="first step (Home)")
+    row.button("◀ Previous", key=f"{key}_prev", on_click=_go_by, args=(key, -1, n), shortcut="Left",
+               help="previous step (←)")
+    row.button("Next ▶", key=f"{key}_next", on_click=_go_by, args=(key, 1, n), shortcut="Right",
+               help="next step (→)", type="primary")
+    row.button("Last", key=f"{key}_last", on_click=_go, args=(key, n - 1, n), shortcut="End",
+               icon=":material/last_page:", help="last step (End)")
+    row.button("Pause" if playing else "Play", key=f"{key}_play", on_click=_toggle_play, args=(key, n),
+               icon=":material/pause:" if playing else ":material/play_arrow:",
+               help=f"advance one step every {delay_s:g} s")
+    if n > 1:
+        # one slider per step, so that a slider sent back from a step already left is known
+        st.slider(label, 1, n, value=k + 1, key=f"{key}_slider_{k}", label_visibility="collapsed",
+                  on_change=_from_slider, args=(key, k, n))
+
+
 def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "Step",
             delay_s: float = 1.0) -> None:
     """Draw first/previous/next/last buttons (keyboard: Home, Left, Right, End), Play/Pause and a
-    slider, then ``view(k)`` for the current step ``k``, all in one fragment. ``view`` sees the
+    slider (none while following a live class: the instructor steps), then ``view(k)`` for the
+    current step ``k``, all in one fragment. ``view`` sees the
     objects of the page run that defined it (the fit, the plane...): a step click reuses them;
     it passes the step's figure to ``shown_figure(key).show`` when buttons outside save it.
     Must be called once per page run, where the stepped view goes."""
@@ -125,22 +146,15 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
         if ss.pop(f"{key}._restart", False) or ended:
             st.rerun(scope="app")          # Play switched on or off: the fragment's timer changes
         k = int(ss.get(key, 0))
-        row = st.container(horizontal=True, vertical_alignment="center")   # buttons as wide as their labels
-        row.button("First", key=f"{key}_first", on_click=_go, args=(key, 0, n), shortcut="Home",
-                   icon=":material/first_page:", help="first step (Home)")
-        row.button("◀ Previous", key=f"{key}_prev", on_click=_go_by, args=(key, -1, n), shortcut="Left",
-                   help="previous step (←)")
-        row.button("Next ▶", key=f"{key}_next", on_click=_go_by, args=(key, 1, n), shortcut="Right",
-                   help="next step (→)", type="primary")
-        row.button("Last", key=f"{key}_last", on_click=_go, args=(key, n - 1, n), shortcut="End",
-                   icon=":material/last_page:", help="last step (End)")
-        row.button("Pause" if playing else "Play", key=f"{key}_play", on_click=_toggle_play, args=(key, n),
-                   icon=":material/pause:" if playing else ":material/play_arrow:",
-                   help=f"advance one step every {delay_s:g} s")
-        if n > 1:
-            # one slider per step, so that a slider sent back from a step already left is known
-            st.slider(label, 1, n, value=k + 1, key=f"{key}_slider_{k}", label_visibility="collapsed",
-                      on_change=_from_slider, args=(key, k, n))
+        if live.following():
+            # the instructor steps for the class: a step a follower took here would be undone at the
+            # next one. Without the six controls a follower's run of a step draws a third fewer
+            # elements (each one costs the server per follower and per step).
+            if not state.lesson_mode():
+                st.caption("Following the instructor's steps: **Detach** in the Live class box to step on "
+                           "your own.")
+        else:
+            _controls(key, k, n, playing, delay_s, label)
         shown_figure(key).clear(k)   # a view that fails before its figure leaves none to save
         try:
             with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone

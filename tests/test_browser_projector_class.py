@@ -130,7 +130,7 @@ def test_the_projector_hosts_the_class(browser, class_url, artifacts_dir):
         teacher.wait_for_selector(f"{PANEL} .svmviz-join-code")
         wait_for_app(teacher)
         assert "lesson=1" in teacher.url and "token" not in teacher.url
-        teacher.wait_for_selector(f"{PANEL} >> text=3 student(s) following")   # two students and the projector
+        teacher.wait_for_selector(f"{PANEL} >> text=2 student(s) following")   # the projector takes no seat
         wait_for_app(projector)
         _check_projector(teacher, w, h, code)
         _check_projector(projector, *SIZES["large"], code)
