@@ -40,7 +40,6 @@ import base64
 import io
 import json
 import os
-import secrets
 from contextlib import contextmanager
 from typing import Callable
 from urllib.parse import urlsplit
@@ -55,7 +54,7 @@ from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
 from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomError, RoomNotFoundError, RoomStore,
                               RoomStoreUnavailableError, display_code, normalize_code, open_store, resume_form)
-from svmviz_app import state
+from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
@@ -171,7 +170,11 @@ def _apply(view: dict) -> None:
 
 # ------------------------------------------------------------------ roles
 def _start_class() -> None:
-    code, token = room_store().create_room()
+    try:
+        code, token = room_store().create_room(owner=clients.address())
+    except RoomError as exc:   # the server's rooms, or this address's share, are taken
+        st.session_state["_svmviz_live_error"] = str(exc)
+        return
     st.session_state[_LIVE] = {"role": "instructor", "code": code, "token": token}
     for k in (_SENT, _HANDED, _ENDED):
         st.session_state.pop(k, None)
@@ -282,9 +285,11 @@ def _make_resume() -> None:
 
 
 def join(code: str) -> None:
-    """Follow the class ``code`` (as typed or from ``?room=``)."""
-    sid = st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
-    f = room_store().follow(code, sid)   # raises for an unknown code or a full room
+    """Follow the class ``code`` (as typed or from ``?room=``) as this browser's client."""
+    sid = clients.client(room_store())
+    if sid is None:
+        raise RoomError("this browser has not answered yet: join again in a moment")
+    f = room_store().follow(code, sid, address=clients.address())   # raises for an unknown code or a full room
     st.session_state[_LIVE] = {"role": "student", "code": display_code(code).replace("-", ""), "sid": sid,
                                "version": None, "qid": None, "detached": False}
     st.session_state[_QUESTION] = f.question
@@ -335,14 +340,13 @@ def panel(page) -> None:
     goto = ss.pop(_GOTO, None)
     if goto is not None and goto != ss[_PAGE]:
         st.switch_page(_page_file(goto))
-    if ss.get(_LIVE) is None and not ss.get("_svmviz_live_tried"):
-        ss["_svmviz_live_tried"] = True
+    live = _live()
+    code = None
+    if live is None and not ss.get("_svmviz_live_tried"):
         code = st.query_params.get(ROOM_PARAM)   # a link's value no page binds stays in the URL
-        if code:
-            try:
-                join(str(code))
-            except RoomError as exc:
-                ss["_svmviz_live_error"] = str(exc)
+        ss["_svmviz_live_tried"] = not code
+    if code or (live and live["role"] == "student") or (live is None and ss.get(LIVE_OPEN)):
+        _join_as_client(code)
     _keep_claim()
     live = _live()
     if live and live["role"] == "student" and not live["detached"] and ss.get(_AWAY):
@@ -399,6 +403,30 @@ def panel(page) -> None:
     # the page's steppers register as they draw (the poll above read the last run's)
     ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}
     _publish()
+
+
+def _join_as_client(code: str | None) -> None:
+    """``panel``: this session's client id (its browser's, ``clients``), a student's seat moved to
+    it once the browser answered, and the join from ``?room=code`` once it is known."""
+    ss = st.session_state
+    try:
+        cid = clients.identify(room_store()) or clients.client(room_store())
+    except RoomError as exc:   # no new client id for this address just now
+        ss["_svmviz_live_tried"], ss["_svmviz_live_error"] = True, str(exc)
+        return
+    live = _live()
+    if live and live["role"] == "student" and cid and live["sid"] != cid:   # this browser's own id, answered late
+        try:
+            room_store().leave(live["code"], live["sid"])
+        except RoomError:
+            pass
+        live["sid"] = cid
+    if code and cid:
+        ss["_svmviz_live_tried"] = True
+        try:
+            join(str(code))
+        except RoomError as exc:
+            ss["_svmviz_live_error"] = str(exc)
 
 
 def join_address() -> JoinAddress:
@@ -544,6 +572,8 @@ def _instructor_fragment(projector: bool = False) -> None:
         _handed_over(exc)
         st.rerun(scope="app")
     st.markdown(f"{f.n_students} student(s) following")
+    if not projector:
+        clients.seats_panel(store, live["code"], live["token"])
     q = f.question
     if projector and (q is None or q.revealed):
         offered = _offered_question()
@@ -588,7 +618,7 @@ def _poll(live: dict):
     changed); leaves the class (app rerun) when the room is gone, keeping the view and saying so."""
     ss = st.session_state
     try:
-        f = room_store().follow(live["code"], live["sid"], since=live["version"])
+        f = room_store().follow(live["code"], live["sid"], since=live["version"], address=clients.address())
     except RoomStoreUnavailableError:
         raise   # the class goes on: the next poll asks again
     except RoomNotFoundError:
@@ -779,7 +809,7 @@ def _pose(make: Callable, step_key: str, n_steps: int) -> None:
 def _answer(qid: int, option: int) -> None:
     live = _live()
     try:
-        room_store().answer(live["code"], live["sid"], qid, option)
+        room_store().answer(live["code"], live["sid"], qid, option, address=clients.address())
         live.setdefault("answers", {})[qid] = option
     except RoomError as exc:
         st.session_state["_svmviz_live_error"] = str(exc)
