@@ -15,6 +15,9 @@ every seat of an address (``RoomStore.remove``).
 
 from __future__ import annotations
 
+import ipaddress
+import os
+
 import streamlit as st
 
 from svmviz.data import plain_text as plain
@@ -23,6 +26,7 @@ from svmviz_app.rooms import MAX_ADDRESS, RoomError, RoomStore
 _CLIENT = "_svmviz_client"          # the client id this session speaks for
 _REFUSED = "_svmviz_client_refused"  # why the store issued none (too many new devices from this address)
 _ASKED = "_svmviz_client_asked"      # the browser answered
+ADDRESS_HEADER = "SVMVIZ_CLIENT_ADDRESS_HEADER"
 
 _CLIENT_JS = """
 export default function (component) {
@@ -36,9 +40,21 @@ _client_keeper = st.components.v2.component("svmviz_client", js=_CLIENT_JS)
 
 def address() -> str | None:
     """This session's network address (``st.context.ip_address``: None from the server's own machine,
-    and where no websocket carries the session, as in ``AppTest``)."""
-    ip = st.context.ip_address
-    return ip[:MAX_ADDRESS] if isinstance(ip, str) and ip else None
+    and where no websocket carries the session, as in ``AppTest``); an IPv4 address reaching a
+    server listening on IPv6 (``::ffff:a.b.c.d``) as the IPv4 address it is. Behind a reverse
+    proxy every session comes from the proxy: ``SVMVIZ_CLIENT_ADDRESS_HEADER`` names the request
+    header in which the proxy passes the client's address (e.g. ``X-Real-IP``; the proxy must set
+    it, replacing any the client sent)."""
+    header = os.environ.get(ADDRESS_HEADER, "")
+    ip = st.context.headers.get(header) if header else st.context.ip_address
+    if not isinstance(ip, str) or not ip:
+        return None
+    try:
+        parsed = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:MAX_ADDRESS]
+    mapped = getattr(parsed, "ipv4_mapped", None)
+    return str(mapped or parsed)
 
 
 def client(store: RoomStore) -> str | None:
@@ -108,9 +124,9 @@ def seats_panel(store: RoomStore, code: str, token: str) -> None:
         if addr is not None:
             row.button("Remove all", key=f"live_rm_addr_{addr}", on_click=_remove,
                        args=(store, code, token, None, addr), help="frees these seats; this address joins no more")
-        for s in group[:5]:
+        for s in group[:3]:
             line = st.container(horizontal=True, vertical_alignment="center")
             line.caption(f"device {s.client[:6]}, {s.idle_s:.0f} s since its last poll")
             line.button("Remove", key=f"live_rm_{s.client}", on_click=_remove, args=(store, code, token, s.client, None))
-        if len(group) > 5:
-            st.caption(f"and {len(group) - 5} more")
+        if len(group) > 3:
+            st.caption(f"and {len(group) - 3} more")

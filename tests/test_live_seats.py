@@ -84,3 +84,20 @@ def test_the_instructor_sees_the_seats_and_removes_an_address():
     teacher.button(key=f"live_rm_{student}").click().run()
     assert store.seats(code, live["token"]) == ()
     store.close(code, live["token"])
+
+
+def test_a_sessions_address(monkeypatch):
+    from types import SimpleNamespace
+
+    from svmviz_app import clients
+
+    def seen(ip, headers=None):
+        monkeypatch.setattr(clients, "st", SimpleNamespace(context=SimpleNamespace(ip_address=ip, headers=headers or {})))
+        return clients.address()
+
+    assert seen(None) is None and seen("") is None
+    assert seen("::ffff:192.0.2.2") == seen("192.0.2.2") == "192.0.2.2"   # IPv4 on a server listening on IPv6
+    assert seen("fd00::2") == "fd00::2"
+    monkeypatch.setenv(clients.ADDRESS_HEADER, "X-Real-IP")   # behind a proxy: the address it passes
+    assert seen("10.0.0.1", {"X-Real-IP": "192.0.2.7"}) == "192.0.2.7"
+    assert seen("10.0.0.1") is None
