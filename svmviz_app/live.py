@@ -92,6 +92,7 @@ WAIT_S = 1.0
 
 ROOMS_SETTING = "SVMVIZ_ROOMS"
 SEATS_SETTING = "SVMVIZ_ROOM_SEATS"   # the students a class admits (default 100: one process's hall)
+ADDRESS_SEATS_SETTING = "SVMVIZ_ADDRESS_SEATS"   # seats and joins a minute of one network address (default 10)
 
 
 @st.cache_resource
@@ -100,7 +101,8 @@ def room_store() -> RoomStore:
     Redis server that ``SVMVIZ_ROOMS`` names (an environment variable, or a root-level key of
     ``.streamlit/secrets.toml``, which Streamlit makes one), e.g. ``redis://127.0.0.1:6379/0``."""
     st.secrets.load_if_toml_exists()   # a root-level secret becomes an environment variable
-    return open_store(os.environ.get(ROOMS_SETTING, ""), os.environ.get(SEATS_SETTING, ""))
+    return open_store(os.environ.get(ROOMS_SETTING, ""), os.environ.get(SEATS_SETTING, ""),
+                      os.environ.get(ADDRESS_SEATS_SETTING, ""))
 
 
 def _live() -> dict | None:

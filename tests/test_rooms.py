@@ -377,6 +377,10 @@ def test_the_configured_store(redis_url):
     assert isinstance(open_store(""), InMemoryRoomStore)
     assert isinstance(open_store(redis_url), RedisRoomStore)
     assert open_store("").max_students == 100 and open_store(redis_url, "300").max_students == 300
+    behind_nat = open_store(redis_url, "", "120")
+    assert (behind_nat.address_seats, behind_nat.address_joins, open_store("").address_seats) == (120, 120, 10)
+    with pytest.raises(ValueError, match="SVMVIZ_ADDRESS_SEATS"):
+        open_store("", "", "many")
     for bad in ("0", "-5", "many"):
         with pytest.raises(ValueError, match="SVMVIZ_ROOM_SEATS"):
             open_store("", bad)
