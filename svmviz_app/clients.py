@@ -24,7 +24,6 @@ from svmviz.data import plain_text as plain
 from svmviz_app.rooms import MAX_ADDRESS, RoomError, RoomStore
 
 _CLIENT = "_svmviz_client"          # the client id this session speaks for
-_REFUSED = "_svmviz_client_refused"  # why the store issued none (too many new devices from this address)
 _ASKED = "_svmviz_client_asked"      # the browser answered
 ADDRESS_HEADER = "SVMVIZ_CLIENT_ADDRESS_HEADER"
 
@@ -58,14 +57,13 @@ def address() -> str | None:
 
 
 def client(store: RoomStore) -> str | None:
-    """The client id this session speaks for: its browser's, or (from the server's own machine,
-    whose browser may not have answered yet) a new one; None while the browser has not answered.
-    A ``RoomError`` when the store issued none to this address."""
+    """The client id this session speaks for: its browser's, else a new one once the browser has
+    answered that it holds none (at once from the server's own machine, where no share applies);
+    None while the browser has not answered. A ``RoomRateError`` when the store issues none to
+    this address just now: the next join asks again."""
     ss = st.session_state
-    if ss.get(_REFUSED) is not None:
-        raise ss[_REFUSED]
-    if ss.get(_CLIENT) is None and address() is None:
-        ss[_CLIENT] = store.new_client(None)
+    if ss.get(_CLIENT) is None and (ss.get(_ASKED) or address() is None):
+        ss[_CLIENT] = store.new_client(address())
     return ss.get(_CLIENT)
 
 
@@ -84,13 +82,8 @@ def identify(store: RoomStore) -> str | None:
     if got.held is None:
         return ss.get(_CLIENT)
     ss[_ASKED] = True
-    if store.valid_client(got.held):
+    if store.valid_client(got.held):   # else a first visit (or an id of another server): ``client`` issues one
         ss[_CLIENT] = got.held
-    elif ss.get(_CLIENT) is None:   # a first visit (or an id of another server): a new one, at the address's rate
-        try:
-            ss[_CLIENT] = store.new_client(address())
-        except RoomError as exc:
-            ss[_REFUSED] = exc
     st.rerun()
 
 

@@ -101,3 +101,36 @@ def test_a_sessions_address(monkeypatch):
     monkeypatch.setenv(clients.ADDRESS_HEADER, "X-Real-IP")   # behind a proxy: the address it passes
     assert seen("10.0.0.1", {"X-Real-IP": "192.0.2.7"}) == "192.0.2.7"
     assert seen("10.0.0.1") is None
+
+
+def _joined(at) -> bool:
+    return LIVE in at.session_state and at.session_state[LIVE] is not None
+
+
+def test_new_browsers_from_one_address_are_held_at_its_share(monkeypatch):
+    """Sessions from one network address whose browsers hold no client id (a script's): ten join,
+    the others are told to wait; a student elsewhere still joins."""
+    from svmviz_app import clients
+
+    teacher, live = _instructor()
+    store = _store()
+    monkeypatch.setattr(clients, "address", lambda: "10.7.0.66")
+
+    def new_browser():
+        at = page_test("app.py")
+        at.session_state["_svmviz_client_asked"] = True   # its browser answered: no id held
+        at.query_params["room"] = live["code"]
+        at.run()
+        assert not problems(at)
+        return at
+
+    sessions = [new_browser() for _ in range(12)]
+    joined = [s for s in sessions if _joined(s)]
+    refused = [s for s in sessions if not _joined(s)]
+    assert len(joined) == 10 and store.follow(live["code"]).n_students == 10
+    for s in refused:   # (the address's joins refill at 10 a minute while these sessions run)
+        assert any("new devices joined from your network" in e.value or "your network holds 10 seats" in e.value
+                   for e in s.error)
+    monkeypatch.setattr(clients, "address", lambda: "10.7.0.5")   # a student elsewhere still joins
+    assert _joined(new_browser())
+    store.close(live["code"], live["token"])
