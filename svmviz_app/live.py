@@ -10,7 +10,9 @@ session state only, never in a link.
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
   published; the store bumps its version only when something changed.
-- **Student:** a small element in the sidebar ticks every ``TICK_S`` seconds in the browser (a
+- **Student:** a browser, not a session: its seat and answer belong to the client id the browser
+  keeps (``svmviz_app.clients``), at its network address's share of the room. A small element in
+  the sidebar ticks every ``TICK_S`` seconds in the browser (a
   timer in its script setting a trigger); the trigger's callback waits up to ``WAIT_S`` seconds for
   the room to change (``RoomStore.wait``), then polls it (``follow(since=version)``: no view is sent
   while it is unchanged). A new version that changes only the step of a stepper on

@@ -4,6 +4,8 @@ on "Start a class", not an exception."""
 
 from __future__ import annotations
 
+import pytest
+
 from apphelpers import page_test, problems, started_class
 
 LIVE = "_svmviz_live"
@@ -14,6 +16,15 @@ def _store():
     from svmviz_app.live import room_store
 
     return room_store()
+
+
+@pytest.fixture
+def store(monkeypatch):
+    """The app's room store, its seats kept for the test: an AppTest session has no browser whose
+    ticker polls, and a seat nobody polls is free after 15 s (a loaded machine runs a page for longer)."""
+    s = _store()
+    monkeypatch.setattr(s, "student_ttl_s", 600.0)
+    return s
 
 
 def _instructor():
@@ -41,9 +52,8 @@ def test_start_a_class_on_a_full_server_says_so():
             store.close(code, token)
 
 
-def test_sessions_of_one_browser_hold_one_seat_and_one_answer():
+def test_sessions_of_one_browser_hold_one_seat_and_one_answer(store):
     teacher, live = _instructor()
-    store = _store()
     qid = store.pose(live["code"], live["token"], "which?", ["a", "b"], 0)
     browser = store.new_client()
     tabs = []
@@ -67,9 +77,9 @@ def test_sessions_of_one_browser_hold_one_seat_and_one_answer():
     store.close(live["code"], live["token"])
 
 
-def test_the_instructor_sees_the_seats_and_removes_an_address():
+def test_the_instructor_sees_the_seats_and_removes_an_address(store):
     teacher, live = _instructor()
-    store, code = _store(), live["code"]
+    code = live["code"]
     for _ in range(4):
         store.follow(code, store.new_client("10.9.0.66"), address="10.9.0.66")
     student = store.new_client("10.9.0.5")
@@ -107,13 +117,12 @@ def _joined(at) -> bool:
     return LIVE in at.session_state and at.session_state[LIVE] is not None
 
 
-def test_new_browsers_from_one_address_are_held_at_its_share(monkeypatch):
+def test_new_browsers_from_one_address_are_held_at_its_share(monkeypatch, store):
     """Sessions from one network address whose browsers hold no client id (a script's): ten join,
     the others are told to wait; a student elsewhere still joins."""
     from svmviz_app import clients
 
     teacher, live = _instructor()
-    store = _store()
     monkeypatch.setattr(clients, "address", lambda: "10.7.0.66")
 
     def new_browser():
