@@ -10,7 +10,9 @@ session state only, never in a link.
 - **Instructor:** after every run and every fragment run (``state.AFTER_SYNC``) the view — page,
   data (its spec, or the data itself when a link cannot carry it), every bound value — is
   published; the store bumps its version only when something changed.
-- **Student:** a small element in the sidebar ticks every ``TICK_S`` seconds in the browser (a
+- **Student:** a browser, not a session: its seat and answer belong to the client id the browser
+  keeps (``svmviz_app.clients``), at its network address's share of the room. A small element in
+  the sidebar ticks every ``TICK_S`` seconds in the browser (a
   timer in its script setting a trigger); the trigger's callback waits up to ``WAIT_S`` seconds for
   the room to change (``RoomStore.wait``), then polls it (``follow(since=version)``: no view is sent
   while it is unchanged). A new version that changes only the step of a stepper on
@@ -40,7 +42,6 @@ import base64
 import io
 import json
 import os
-import secrets
 from contextlib import contextmanager
 from typing import Callable
 from urllib.parse import urlsplit
@@ -55,7 +56,7 @@ from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
 from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomError, RoomNotFoundError, RoomStore,
                               RoomStoreUnavailableError, display_code, normalize_code, open_store, resume_form)
-from svmviz_app import state
+from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
@@ -94,6 +95,7 @@ WAIT_S = 1.0
 
 ROOMS_SETTING = "SVMVIZ_ROOMS"
 SEATS_SETTING = "SVMVIZ_ROOM_SEATS"   # the students a class admits (default 100: one process's hall)
+ADDRESS_SEATS_SETTING = "SVMVIZ_ADDRESS_SEATS"   # seats and joins a minute of one network address (default 10)
 
 
 @st.cache_resource
@@ -102,7 +104,8 @@ def room_store() -> RoomStore:
     Redis server that ``SVMVIZ_ROOMS`` names (an environment variable, or a root-level key of
     ``.streamlit/secrets.toml``, which Streamlit makes one), e.g. ``redis://127.0.0.1:6379/0``."""
     st.secrets.load_if_toml_exists()   # a root-level secret becomes an environment variable
-    return open_store(os.environ.get(ROOMS_SETTING, ""), os.environ.get(SEATS_SETTING, ""))
+    return open_store(os.environ.get(ROOMS_SETTING, ""), os.environ.get(SEATS_SETTING, ""),
+                      os.environ.get(ADDRESS_SEATS_SETTING, ""))
 
 
 def _live() -> dict | None:
@@ -172,7 +175,11 @@ def _apply(view: dict) -> None:
 
 # ------------------------------------------------------------------ roles
 def _start_class() -> None:
-    code, token = room_store().create_room()
+    try:
+        code, token = room_store().create_room(owner=clients.address())
+    except RoomError as exc:   # the server's rooms, or this address's share, are taken
+        st.session_state["_svmviz_live_error"] = str(exc)
+        return
     st.session_state[_LIVE] = {"role": "instructor", "code": code, "token": token}
     for k in (_SENT, _HANDED, _ENDED):
         st.session_state.pop(k, None)
@@ -308,11 +315,17 @@ def _make_resume() -> None:
 
 
 def join(code: str) -> None:
-    """Follow the class ``code`` (as typed or from ``?room=``). In lesson mode (a device on the
-    projector: the students' link with ``lesson=1``) the session follows without a seat: it is no
-    student, takes no place in a full room and is not counted."""
-    sid = None if state.lesson_mode() else st.session_state.setdefault("_svmviz_live_sid", secrets.token_urlsafe(16))
-    f = room_store().follow(code, sid)   # raises for an unknown code or a full room
+    """Follow the class ``code`` (as typed or from ``?room=``) as this browser's client. In lesson
+    mode (a device on the projector: the students' link with ``lesson=1``) the session follows
+    without a seat: it is no student, takes no place in a full room and is not counted."""
+    if state.lesson_mode():
+        sid = None
+        f = room_store().follow(code)
+    else:
+        sid = clients.client(room_store())
+        if sid is None:
+            raise RoomError("this browser has not answered yet: join again in a moment")
+        f = room_store().follow(code, sid, address=clients.address())   # raises for an unknown code or a full room
     st.session_state[_LIVE] = {"role": "student", "code": display_code(code).replace("-", ""), "sid": sid,
                                "version": None, "qid": None, "detached": False}
     st.session_state[_QUESTION] = f.question
@@ -365,14 +378,13 @@ def panel(page) -> None:
     goto = ss.pop(_GOTO, None)
     if goto is not None and goto != ss[_PAGE]:
         st.switch_page(_page_file(goto))
-    if ss.get(_LIVE) is None and not ss.get("_svmviz_live_tried"):
-        ss["_svmviz_live_tried"] = True
+    live = _live()
+    code = None
+    if live is None and not ss.get("_svmviz_live_tried"):
         code = st.query_params.get(ROOM_PARAM)   # a link's value no page binds stays in the URL
-        if code:
-            try:
-                join(str(code))
-            except RoomError as exc:
-                ss["_svmviz_live_error"] = str(exc)
+        ss["_svmviz_live_tried"] = not code
+    if code or (live and live["role"] == "student") or (live is None and ss.get(LIVE_OPEN)):
+        _join_as_client(code)
     _keep_claim()
     live = _live()
     if live and live["role"] == "student" and not live["detached"] and ss.get(_AWAY):
@@ -429,6 +441,30 @@ def panel(page) -> None:
     # the page's steppers register as they draw (the poll above read the last run's)
     ss[_STEPPERS] = {"page": ss[_PAGE], "steps": {}, "question": None}
     _publish()
+
+
+def _join_as_client(code: str | None) -> None:
+    """``panel``: this session's client id (its browser's, ``clients``), a student's seat moved to
+    it once the browser answered, and the join from ``?room=code`` once it is known."""
+    ss = st.session_state
+    try:
+        cid = clients.identify(room_store()) or clients.client(room_store())
+    except RoomError as exc:   # no new client id for this address just now
+        ss["_svmviz_live_tried"], ss["_svmviz_live_error"] = True, str(exc)
+        return
+    live = _live()
+    if live and live["role"] == "student" and cid and live["sid"] not in (None, cid):   # this browser's own id, answered late (a projector's view holds no seat)
+        try:
+            room_store().leave(live["code"], live["sid"])
+        except RoomError:
+            pass
+        live["sid"] = cid
+    if code and cid:
+        ss["_svmviz_live_tried"] = True
+        try:
+            join(str(code))
+        except RoomError as exc:
+            ss["_svmviz_live_error"] = str(exc)
 
 
 def join_address() -> JoinAddress:
@@ -577,6 +613,8 @@ def _instructor_fragment(projector: bool = False) -> None:
         _handed_over(exc)
         st.rerun(scope="app")
     st.markdown(f"{f.n_students} student(s) following")
+    if not projector:
+        clients.seats_panel(store, live["code"], live["token"])
     q = f.question
     if projector and (q is None or q.revealed):
         offered = _offered_question()
@@ -627,7 +665,7 @@ def _poll(live: dict):
     changed); leaves the class (app rerun) when the room is gone, keeping the view and saying so."""
     ss = st.session_state
     try:
-        f = room_store().follow(live["code"], live["sid"], since=live["version"])
+        f = room_store().follow(live["code"], live["sid"], since=live["version"], address=clients.address())
     except RoomStoreUnavailableError:
         raise   # the class goes on: the next poll asks again
     except RoomNotFoundError:
@@ -818,7 +856,7 @@ def _pose(make: Callable, step_key: str, n_steps: int) -> None:
 def _answer(qid: int, option: int) -> None:
     live = _live()
     try:
-        room_store().answer(live["code"], live["sid"], qid, option)
+        room_store().answer(live["code"], live["sid"], qid, option, address=clients.address())
         live.setdefault("answers", {})[qid] = option
     except RoomError as exc:
         st.session_state["_svmviz_live_error"] = str(exc)

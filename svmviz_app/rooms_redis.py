@@ -5,12 +5,17 @@ Layout (every key under a prefix, ``svmviz:`` by default; one Redis database, no
 script touches the keys of one room and the list of rooms)::
 
     room:<code>       hash     token (SHA-256 of the instructor token), view (JSON), version,
-                               active (the instructor's last action, seconds), nextq
+                               active (the instructor's last action, seconds), nextq, owner
+                               (the address that started it, '' for none)
     q:<code>          hash     the open question: qid, prompt, options (JSON), answer,
                                explanation, revealed
-    students:<code>   zset     student session id -> last poll (seconds)
-    answers:<code>    hash     student session id -> option, for the open question
+    students:<code>   zset     student client id -> last poll (seconds)
+    addr:<code>       hash     student client id -> its network address ('' for none)
+    banned:<code>     set      "c:<client id>", "a:<address>" the instructor removed
+    answers:<code>    hash     student client id -> option, for the open question
     rooms             zset     code -> active: the server's rooms, for the room cap and the sweep
+    joins:<address>   hash     the address's join bucket: tokens, t (expires after two minutes)
+    secret            string   the key client ids are signed with (one for every server process)
     changed:<code>    channel  a message on every new version, question, reveal or close
 
 Every change is one Lua script, so it is atomic as the in-memory store's lock makes it: two
@@ -39,34 +44,53 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from svmviz_app.rooms import (ALPHABET, ANSWERS_CLOSED, CODE_LENGTH, IDLE_TTL_S, MAX_ROOMS, MAX_STUDENTS,
-                              NO_QUESTION, NOT_INSTRUCTOR, QUESTION_CLOSED, RESUME_TTL_S, STUDENT_TTL_S, Follow,
-                              PublicQuestion, RoomAccessError, RoomContentError, RoomStore,
-                              RoomStoreUnavailableError, Tally, check_option, check_session_id,
-                              checked_question, full_room, full_server, new_resume_code, normalize_code,
-                              not_found, resume_form, view_json)
+from svmviz_app.rooms import (ADDRESS_JOINS, ADDRESS_ROOMS, ADDRESS_SEATS, ALPHABET, ANSWERS_CLOSED, CODE_LENGTH,
+                              IDLE_TTL_S, MAX_ROOMS, MAX_STUDENTS, NO_QUESTION, NOT_INSTRUCTOR, ORPHAN_TTL_S,
+                              QUESTION_CLOSED, REMOVED, RESUME_TTL_S, STUDENT_TTL_S, Follow, PublicQuestion,
+                              RoomAccessError, RoomContentError, RoomRemovedError, RoomStore,
+                              RoomStoreUnavailableError, Seat, Tally, check_address, client_token, check_on_reveal, check_option,
+                              check_session_id, checked_question, full_address, full_room, full_server,
+                              new_resume_code, normalize_code, not_found, resume_form, too_many_joins,
+                              too_many_rooms, view_json)
 
-# ARGV[1] prefix, [2] code, [3] now ('' : Redis's clock), [4] idle TTL in s; a script's own
-# arguments follow
+# ARGV[1] prefix, [2] code, [3] now ('' : Redis's clock), [4] "idle orphan student" TTLs in s; a
+# script's own arguments follow
 _PRELUDE = """
-local P, c, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local P, c, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local ttl, orphan, student_ttl = string.match(ARGV[4], '(%S+) (%S+) (%S+)')
+ttl, orphan, student_ttl = tonumber(ttl), tonumber(orphan), tonumber(student_ttl)
 if not now then local t = redis.call('TIME'); now = tonumber(t[1]) + tonumber(t[2]) / 1e6 end
 local R, Q, S, A, ALL = P..'room:'..c, P..'q:'..c, P..'students:'..c, P..'answers:'..c, P..'rooms'
+local AD, B = P..'addr:'..c, P..'banned:'..c
 local function drop(code)
-  redis.call('DEL', P..'room:'..code, P..'q:'..code, P..'students:'..code, P..'answers:'..code)
+  redis.call('DEL', P..'room:'..code, P..'q:'..code, P..'students:'..code, P..'answers:'..code,
+             P..'addr:'..code, P..'banned:'..code)
   redis.call('ZREM', ALL, code)
 end
+local function expired(code, active)
+  if now - active >= ttl then return true end
+  if now - active < orphan then return false end
+  return redis.call('ZCOUNT', P..'students:'..code, '(' .. tostring(now - student_ttl), '+inf') == 0
+end
 local function sweep()
-  for _, old in ipairs(redis.call('ZRANGEBYSCORE', ALL, '-inf', now - ttl)) do drop(old) end
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', ALL, '-inf', now - math.min(ttl, orphan))) do
+    if expired(old, tonumber(redis.call('ZSCORE', ALL, old))) then drop(old) end
+  end
   for _, old in ipairs(redis.call('ZRANGE', ALL, 0, -1)) do
     if redis.call('EXISTS', P..'room:'..old) == 0 then redis.call('ZREM', ALL, old) end
   end
 end
 local function live()
   local active = redis.call('HGET', R, 'active')
-  if active and now - tonumber(active) < ttl then return tonumber(active) end
+  if active and not expired(c, tonumber(active)) then return tonumber(active) end
   drop(c)
   return nil
+end
+local function free()
+  for _, sid in ipairs(redis.call('ZRANGEBYSCORE', S, '-inf', now - student_ttl)) do
+    redis.call('ZREM', S, sid)
+    redis.call('HDEL', AD, sid)
+  end
 end
 local function with_room(key)
   local ms = redis.call('PTTL', R)
@@ -76,7 +100,7 @@ local function renew()
   redis.call('HSET', R, 'active', tostring(now))
   redis.call('ZADD', ALL, now, c)
   local ms = math.ceil(ttl * 1000)
-  for _, k in ipairs({R, Q, S, A}) do redis.call('PEXPIRE', k, ms) end
+  for _, k in ipairs({R, Q, S, A, AD, B}) do redis.call('PEXPIRE', k, ms) end
 end
 local function owned(digest)
   if not live() then return redis.error_reply('NOTFOUND') end
@@ -84,13 +108,23 @@ local function owned(digest)
   renew()
   return nil
 end
-local function seat(sid, student_ttl, max_students)
+local function seat(sid, addr, max_students, address_seats)
+  if redis.call('SISMEMBER', B, 'c:'..sid) == 1 or (addr ~= '' and redis.call('SISMEMBER', B, 'a:'..addr) == 1) then
+    return redis.error_reply('REMOVED')
+  end
+  free()
   if not redis.call('ZSCORE', S, sid) then
-    redis.call('ZREMRANGEBYSCORE', S, '-inf', now - student_ttl)
     if redis.call('ZCARD', S) >= max_students then return redis.error_reply('FULL') end
+    if addr ~= '' then
+      local n = 0
+      for _, a in ipairs(redis.call('HVALS', AD)) do if a == addr then n = n + 1 end end
+      if n >= address_seats then return redis.error_reply('ADDRFULL') end
+    end
   end
   redis.call('ZADD', S, now, sid)
+  redis.call('HSET', AD, sid, addr)
   with_room(S)
+  with_room(AD)
   return nil
 end
 local function tally()
@@ -103,14 +137,60 @@ end
 """
 
 _SCRIPTS = {
-    # [5] max rooms, [6] token digest
+    # [5] max rooms, [6] token digest, [7] owner ('' : none), [8] rooms an owner runs at most
     "create": """
 sweep()
+if ARGV[7] ~= '' then
+  local n = 0
+  for _, code in ipairs(redis.call('ZRANGE', ALL, 0, -1)) do
+    if redis.call('HGET', P..'room:'..code, 'owner') == ARGV[7] then n = n + 1 end
+  end
+  if n >= tonumber(ARGV[8]) then return redis.error_reply('ROOMS') end
+end
 if redis.call('ZCARD', ALL) >= tonumber(ARGV[5]) then return redis.error_reply('SERVERFULL') end
 if redis.call('EXISTS', R) == 1 then return redis.error_reply('TAKEN') end
-redis.call('HSET', R, 'token', ARGV[6], 'view', '{}', 'version', 0, 'nextq', 1)
+redis.call('HSET', R, 'token', ARGV[6], 'view', '{}', 'version', 0, 'nextq', 1, 'owner', ARGV[7])
 renew()
 return 1
+""",
+    # [5] address, [6] joins a minute
+    "newclient": """
+local J, per = P..'joins:'..ARGV[5], tonumber(ARGV[6])
+local b = redis.call('HMGET', J, 'tokens', 't')
+local tokens, t = tonumber(b[1]) or per, tonumber(b[2]) or now
+tokens = math.min(per, tokens + (now - t) * per / 60)
+if tokens < 1 then return redis.error_reply('JOINS') end
+redis.call('HSET', J, 'tokens', tostring(tokens - 1), 't', tostring(now))
+redis.call('EXPIRE', J, 120)
+return 1
+""",
+    # [5] token digest
+    "seats": """
+local e = owned(ARGV[5]); if e then return e end
+free()
+local out = {}
+for _, sid in ipairs(redis.call('ZRANGE', S, 0, -1, 'WITHSCORES')) do out[#out + 1] = sid end
+for i = 1, #out, 2 do
+  local addr = redis.call('HGET', AD, out[i]) or ''
+  local idle = tostring(now - tonumber(out[i + 1]))
+  out[i + 1] = addr .. ' ' .. idle
+end
+return out
+""",
+    # [5] token digest, [6] client ('' : none), [7] address ('' : none)
+    "remove": """
+local e = owned(ARGV[5]); if e then return e end
+if ARGV[6] ~= '' then redis.call('SADD', B, 'c:'..ARGV[6]); redis.call('HDEL', A, ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('SADD', B, 'a:'..ARGV[7]) end
+with_room(B)
+local gone = 0
+for _, sid in ipairs(redis.call('ZRANGE', S, 0, -1)) do
+  if sid == ARGV[6] or (ARGV[7] ~= '' and redis.call('HGET', AD, sid) == ARGV[7]) then
+    redis.call('ZREM', S, sid); redis.call('HDEL', AD, sid); redis.call('HDEL', A, sid)
+    gone = gone + 1
+  end
+end
+return gone
 """,
     "count": """
 sweep()
@@ -150,12 +230,15 @@ if redis.call('HGET', R, 'view') ~= ARGV[6] then
 end
 return tonumber(redis.call('HGET', R, 'version'))
 """,
-    # [5] student id ('' : none), [6] the caller's version ('' : none), [7] student TTL, [8] max students
+    # [5] student id ('' : none), [6] the caller's version ('' : none), [7] max students,
+    # [8] seats an address holds at most, [9] the student's address ('' : none)
     "follow": """
 local active = live()
 if not active then return redis.error_reply('NOTFOUND') end
 if ARGV[5] ~= '' then
-  local e = seat(ARGV[5], tonumber(ARGV[7]), tonumber(ARGV[8])); if e then return e end
+  local e = seat(ARGV[5], ARGV[9], tonumber(ARGV[7]), tonumber(ARGV[8])); if e then return e end
+else
+  free()
 end
 local version = redis.call('HGET', R, 'version')
 local view = ''
@@ -172,6 +255,7 @@ return out
     "leave": """
 if not live() then return redis.error_reply('NOTFOUND') end
 redis.call('ZREM', S, ARGV[5])
+redis.call('HDEL', AD, ARGV[5])
 return 1
 """,
     # [5] token digest, [6] prompt, [7] options JSON, [8] answer, [9] explanation, [10] on_reveal JSON
@@ -185,14 +269,15 @@ with_room(Q)
 redis.call('PUBLISH', P..'changed:'..c, 'q')
 return qid
 """,
-    # [5] student id, [6] qid, [7] option, [8] student TTL, [9] max students
+    # [5] student id, [6] qid, [7] option, [8] max students, [9] seats an address holds at most,
+    # [10] the student's address ('' : none)
     "answer": """
 if not live() then return redis.error_reply('NOTFOUND') end
 if redis.call('HGET', Q, 'qid') ~= ARGV[6] then return redis.error_reply('CLOSED') end
 if redis.call('HGET', Q, 'revealed') == '1' then return redis.error_reply('REVEALED') end
 local n = #cjson.decode(redis.call('HGET', Q, 'options'))
 if tonumber(ARGV[7]) >= n then return redis.error_reply('NOOPTION') end
-local e = seat(ARGV[5], tonumber(ARGV[8]), tonumber(ARGV[9])); if e then return e end
+local e = seat(ARGV[5], ARGV[10], tonumber(ARGV[8]), tonumber(ARGV[9])); if e then return e end
 redis.call('HSET', A, ARGV[5], ARGV[7])
 with_room(A)
 return 1
@@ -233,7 +318,9 @@ class RedisRoomStore(RoomStore):
 
     def __init__(self, url: str | None = None, *, client: redis.Redis | None = None, prefix: str = "svmviz:",
                  max_rooms: int = MAX_ROOMS, max_students: int = MAX_STUDENTS, idle_ttl_s: float = IDLE_TTL_S,
-                 student_ttl_s: float = STUDENT_TTL_S, clock: Callable[[], float] | None = None):
+                 student_ttl_s: float = STUDENT_TTL_S, clock: Callable[[], float] | None = None,
+                 orphan_ttl_s: float = ORPHAN_TTL_S, address_seats: int = ADDRESS_SEATS,
+                 address_joins: int = ADDRESS_JOINS, address_rooms: int = ADDRESS_ROOMS):
         if client is None:
             # a poll's read or a script answers in milliseconds: a store that does not answer
             # within seconds is down, and the page says so instead of hanging
@@ -245,7 +332,10 @@ class RedisRoomStore(RoomStore):
         self._r, self.prefix = client, prefix
         self.max_rooms, self.max_students = int(max_rooms), int(max_students)
         self.idle_ttl_s, self.student_ttl_s = float(idle_ttl_s), float(student_ttl_s)
+        self.orphan_ttl_s = float(orphan_ttl_s)
+        self.address_seats, self.address_joins, self.address_rooms = int(address_seats), int(address_joins), int(address_rooms)
         self._clock = clock
+        self._secret: bytes | None = None
         self._scripts = {name: client.register_script(_PRELUDE + body) for name, body in _SCRIPTS.items()}
         self._changed = threading.Condition()
         self._generation: dict[str, int] = {}   # code -> changes heard on its channel
@@ -257,7 +347,8 @@ class RedisRoomStore(RoomStore):
         it, or returned (its name) when it is one of ``expect``."""
         now = "" if self._clock is None else repr(float(self._clock()))
         try:
-            return self._scripts[name](args=[self.prefix, code, now, self.idle_ttl_s, *args])
+            ttls = f"{self.idle_ttl_s!r} {self.orphan_ttl_s!r} {self.student_ttl_s!r}"
+            return self._scripts[name](args=[self.prefix, code, now, ttls, *args])
         except redis.ResponseError as exc:
             kind = str(exc).split()[0] if str(exc) else ""
             if kind in expect:
@@ -271,6 +362,10 @@ class RedisRoomStore(RoomStore):
         return {"NOTFOUND": lambda: not_found(code, self.idle_ttl_s),
                 "ACCESS": lambda: RoomAccessError(NOT_INSTRUCTOR),
                 "FULL": lambda: full_room(self.max_students),
+                "ADDRFULL": lambda: full_address(self.address_seats),
+                "JOINS": lambda: too_many_joins(self.address_joins),
+                "ROOMS": lambda: too_many_rooms(self.address_rooms),
+                "REMOVED": lambda: RoomRemovedError(REMOVED),
                 "SERVERFULL": lambda: full_server(self.max_rooms),
                 "CLOSED": lambda: RoomContentError(QUESTION_CLOSED),
                 "REVEALED": lambda: RoomContentError(ANSWERS_CLOSED),
@@ -278,7 +373,7 @@ class RedisRoomStore(RoomStore):
                 }.get(kind, lambda: RoomStoreUnavailableError(f"the room store refused a request ({kind})"))()
 
     def _student(self) -> tuple:
-        return self.student_ttl_s, self.max_students
+        return self.max_students, self.address_seats
 
     @staticmethod
     def _tally(reply) -> Tally:
@@ -290,12 +385,45 @@ class RedisRoomStore(RoomStore):
         return int(self._run("count", ""))
 
     # -------------------------------------------------------------- the interface
-    def create_room(self) -> tuple[str, str]:
+    def create_room(self, owner: str | None = None) -> tuple[str, str]:
+        owner = check_address(owner) or ""
         while True:
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
             token = secrets.token_urlsafe(32)
-            if self._run("create", code, self.max_rooms, _digest(token), expect=("TAKEN",)) != "TAKEN":
+            if self._run("create", code, self.max_rooms, _digest(token), owner, self.address_rooms,
+                         expect=("TAKEN",)) != "TAKEN":
                 return code, token
+
+    def new_client(self, address: str | None = None) -> str:
+        address = check_address(address)
+        if address is not None:
+            self._run("newclient", "", address, self.address_joins)
+        return client_token(self._client_secret())
+
+    def _client_secret(self) -> bytes:
+        if self._secret is None:
+            key = f"{self.prefix}secret"
+            try:
+                self._r.set(key, secrets.token_hex(32), nx=True)
+                self._secret = bytes.fromhex(self._r.get(key))
+            except redis.RedisError as exc:
+                raise RoomStoreUnavailableError(f"the class rooms cannot be reached just now ({exc}); "
+                                                "try again in a moment") from None
+        return self._secret
+
+    def seats(self, code: str, token: str) -> tuple[Seat, ...]:
+        reply = self._run("seats", normalize_code(code), _digest(token))
+        seats = []
+        for client, rest in zip(reply[::2], reply[1::2]):
+            address, idle = rest.rsplit(" ", 1)
+            seats.append(Seat(client, address or None, float(idle)))
+        return tuple(sorted(seats, key=lambda s: (s.address or "", s.idle_s)))
+
+    def remove(self, code: str, token: str, client: str | None = None, address: str | None = None) -> int:
+        address = check_address(address) or ""
+        if client is not None:
+            check_session_id(client)
+        return int(self._run("remove", normalize_code(code), _digest(token), client or "", address))
 
     def touch(self, code: str, token: str) -> None:
         self._run("touch", normalize_code(code), _digest(token))
@@ -315,11 +443,13 @@ class RedisRoomStore(RoomStore):
         text = view_json(view)
         return int(self._run("publish", normalize_code(code), _digest(token), text))
 
-    def follow(self, code: str, session_id: str | None = None, since: int | None = None) -> Follow:
+    def follow(self, code: str, session_id: str | None = None, since: int | None = None,
+               address: str | None = None) -> Follow:
         if session_id is not None:
             check_session_id(session_id)
+        address = check_address(address) or ""
         reply = self._run("follow", normalize_code(code), session_id or "", "" if since is None else str(since),
-                          *self._student())
+                          *self._student(), address)
         version, text, n, idle = int(reply[0]), reply[1], int(reply[2]), float(reply[3])
         question = None
         if len(reply) > 4:
@@ -393,16 +523,18 @@ class RedisRoomStore(RoomStore):
     def pose(self, code: str, token: str, prompt: str, options: Sequence[str], answer: int,
              explanation: str = "", on_reveal: Any = None) -> int:
         prompt, opts, answer, explanation = checked_question(prompt, options, answer, explanation)
-        then = view_json({"v": on_reveal})[len('{"v":'):-1]
+        then = json.dumps(check_on_reveal(on_reveal))
         return int(self._run("pose", normalize_code(code), _digest(token), prompt, json.dumps(list(opts)), answer,
                              explanation, then))
 
-    def answer(self, code: str, session_id: str, qid: int, option: int) -> None:
+    def answer(self, code: str, session_id: str, qid: int, option: int, address: str | None = None) -> None:
         c = normalize_code(code)
         if isinstance(option, bool) or not isinstance(option, int) or option < 0:
             check_option(option, 0)   # (the range is the script's: it reads the options)
         check_session_id(session_id)
-        if self._run("answer", c, session_id, str(qid), option, *self._student(), expect=("NOOPTION",)) == "NOOPTION":
+        address = check_address(address) or ""
+        if self._run("answer", c, session_id, str(qid), option, *self._student(), address,
+                     expect=("NOOPTION",)) == "NOOPTION":
             check_option(option, 0)
 
     def tally(self, code: str, token: str) -> Tally:

@@ -24,6 +24,16 @@ def page_test(page: str, dataset=None, spec: str | None = None, timeout: float =
     return at
 
 
+def started_class(at: AppTest) -> AppTest:
+    """``at`` (the app, not yet run) opened, its Live class box open and "Start a class" clicked."""
+    from svmviz_app.live import LIVE_OPEN
+
+    at.run()
+    at.session_state[LIVE_OPEN] = True
+    at.run()
+    return at.button(key="live_start").click().run()
+
+
 def problems(at: AppTest) -> list[str]:
     """Exceptions shown by the page (tracebacks in the browser): must be empty."""
     return [e.value for e in at.exception]

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from apphelpers import page_test, problems
+from apphelpers import page_test, problems, started_class
 from svmviz.data.generators import generate
 from svmviz_app.rooms import display_code
-from svmviz_app.live import LIVE_OPEN
 
 LIVE = "_svmviz_live"
 SPEC = "gen:checkerboard;n_classes=2;n_per_class=40;overlap=0.1;seed=2"
@@ -35,11 +34,7 @@ def _bars(at) -> list[str]:
 
 
 def test_the_instructor_switches_to_the_projector_view_and_back_keeping_the_class():
-    at = page_test("app.py")
-    at.run()
-    at.session_state[LIVE_OPEN] = True
-    at.run()
-    at.button(key="live_start").click().run()
+    at = started_class(page_test("app.py"))
     live = at.session_state[LIVE]
     assert not _qr_codes(at)   # the laptop's view: the code in the sidebar, no QR code
     at.button(key="live_projector").click().run()

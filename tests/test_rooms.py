@@ -11,9 +11,9 @@ import uuid
 import pytest
 
 from svmviz.errors import SvmvizError
-from svmviz_app.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, InMemoryRoomStore, RoomAccessError,
-                              RoomContentError, RoomFullError, RoomNotFoundError, RoomStore, display_code,
-                              normalize_code)
+from svmviz_app.rooms import (ALPHABET, CODE_LENGTH, MAX_VIEW_BYTES, ORPHAN_TTL_S, STUDENT_TTL_S, InMemoryRoomStore,
+                              RoomAccessError, RoomContentError, RoomFullError, RoomNotFoundError, RoomStore,
+                              display_code, normalize_code)
 
 
 class Clock:
@@ -24,7 +24,7 @@ class Clock:
         return self.t
 
 
-VIEW = {"page": "SVM_Tree", "data": {"spec": "fourclass"}, "state": {"tree.step": 3, "tree.C_hard": 10.0}}
+VIEW = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 3, "tree.C_hard": 10.0}}
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -196,12 +196,15 @@ def test_server_room_limit(make_store):
 
 def test_bounded_view_and_question(store):
     code, token = store.create_room()
+    n = MAX_VIEW_BYTES // 20
+    big = {"X": [[0.123456789, 0.987654321]] * n, "y": [0] * n, "feature_names": ["a", "b"], "class_names": ["0"],
+           "name": "big", "source": "upload"}
     with pytest.raises(RoomContentError, match="MB"):
-        store.publish(code, token, {"data": "x" * (MAX_VIEW_BYTES + 1)})
-    with pytest.raises(RoomContentError, match="JSON"):
-        store.publish(code, token, {"x": float("nan")})
-    with pytest.raises(RoomContentError, match="JSON"):
-        store.publish(code, token, {"x": object()})
+        store.publish(code, token, {"data": big})
+    with pytest.raises(RoomContentError, match="finite"):
+        store.publish(code, token, {"state": {"x": float("nan")}})
+    with pytest.raises(RoomContentError, match="number or text"):
+        store.publish(code, token, {"state": {"x": object()}})
     with pytest.raises(RoomContentError, match="options"):
         store.pose(code, token, "q", ["only"], 0)
     with pytest.raises(RoomContentError, match="options"):
@@ -374,6 +377,10 @@ def test_the_configured_store(redis_url):
     assert isinstance(open_store(""), InMemoryRoomStore)
     assert isinstance(open_store(redis_url), RedisRoomStore)
     assert open_store("").max_students == 100 and open_store(redis_url, "300").max_students == 300
+    behind_nat = open_store(redis_url, "", "120")
+    assert (behind_nat.address_seats, behind_nat.address_joins, open_store("").address_seats) == (120, 120, 10)
+    with pytest.raises(ValueError, match="SVMVIZ_ADDRESS_SEATS"):
+        open_store("", "", "many")
     for bad in ("0", "-5", "many"):
         with pytest.raises(ValueError, match="SVMVIZ_ROOM_SEATS"):
             open_store("", bad)
@@ -395,7 +402,7 @@ def test_a_resume_code_lets_another_device_claim_the_room_once_and_for_ten_minut
     from svmviz_app.rooms import RESUME_TTL_S
 
     clock = Clock()
-    store = make_store(clock=clock)
+    store = make_store(clock=clock, orphan_ttl_s=2 * RESUME_TTL_S)   # (a room nobody follows ends sooner)
     code, token = store.create_room()
     other, other_token = store.create_room()
     typed = store.resume(code, token)
@@ -432,3 +439,145 @@ def test_a_redis_store_out_of_reach_says_so_and_a_wait_does_not_hang():
     t.start()
     t.join(30.0)
     assert done.is_set()   # the poll after it tells the student; no wait of a minute on a dead store
+
+
+# ------------------------------------------------------------------ clients, addresses, rooms per address
+def test_a_view_is_a_bounded_structure_not_any_json(store):
+    """A view nested 100,000 deep, or with a part no view has, is refused with a message (it raised
+    RecursionError while encoding)."""
+    code, token = store.create_room()
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    rows = {"X": [[0.0, deep]], "y": [0], "feature_names": ["a", "b"], "class_names": ["0"], "name": "n", "source": "s"}
+    for bad in ({"state": {"k": deep}}, {"extra": deep}, {"data": rows}, {"tally": {"code": code, "qid": 1, "counts": deep}},
+                {"page": deep}, {"state": {"k" * 500: 1}}, {"data": dict(rows, X=[[0.0, 1.0]], y=[deep])}):
+        with pytest.raises(RoomContentError):
+            store.publish(code, token, bad)
+    with pytest.raises(RoomContentError):
+        store.pose(code, token, "q", ["a", "b"], 0, on_reveal=deep)
+    assert store.follow(code).version == 0   # nothing was published
+    ok = {"page": "Data", "spec": "upload:ab12", "state": {"split.test": 0.25, "tree.step": 3, "name": "x"},
+          "tally": {"code": code, "qid": 1, "counts": [1, 2]},
+          "data": dict(rows, X=[[0.0, 1.0]], y=["a"])}
+    assert store.publish(code, token, ok) == 1 and store.follow(code).view == ok
+
+
+def test_one_client_holds_one_seat_and_one_answer(store):
+    code, token = store.create_room()
+    qid = store.pose(code, token, "which?", ["a", "b"], 0)
+    me = store.new_client("10.0.0.7")
+    for i in range(15):   # fifteen sessions (tabs, forged sessions) of one client
+        store.follow(code, me, address="10.0.0.7")
+        store.answer(code, me, qid, i % 2, address="10.0.0.7")
+    assert store.follow(code).n_students == 1
+    assert store.tally(code, token).counts == (1, 0)   # the last answer, once
+    other = store.new_client("10.0.0.8")
+    store.answer(code, other, qid, 0, address="10.0.0.8")
+    assert store.tally(code, token).counts == (2, 0) and store.follow(code).n_students == 2
+
+
+def test_client_ids_are_the_stores_own(make_store):
+    store = make_store()
+    issued = store.new_client("10.0.0.7")
+    assert store.valid_client(issued) and store.valid_client(store.new_client(None))
+    nonce, mac = issued.split(".")
+    for forged in (None, "", 123, nonce, f"{nonce}.", f"{nonce}.{mac[:-1]}A", f"x{nonce}.{mac}", secrets.token_urlsafe(24)):
+        assert not store.valid_client(forged)
+    if isinstance(store, InMemoryRoomStore):   # (Redis stores of one prefix share their key: several processes)
+        assert not make_store().valid_client(issued)
+
+
+def test_one_address_cannot_take_the_seats(make_store):
+    """100 forged sessions from one address: new client ids come at ``address_joins`` a minute and
+    an address holds ``address_seats`` seats; students on other addresses still join."""
+    clock = Clock()
+    store = make_store(max_students=100, clock=clock)
+    code, token = store.create_room()
+    held, refused = 0, 0
+    for _ in range(100):
+        try:
+            client = store.new_client("10.0.0.66")
+            store.follow(code, client, address="10.0.0.66")
+            held += 1
+        except RoomFullError as exc:   # (RoomRateError is one)
+            assert "your network" in str(exc) or "new devices" in str(exc)
+            refused += 1
+    assert held == 10 and refused == 90
+    for _ in range(60):   # ten minutes later the address still holds its share only
+        clock.t += 10
+        for c in store.seats(code, token):   # the forged seats keep polling
+            store.follow(code, c.client, address=c.address)
+        with pytest.raises(RoomFullError, match="your network holds 10 seats|new devices"):
+            store.follow(code, store.new_client("10.0.0.66"), address="10.0.0.66")
+    for i in range(90):
+        store.follow(code, store.new_client(f"10.1.0.{i}"), address=f"10.1.0.{i}")
+    assert store.follow(code).n_students == 100
+    with pytest.raises(RoomFullError, match="Tell the instructor"):
+        store.follow(code, store.new_client("10.2.0.1"), address="10.2.0.1")
+
+
+def test_idle_seats_are_freed_within_seconds(make_store):
+    clock = Clock()
+    store = make_store(max_students=2, clock=clock)
+    code, token = store.create_room()
+    a, b = store.new_client(), store.new_client()
+    store.follow(code, a)
+    store.follow(code, b)
+    clock.t += 5
+    store.follow(code, a)   # a polls; b's browser is gone
+    clock.t += STUDENT_TTL_S - 4
+    assert store.follow(code).n_students == 1 and [s.client for s in store.seats(code, token)] == [a]
+    store.follow(code, store.new_client())   # b's seat is free for another student
+    assert STUDENT_TTL_S <= 20
+
+
+def test_instructor_sees_and_removes_seats(store):
+    code, token = store.create_room()
+    qid = store.pose(code, token, "which?", ["a", "b"], 0)
+    flood = [store.new_client("10.0.0.66") for _ in range(5)]
+    for c in flood:
+        store.answer(code, c, qid, 1, address="10.0.0.66")
+    student = store.new_client("10.0.0.5")
+    store.answer(code, student, qid, 0, address="10.0.0.5")
+    seats = store.seats(code, token)
+    assert len(seats) == 6 and [s.address for s in seats].count("10.0.0.66") == 5
+    assert all(0 <= s.idle_s < 5 for s in seats)
+    assert store.remove(code, token, client=flood[0]) == 1
+    assert store.tally(code, token).counts == (1, 4)
+    with pytest.raises(RoomAccessError, match="removed"):
+        store.follow(code, flood[0], address="10.0.0.66")
+    assert store.remove(code, token, address="10.0.0.66") == 4
+    assert store.tally(code, token).counts == (1, 0)
+    assert [s.client for s in store.seats(code, token)] == [student]
+    with pytest.raises(RoomAccessError, match="removed"):   # a new client id from that address too
+        store.follow(code, store.new_client("10.0.0.66"), address="10.0.0.66")
+    with pytest.raises(RoomAccessError, match="only the instructor"):
+        store.remove(code, "not-the-token", client=student)
+    with pytest.raises(RoomAccessError, match="only the instructor"):
+        store.seats(code, "not-the-token")
+
+
+def test_rooms_per_address_and_rooms_nobody_follows_end(make_store):
+    clock = Clock()
+    store = make_store(clock=clock, max_rooms=10)
+    mine = [store.create_room(owner="10.0.0.66") for _ in range(3)]
+    with pytest.raises(RoomFullError, match="your network runs 3 classes"):
+        store.create_room(owner="10.0.0.66")
+    kept, kept_token = store.create_room(owner="10.0.0.5")
+    followed, _ = mine[0]
+    student = store.new_client("10.0.0.6")
+    for _ in range(int(ORPHAN_TTL_S // 10) + 1):   # the instructors' pages closed; one room has a student
+        clock.t += 10
+        store.follow(followed, student, address="10.0.0.6")
+        store.touch(kept, kept_token)
+    assert len(store) == 2 and sorted(stored_codes(store)) == sorted([followed, kept])
+    store.create_room(owner="10.0.0.66")   # its share is free again
+
+
+def test_a_full_store_is_a_message(make_store):
+    store = make_store(max_rooms=3)
+    for i in range(3):
+        store.create_room(owner=f"10.0.0.{i}")
+    with pytest.raises(RoomFullError, match="try again in a few minutes"):
+        store.create_room(owner="10.0.0.9")
