@@ -1,8 +1,6 @@
 """SVM tree (Zapién Arreola, Fehr and Burkhardt 2007): fit once on the Data page's training part, then step through the greedy
 construction node by node, each step explained in words."""
 
-from contextlib import nullcontext
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -166,8 +164,10 @@ def _step_header(k: int):
     return step
 
 
-def _explanation(k: int, folded: bool = False) -> None:
-    with st.expander("Explanation of this step") if folded else nullcontext(), guard("cannot explain this step"):
+def _explanation(k: int) -> None:
+    """The step in full, folded under the step line and the picture: 5–15 lines an instructor
+    does not read aloud (the step line above the plot is the sentence that is)."""
+    with st.expander("Explanation of this step"), guard("cannot explain this step"):
         st.info(shared_view(_explain, model, k, tree_index))
 
 
@@ -204,7 +204,7 @@ def _projected_step(k: int) -> None:
             projector_chart(fig, key="tree_fig")
     else:
         st.plotly_chart(shared_view(chain_figure, model, tree_index, current=k), key="tree_chain_only")
-    _explanation(k, folded=lesson)   # a projector shows the plot first, the explanation folded
+    _explanation(k)
 
 
 def _geo_picked(k: int) -> None:
@@ -217,7 +217,6 @@ def _geo_picked(k: int) -> None:
 def _step_view(k: int) -> None:
     """Everything that changes with the step: reruns alone on a step click (a fragment)."""
     step = _step_header(k)
-    _explanation(k)
     # the plot takes the full width (its legend sits beside the axes); the controls for it below
     # (drawn first: the plot shows what they say)
     plot_slot = st.container()
@@ -247,6 +246,8 @@ def _step_view(k: int) -> None:
                             geometry_label=geo, geometry_solver=solver)
         st.plotly_chart(fig, key="tree_fig")
         shown_figure("tree.step").show(fig)
+    with plot_slot:   # folded under the picture, above the controls for it
+        _explanation(k)
     st.subheader("Candidates")
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "

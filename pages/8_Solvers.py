@@ -21,7 +21,7 @@ from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page
-from svmviz_app.projector import projector_chart
+from svmviz_app.projector import lesson_chart, projector_chart
 from svmviz_app.state import bind
 from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.views import compact_figure, standard_views
@@ -102,8 +102,8 @@ def smo_view(ctx) -> None:
                 live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)
                 projector_chart(view["step"], key="solvers_step_fig")
                 left, right = st.columns(2)
-                left.plotly_chart(view["alpha"], key="solvers_alpha_bars")
-                right.plotly_chart(view["curves"], key="solvers_curves")
+                lesson_chart(view["alpha"], key="solvers_alpha_bars", where=left)
+                lesson_chart(view["curves"], key="solvers_curves", where=right)
                 return
             st.caption(f"Step {t + 1} of {n}: the iterate after t = {t} SMO iterations.")
             live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)

@@ -275,8 +275,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
         c = step.candidates[i]
         is_chosen = i == step.chosen
         name = f"{c.label}: {c.solver}, hard {signed(c.hard_class)}, leaves out {c.left_out}"
-        res = _line_trace(c.w, c.threshold, plane, lo, hi,
-                          name if is_chosen or few else f"{name} (click to show)",
+        res = _line_trace(c.w, c.threshold, plane, lo, hi, name,
                           _cand_color(c.label), 5 if is_chosen else 1.5,
                           "solid" if is_chosen else ("dot" if c.perpendicular else "dash"),
                           c.label if is_chosen or few else None,
@@ -284,6 +283,11 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
         if res is None:
             continue
         trace, note, ((x1, y1), (x2, y2)), a = res
+        if is_chosen:   # first in the legend: never scrolled out of view below the other lines
+            trace["legendrank"] = 1
+        elif not few:   # hidden until clicked, under one heading that says so
+            trace.update(legendgroup="others", legendrank=2000,
+                         legendgrouptitle=dict(text="other candidate lines (click to show)"))
         data.append(trace)
         if note is not None:
             notes.append(note)
@@ -301,7 +305,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     # legend to the right of the axes: never over the plot or an axis title
     layout["title"]["subtitle"] = dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))
     layout["margin"].update(t=100, r=10, b=50)
-    layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top")
+    layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", groupclick="toggleitem")
     if notes:
         layout["annotations"] = notes
     return {"data": data, "layout": layout}
