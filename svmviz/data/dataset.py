@@ -155,8 +155,8 @@ def signed(v: int) -> str:
 
 
 def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes", "2 classes"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def plain_text(value) -> str:
