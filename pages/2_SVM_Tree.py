@@ -9,6 +9,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from svmviz.data import signed
 from svmviz.models import SVMTreeClassifier
 from svmviz.questions import svm_tree_winner
+from svmviz.plots.common import shown_number
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
                                    final_figure, step_spec, zero_solution_frame)
 from svmviz_app import live, state
@@ -186,9 +187,12 @@ def _zero_text(model, k, tree_index) -> str:
     for r in model.zero_solution_report(k, tree_index):
         paper = (f"the paper's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
                  else "the paper's loop jumps over this window (w = 0 at every try)")
+        above = (f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other))"
+                 if np.isfinite(r.D_star) else
+                 "no large C_k gives w = 0 (D_k* = ∞: the other centroid lies in no reduced hull of the hard class)")
         texts.append(f"**hard class {signed(r.hard_class)}** ({r.m_hard} hard, {r.m_other} other samples): "
-                     f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other)) "
-                     f"and for C_k ≤ D_low = **{r.D_low:.4g}** (the hard centroid in the other class's reduced hull); "
+                     f"{above} and w = 0 for C_k ≤ D_low = **{shown_number(r.D_low)}** (the hard centroid in the "
+                     "other class's reduced hull); "
                      f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "
                      f"C_k = {r.exact_C:.4g}. Hulls of the two classes "
                      f"{'intersect (Theorem 1 warns)' if r.hulls_intersect else 'are disjoint'}.")

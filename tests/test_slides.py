@@ -134,3 +134,40 @@ def test_one_removed_sample_is_one_sample():
     from svmviz.data.dataset import counted
 
     assert counted(1, "sample") == "1 sample" and counted(0, "sample") == "0 samples"
+
+
+def test_tables_show_no_none_or_infinity_as_a_python_word():
+    from svmviz.plots.common import shown_number
+
+    assert shown_number(np.nan) == "—" and shown_number(None) == "—"
+    assert shown_number(np.inf) == "∞" and shown_number(-0.5) == "−0.5" and shown_number(1234.5678) == "1235"
+
+
+def test_svm_tree_zero_solution_table_has_no_missing_values():
+    from svmviz.models import SVMTreeClassifier
+    from svmviz.plots.svm_tree import zero_solution_frame
+
+    X, y = _blobs()
+    frame = zero_solution_frame(SVMTreeClassifier(C_hard=100.0).fit(X, y), 0)
+    assert len(frame) and not frame.isna().any().any()   # a NaN is shown as "None"
+    assert not frame.astype(str).apply(lambda col: col.str.contains("inf|nan|None")).any().any()
+
+
+def test_tree_decomposition_leaf_table_writes_class_minus_one_with_the_minus_sign():
+    from svmviz.models import TreeDecompositionSVC
+    from svmviz.plots.tree_decomposition import leaf_rows
+
+    X, y = _blobs(40)
+    rows = leaf_rows(TreeDecompositionSVC().fit(X, y))
+    text = " ".join(f"{r['class counts']} {r['label / SVM']}" for r in rows)
+    assert "−1" in text and "-1" not in text
+
+
+def test_the_animation_buttons_use_glyphs_every_font_has():
+    from svmviz.models import SVMTreeClassifier
+    from svmviz.plots.svm_tree import animation_figure
+
+    X, y = _blobs()
+    fig = animation_figure(SVMTreeClassifier(C_hard=100.0).fit(X, y), X, y, resolution=20)
+    labels = [b.label for menu in fig.layout.updatemenus for b in menu.buttons]
+    assert labels and not any(0x2300 <= ord(ch) <= 0x23FF or ord(ch) >= 0x1F000 for label in labels for ch in label)

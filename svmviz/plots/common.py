@@ -44,15 +44,20 @@ def user_text(value) -> PlotText:
     return PlotText(html.escape(" ".join(str(value).splitlines()), quote=False))
 
 
-def class_text(value) -> PlotText:
-    """A class name as Plotly text (``user_text``), a negative number written with the minus sign
-    (U+2212): "−1", as every class label and number on the figures, never "-1" next to "−1"."""
-    text = user_text(value)
+def minus_sign(value) -> str:
+    """A class name as text, a negative number written with the minus sign (U+2212): "−1", as
+    every class label and number on the figures and tables, never "-1" next to "−1"."""
+    text = str(value)
     try:
         float(text)
     except ValueError:
         return text
-    return PlotText(text.replace("-", "−"))
+    return text.replace("-", "−")
+
+
+def class_text(value) -> PlotText:
+    """A class name as Plotly text (``user_text``) with ``minus_sign``."""
+    return PlotText(minus_sign(user_text(value)))
 
 
 def shortened(text, limit: int) -> PlotText:
@@ -64,6 +69,17 @@ def shortened(text, limit: int) -> PlotText:
     if len(shown) <= limit:
         return user_text(text)
     return user_text(shown[:max(limit - 1, 1)] + "…")
+
+
+def shown_number(value, fmt: str = ".4g") -> str:
+    """A number of a table as a class reads it: "—" where there is none (Streamlit shows a NaN
+    as "None"), "∞" for an infinite bound, negatives with the minus sign (U+2212)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "—"
+    value = float(value)
+    if np.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return format(value, fmt).replace("-", "−")
 
 
 def padded_box(X, pad=0.08):
