@@ -39,9 +39,15 @@ def data_sidebar() -> Dataset:
                     f"{counted(ds.n_features, 'feature')}, {counted(len(ds.classes), 'class')}")
         st.caption(f"{plain(shown_source(ds.source))}; {state.split_settings().describe()} — change it on the "
                    "Data page")
-    restored = st.session_state.pop(_RESTORED, None)
-    if restored:   # once, on the page the lesson file opened
-        st.success(plain(restored), icon=":material/task_alt:")
+    restored = st.session_state.get(_RESTORED)
+    if restored is not None:   # on the page the lesson file opened, until another page is opened
+        here = current_page_path()
+        if here and here == restored[1]:
+            st.success(plain(restored[0]), icon=":material/task_alt:")
+        else:
+            del st.session_state[_RESTORED]
+            if not here:   # no address (a test's run): said once
+                st.success(plain(restored[0]), icon=":material/task_alt:")
     state.show_notes(st.container())   # link notes, also those made later in this run
     return ds
 
@@ -123,7 +129,7 @@ def dataset_from_upload(uploaded) -> bool | None:
         state.restore(lesson.dataset, values)
         if lesson.model is not None:
             st.session_state["_svmviz_lesson_model"] = lesson.model
-        st.session_state[_RESTORED] = restored_note(lesson, name, page)
+        st.session_state[_RESTORED] = (restored_note(lesson, name, page), page[0][2:-3] if page else "Data")
         if page is not None:
             st.switch_page(f"pages/{page[0]}")   # the lesson's page, at its step (a bound value)
         st.rerun()
@@ -132,7 +138,8 @@ def dataset_from_upload(uploaded) -> bool | None:
 
 #: The state entry of a lesson file naming the page it was saved on (its URL path, "DAG_SVM").
 LESSON_PAGE = "view.page"
-_RESTORED = "_svmviz_lesson_restored"   # what a lesson file just brought back, said once on its page
+#: What a lesson file just brought back and the URL path of the page it opened, said there.
+_RESTORED = "_svmviz_lesson_restored"
 
 
 def _lesson_page(url_path) -> tuple[str, str] | None:
