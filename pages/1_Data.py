@@ -8,6 +8,7 @@ import streamlit as st
 
 from svmviz.data import BUILTINS, METHODS, load_builtin
 from svmviz.data.builtins import fourclass_note
+from svmviz.data.dataset import counted
 from svmviz.data.generators import GENERATORS, generate
 from svmviz.plots.data import plot_dataset
 from svmviz_app import state
@@ -15,7 +16,7 @@ from svmviz_app.budget import upload_mb
 from svmviz_app.draw import draw_panel
 from svmviz_app.state import bind
 from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
-                                replace_dataset, share_controls)
+                                replace_dataset, share_controls, shown_source)
 
 state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Data")
@@ -84,8 +85,9 @@ if source == "Draw":
 ds = data_sidebar()
 share_controls("data")
 st.subheader(plain(ds.name))
-st.caption(f"{plain(ds.source)} · {ds.n_samples} samples × {ds.n_features} features · {len(ds.classes)} "
-           f"classes · {state.split_settings().describe()}")
+st.caption(f"{plain(shown_source(ds.source))} · {counted(ds.n_samples, 'sample')} × "
+           f"{counted(ds.n_features, 'feature')} · {counted(len(ds.classes), 'class')} · "
+           f"{state.split_settings().describe()}")
 
 train, test = ds, None  # shown unsplit when the chosen split is impossible
 with guard("cannot split the data this way (lower the test fraction to 0 or untick Stratified)"):

@@ -1,8 +1,6 @@
 """SVM tree (Zapién Arreola, Fehr and Burkhardt 2007): fit once on the Data page's training part, then step through the greedy
 construction node by node, each step explained in words."""
 
-from contextlib import nullcontext
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -11,6 +9,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from svmviz.data import signed
 from svmviz.models import SVMTreeClassifier
 from svmviz.questions import svm_tree_winner
+from svmviz.plots.common import shown_number
 from svmviz.plots.svm_tree import (animation_figure, animation_html, candidates_frame, chain_figure,
                                    final_figure, step_spec, zero_solution_frame)
 from svmviz_app import live, state
@@ -166,8 +165,10 @@ def _step_header(k: int):
     return step
 
 
-def _explanation(k: int, folded: bool = False) -> None:
-    with st.expander("Explanation of this step") if folded else nullcontext(), guard("cannot explain this step"):
+def _explanation(k: int) -> None:
+    """The step in full, folded under the step line and the picture: 5–15 lines an instructor
+    does not read aloud (the step line above the plot is the sentence that is)."""
+    with st.expander("Explanation of this step"), guard("cannot explain this step"):
         st.info(shared_view(_explain, model, k, tree_index))
 
 
@@ -186,9 +187,12 @@ def _zero_text(model, k, tree_index) -> str:
     for r in model.zero_solution_report(k, tree_index):
         paper = (f"the paper's loop stops at C_k = {r.paper_C:.4g}" if np.isfinite(r.paper_C)
                  else "the paper's loop jumps over this window (w = 0 at every try)")
+        above = (f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other))"
+                 if np.isfinite(r.D_star) else
+                 "no large C_k gives w = 0 (D_k* = ∞: the other centroid lies in no reduced hull of the hard class)")
         texts.append(f"**hard class {signed(r.hard_class)}** ({r.m_hard} hard, {r.m_other} other samples): "
-                     f"w = 0 for C_k ≥ D_k* = **{r.D_star:.4g}** (the other centroid lies in RCH(hard, C_k/m_other)) "
-                     f"and for C_k ≤ D_low = **{r.D_low:.4g}** (the hard centroid in the other class's reduced hull); "
+                     f"{above} and w = 0 for C_k ≤ D_low = **{shown_number(r.D_low)}** (the hard centroid in the "
+                     "other class's reduced hull); "
                      f"the window contains m_other/m_hard = {r.floor:.4g}. {paper}; the exact rule uses "
                      f"C_k = {r.exact_C:.4g}. Hulls of the two classes "
                      f"{'intersect (Theorem 1 warns)' if r.hulls_intersect else 'are disjoint'}.")
@@ -204,7 +208,7 @@ def _projected_step(k: int) -> None:
             projector_chart(fig, key="tree_fig")
     else:
         st.plotly_chart(shared_view(chain_figure, model, tree_index, current=k), key="tree_chain_only")
-    _explanation(k, folded=lesson)   # a projector shows the plot first, the explanation folded
+    _explanation(k)
 
 
 def _geo_picked(k: int) -> None:
@@ -217,7 +221,6 @@ def _geo_picked(k: int) -> None:
 def _step_view(k: int) -> None:
     """Everything that changes with the step: reruns alone on a step click (a fragment)."""
     step = _step_header(k)
-    _explanation(k)
     # the plot takes the full width (its legend sits beside the axes); the controls for it below
     # (drawn first: the plot shows what they say)
     plot_slot = st.container()
@@ -247,6 +250,8 @@ def _step_view(k: int) -> None:
                             geometry_label=geo, geometry_solver=solver)
         st.plotly_chart(fig, key="tree_fig")
         shown_figure("tree.step").show(fig)
+    with plot_slot:   # folded under the picture, above the controls for it
+        _explanation(k)
     st.subheader("Candidates")
     st.caption("a–d: Fig. 4.1 (C-SVM / H1-SVM, hard class −1 / +1). “−d”: d with w → −w (§4.3.3); “d⊥”: "
                "perpendicular to d (§4.3.4), “−d⊥” its other orientation. C_k tries: “certified” = known to "

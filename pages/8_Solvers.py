@@ -15,13 +15,14 @@ from sklearn.svm import SVC
 from svmviz.errors import ParameterError
 from svmviz.models.svc import BinaryNuSVC, BinarySVC, libsvm_dual_objective
 from svmviz.plots import solvers as P
+from svmviz.plots.common import shown_number
 from svmviz.questions import smo_next_pair
 from svmviz.solvers.cvxpy_backend import DEFAULT_MAX_N
 from svmviz_app import live, state
 from svmviz_app.cache import cached_call, cached_fit, shared_view
 from svmviz_app.controls import plane_controls
 from svmviz_app.frame import MethodPage, Param, View, kernel_params, run_page
-from svmviz_app.projector import projector_chart
+from svmviz_app.projector import lesson_chart, projector_chart
 from svmviz_app.state import bind
 from svmviz_app.stepper import shown_figure, stepper
 from svmviz_app.views import compact_figure, standard_views
@@ -102,8 +103,8 @@ def smo_view(ctx) -> None:
                 live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)
                 projector_chart(view["step"], key="solvers_step_fig")
                 left, right = st.columns(2)
-                left.plotly_chart(view["alpha"], key="solvers_alpha_bars")
-                right.plotly_chart(view["curves"], key="solvers_curves")
+                lesson_chart(view["alpha"], key="solvers_alpha_bars", where=left)
+                lesson_chart(view["curves"], key="solvers_curves", where=right)
                 return
             st.caption(f"Step {t + 1} of {n}: the iterate after t = {t} SMO iterations.")
             live.question_panel(lambda: smo_next_pair(model, t), "solvers.step", n)
@@ -175,14 +176,15 @@ def _comparison(X, y, C, kernel, gamma, degree, coef0, tol, names, plane) -> dic
             "objective ½αᵀQα − Σα": [smo.objective_, libsvm_dual_objective(svc, X)],
             "support vectors": [int(smo.support_.size), int(svc.support_.size)],
             "iterations": [int(smo.n_iter_), int(svc.n_iter_[0])],
-            "final KKT violation": [smo.max_violation_, np.nan],
+            # LIBSVM does not report it: "—", not the "None" a NaN is shown as
+            "final KKT violation": [shown_number(smo.max_violation_, ".3g"), shown_number(None)],
             "time (s)": [smo.fit_time_, svc_time]}
     if ref is not None:
         rows["solver"].append("cvxpy reference (Clarabel)")
         rows["objective ½αᵀQα − Σα"].append(ref.objective_)
         rows["support vectors"].append(int(ref.support_.size))
         rows["iterations"].append(int(ref.n_iter_))
-        rows["final KKT violation"].append(ref.max_violation_)
+        rows["final KKT violation"].append(shown_number(ref.max_violation_, ".3g"))
         rows["time (s)"].append(ref.fit_time_)
     models = {"SMO": smo, "LIBSVM": svc}
     if ref is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from svmviz.data.dataset import counted
 from svmviz.errors import ParameterError
 from svmviz.models.dag_steps import dag_steps
 from svmviz.models.td_steps import split_order, td_steps
@@ -68,7 +69,7 @@ def svm_tree_winner(model, k: int, tree_index: int = 0) -> Question:
         win = step.candidates[step.chosen]
         tied = [c.label for i, c in enumerate(step.candidates)
                 if i != step.chosen and not c.zero_solution and c.left_out == win.left_out]
-        why = (f"Candidate {win.label} wins: it leaves out {win.left_out} samples of class "
+        why = (f"Candidate {win.label} wins: it leaves out {counted(win.left_out, 'sample')} of class "
                f"{-win.hard_class:+d}".replace("-", "−") + ", the most of the candidates"
                + (f", tied with {', '.join(tied)}: " + ("of equal candidates the one tried first wins"
                                                         if getattr(model, "tie_break", "order") == "order" else
@@ -247,16 +248,16 @@ def td_next(model, k: int) -> Question:
         kids = [int(tree.left[node]), int(tree.right[node])]
         pure = [bool(np.count_nonzero(tree.counts[c]) < 2) for c in kids]
         words = ("pure" if p else "mixed" for p in pure)
-        return Question(f"Node {node} ({int(tree.n_samples[node])} samples) is split next: how many of its two "
+        return Question(f"Node {node} ({counted(int(tree.n_samples[node]), 'sample')}) is split next: how many of its two "
                         "children are pure?", ("none", "one", "both"), int(sum(pure)),
                         f"Node {node} is cut at x{int(tree.feature[node]) + 1} < {tree.threshold[node]:.4g}: "
-                        + ", ".join(f"node {c} ({int(tree.n_samples[c])} samples) is {w}" for c, w in zip(kids, words))
+                        + ", ".join(f"node {c} ({counted(int(tree.n_samples[c]), 'sample')}) is {w}" for c, w in zip(kids, words))
                         + ". A pure node is a leaf; a mixed one is split again while it holds at least "
                           f"σ₀ = {model.sigma0_} samples.")
     if nxt.kind == "leaf":
         lf = model.levels_[0][cur.count if cur.kind == "leaf" else 0]
         counts = ", ".join(f"{c}: {int(n)}" for c, n in zip(model.classes_, lf.class_counts) if n)
-        return Question(f"Leaf {lf.node} ({lf.size} samples) is next: is this leaf pure?",
+        return Question(f"Leaf {lf.node} ({counted(int(lf.size), 'sample')}) is next: is this leaf pure?",
                         ("yes: one class, no SVM", "no: it needs a local SVM"), 0 if lf.homogeneous else 1,
                         f"Leaf {lf.node} holds {counts}: "
                         + ("one class, so it classifies by its label and trains no SVM." if lf.homogeneous else

@@ -11,8 +11,9 @@ Only stable ``data-testid`` selectors and the class Streamlit gives a keyed cont
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
+
+from svmviz.plots.common import for_projector
 
 from svmviz_app import state
 
@@ -83,10 +84,21 @@ def projector_style() -> None:
 def projector_chart(fig, key: str, **chart_kw) -> None:
     """``st.plotly_chart`` of ``fig`` (``chart_kw``: ``on_select``...); in lesson mode the
     figure's own height gives way to the height the projector style leaves it (the rest of the
-    screen)."""
+    screen), and its text to the projector's sizes (``lesson_chart``)."""
     if state.lesson_mode():
-        fig = go.Figure(fig)   # a copy: the figure may be shared by every session (views.shared_figure)
+        fig = for_projector(fig)   # a copy: the figure may be shared by every session (views.shared_figure)
         fig.update_layout(height=None, autosize=True)
         st.plotly_chart(fig, key=key, height="stretch", theme=None, **chart_kw)   # the figure's own font sizes
     else:
         st.plotly_chart(fig, key=key, **chart_kw)
+
+
+def lesson_chart(fig, key: str, where=None, **chart_kw) -> None:
+    """``st.plotly_chart`` of ``fig`` in ``where`` (a column or container; default the page); in
+    lesson mode with its text at the projector's sizes (``for_projector``: at least 20 px), for
+    the figures a projected page shows beside or under its picture."""
+    where = st if where is None else where
+    if state.lesson_mode():
+        where.plotly_chart(for_projector(fig), key=key, theme=None, **chart_kw)
+    else:
+        where.plotly_chart(fig, key=key, **chart_kw)

@@ -12,8 +12,10 @@ import streamlit as st
 
 from svmviz.data import Dataset, DataError, load_dataset, split_indices
 from svmviz.data import plain_text as plain  # user strings in st.markdown: shown as typed, never a link/image
+from svmviz.data.dataset import counted
 from svmviz.export import figure_bytes, image_export_available
 from svmviz_app import state
+from svmviz_app.navigation import PAGES, page_exists
 
 _UPLOAD_SEEN = "_svmviz_upload_seen"
 
@@ -33,11 +35,44 @@ def data_sidebar() -> Dataset:
     about the link the session was opened with)."""
     ds = state.current_dataset()
     with st.sidebar:
-        st.markdown(f"**Data:** {plain(ds.name)}  \n{ds.n_samples} samples × {ds.n_features} features, "
-                    f"{len(ds.classes)} classes")
-        st.caption(f"{plain(ds.source)}; {state.split_settings().describe()} — change it on the Data page")
+        st.markdown(f"**Data:** {plain(ds.name)}  \n{counted(ds.n_samples, 'sample')} × "
+                    f"{counted(ds.n_features, 'feature')}, {counted(len(ds.classes), 'class')}")
+        st.caption(f"{plain(shown_source(ds.source))}; {state.split_settings().describe()} — change it on the "
+                   "Data page")
+    restored = st.session_state.get(_RESTORED)
+    if restored is not None:   # on the page the lesson file opened, until another page is opened
+        here = current_page_path()
+        if here and here == restored[1]:
+            st.success(plain(restored[0]), icon=":material/task_alt:")
+        else:
+            del st.session_state[_RESTORED]
+            if not here:   # no address (a test's run): said once
+                st.success(plain(restored[0]), icon=":material/task_alt:")
     state.show_notes(st.container())   # link notes, also those made later in this run
     return ds
+
+
+_GENERATED = re.compile(r"^generated: (\w+)\((.*)\)$")
+#: An absolute path on the server (POSIX or Windows), up to its last component.
+_SERVER_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\](?:[^/\\\s;,()]+[/\\])+(?=[^/\\\s;,()]+)")
+
+
+def shown_source(source: str) -> str:
+    """Where a data set comes from, as a class reads it: a file by its name, never the server's
+    path to it; a generator by its name in words and its size, not its Python name and seed
+    ("generated: mexican_hat(n=600, seed=0)" → "generated: mexican hat, 600 points")."""
+    text = _SERVER_PATH.sub("", str(source))
+    m = _GENERATED.match(text)
+    if m is None:
+        return text
+    parts = []
+    for item in filter(None, (p.strip() for p in m.group(2).split(","))):
+        name, _, value = item.partition("=")
+        if name == "n":
+            parts.append(f"{value} points")
+        elif name != "seed":
+            parts.append(f"{name.replace('_', ' ')} = {value}")
+    return ", ".join([f"generated: {m.group(1).replace('_', ' ')}"] + parts)
 
 
 def replace_dataset(make: Callable[[], Dataset], what: str = "cannot load the data",
@@ -88,11 +123,49 @@ def dataset_from_upload(uploaded) -> bool | None:
         st.error(plain(error))
     st.session_state[_UPLOAD_SEEN] = (ident, error)
     if lesson is not None:
+        page = _lesson_page(values.pop(LESSON_PAGE, None))
+        if page is not None:   # the Data page's own source stays the uploader the file came from
+            values.pop("data.source", None)
         state.restore(lesson.dataset, values)
         if lesson.model is not None:
             st.session_state["_svmviz_lesson_model"] = lesson.model
+        st.session_state[_RESTORED] = (restored_note(lesson, name, page), page[0][2:-3] if page else "Data")
+        if page is not None:
+            st.switch_page(f"pages/{page[0]}")   # the lesson's page, at its step (a bound value)
         st.rerun()
     return error is None
+
+
+#: The state entry of a lesson file naming the page it was saved on (its URL path, "DAG_SVM").
+LESSON_PAGE = "view.page"
+#: What a lesson file just brought back and the URL path of the page it opened, said there.
+_RESTORED = "_svmviz_lesson_restored"
+
+
+def _lesson_page(url_path) -> tuple[str, str] | None:
+    """(file, title) of the method page named by a lesson file, or None (the Data page, an
+    unknown page, an older file without one)."""
+    for fname, title, _ in PAGES:
+        if fname[2:-3] == url_path and fname != "1_Data.py" and page_exists(fname):
+            return fname, title
+    return None
+
+
+def restored_note(lesson, file_name: str, page: tuple[str, str] | None) -> str:
+    """The success message of a lesson file: what it brought back and where it opened."""
+    ds, settings = lesson.dataset, len(set(lesson.state) - {LESSON_PAGE})
+    what = (f"Lesson file {file_name} restored: the data set {ds.name} ({counted(ds.n_samples, 'sample')}, "
+            f"{counted(len(ds.classes), 'class')})"
+            + (f", {counted(settings, 'setting')}" if settings else "")
+            + (" and its model" if lesson.model is not None else ""))
+    return what + (f"; opened on the {page[1]} page at its step." if page is not None else ".")
+
+
+def current_page_path() -> str:
+    """The URL path of the page this session shows ("DAG_SVM"; "" on the home page or outside a
+    browser session), from the address Streamlit reports for the browser's tab."""
+    url = st.context.url
+    return url.rstrip("/").rsplit("/", 1)[-1] if url and url.count("/") > 2 else ""
 
 
 def _size(f) -> int | None:
@@ -325,7 +398,8 @@ def share_controls(key: str, model=None) -> None:
         # included) after every run and fragment run (``_refresh_lesson_source``), since a step
         # click reruns only its fragment, not this sidebar.
         source = st.session_state.setdefault(_LESSON_SOURCE, {})
-        source.update(dataset=state.current_dataset(), values=state.snapshot(), model=model)
+        source.update(dataset=state.current_dataset(), values=state.snapshot(), model=model,
+                      page=current_page_path())
         st.download_button("Download lesson file", lambda: _lesson_text(source),
                            f"{_slug(key)}_lesson.json", "application/json", key=f"{key}_lesson",
                            on_click="ignore")
@@ -356,7 +430,8 @@ def _lesson_text(source: dict) -> str:
     from svmviz.export.lesson import dumps_lesson
 
     model = source["model"]
-    return dumps_lesson(source["dataset"], source["values"], None if model is None else _dumps_model(model))
+    values = dict(source["values"], **({LESSON_PAGE: source["page"]} if source.get("page") else {}))
+    return dumps_lesson(source["dataset"], values, None if model is None else _dumps_model(model))
 
 
 def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:

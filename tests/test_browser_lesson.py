@@ -146,10 +146,15 @@ def test_lesson_file_restores_the_view_in_another_browser(streamlit_url, browser
     assert doc["dataset"]["name"] == "lecture_blobs" and len(doc["dataset"]["X"]["__ndarray__"]["shape"]) == 2
     assert doc["state"]["split.norm"] == "minmax" and doc["state"]["split.seed"] == 3
     assert doc["state"]["tree.g1"] == 1 and doc["state"]["tree.C_hard"] == 100 and doc["state"]["tree.step"] == 2
+    assert doc["state"]["view.page"] == "SVM_Tree"   # the page it was saved on
 
     ctx, page = upload_lesson(browser, streamlit_url, saved, {"width": 1400, "height": 1000}, "lecture_blobs")
     try:
-        _open_page(page, "SVM Tree")
+        # the upload opens the lesson's page at its step and says what it brought back
+        page.wait_for_url("**/SVM_Tree**", timeout=60000)
+        said = page.locator('[data-testid="stAlert"]').filter(has_text="restored").first.inner_text()
+        assert "lesson_round_trip.json" in said and "lecture_blobs" in said and "SVM decision tree" in said
+        page.screenshot(path=str(artifacts_dir / "lesson_upload_opened.png"), full_page=True)
         after = _view(page)
         page.screenshot(path=str(artifacts_dir / "lesson_after_upload.png"), full_page=True)
         assert after == before

@@ -158,6 +158,11 @@ def signed(v: int) -> str:
     return f"{int(v):+d}".replace("-", "\u2212")
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes", "2 classes"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
+
+
 def plain_text(value) -> str:
     """``str(value)`` with every Markdown/HTML character escaped, for ``st.markdown`` and
     friends: a class name like ``![x](http://…)`` is shown as typed instead of fetching an

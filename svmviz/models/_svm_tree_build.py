@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmviz.data import signed
+from svmviz.data.dataset import counted
 from svmviz.errors import DataError
 from svmviz.geometry.halfspace_chain import first_exit, first_exits
 from svmviz.geometry.zero_solution import zero_solution_case
@@ -566,7 +567,7 @@ def grow(X, y, s: TreeSettings, progress=None) -> tuple[list, list, int]:
                           c.perpendicular, len(nodes), c.label, int(out.sum())))
         trace.append(Step(active.copy(), cands, best, removed, stages, n_qp,
                           f"chose {c.label} ({c.solver}, hard class {signed(c.hard_class)}): leaves out "
-                          f"{len(removed)} samples of class {signed(-c.hard_class)}", fell_back=fell_back))
+                          f"{counted(len(removed), 'sample')} of class {signed(-c.hard_class)}", fell_back=fell_back))
         active = active[~out]
 
 

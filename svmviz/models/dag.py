@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from svmviz import limits
+from svmviz.data.dataset import counted
 from svmviz.errors import DataError, ParameterError
 from svmviz.kernels import resolve_gamma
 from svmviz.models.base import SVMClassifierBase
@@ -491,7 +492,7 @@ class WeightedDAGSVC(CompositeMixin, SVMClassifierBase):
         and what to change ('' if none)."""
         if not self.incomplete_clusters_.size:
             return ""
-        parts = [f"cluster {M + 1} ({int(np.sum(self.cluster_labels_ == M))} samples) lacks class"
+        parts = [f"cluster {M + 1} ({counted(int(np.sum(self.cluster_labels_ == M)), 'sample')}) lacks class"
                  + ("es " if self.cluster_missing_[M].size > 1 else " ")
                  + ", ".join(str(self.classes_[k]) for k in self.cluster_missing_[M])
                  for M in self.incomplete_clusters_]

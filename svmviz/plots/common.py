@@ -8,6 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from svmviz.data.dataset import counted  # noqa: F401  (the figures' plurals, re-exported)
+
 # Two-class colours of Zapién Arreola, Fehr and Burkhardt 2007 (yellow: +1 region, cyan: −1 region) and a qualitative palette.
 POS_COLOR, NEG_COLOR = "#e6b800", "#00a6c8"
 POS_REGION, NEG_REGION = "rgba(255, 235, 59, 0.35)", "rgba(0, 229, 255, 0.25)"
@@ -42,15 +44,20 @@ def user_text(value) -> PlotText:
     return PlotText(html.escape(" ".join(str(value).splitlines()), quote=False))
 
 
-def class_text(value) -> PlotText:
-    """A class name as Plotly text (``user_text``), a negative number written with the minus sign
-    (U+2212): "−1", as every class label and number on the figures, never "-1" next to "−1"."""
-    text = user_text(value)
+def minus_sign(value) -> str:
+    """A class name as text, a negative number written with the minus sign (U+2212): "−1", as
+    every class label and number on the figures and tables, never "-1" next to "−1"."""
+    text = str(value)
     try:
         float(text)
     except ValueError:
         return text
-    return PlotText(text.replace("-", "−"))
+    return text.replace("-", "−")
+
+
+def class_text(value) -> PlotText:
+    """A class name as Plotly text (``user_text``) with ``minus_sign``."""
+    return PlotText(minus_sign(user_text(value)))
 
 
 def shortened(text, limit: int) -> PlotText:
@@ -64,9 +71,15 @@ def shortened(text, limit: int) -> PlotText:
     return user_text(shown[:max(limit - 1, 1)] + "…")
 
 
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def shown_number(value, fmt: str = ".4g") -> str:
+    """A number of a table as a class reads it: "—" where there is none (Streamlit shows a NaN
+    as "None"), "∞" for an infinite bound, negatives with the minus sign (U+2212)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "—"
+    value = float(value)
+    if np.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return format(value, fmt).replace("-", "−")
 
 
 def padded_box(X, pad=0.08):
@@ -279,14 +292,17 @@ def layout_spec(title: str = "", xlabel: str = "x1", ylabel: str = "x2", equal: 
     """``base_layout`` as a Plotly layout dict (a new dict; the template in it is shared, never
     change it)."""
     # tick labels set explicitly: Streamlit's chart theme replaces the layout font's size there
+    xaxis = dict(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
     yaxis = dict(title=dict(text=ylabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1))
     if equal:
-        yaxis.update(scaleanchor="x", scaleratio=1)
+        # one scale for both axes (distances, margins and hulls keep their shape); the axes shrink
+        # to the data's aspect instead of stretching their range past the data into a wide chart
+        yaxis.update(scaleanchor="x", scaleratio=1, constrain="domain")
+        xaxis.update(constrain="domain")
     return dict(title=dict(text=title, font=dict(size=TITLE_SIZE)), template=TEMPLATE_DICT, height=height,
                 font=dict(size=FONT_SIZE), margin=dict(l=50, r=20, t=60, b=50),
                 legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=LEGEND_SIZE)),
-                xaxis=dict(title=dict(text=xlabel, font=dict(size=AXIS_TITLE_SIZE)), tickfont=dict(size=FONT_SIZE - 1)),
-                yaxis=yaxis)
+                xaxis=xaxis, yaxis=yaxis)
 
 
 def with_subtitle(fig: go.Figure, text: str) -> go.Figure:
@@ -312,6 +328,62 @@ def readable(fig: go.Figure, title: str | None = None, n_titles: int = 0, **layo
     for note in fig.layout.annotations[:n_titles]:
         note.font.size = AXIS_TITLE_SIZE
     return fig
+
+
+#: The smallest text on a projected figure (lesson mode), in CSS pixels: tick labels, legend
+#: entries and labels read from the back row of a lecture room on a 1920×1080 projector.
+PROJECTOR_MIN_FONT = 20
+#: How much a projected figure's text grows (titles stay larger than the rest).
+PROJECTOR_FONT_SCALE = 1.3
+_FONT_KEYS = ("font", "tickfont", "textfont", "insidetextfont", "outsidetextfont")
+
+
+def for_projector(fig) -> go.Figure:
+    """A copy of ``fig`` (a figure or its dict form) with every text at least
+    ``PROJECTOR_MIN_FONT`` px, each size grown by ``PROJECTOR_FONT_SCALE``: titles, subtitles,
+    tick labels, legend entries, annotations and trace labels. The body font without a size gets
+    the minimum, so what inherits it (annotations, hover labels) does too."""
+    spec = fig.to_dict() if isinstance(fig, go.Figure) else {"data": list(fig.get("data", [])),
+                                                              "layout": dict(fig.get("layout", {}))}
+
+    def grow(node):
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key in _FONT_KEYS and isinstance(value, dict):
+                    value = grow(value)
+                    size = value.get("size")
+                    if isinstance(size, (int, float)):
+                        value["size"] = max(PROJECTOR_MIN_FONT, round(size * PROJECTOR_FONT_SCALE))
+                    out[key] = value
+                elif key != "template":
+                    out[key] = grow(value)
+                else:
+                    out[key] = value
+            return out
+        if isinstance(node, (list, tuple)):
+            return [grow(v) for v in node]
+        return node
+
+    layout = grow(spec["layout"])
+    body = dict(layout.get("font") or {})
+    if not isinstance(body.get("size"), (int, float)):
+        body["size"] = PROJECTOR_MIN_FONT
+    layout["font"] = body
+    data = [_label_inside_grown(old, new) for old, new in zip(spec["data"], grow(spec["data"]))]
+    return go.Figure({"data": data, "layout": layout})
+
+
+def _label_inside_grown(old: dict, new: dict) -> dict:
+    """A trace whose labels sit inside its markers (a diagram's nodes) with its markers grown as
+    much as its labels, so that a label still fits its circle."""
+    before, after = (t.get("textfont", {}).get("size") for t in (old, new))
+    size = new.get("marker", {}).get("size")
+    if new.get("textposition") != "middle center" or not before or not after or size is None:
+        return new
+    ratio = after / before
+    new["marker"] = dict(new["marker"], size=np.asarray(size, dtype=float) * ratio)
+    return new
 
 
 def message_figure(*lines: str) -> go.Figure:

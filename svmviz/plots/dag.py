@@ -333,7 +333,7 @@ def plot_dag_diagram(model, class_names=None, X=None, highlight=None, levels: in
         if s == K - 1:
             k = order[lo]
             text.append(short[k])
-            colors.append(class_color(k, max(K, 3)))
+            colors.append(class_color(k, K))   # as every map of the page
             hover.append(f"class {names[k]}")
         else:
             i, j = order[lo], order[hi]

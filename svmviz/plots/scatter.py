@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from svmviz.errors import DataError
 from svmviz.models.scatter_steps import iterate_model
 from svmviz.plots.common import (SUBTITLE_SIZE, TITLE_SIZE, Plane, add_class_scatter, base_layout, class_color,
-                                 class_text, grid, readable, rgba, user_text)
+                                 class_text, grid, legend_below, readable, rgba, user_text)
 from svmviz.plots.contours import level_line_trace
 from svmviz.plots.regions import add_region, class_margins, region_rings
 
@@ -136,8 +136,9 @@ def plot_sensitivity_bars(S, feature_names=None, class_names=None, title: str = 
         fig.add_trace(go.Bar(x=feats, y=S[k], name=f"class {names[k]}", marker_color=class_color(k, K)))
     fig.add_trace(go.Bar(x=feats, y=S[-1], name="mean over classes", marker_color=MEAN_COLOR))
     fig.update_layout(barmode="group")
-    return base_layout(fig, title or "Sensitivity s_j = mean over samples of (∂f/∂x_j)² (Jenssen et al. 2012, eq. 21)",
-                       "feature", "sensitivity", equal=False, height=440)
+    # the legend under the axes: above them it ran over the title
+    return legend_below(base_layout(fig, title or "Sensitivity s_j = mean over samples of (∂f/∂x_j)² (Jenssen et al. 2012, eq. 21)",
+                       "feature", "sensitivity", equal=False, height=440))
 
 
 def plot_sensitivity_images(S, shape, class_names=None, title: str = "") -> go.Figure:
@@ -181,8 +182,9 @@ def plot_gamma_maps(choice, feature_names=None, title: str = "") -> go.Figure:
                              name=f"γ = {g:.3g}: validation {100 * acc:.1f} %{mark}",
                              marker_line=dict(width=3 if k == choice.best else 0, color=MEAN_COLOR)))
     fig.update_layout(barmode="group")
-    return base_layout(fig, title or "Mean sensitivity per γ (each divided by its maximum)", "feature",
-                       "relative sensitivity", equal=False, height=440)
+    # the legend under the axes: above them it ran over the title
+    return legend_below(base_layout(fig, title or "Mean sensitivity per γ (each divided by its maximum)", "feature",
+                       "relative sensitivity", equal=False, height=440))
 
 
 def plot_scatter_iterate(model, run, s: int, X, y, class_names=None, feature_names=None,

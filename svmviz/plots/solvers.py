@@ -117,6 +117,18 @@ def _tol_line(fig: go.Figure, tol: float) -> None:
 
 
 # ---------------------------------------------------------------------------- SMO stepper
+def pair_label_positions(P: np.ndarray) -> list[str]:
+    """Where the labels of the working pair's points ``P`` (one or two rows) go: each on the
+    side facing away from the other point, so two close points never have their labels on top
+    of each other (both above them, they overlapped)."""
+    if len(P) < 2:
+        return ["top center"] * len(P)
+    dx, dy = P[1] - P[0]
+    if abs(dx) >= abs(dy):
+        return ["middle left", "middle right"] if dx >= 0 else ["middle right", "middle left"]
+    return ["bottom center", "top center"] if dy >= 0 else ["top center", "bottom center"]
+
+
 def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
                   resolution: int = 120) -> go.Figure:
     """The classifier after t SMO iterations (an ``SMOIterate``): f_t = 0 and, once defined,
@@ -142,8 +154,8 @@ def plot_smo_step(it, X: np.ndarray, y, names=None, plane=None, target=None,
         idx = [k for k in it.pair if k >= 0]
         fig.add_trace(go.Scatter(x=X2[idx, 0], y=X2[idx, 1], mode="markers+text",
                                  name="working pair (i, j)",
-                                 text=[f"i={idx[0]}"] + ([f"j={idx[1]}"] if len(idx) > 1 else []),
-                                 textposition="top center",
+                                 text=[f"i = {idx[0]}"] + ([f"j = {idx[1]}"] if len(idx) > 1 else []),
+                                 textposition=pair_label_positions(X2[idx]),
                                  marker=dict(size=18, color="rgba(0,0,0,0)",
                                              line=dict(width=3, color="#ff7f0e"))))
     if it.hull_points is not None:
@@ -223,6 +235,7 @@ def plot_trace_curves(iterations, violation, objective, t: int, tol: float | Non
     fig.add_vline(x=t, line=dict(color="#2ca02c", width=2), name=f"t = {t} (this step)", showlegend=True)
     # short titles: the page shows this beside the step's picture, in two fifths of the width
     base_layout(fig, "Convergence", "iteration", "max KKT violation", equal=False, height=360)
-    fig.update_yaxes(type="log", exponentformat="power")
+    # a label at each power of ten only: Plotly draws the 2s and 5s between them at 3/4 size
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power")
     fig.update_layout(yaxis2=dict(title="objective", overlaying="y", side="right", showgrid=False))
     return legend_below(fig)

@@ -19,7 +19,7 @@ from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.models.svm_tree import SLIVER_MAX, decided_counts
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
                                  add_class_scatter, base_layout, class_label, class_text, class_traces, counted,
-                                 grid, layout_spec, legend_below, padded_box, sample_note)
+                                 grid, layout_spec, legend_below, padded_box, sample_note, shown_number)
 from svmviz.plots.regions import region_rings, region_traces
 
 NEG_REGION_FILL, POS_REGION_FILL = "rgba(0, 229, 255, 0.30)", "rgba(255, 235, 59, 0.45)"
@@ -275,8 +275,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
         c = step.candidates[i]
         is_chosen = i == step.chosen
         name = f"{c.label}: {c.solver}, hard {signed(c.hard_class)}, leaves out {c.left_out}"
-        res = _line_trace(c.w, c.threshold, plane, lo, hi,
-                          name if is_chosen or few else f"{name} (click to show)",
+        res = _line_trace(c.w, c.threshold, plane, lo, hi, name,
                           _cand_color(c.label), 5 if is_chosen else 1.5,
                           "solid" if is_chosen else ("dot" if c.perpendicular else "dash"),
                           c.label if is_chosen or few else None,
@@ -284,6 +283,11 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
         if res is None:
             continue
         trace, note, ((x1, y1), (x2, y2)), a = res
+        if is_chosen:   # first in the legend: never scrolled out of view below the other lines
+            trace["legendrank"] = 1
+        elif not few:   # hidden until clicked, under one heading that says so
+            trace.update(legendgroup="others", legendrank=2000,
+                         legendgrouptitle=dict(text="other candidate lines (click to show)"))
         data.append(trace)
         if note is not None:
             notes.append(note)
@@ -301,7 +305,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     # legend to the right of the axes: never over the plot or an axis title
     layout["title"]["subtitle"] = dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))
     layout["margin"].update(t=100, r=10, b=50)
-    layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top")
+    layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", groupclick="toggleitem")
     if notes:
         layout["annotations"] = notes
     return {"data": data, "layout": layout}
@@ -389,10 +393,10 @@ def zero_solution_frame(model, k: int, tree_index: int = 0) -> pd.DataFrame:
         for t in c.tries:
             predicted = r.zero_at(t.C_k) if c.solver == "c-svm" else t.C_k >= r.D_star * (1 - 1e-9)
             rows.append({"line": c.label, "solver": c.solver, "hard class": f"{signed(c.hard_class)}",
-                         "C_k": t.C_k, "how": t.how, "‖w‖ (relative)": t.w_norm,
+                         "C_k": shown_number(t.C_k), "how": t.how, "‖w‖ (relative)": shown_number(t.w_norm, ".3g"),
                          "w = 0": t.zero_solution, "exact: w = 0": bool(predicted),
-                         "D_k* (w = 0 above)": r.D_star,
-                         "D_low (C-SVM: w = 0 below)": r.D_low if c.solver == "c-svm" else np.nan})
+                         "D_k* (w = 0 above)": shown_number(r.D_star),
+                         "D_low (C-SVM: w = 0 below)": shown_number(r.D_low if c.solver == "c-svm" else None)})
     return pd.DataFrame(rows)
 
 
@@ -651,7 +655,8 @@ def animation_figure(model, X, y, tree_index: int = 0, plane: Plane | None = Non
                           yanchor="top", pad=dict(t=10), showactive=False, buttons=[
             dict(label="▶ play", method="animate",
                  args=[None, dict(frame=dict(duration=1200, redraw=True), fromcurrent=True)]),
-            dict(label="⏸", method="animate",
+            # "‖", not the pause sign U+23F8: only emoji fonts draw that (a missing-glyph box elsewhere)
+            dict(label="‖ pause", method="animate",
                  args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))])])])
     return fig
 

@@ -9,8 +9,8 @@ from plotly.subplots import make_subplots
 
 from svmviz.errors import ParameterError
 from svmviz.models.td_steps import split_order
-from svmviz.plots.common import (add_class_scatter, base_layout, class_color, class_text, message_figure, readable,
-                                 rgba)
+from svmviz.plots.common import (add_class_scatter, base_layout, class_color, class_text, message_figure,
+                                 minus_sign, readable, rgba)
 from svmviz.plots.contours import level_lines, polyline_xy
 from svmviz.plots.regions import add_region, class_margins, region_rings
 
@@ -145,11 +145,11 @@ def leaf_rows(model, sigma=None) -> list[dict]:
     leaves = model.leaves_ if sigma == model.sigma_ else model.level_leaves(sigma)
     rows = []
     for lf in leaves:
-        counts = ", ".join(f"{c}: {k}" for c, k in zip(model.classes_, lf.class_counts) if k)
+        counts = ", ".join(f"{minus_sign(c)}: {k}" for c, k in zip(model.classes_, lf.class_counts) if k)
         rows.append({"leaf (node)": lf.node, "depth": int(model.tree_.depth[lf.node]), "samples": lf.size,
                      "class counts": counts, "homogeneous": lf.homogeneous,
                      "minority share": round(lf.minority_share, 4),
-                     "label / SVM": (f"{model.classes_[lf.label]}" + (" (majority)" if lf.by_majority else ""))
+                     "label / SVM": (minus_sign(model.classes_[lf.label]) + (" (majority)" if lf.by_majority else ""))
                      if lf.svm is None else f"{lf.svm.machines.shape[0]} machine(s)",
                      "support vectors": 0 if lf.svm is None else lf.svm.n_support})
     return rows
