@@ -23,6 +23,9 @@ Parts (``--parts``, comma-separated):
   peak RSS below is the whole run's; run this part alone for a clean figure); against the best
   global SVM affordable on a subsample of the training component (θ from the grid on 20,000
   points, then trained on ``--million-sub`` points).
+- ``cluster``: ``--cluster-n`` (10⁶) generated samples × 41 features × 5 classes through a
+  LocalCluster of 2 worker processes against the same fit in this process: wall and CPU time, peak
+  RSS per process, leaf tasks per worker, same predictions (run this part alone).
 - ``paper``: the paper's comparison (full 7 × 9 grid on fourclass and digits, 3 × 3 above 20,000).
 - ``table1``: generated sets with the shapes (samples × features × classes) of the paper's Table 1
   (``--shapes``: phw, letter, shuttle, census, kdd10, forest), features scaled to [0, 1] as §3, TD as
@@ -252,6 +255,52 @@ def part_million(args):
           "so far (cumulative down the table).")
 
 
+# ------------------------------------------------------------------------------ part: cluster
+def part_cluster(args):
+    """``--cluster-n`` × 41 × 5 (KDD CUP's features and classes) through a LocalCluster of two
+    worker processes (one thread each, data scattered once), against the same fit in this process:
+    time, peak RSS per process, leaf tasks per worker, and whether the predictions are the same."""
+    import time
+
+    from distributed import Client, LocalCluster, get_task_stream
+
+    n = args.cluster_n
+    X, y = shaped_set(n, 41, 5)
+    Xt, yt, Xv, yv, Xs, ys = split_411(X, y)
+    del X, y
+    kw = dict(svm_solver="libsvm", max_stages=1, **REDUCED)
+    print(f"\n== {n:,} × 41 × 5 (generated, KDD CUP's shape): training {yt.size:,} / validation {yv.size:,} "
+          f"/ test {ys.size:,}; TD σ₀ 1,500 only, 3×3 grid, LIBSVM leaves; one run each", flush=True)
+    c0, w0 = time.process_time(), time.perf_counter()
+    local = TreeDecompositionSVC(**kw, n_jobs=1).fit(Xt, yt, X_val=Xv, y_val=yv)
+    cpu_l, wall_l = time.process_time() - c0, time.perf_counter() - w0
+    pred_l = local.predict(Xs)
+    print(f"in process (n_jobs=1): {cpu_l:.1f} s CPU, {wall_l:.1f} s wall, test {100 * np.mean(pred_l == ys):.2f} %, "
+          f"{local.search_path_[0].n_trained} SVM leaves, peak RSS {_rss_mb():.0f} MB", flush=True)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cl, Client(cl) as client:
+        c0, w0 = time.process_time(), time.perf_counter()
+        with get_task_stream(client) as ran:
+            remote = TreeDecompositionSVC(**kw).fit(Xt, yt, X_val=Xv, y_val=yv, client=client)
+        cpu_main, wall_r = time.process_time() - c0, time.perf_counter() - w0
+        worker_cpu = client.run(lambda: time.process_time())
+        worker_mb = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    leaf_tasks = [t for t in ran.data if "train_leaf" in str(t["key"])]
+    per_worker = {w: sum(t["worker"] == w for t in leaf_tasks) for w in worker_mb}
+    pred_r = remote.predict(Xs)
+    same = bool(np.array_equal(pred_r, pred_l))
+    print(f"LocalCluster 2 processes × 1 thread: {wall_r:.1f} s wall, this process {cpu_main:.1f} s CPU, workers "
+          f"{', '.join(f'{v:.1f}' for v in worker_cpu.values())} s CPU (whole life); leaf tasks per worker "
+          f"{', '.join(str(v) for v in per_worker.values())}; peak RSS per worker "
+          f"{', '.join(f'{v:.0f}' for v in worker_mb.values())} MB, this process {_rss_mb():.0f} MB; "
+          f"σ {remote.sigma_} / {local.sigma_}, θ {remote.params_} / {local.params_}; same test predictions: {same}")
+    args.record.row(part="cluster", n=n, local_cpu=cpu_l, local_wall=wall_l, cluster_wall=wall_r,
+                    cluster_main_cpu=cpu_main, worker_cpu=list(worker_cpu.values()),
+                    worker_peak_rss_mb=list(worker_mb.values()), main_peak_rss_mb=_rss_mb(),
+                    leaf_tasks_per_worker=list(per_worker.values()), same_predictions=same,
+                    accuracy=100 * np.mean(pred_r == ys), leaves=local.search_path_[0].n_trained)
+
+
 # ------------------------------------------------------------------------------ part: paper
 def data_sets(names):
     """(X, y, grid, grid name) per requested data set, in the order asked."""
@@ -324,11 +373,15 @@ PAPER_TABLES = {
 
 
 def table1_set(name: str, seed: int = 0):
-    """A generated set of the shape of Table 1's ``name``: Gaussian clusters (two per class) in a
-    subspace of the features, 1 % of the labels flipped, features min–max scaled to [0, 1] (§3)."""
+    """A generated set of the shape of Table 1's ``name`` (``shaped_set``)."""
+    return shaped_set(*TABLE1[name], seed=seed)
+
+
+def shaped_set(n: int, d: int, k: int, seed: int = 0):
+    """n samples, d features, k classes: Gaussian clusters (two per class) in a subspace of the
+    features, 1 % of the labels flipped, features min–max scaled to [0, 1] (§3)."""
     from sklearn.datasets import make_classification
 
-    n, d, k = TABLE1[name]
     informative = max(2, min(d, int(np.ceil(np.log2(2 * k))) + 2))
     X, y = make_classification(n_samples=n, n_features=d, n_informative=informative,
                                n_redundant=min(2, d - informative), n_classes=k, n_clusters_per_class=2,
@@ -413,6 +466,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--parallel-n", type=int, default=200000)
     ap.add_argument("--million-n", type=int, default=1000000)
+    ap.add_argument("--cluster-n", type=int, default=1_000_000, help="samples of the cluster part")
     ap.add_argument("--million-sub", type=int, default=100000,
                     help="training points of the largest global SVM in the million part")
     ap.add_argument("--million-paper-td", action="store_true",
@@ -437,6 +491,8 @@ def main():
             part_parallel(args)
         if "million" in parts:
             part_million(args)
+        if "cluster" in parts:
+            part_cluster(args)
         if "paper" in parts:
             part_paper(args)
         if "table1" in parts:
