@@ -187,7 +187,7 @@ def part_parallel(args):
         res = interleaved({"n_jobs=1": lambda: TreeDecompositionSVC(**kw, n_jobs=1).fit(Xt, yt, X_val=Xv, y_val=yv),
                            "n_jobs=2 (threads)": lambda: TreeDecompositionSVC(**kw, n_jobs=2).fit(Xt, yt, X_val=Xv, y_val=yv),
                            "Dask LocalCluster 2×1": dask_fit}, args.reps)
-        worker_mb = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        worker_mb = client.run(_rss_mb)
     print("peak RSS per Dask worker process (MB): " + ", ".join(f"{v:.0f}" for v in worker_mb.values())
           + f"; this process: {_rss_mb():.0f}")
     args.record.note(worker_peak_rss_mb=list(worker_mb.values()))
@@ -205,7 +205,14 @@ def part_parallel(args):
 
 # ------------------------------------------------------------------------------ part: million
 def _rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory of this process in MB: Linux's VmHWM, the high-water mark of the
+    process's own memory map (``ru_maxrss`` of a worker spawned by a large process starts at the
+    parent's size before the exec), else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def part_million(args):
@@ -284,7 +291,7 @@ def part_cluster(args):
             remote = TreeDecompositionSVC(**kw).fit(Xt, yt, X_val=Xv, y_val=yv, client=client)
         cpu_main, wall_r = time.process_time() - c0, time.perf_counter() - w0
         worker_cpu = client.run(lambda: time.process_time())
-        worker_mb = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        worker_mb = client.run(_rss_mb)
     leaf_tasks = [t for t in ran.data if "train_leaf" in str(t["key"])]
     per_worker = {w: sum(t["worker"] == w for t in leaf_tasks) for w in worker_mb}
     pred_r = remote.predict(Xs)
