@@ -23,6 +23,9 @@ Parts (``--parts``, comma-separated):
   peak RSS below is the whole run's; run this part alone for a clean figure); against the best
   global SVM affordable on a subsample of the training component (θ from the grid on 20,000
   points, then trained on ``--million-sub`` points).
+- ``cluster``: ``--cluster-n`` (10⁶) generated samples × 41 features × 5 classes through a
+  LocalCluster of 2 worker processes against the same fit in this process: wall and CPU time, peak
+  RSS per process, leaf tasks per worker, same predictions (run this part alone).
 - ``paper``: the paper's comparison (full 7 × 9 grid on fourclass and digits, 3 × 3 above 20,000).
 - ``table1``: generated sets with the shapes (samples × features × classes) of the paper's Table 1
   (``--shapes``: phw, letter, shuttle, census, kdd10, forest), features scaled to [0, 1] as §3, TD as
@@ -184,7 +187,7 @@ def part_parallel(args):
         res = interleaved({"n_jobs=1": lambda: TreeDecompositionSVC(**kw, n_jobs=1).fit(Xt, yt, X_val=Xv, y_val=yv),
                            "n_jobs=2 (threads)": lambda: TreeDecompositionSVC(**kw, n_jobs=2).fit(Xt, yt, X_val=Xv, y_val=yv),
                            "Dask LocalCluster 2×1": dask_fit}, args.reps)
-        worker_mb = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        worker_mb = client.run(_rss_mb)
     print("peak RSS per Dask worker process (MB): " + ", ".join(f"{v:.0f}" for v in worker_mb.values())
           + f"; this process: {_rss_mb():.0f}")
     args.record.note(worker_peak_rss_mb=list(worker_mb.values()))
@@ -202,7 +205,14 @@ def part_parallel(args):
 
 # ------------------------------------------------------------------------------ part: million
 def _rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory of this process in MB: Linux's VmHWM, the high-water mark of the
+    process's own memory map (``ru_maxrss`` of a worker spawned by a large process starts at the
+    parent's size before the exec), else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def part_million(args):
@@ -250,6 +260,57 @@ def part_million(args):
         print(f"{name:<32}{wall:>8.1f}{cpu:>8.1f}{acc:>8.2f}{nsv:>9.1f}{rss:>12.0f}  {note}")
     print("cpu s counts this process (the Dask worker threads run in it); peak RSS = the process's maximum "
           "so far (cumulative down the table).")
+
+
+# ------------------------------------------------------------------------------ part: cluster
+def part_cluster(args):
+    """``--cluster-n`` × 41 × 5 (KDD CUP's features and classes) through a LocalCluster of two
+    worker processes (one thread each, data scattered once), against the same fit in this process:
+    time, peak RSS per process, leaf tasks per worker, and whether the predictions are the same."""
+    import time
+
+    from distributed import Client, LocalCluster, get_task_stream
+
+    n = args.cluster_n
+    X, y = shaped_set(n, 41, 5)
+    Xt, yt, Xv, yv, Xs, ys = split_411(X, y)
+    del X, y
+    kw = dict(svm_solver="libsvm", max_stages=1, **REDUCED)
+    print(f"\n== {n:,} × 41 × 5 (generated, KDD CUP's shape): training {yt.size:,} / validation {yv.size:,} "
+          f"/ test {ys.size:,}; TD σ₀ 1,500 only, 3×3 grid, LIBSVM leaves; one run each", flush=True)
+    local = pred_l = cpu_l = wall_l = None
+    if not args.cluster_only:
+        c0, w0 = time.process_time(), time.perf_counter()
+        local = TreeDecompositionSVC(**kw, n_jobs=1).fit(Xt, yt, X_val=Xv, y_val=yv)
+        cpu_l, wall_l = time.process_time() - c0, time.perf_counter() - w0
+        pred_l = local.predict(Xs)
+        print(f"in process (n_jobs=1): {cpu_l:.1f} s CPU, {wall_l:.1f} s wall, test "
+              f"{100 * np.mean(pred_l == ys):.2f} %, {local.search_path_[0].n_trained} SVM leaves, "
+              f"peak RSS {_rss_mb():.0f} MB", flush=True)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cl, Client(cl) as client:
+        c0, w0 = time.process_time(), time.perf_counter()
+        with get_task_stream(client) as ran:
+            remote = TreeDecompositionSVC(**kw).fit(Xt, yt, X_val=Xv, y_val=yv, client=client)
+        cpu_main, wall_r = time.process_time() - c0, time.perf_counter() - w0
+        worker_cpu = client.run(lambda: time.process_time())
+        worker_mb = client.run(_rss_mb)
+    leaf_tasks = [t for t in ran.data if "train_leaf" in str(t["key"])]
+    per_worker = {w: sum(t["worker"] == w for t in leaf_tasks) for w in worker_mb}
+    pred_r = remote.predict(Xs)
+    same = None if local is None else bool(np.array_equal(pred_r, pred_l))
+    ref = "not run" if local is None else f"σ {local.sigma_}, θ {local.params_}"
+    print(f"LocalCluster 2 processes × 1 thread: {wall_r:.1f} s wall, this process {cpu_main:.1f} s CPU, workers "
+          f"{', '.join(f'{v:.1f}' for v in worker_cpu.values())} s CPU (whole life); leaf tasks per worker "
+          f"{', '.join(str(v) for v in per_worker.values())}; peak RSS per worker "
+          f"{', '.join(f'{v:.0f}' for v in worker_mb.values())} MB, this process {_rss_mb():.0f} MB; "
+          f"σ {remote.sigma_}, θ {remote.params_}, test {100 * np.mean(pred_r == ys):.2f} % "
+          f"(in process: {ref}); same test predictions: {same}")
+    args.record.row(part="cluster", n=n, local_cpu=cpu_l, local_wall=wall_l, cluster_wall=wall_r,
+                    cluster_main_cpu=cpu_main, worker_cpu=list(worker_cpu.values()),
+                    worker_peak_rss_mb=list(worker_mb.values()), main_peak_rss_mb=_rss_mb(),
+                    leaf_tasks_per_worker=list(per_worker.values()), same_predictions=same,
+                    accuracy=100 * np.mean(pred_r == ys), leaves=remote.search_path_[0].n_trained)
 
 
 # ------------------------------------------------------------------------------ part: paper
@@ -324,11 +385,15 @@ PAPER_TABLES = {
 
 
 def table1_set(name: str, seed: int = 0):
-    """A generated set of the shape of Table 1's ``name``: Gaussian clusters (two per class) in a
-    subspace of the features, 1 % of the labels flipped, features min–max scaled to [0, 1] (§3)."""
+    """A generated set of the shape of Table 1's ``name`` (``shaped_set``)."""
+    return shaped_set(*TABLE1[name], seed=seed)
+
+
+def shaped_set(n: int, d: int, k: int, seed: int = 0):
+    """n samples, d features, k classes: Gaussian clusters (two per class) in a subspace of the
+    features, 1 % of the labels flipped, features min–max scaled to [0, 1] (§3)."""
     from sklearn.datasets import make_classification
 
-    n, d, k = TABLE1[name]
     informative = max(2, min(d, int(np.ceil(np.log2(2 * k))) + 2))
     X, y = make_classification(n_samples=n, n_features=d, n_informative=informative,
                                n_redundant=min(2, d - informative), n_classes=k, n_clusters_per_class=2,
@@ -379,7 +444,10 @@ def part_table1(args):
             td = TreeDecompositionSVC(**grid, multi_class=scheme, svm_solver="libsvm").fit(Xt, yt, X_val=Xv, y_val=yv)
             td_cpu, td_wall = time.process_time() - c0, time.perf_counter() - w0
             acc, nsv = 100 * np.mean(td.predict(Xs) == ys), td.nsv(Xs)
-            g, g_cpu, g_wall, g_done = timed_global(Xt, yt, Xv, yv, grid, scheme, args.global_limit_s)
+            if args.global_limit_s > 0:
+                g, g_cpu, g_wall, g_done = timed_global(Xt, yt, Xv, yv, grid, scheme, args.global_limit_s)
+            else:  # one θ of the global SVM on Forest's shape alone takes hours: not started
+                g, g_cpu, g_wall, g_done = None, 0.0, 0.0, 0
             if g is not None:
                 gm = g["model"]
                 g_acc, g_nsv = 100 * np.mean(gm.predict(Xs) == ys), float(gm.support_.size)
@@ -410,6 +478,9 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--parallel-n", type=int, default=200000)
     ap.add_argument("--million-n", type=int, default=1000000)
+    ap.add_argument("--cluster-n", type=int, default=1_000_000, help="samples of the cluster part")
+    ap.add_argument("--cluster-only", action="store_true",
+                    help="cluster part: no in-process fit to compare with (its time at 10⁶ on a shared machine)")
     ap.add_argument("--million-sub", type=int, default=100000,
                     help="training points of the largest global SVM in the million part")
     ap.add_argument("--million-paper-td", action="store_true",
@@ -420,7 +491,8 @@ def main():
     ap.add_argument("--schemes", default="ovo,ovr", help="table1: ovo (the paper's 1A1) and/or ovr (1AO)")
     ap.add_argument("--table1-grid", choices=("full", "reduced"), default="full")
     ap.add_argument("--global-limit-s", type=float, default=3600.0,
-                    help="table1: wall seconds allowed to the global SVM's search per set and scheme")
+                    help="table1: wall seconds allowed to the global SVM's search per set and scheme "
+                         "(checked after each θ; 0: the global SVM is not run)")
     args = ap.parse_args()
     if args.reps < 3:
         raise SystemExit("--reps must be at least 3 (times are the minimum of ≥ 3 runs)")
@@ -433,6 +505,8 @@ def main():
             part_parallel(args)
         if "million" in parts:
             part_million(args)
+        if "cluster" in parts:
+            part_cluster(args)
         if "paper" in parts:
             part_paper(args)
         if "table1" in parts:

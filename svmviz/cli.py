@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import sys
 import threading
 import time
@@ -35,6 +36,14 @@ BAR_DELAY_S = 1.0        # work shorter than this draws no bar
 BAR_MIN_INTERVAL_S = 0.1   # the bar redraws at most this often
 
 
+def _terminal_columns(stream) -> int | None:
+    """Columns of the terminal ``stream`` writes to; None when it is no terminal (or has no file)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is both
+        return None
+
+
 class Progress:
     """A progress bar on stderr (tqdm) for work that lasts longer than ``delay`` seconds. On a
     terminal it redraws one line; elsewhere (logs, CI) it prints only the finished line, so
@@ -46,9 +55,13 @@ class Progress:
         self.live = bool(getattr(self.stream, "isatty", lambda: False)())
         self.done = 0
         self.t0 = time.perf_counter()
+        # a terminal that reports no size (0 columns: a pty opened without one, as script(1) or a
+        # container's exec may) would get no bar from tqdm: it gets a fixed 80 × 24 instead
+        sized = _terminal_columns(self.stream) != 0
         self.bar = tqdm(total=total, desc=label, file=self.stream,
                         delay=BAR_DELAY_S if delay is None else delay, disable=not self.live,
-                        leave=False, dynamic_ncols=True, mininterval=BAR_MIN_INTERVAL_S, unit="step")
+                        leave=False, dynamic_ncols=sized, ncols=None if sized else 80,
+                        nrows=None if sized else 24, mininterval=BAR_MIN_INTERVAL_S, unit="step")
         self._spin: threading.Thread | None = None
         self._stop = threading.Event()
 

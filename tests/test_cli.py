@@ -7,6 +7,7 @@ import io
 import pathlib
 import re
 import json
+import os
 import subprocess
 import sys
 import time
@@ -128,6 +129,32 @@ def test_progress_bar_draws_on_a_terminal_and_stays_quiet_in_logs():
     with Progress("work", total=4, stream=short, delay=60) as bar:   # shorter than the delay: no bar
         bar.update(4)
     assert short.getvalue().startswith("work 4/4 done in")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_progress_bar_draws_on_a_terminal_that_reports_no_size():
+    """A pseudo-terminal opened without a window size (script(1) without a terminal, some
+    container and CI ptys) reports 0 columns: the bar is drawn at a default width."""
+    master, slave = os.openpty()
+    assert os.get_terminal_size(slave).columns == 0
+    os.set_blocking(master, False)
+    with os.fdopen(slave, "w") as tty:
+        with Progress("work", total=4, stream=tty, delay=0) as bar:
+            time.sleep(0.2)   # the bar redraws at most every 0.1 s
+            bar.update(2)
+            tty.flush()
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    os.close(master)
+    text = drawn.decode("utf-8", "replace")
+    assert "2/4" in text and "%|" in text, text
 
 
 def test_fit_shows_the_estimators_own_steps(tmp_path, monkeypatch):

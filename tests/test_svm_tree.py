@@ -276,11 +276,24 @@ def test_nonlinear_node_sits_before_the_first_sliver_and_is_tuned(split):
     assert nl.cv_accuracy[i, j] == best and tree.svm.C == nl.C
     assert m.predict_depth(Xte).max() <= nl.depth + 1
     assert m.score(Xte, yte) >= 0.95
-    fixed = SVMTreeClassifier(solver=SOLVER, nonlinear={"k": 3, "C": 10.0, "gamma": 5.0}).fit(Xtr, ytr)
-    assert fixed.trees_[0].svm.C == 10.0 and np.all(np.isnan(fixed.trees_[0].nonlinear.cv_accuracy))
     back = loads_model(dumps_model(m))
     np.testing.assert_array_equal(back.predict(Xte), m.predict(Xte))
     assert back.trees_[0].nonlinear.depth == nl.depth
+
+
+def test_nonlinear_node_with_C_and_gamma_given_is_not_searched_and_its_model_loads():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(400, noise=0.2, random_state=0)
+    Xtr, ytr, Xte = X[:300], y[:300], X[300:]
+    fixed = SVMTreeClassifier(solver=SOLVER, nonlinear={"k": 3, "C": 10.0, "gamma": 5.0}).fit(Xtr, ytr)
+    back = loads_model(dumps_model(fixed))
+    np.testing.assert_array_equal(back.predict(Xte), fixed.predict(Xte))
+    np.testing.assert_array_equal(back.decision_function(Xte), fixed.decision_function(Xte))
+    nl = fixed.trees_[0].nonlinear
+    assert back.trees_[0].nonlinear.depth == nl.depth
+    assert fixed.trees_[0].svm.C == 10.0 and fixed.trees_[0].svm.gamma == 5.0
+    assert nl.cv_accuracy.size == 0 and nl.C == 10.0 and nl.gamma == 5.0
 
 
 def test_multiclass_one_vs_one():

@@ -56,11 +56,11 @@ def add_nonlinear(tree: BinaryTree, X, y, nl: dict, solver: str) -> None:
     if np.min(np.bincount((y > 0).astype(int), minlength=2)) < 2:  # too few to cross-validate
         Cs = Cs if nl["C"] is not None else np.array([1.0])
         gammas = gammas if nl["gamma"] is not None else np.array([gamma_scale])
-    acc = np.full((len(Cs), len(gammas)), np.nan)
     if len(Cs) * len(gammas) > 1:
         acc = _cv_accuracy(X, y, reach, Cs, gammas, cv)
-        i, j = np.unravel_index(np.nanargmax(acc), acc.shape)  # first best: smallest C, then γ
-    else:
+        i, j = np.unravel_index(np.argmax(acc), acc.shape)  # first best: smallest C, then γ
+    else:   # nothing to choose: no cross-validation, and a saved model holds no NaN table
+        acc = np.empty((0, 0))
         i = j = 0
     with inner_fits():   # the tree collects svm.converged_ and warns once
         svm = BinarySVC(C=float(Cs[i]), kernel="rbf", gamma=float(gammas[j]), solver=solver,

@@ -128,7 +128,8 @@ class NonlinearReport:
     samples each kept node decides in the pruned chain; ``n_reach``: training samples that reach
     the RBF node. γ and C: chosen by ``cv``-fold cross-validation on the whole training set,
     scored on the held-out samples that reach the node (``cv_accuracy`` over ``C_grid`` ×
-    ``gamma_grid``, nan where not run) unless given."""
+    ``gamma_grid``; empty, shape 0 × 0, when there was nothing to choose: C and γ given, or too few
+    samples of a class to cross-validate)."""
 
     depth: int
     k: int

@@ -22,8 +22,11 @@ from svmviz.solvers import kkt, solve_qp
 
 __all__ = ["MAX_SNAPSHOTS", "ScatterRun", "iterate_model", "scatter_run"]
 
+# How a run is shown, not how much work it may do: the solve always runs to its end.
+#: Pictures of one run: iteration 0, the last, and log-spaced ones between.
 MAX_SNAPSHOTS = 16
-MAX_TRACE = 200_000   # iterations recorded (the solve itself always runs to its end)
+#: Iterations recorded for those pictures.
+MAX_TRACE = 200_000
 
 
 @dataclass(frozen=True)

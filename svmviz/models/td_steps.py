@@ -23,6 +23,7 @@ from svmviz.errors import ParameterError
 
 __all__ = ["MAX_PHASE_STEPS", "TDStep", "split_order", "td_steps"]
 
+#: Steps one phase is shown in (several splits or leaves a step); every split and leaf is computed.
 MAX_PHASE_STEPS = 40
 
 
