@@ -54,6 +54,47 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "fourclass" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)
+    # Longest first: the workers take tests in this order (xdist_group units before all), so the
+    # browser and slow tests start at once and the quick ones fill in at the end, when a worker that
+    # took a long test last would otherwise run on alone. Stable: a module's tests stay together.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+
+
+# Numba's on-disk cache, filled once before the tests run. On a fresh checkout every process that
+# fits a model compiles the SMO solver and the geometry routines (about 60 s of CPU; loading them
+# from the cache afterwards: about 0.5 s): each xdist worker and each Streamlit server the tests
+# start would compile the same code side by side. One process (prime_numba.py) compiles it while
+# the workers collect; they get their first test once it is done (cache filled: about 4 s of CPU).
+_primer: subprocess.Popen | None = None
+
+
+def pytest_configure(config):
+    global _primer
+    if hasattr(config, "workerinput") or config.option.collectonly or not config.getoption("numprocesses", None):
+        return
+    _primer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "prime_numba.py")], cwd=ROOT,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_for_primer() -> None:
+    """Wait (at most 10 minutes) for the cache to be filled; a failure leaves each process to compile."""
+    global _primer
+    if _primer is not None:
+        try:
+            _primer.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            _primer.kill()
+        _primer = None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    _wait_for_primer()   # the controller: no test is handed out before
+
+
+def pytest_unconfigure(config):
+    if _primer is not None:   # the run ended before any collection finished
+        _primer.kill()
 
 
 # The interpreter's own main module, taken before any test runs a Streamlit script.
