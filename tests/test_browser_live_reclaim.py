@@ -12,7 +12,8 @@ import pytest
 from conftest import start_streamlit, stop_streamlit, wait_for_app
 from test_browser_live import DATA, _sidebar_expander, _step
 
-pytestmark = pytest.mark.browser
+# one worker runs both tests: the Redis-backed server below is started once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live_reclaim")]
 
 
 @pytest.fixture(scope="module")
