@@ -63,38 +63,41 @@ def pytest_collection_modifyitems(config, items):
 # Numba's on-disk cache, filled once before the tests run. On a fresh checkout every process that
 # fits a model compiles the SMO solver and the geometry routines (about 60 s of CPU; loading them
 # from the cache afterwards: about 0.5 s): each xdist worker and each Streamlit server the tests
-# start would compile the same code side by side. One process (prime_numba.py) compiles it while
-# the workers collect; they get their first test once it is done (cache filled: about 4 s of CPU).
-_primer: subprocess.Popen | None = None
+# start would compile the same code side by side. Two processes (prime_numba.py, a part each)
+# compile it while the workers collect; the workers get their first test once both are done (with
+# the cache filled: a few seconds of CPU).
+_primers: list[subprocess.Popen] = []
 
 
 def pytest_configure(config):
-    global _primer
     if hasattr(config, "workerinput") or config.option.collectonly or not config.getoption("numprocesses", None):
         return
-    _primer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "prime_numba.py")], cwd=ROOT,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    from prime_numba import PARTS
+
+    _primers.extend(subprocess.Popen([sys.executable, str(ROOT / "tests" / "prime_numba.py"), part], cwd=ROOT,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    for part in PARTS)
 
 
-def _wait_for_primer() -> None:
+def _wait_for_primers() -> None:
     """Wait (at most 10 minutes) for the cache to be filled; a failure leaves each process to compile."""
-    global _primer
-    if _primer is not None:
+    deadline = time.monotonic() + 600
+    while _primers:
+        primer = _primers.pop()
         try:
-            _primer.wait(timeout=600)
+            primer.wait(timeout=max(deadline - time.monotonic(), 0.1))
         except subprocess.TimeoutExpired:
-            _primer.kill()
-        _primer = None
+            primer.kill()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node, ids):
-    _wait_for_primer()   # the controller: no test is handed out before
+    _wait_for_primers()   # the controller: no test is handed out before
 
 
 def pytest_unconfigure(config):
-    if _primer is not None:   # the run ended before any collection finished
-        _primer.kill()
+    for primer in _primers:   # the run ended before any collection finished
+        primer.kill()
 
 
 # The interpreter's own main module, taken before any test runs a Streamlit script.
