@@ -63,14 +63,24 @@ def pytest_collection_modifyitems(config, items):
 # Numba's on-disk cache, filled once before the tests run. On a fresh checkout every process that
 # fits a model compiles the SMO solver and the geometry routines (about 60 s of CPU; loading them
 # from the cache afterwards: about 0.5 s): each xdist worker and each Streamlit server the tests
-# start would compile the same code side by side. Two processes (prime_numba.py, a part each)
-# compile it while the workers collect; the workers get their first test once both are done (with
-# the cache filled: a few seconds of CPU).
+# start would compile the same code side by side. Where the SMO solver has no cache yet, two
+# processes (prime_numba.py, a part each) compile it while the workers collect, and the workers get
+# their first test once both are done. With a cache, nothing is primed: a few files' run does not
+# wait, and code changed since is compiled where it is used, as without priming.
 _primers: list[subprocess.Popen] = []
 
 
+def _smo_cache_exists() -> bool:
+    import importlib.util
+
+    folder = os.environ.get("NUMBA_CACHE_DIR")   # Numba's own setting, else __pycache__ beside the source
+    where = Path(folder) if folder else Path(importlib.util.find_spec("svmviz").origin).parent / "solvers" / "__pycache__"
+    return where.is_dir() and any(where.rglob("_smo_solver.run-*.nbi"))
+
+
 def pytest_configure(config):
-    if hasattr(config, "workerinput") or config.option.collectonly or not config.getoption("numprocesses", None):
+    if (hasattr(config, "workerinput") or config.option.collectonly or not config.getoption("numprocesses", None)
+            or _smo_cache_exists()):
         return
     from prime_numba import PARTS
 
