@@ -12,8 +12,7 @@ import pytest
 from conftest import start_streamlit, stop_streamlit, wait_for_app
 from test_browser_live import DATA, _sidebar_expander, _step
 
-# one worker runs both tests: the Redis-backed server below is started once
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live_reclaim")]
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
