@@ -93,7 +93,7 @@ def as_student(streamlit_url: str, page: str, query: str, body):
         finally:
             await s.close()
 
-    return _protocol(session())
+    return run_coroutine(session())
 
 
 def bench_classroom():
@@ -115,7 +115,7 @@ def _benchmark(name: str, defines: str):
     return bench
 
 
-def _protocol(coroutine):
+def run_coroutine(coroutine):
     """Run a protocol client's coroutine on a thread of its own: a browser test's Playwright (sync
     API) keeps an event loop running on this one for the rest of the session, and asyncio.run
     refuses to start inside it."""
@@ -190,4 +190,4 @@ def bench_live():
 
 def protocol(coroutine):
     """Run a protocol client's coroutine to its end (on a thread of its own, as ``as_student``)."""
-    return _protocol(coroutine)
+    return run_coroutine(coroutine)

@@ -54,6 +54,60 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "fourclass" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)
+    # Longest first: the workers take tests in this order (xdist_group units before all), so the
+    # browser and slow tests start at once and the quick ones fill in at the end, when a worker that
+    # took a long test last would otherwise run on alone. Stable: a module's tests stay together.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+
+
+# Numba's on-disk cache, filled once before the tests run. On a fresh checkout every process that
+# fits a model compiles the SMO solver and the geometry routines (about 60 s of CPU; loading them
+# from the cache afterwards: about 0.5 s): each xdist worker and each Streamlit server the tests
+# start would compile the same code side by side. Where the SMO solver has no cache yet, two
+# processes (prime_numba.py, a part each) compile it while the workers collect, and the workers get
+# their first test once both are done. With a cache, nothing is primed: a few files' run does not
+# wait, and code changed since is compiled where it is used, as without priming.
+_primers: list[subprocess.Popen] = []
+
+
+def _smo_cache_exists() -> bool:
+    import importlib.util
+
+    folder = os.environ.get("NUMBA_CACHE_DIR")   # Numba's own setting, else __pycache__ beside the source
+    where = Path(folder) if folder else Path(importlib.util.find_spec("svmviz").origin).parent / "solvers" / "__pycache__"
+    return where.is_dir() and any(where.rglob("_smo_solver.run-*.nbi"))
+
+
+def pytest_configure(config):
+    if (hasattr(config, "workerinput") or config.option.collectonly or not config.getoption("numprocesses", None)
+            or _smo_cache_exists()):
+        return
+    from prime_numba import PARTS
+
+    _primers.extend(subprocess.Popen([sys.executable, str(ROOT / "tests" / "prime_numba.py"), part], cwd=ROOT,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    for part in PARTS)
+
+
+def _wait_for_primers() -> None:
+    """Wait (at most 10 minutes) for the cache to be filled; a failure leaves each process to compile."""
+    deadline = time.monotonic() + 600
+    while _primers:
+        primer = _primers.pop()
+        try:
+            primer.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            primer.kill()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    _wait_for_primers()   # the controller: no test is handed out before
+
+
+def pytest_unconfigure(config):
+    for primer in _primers:   # the run ended before any collection finished
+        primer.kill()
 
 
 # The interpreter's own main module, taken before any test runs a Streamlit script.

@@ -4,9 +4,9 @@ ForwardMsgs are built here as the server builds them). One slow test runs it aga
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
+import subprocess
 import sys
 
 import numpy as np
@@ -14,6 +14,7 @@ import pytest
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from apphelpers import run_coroutine
 from conftest import ROOT
 
 _spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
@@ -246,7 +247,7 @@ def test_a_run_ending_after_a_newer_request_was_sent_does_not_age_the_cache():
             s.handle(data)
         assert not s.run_errors
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_widget_states_follow_the_server_value_else_the_kept_one_else_the_default():
@@ -289,11 +290,11 @@ def test_an_expander_that_reruns_is_kept_as_a_widget_and_opened_by_a_rerun_carry
                 s.handle(d)
 
     s.ws = Socket()
-    assert asyncio.run(s.expand("Live class", 5.0))
+    assert run_coroutine(s.expand("Live class", 5.0))
     (states,) = [list(m.rerun_script.widget_states.widgets) for m in sent]
     assert [(w.id, w.bool_value) for w in states] == [("exp-id", True)]
     assert s.widgets["exp-id"].bool_value is True
-    assert not asyncio.run(s.expand("Share this view", 5.0)) and "Share this view" in s.errors[-1]
+    assert not run_coroutine(s.expand("Share this view", 5.0)) and "Share this view" in s.errors[-1]
 
 
 def test_a_select_slider_sends_its_options_labels_a_slider_its_numbers():
@@ -318,11 +319,24 @@ def test_a_select_slider_sends_its_options_labels_a_slider_its_numbers():
 
 @pytest.mark.slow
 def test_the_benchmark_runs_a_small_class_against_its_own_server(tmp_path):
+    # as its own command, as it is run: its asyncio.run and SIGTERM handler need a process of their own
     out = tmp_path / "run.json"
-    code = bench.main(["--sessions", "2", "--clicks", "2", "--think", "0.2,0.5", "--no-warmup",
-                       "--json", str(out)])
+    code = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_classroom.py"), "--sessions", "2",
+                           "--clicks", "2", "--think", "0.2,0.5", "--no-warmup", "--json", str(out)],
+                          cwd=ROOT, timeout=900).returncode
     rec = json.loads(out.read_text())
     assert code == 0
     (r,) = rec["rows"]
     assert (r["opened"], r["clicks"], r["lost"], r["errors"]) == (2, 4, 0, [])
     assert r["cpu_per_click"] > 0 and r["kb_per_click"] > 0 and r["health_probes"] > 0
+
+
+@pytest.mark.browser
+def test_the_protocol_client_runs_after_a_chromium_test_in_the_same_process(browser):
+    """Playwright's sync API leaves its event loop marked as running on this thread between its
+    calls, for as long as the session's Chromium is open: a protocol test that a browser test
+    preceded in the same process (``-n 0``, or the same xdist worker) ran into asyncio.run's
+    refusal. The tests above run after a browser call here, as they would then."""
+    browser.new_context().close()
+    test_a_run_ending_after_a_newer_request_was_sent_does_not_age_the_cache()
+    test_an_expander_that_reruns_is_kept_as_a_widget_and_opened_by_a_rerun_carrying_its_new_state()

@@ -12,6 +12,7 @@ import sys
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from apphelpers import run_coroutine
 from conftest import ROOT
 from test_bench_classroom import _delta, _run_of
 
@@ -95,7 +96,7 @@ def test_a_session_runs_a_fragments_timer_until_the_server_stops_it_also_while_a
         await asyncio.sleep(0.12)
         assert len(sent) == n and not s.timers
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_timer_keeps_its_own_schedule_when_sending_takes_time():
@@ -122,7 +123,7 @@ def test_a_timer_keeps_its_own_schedule_when_sending_takes_time():
         timer.cancel()
         assert len(at) >= 3
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def _plain(**fields):
@@ -172,9 +173,9 @@ def test_a_wait_reads_the_page_only_between_runs_as_the_figures_are_taken_at_run
         s.handle(data)
     # the answer has come in a run that has not ended: a wait that returned now would be followed by
     # a reading of the run ends (the reveal lag) that does not hold it yet
-    assert not asyncio.run(s.wait_for(revealed, 0.15))
+    assert not run_coroutine(s.wait_for(revealed, 0.15))
     s.handle(_plain(script_finished=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY))
-    assert asyncio.run(s.wait_for(revealed, 0.15))
+    assert run_coroutine(s.wait_for(revealed, 0.15))
     assert bench.first_after(s.history, 0.0, lambda h: h.revealed) is not None
 
 
@@ -201,7 +202,7 @@ def test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_fron
         assert sent and set(sent) == {"new-poll"}
         await s.close()
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def _ticker_delta(every_ms: int, fragment: str = "ticker-frag", path=(1, 0)):
@@ -244,7 +245,7 @@ def test_a_mounted_ticker_sets_its_trigger_on_its_own_schedule_until_it_leaves_t
         assert not s.tickers
         await s.close()
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_tick_names_the_trigger_streamlit_reads_for_the_element():
@@ -274,7 +275,7 @@ def test_a_run_cut_short_leaves_what_it_drew_to_the_fragments_that_drew_it():
         assert len(s.tickers) == 1
         await s.close()
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_wait_sees_a_run_end_followed_at_once_by_the_next_run():
@@ -291,7 +292,7 @@ def test_a_wait_sees_a_run_end_followed_at_once_by_the_next_run():
             s.handle(data)           # one read of the websocket: no wait runs in between
         assert await waiting
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_click_ends_at_a_run_end_after_it_though_a_timer_asked_for_a_run_since():
@@ -316,7 +317,7 @@ def test_a_click_ends_at_a_run_end_after_it_though_a_timer_asked_for_a_run_since
             timer.send(None)
         assert await click is not None
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_the_claim_element_keeps_forgets_and_sends_back_the_instructors_claim_as_a_browser_does():
@@ -355,4 +356,13 @@ def test_the_claim_element_keeps_forgets_and_sends_back_the_instructors_claim_as
         for s in (first, again, third):
             await s.close()
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
+
+
+@pytest.mark.browser
+def test_the_session_runs_after_a_chromium_test_in_the_same_process(browser):
+    """As the classroom benchmark's protocol tests: Playwright's sync API leaves its loop marked as
+    running on this thread while the session's Chromium is open, and these tests follow one there."""
+    browser.new_context().close()
+    test_a_wait_reads_the_page_only_between_runs_as_the_figures_are_taken_at_run_ends()
+    test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_frontend_does()

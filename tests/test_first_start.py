@@ -61,7 +61,7 @@ def test_a_data_dir_is_named_as_the_source(fresh_default, first_start, monkeypat
 def test_the_readme_command_says_where_the_app_is_what_it_opened_on_and_that_it_is_warming(tmp_path):
     # ``streamlit run app.py`` as the README says, offline (the download goes to a closed port),
     # and one visit of the home page over Streamlit's protocol, as a browser's first visit
-    from apphelpers import _protocol, bench_classroom
+    from apphelpers import bench_classroom, run_coroutine
     from svmviz_app.warm import READY, WARMING
 
     port = _free_port()
@@ -84,7 +84,7 @@ def test_the_readme_command_says_where_the_app_is_what_it_opened_on_and_that_it_
             await s.close()
             return s.errors
 
-        assert _protocol(visit()) == []
+        assert run_coroutine(visit()) == []
         for _ in range(900):                       # the warming thread's report (a guard, not a timing)
             if READY in log.read_text() or proc.poll() is not None:
                 break
