@@ -9,6 +9,7 @@ import os
 import pytest
 
 pytestmark = pytest.mark.xdist_group("interpreter_main")
+RAN = []
 
 
 def test_an_app_test_runs_a_page_as_the_main_module():
@@ -21,9 +22,11 @@ def test_an_app_test_runs_a_page_as_the_main_module():
 
     at = AppTest.from_function(page).run()
     assert not at.exception and at.markdown[0].value == "a page"
+    RAN.append("app test")
 
 
 def test_a_spawned_process_starts_after_the_app_test():
+    assert RAN == ["app test"], "the xdist group did not keep both tests on one worker, in order"
     child = multiprocessing.get_context("spawn").Process(target=os.getpid)
     child.start()
     child.join(60)
