@@ -15,8 +15,8 @@ from svmviz_app import state
 from svmviz_app.budget import upload_mb
 from svmviz_app.draw import draw_panel
 from svmviz_app.state import bind
-from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, plain,
-                                replace_dataset, share_controls, shown_source)
+from svmviz_app.widgets import (data_sidebar, dataset_from_upload, figure_downloads, guard, open_lesson_page,
+                                plain, replace_dataset, share_controls, shown_source)
 
 state.start_run()   # before any element: a page link on a fresh server is routed through the app here
 st.title("Data")
@@ -81,6 +81,7 @@ if source == "Draw":
     # the drawing panel shows the drawn data and its summary itself: it reruns on its own at each
     # click, where a plot here would show the data of the last full run
     share_controls("data")
+    open_lesson_page()
     st.stop()
 ds = data_sidebar()
 share_controls("data")
@@ -127,3 +128,4 @@ with guard("cannot draw the data"):
         counts["test"] = [in_test.get(c, 0) for c in labels]
     st.dataframe(counts, hide_index=True)
     figure_downloads(fig, f"data_{ds.name}", key="data_fig")
+open_lesson_page()

@@ -119,18 +119,38 @@ def _apply() -> None:
         st.session_state[_FULL_RUN] = True
 
 
-def load_into_drawing(ds: Dataset) -> None:
-    """Make a 2-D data set the drawing to edit (a starting sketch, or drawn data from a lesson
-    file): its classes become class numbers 1..K in ``ds.classes`` order, with their names."""
+def _drawing_of(ds: Dataset) -> tuple[np.ndarray, list[str]]:
+    """A 2-D data set as a drawing: its classes become class numbers 1..K in ``ds.classes`` order,
+    with their names."""
     if ds.n_features != 2:
         raise ValueError(f"the canvas draws two features; {ds.name} has {ds.n_features}")
     if ds.n_samples > MAX_POINTS or len(ds.classes) > MAX_CLASSES:
         raise ValueError(f"a drawing holds at most {MAX_POINTS} points of {MAX_CLASSES} classes; "
                          f"{ds.name} has {ds.n_samples} points of {len(ds.classes)} classes")
     k = np.searchsorted(ds.classes, ds.y) + 1
-    names = _unique_names([str(n)[:MAX_NAME_CHARS] for n in ds.class_names])
+    return np.column_stack([np.round(ds.X, 4), k]), _unique_names([str(n)[:MAX_NAME_CHARS] for n in ds.class_names])
+
+
+def load_into_drawing(ds: Dataset) -> None:
+    """Make a 2-D data set the drawing to edit (a starting sketch, or the current data)."""
+    P, names = _drawing_of(ds)
     st.session_state[CLASS] = 1
-    set_drawn(np.column_stack([np.round(ds.X, 4), k]), names)
+    set_drawn(P, names)
+
+
+def _show_drawn_data() -> None:
+    """A lesson file's data shown with the Draw source is the drawing when the canvas is empty: the
+    canvas never says "draw points" beside the lesson's points in the sidebar. The data set stays
+    the lesson's until the drawing is edited."""
+    ds = state.current_dataset()
+    if len(drawn()) or ds is None or not state.current_spec().startswith("lesson:"):
+        return
+    try:
+        P, names = _drawing_of(ds)
+    except ValueError:
+        return
+    st.session_state[POINTS], st.session_state[NAMES], st.session_state[CLASS] = P, names, 1
+    _bump()
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -350,6 +370,7 @@ def draw_panel() -> None:
 def _panel() -> None:
     if st.session_state.pop(_FULL_RUN, False):
         st.rerun(scope="app")
+    _show_drawn_data()
     version = st.session_state.get(_VERSION, 0)
     P, names = drawn(), class_names()
     labels = P[:, 2].astype(int)

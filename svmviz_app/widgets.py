@@ -40,7 +40,7 @@ def data_sidebar() -> Dataset:
         st.caption(f"{plain(shown_source(ds.source))}; {state.split_settings().describe()} — change it on the "
                    "Data page")
     restored = st.session_state.get(_RESTORED)
-    if restored is not None:   # on the page the lesson file opened, until another page is opened
+    if restored is not None and _LESSON_GOTO not in st.session_state:   # on the page the lesson file opened, until another page is opened
         here = current_page_path()
         if here and here == restored[1]:
             st.success(plain(restored[0]), icon=":material/task_alt:")
@@ -124,14 +124,12 @@ def dataset_from_upload(uploaded) -> bool | None:
     st.session_state[_UPLOAD_SEEN] = (ident, error)
     if lesson is not None:
         page = _lesson_page(values.pop(LESSON_PAGE, None))
-        if page is not None:   # the Data page's own source stays the uploader the file came from
-            values.pop("data.source", None)
         state.restore(lesson.dataset, values)
         if lesson.model is not None:
             st.session_state["_svmviz_lesson_model"] = lesson.model
         st.session_state[_RESTORED] = (restored_note(lesson, name, page), page[0][2:-3] if page else "Data")
         if page is not None:
-            st.switch_page(f"pages/{page[0]}")   # the lesson's page, at its step (a bound value)
+            st.session_state[_LESSON_GOTO] = page[0]   # opened by ``open_lesson_page`` after this page's run
         st.rerun()
     return error is None
 
@@ -140,6 +138,17 @@ def dataset_from_upload(uploaded) -> bool | None:
 LESSON_PAGE = "view.page"
 #: What a lesson file just brought back and the URL path of the page it opened, said there.
 _RESTORED = "_svmviz_lesson_restored"
+#: The page file a lesson file opens once the Data page ran with the lesson's values.
+_LESSON_GOTO = "_svmviz_lesson_goto"
+
+
+def open_lesson_page() -> None:
+    """The Data page's last step after a lesson upload: the page's own widgets bound the lesson's
+    values in this run (a value at its default leaves the URL, as when the lesson was saved), then
+    the lesson's page opens at its step."""
+    page = st.session_state.pop(_LESSON_GOTO, None)
+    if page is not None:
+        st.switch_page(f"pages/{page}")
 
 
 def _lesson_page(url_path) -> tuple[str, str] | None:

@@ -36,9 +36,12 @@ def test_a_lesson_upload_says_what_it_restored_and_opens_its_page_at_its_step(th
     assert "dag_lesson.json" in said and "drawing" in said and "15 samples, 3 classes" in said
     assert "DAG SVM" in said and "at its step" in said
     assert not any("draw points" in m.value for m in [*at.markdown, *at.info, *at.warning])
-    # the Data page shows the uploader it came from, not an empty drawing canvas
+    # the Data page shows the lesson's source, the drawing with its points, not an empty canvas
     at.switch_page("pages/1_Data.py").run()
-    assert at.radio(key="data.source").value == "Upload a file"
+    assert at.radio(key="data.source").value == "Draw"
+    assert at.session_state["_svmviz_drawn"].shape == (15, 3)
+    assert not any("draw points" in m.value for m in [*at.markdown, *at.info, *at.warning, *at.caption])
+    assert at.session_state["_svmviz_dataset"].name == "drawing"   # still the lesson's data set
     assert not at.success   # said once
 
 

@@ -162,6 +162,8 @@ def test_browser_next_changes_the_plot(streamlit_url, page, artifacts_dir, fourc
     after = page.locator(".js-plotly-plot .gtitle").first.text_content()
     page.screenshot(path=str(artifacts_dir / "svm_tree_step2.png"), full_page=True)
     assert before.startswith("Step 1 of") and after.startswith("Step 2 of")
+    page.get_by_text("Explanation of this step").first.click()   # folded under the step line and the picture
+    page.get_by_text("wins because it removes", exact=False).first.wait_for(timeout=30000)
     assert page.get_by_text("wins because it removes", exact=False).first.is_visible()
     page.get_by_role("tab", name="Final tree and metrics").click()
     page.wait_for_timeout(1500)
