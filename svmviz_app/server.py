@@ -59,7 +59,8 @@ _lock = threading.Lock()
 
 def configure() -> None:
     """At the first call: BLAS threads and malloc arenas; at the first call from a script run:
-    the warming thread, unless ``lifespan`` started it. At every call: freeze the objects that
+    the warming thread, unless ``lifespan`` started it; in every script run, a wait while that
+    thread imports (``warm.wait_for_imports``). At every call: freeze the objects that
     exist when modules were imported since the last freeze (see the module's notes). Cheap
     otherwise: every run calls it, some several times."""
     global _configured, _modules_frozen
@@ -73,6 +74,7 @@ def configure() -> None:
             _modules_frozen = len(sys.modules)
     if threading.current_thread() is not threading.main_thread():    # a script run
         warm.start(after=threading.current_thread())
+        warm.wait_for_imports()   # never importing beside the warming thread (svmviz_app/warm.py)
 
 
 @contextlib.asynccontextmanager

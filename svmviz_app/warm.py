@@ -14,6 +14,16 @@ that starts meanwhile waits for Numba's lock, as it would for its own compilatio
 no process-wide setting (not the warnings filters: a thread cannot change them for itself alone)
 and a failure is only logged: the page that needs the part that failed pays for it, and reports it,
 as without warming.
+
+A script run never imports while the thread imports: ``wait_for_imports`` (``server.configure``, the
+first thing every run does) holds it back until the thread's imports are done. Two threads importing
+the same packages at once can deadlock on Python's per-module import locks, and Python breaks the
+deadlock by handing one thread a module still being initialised: the page then fails with
+"partially initialized module 'pandas' has no attribute 'Series'". Started as the server starts,
+the thread holds the gate from its start, so a page opened in the first instant waits too (for the
+imports only, about 2 s of CPU; the estimator fits that follow take Numba's own lock). Started by a
+first run (``streamlit run app.py``), it takes the gate once that run has ended; a run of another
+session that began before then and is still importing is not held back.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ PLOTS = "svmviz.plots"
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
+_imports = threading.Lock()    # the gate: held while the warming thread imports (see the module's notes)
 
 
 def start(after: threading.Thread | None = None) -> threading.Thread:
@@ -49,25 +60,40 @@ def start(after: threading.Thread | None = None) -> threading.Thread:
     global _thread
     with _lock:
         if _thread is None:
+            if after is None:
+                _imports.acquire()    # released by the thread (a Lock, not an RLock, allows that)
             _thread = threading.Thread(target=_warm_after, args=(after,), name=THREAD_NAME, daemon=True)
             _thread.start()
             print(f"  {WARMING}", flush=True)
         return _thread
 
 
+def wait_for_imports() -> None:
+    """Return once the warming thread is not importing (at once when it is not)."""
+    if _thread is not None and threading.current_thread() is not _thread:
+        with _imports:
+            pass
+
+
 def _warm_after(run: threading.Thread | None) -> None:
     if run is not None:
         run.join(FIRST_RUN_WAIT_S)
-    warm()
+        _imports.acquire()
+    warm(gate_held=True)
 
 
-def warm() -> bool:
+def warm(gate_held: bool = False) -> bool:
     """Import ``MODULES`` and every plot module, and fit each registered estimator once on small
     data (see the module's notes); then print ``READY`` and the thread's CPU seconds. A failure is
-    logged, not raised; returns whether it worked."""
+    logged, not raised; returns whether it worked. ``gate_held``: the caller holds the imports' gate,
+    which is released once the imports are done."""
     cpu0 = time.thread_time()
     try:
-        import_modules()
+        try:
+            import_modules()
+        finally:
+            if gate_held:
+                _imports.release()
         fit_each_estimator()
     except Exception:       # noqa: BLE001 - warming is an optimisation; the page that needs it reports errors
         logging.getLogger(__name__).warning("warming the server failed; the first page that fits pays for it",

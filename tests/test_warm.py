@@ -116,3 +116,29 @@ def test_the_readme_command_loads_the_method_pages_libraries_and_solvers_before_
             proc.kill()
     assert any(READY in line for line in lines), "".join(lines)[-3000:]
     assert all(f"/site-packages/{lib}/" in maps for lib in ("sklearn", "scipy", "numba"))
+
+
+_RUN_BESIDE_WARMING = """
+import json, sys, threading
+from svmviz_app import server, warm
+
+server.configure()     # the start-up hook's order: the settings, then the thread
+warm.start()
+seen = {}
+
+def script_run():      # a page opened the instant the server answers
+    server.configure()
+    seen["cvxpy"] = "cvxpy" in sys.modules
+
+run = threading.Thread(target=script_run)
+run.start()
+run.join()
+print(json.dumps(seen))
+"""
+
+
+def test_a_run_waits_until_the_warming_thread_has_imported():
+    # two threads importing the same packages at once can see one half initialised ("partially
+    # initialized module 'pandas' has no attribute 'Series'" on the first page after a start): a
+    # script run starts importing only once the warming thread's imports (cvxpy among them) are done
+    assert _run(_RUN_BESIDE_WARMING) == {"cvxpy": True}
