@@ -327,17 +327,18 @@ def _test_metrics(model, X, y) -> dict:
             "average depth (test)": f"{float(np.mean(model.predict_depth(X))):.2f}"}
 
 
+# no st.stop() after a stepper: a stopped run leaves Streamlit's fragments of earlier runs
+# registered, and a live class's keyed rerun of the stepper would rerun those too, where they were
 if lesson or not matches:
     with ctx.projected():   # lesson mode: the stepper and the step's picture at the top of the page
         stepper("tree.step", n_steps, _projected_step)
-    st.stop()
-
-tab_step, tab_final = page_tabs("tree", ["Step by step", "Final tree and metrics"])   # the open one in the link
-if tab_step.open:
-    with tab_step:
-        stepper("tree.step", n_steps, _step_view)
-        _beside_steps()
-if tab_final.open:
-    with tab_final:
-        _final_views()
-ctx.model_download("svm_tree_model")
+else:
+    tab_step, tab_final = page_tabs("tree", ["Step by step", "Final tree and metrics"])   # the open one in the link
+    if tab_step.open:
+        with tab_step:
+            stepper("tree.step", n_steps, _step_view)
+            _beside_steps()
+    if tab_final.open:
+        with tab_final:
+            _final_views()
+    ctx.model_download("svm_tree_model")

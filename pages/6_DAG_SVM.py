@@ -283,133 +283,133 @@ with guard("cannot train the models"):
     if lesson:   # the projector: one sample stepped through, at the top of the page
         with ctx.projected():
             sample_steps(ask=False)
-        st.stop()
-    tab_pw, tab_vote, tab_dag, tab_wdag, tab_steps = page_tabs("dag", TABS)
+    else:   # (no st.stop(): a stopped run leaves Streamlit's fragments of earlier runs registered)
+        tab_pw, tab_vote, tab_dag, tab_wdag, tab_steps = page_tabs("dag", TABS)
 
-    # ------------------------------------------------------------ one sample, step by step
-    if tab_steps.open:
-        with tab_steps:
-            sample_steps(ask=True)
-            st.caption("Left: the map of the step (the star is the sample; at a DAG level the two sides of the "
-                       "pairwise SVM deciding there, the classes already dropped faded). Right: the DAG with the "
-                       "sample's path so far in red, then the weights w_M(x) and their sums τ_i.")
-            figure_downloads(shown_figure("dag.step"), f"{train.name}_dag_step", key="dag_step_dl")
+        # ------------------------------------------------------------ one sample, step by step
+        if tab_steps.open:
+            with tab_steps:
+                sample_steps(ask=True)
+                st.caption("Left: the map of the step (the star is the sample; at a DAG level the two sides of the "
+                           "pairwise SVM deciding there, the classes already dropped faded). Right: the DAG with the "
+                           "sample's path so far in red, then the weights w_M(x) and their sums τ_i.")
+                figure_downloads(shown_figure("dag.step"), f"{train.name}_dag_step", key="dag_step_dl")
 
-    # ------------------------------------------------------------ pairwise boundaries
-    if tab_pw.open:
-        with tab_pw:
-            st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
-                        "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
-            fig = figure("pw")
-            projector_chart(fig, key="pw_chart")
-            if not lesson:
-                figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
-                fig = figure("pwg")
-                st.plotly_chart(fig, key="pwg_chart")
-                figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
-                st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
-                              "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
-                              "support vectors": [int(e.support_.size) for e in voting.estimators_],
-                              "iterations": [int(e.n_iter_) for e in voting.estimators_],
-                              "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
-                             hide_index=True)
+        # ------------------------------------------------------------ pairwise boundaries
+        if tab_pw.open:
+            with tab_pw:
+                st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
+                            "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
+                fig = figure("pw")
+                projector_chart(fig, key="pw_chart")
+                if not lesson:
+                    figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
+                    fig = figure("pwg")
+                    st.plotly_chart(fig, key="pwg_chart")
+                    figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
+                    st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
+                                  "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
+                                  "support vectors": [int(e.support_.size) for e in voting.estimators_],
+                                  "iterations": [int(e.n_iter_) for e in voting.estimators_],
+                                  "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
+                                 hide_index=True)
 
-    # ------------------------------------------------------------ voting and unclassifiable regions
-    if tab_vote.open:
-        with tab_vote:
-            st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
-                        "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
-                        "inside R_i (eq. 6) class i wins every one of its pairs.")
-            fig = figure("vote")
-            st.plotly_chart(fig, key="vote_chart")
-            tied = voting.unclassifiable(X)
-            st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
-            if not lesson:
-                figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
-                ctx.model_download(f"{train.name}_pairwise_voting")
+        # ------------------------------------------------------------ voting and unclassifiable regions
+        if tab_vote.open:
+            with tab_vote:
+                st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
+                            "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
+                            "inside R_i (eq. 6) class i wins every one of its pairs.")
+                fig = figure("vote")
+                st.plotly_chart(fig, key="vote_chart")
+                tied = voting.unclassifiable(X)
+                st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
+                if not lesson:
+                    figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
+                    ctx.model_download(f"{train.name}_pairwise_voting")
 
-    # ------------------------------------------------------------ DAG for a chosen order
-    if tab_dag.open:
-        with tab_dag:
-            st.markdown("The DAG starts with a class list, compares its **first and last** class and "
-                        "drops the loser (D_ij ≥ 0: *not j*), K − 1 times. No region is left "
-                        "unclassified, but the regions depend on the list (Fig. 3).")
-            order = class_order(draw=True)
-            dag = DAGSVC.from_pairwise(voting, order)
-            probe = st.number_input("Follow training sample #", 0, len(y) - 1,
-                                    **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
-                                    help="its path through the DAG is drawn in red")
-            asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
-            left, right = st.columns([3, 2])
-            with left:
-                fig = figure("dagreg", order=order)
-                st.plotly_chart(fig, key="dag_chart")
-            with right:
-                figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
-                st.plotly_chart(figd, key="dag_diagram")
-                path = dag.decision_path(X[probe:probe + 1])[0]
-                name_of = dict(zip(voting.classes_.tolist(), names))
-                st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
-                           f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
-                           + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
-                           + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
-            if not lesson:
-                st.caption("Export the regions, then the diagram:")
-                figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
-                figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
-                model_download(dag, f"{train.name}_dag", key="dag_model")
-                st.subheader("How the regions change with the order")
-                st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
-                            "again reversed), so only these lists differ. For three or four classes they can "
-                            "only disagree inside voting's unclassifiable region.")
-                orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
-                fig = figure("orders", orders=orders)
-                st.plotly_chart(fig, key="orders_chart")
-                figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
+        # ------------------------------------------------------------ DAG for a chosen order
+        if tab_dag.open:
+            with tab_dag:
+                st.markdown("The DAG starts with a class list, compares its **first and last** class and "
+                            "drops the loser (D_ij ≥ 0: *not j*), K − 1 times. No region is left "
+                            "unclassified, but the regions depend on the list (Fig. 3).")
+                order = class_order(draw=True)
+                dag = DAGSVC.from_pairwise(voting, order)
+                probe = st.number_input("Follow training sample #", 0, len(y) - 1,
+                                        **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
+                                        help="its path through the DAG is drawn in red")
+                asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
+                left, right = st.columns([3, 2])
+                with left:
+                    fig = figure("dagreg", order=order)
+                    st.plotly_chart(fig, key="dag_chart")
+                with right:
+                    figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
+                    st.plotly_chart(figd, key="dag_diagram")
+                    path = dag.decision_path(X[probe:probe + 1])[0]
+                    name_of = dict(zip(voting.classes_.tolist(), names))
+                    st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
+                               f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
+                               + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
+                               + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
+                if not lesson:
+                    st.caption("Export the regions, then the diagram:")
+                    figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
+                    figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
+                    model_download(dag, f"{train.name}_dag", key="dag_model")
+                    st.subheader("How the regions change with the order")
+                    st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
+                                "again reversed), so only these lists differ. For three or four classes they can "
+                                "only disagree inside voting's unclassifiable region.")
+                    orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
+                    fig = figure("orders", orders=orders)
+                    st.plotly_chart(fig, key="orders_chart")
+                    figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
 
-    # ------------------------------------------------------------ weighted DAG
-    if tab_wdag.open:
-        with tab_wdag:
-            st.markdown("Training (Fig. 5a): K-Means into N clusters, a Gaussian per cluster (mean and "
-                        "regularised covariance, eq. 10–11) and a DAG SVM per cluster on its samples. "
-                        "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
-                        "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
-            order = class_order(draw=False)
-            dag = DAGSVC.from_pairwise(voting, order)
-            c1, c2, c3, c4 = st.columns(4)
-            shown = []
-            for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
-                with col:
-                    shown.append(param_widget(WeightedDAGSVC, "dag", p))
-            wdag, wparams = weighted_dag(shown, order)
-            if wparams is None:
-                st.caption("Showing the imported weighted DAG SVM.")
-            convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
-            if wdag.incomplete_clusters_.size:
-                st.warning(plain(wdag.missing_classes_message()))
-            parts = [("training", train)] + ([("test", test)] if test is not None else [])
-            for label, part in parts:
-                acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
-                       "WDAG": wdag.score(part.X, part.y)}
-                cols = st.columns(3)
-                for col, (k, v) in zip(cols, acc.items()):
-                    col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
-            left, right = st.columns(2)
-            with left:
-                figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
-                st.plotly_chart(figc, key="wdag_clusters")
-            with right:
-                figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
-                st.plotly_chart(figf, key="wdag_fused")
-            if not lesson:
-                st.caption("Export the clusters, then the fused regions:")
-                figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
-                figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
-                fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
-                st.plotly_chart(fig, key="wdag_cluster_regions")
-                figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
-                fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
-                st.plotly_chart(fig, key="wdag_weights")
-                figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
-                model_download(wdag, f"{train.name}_wdag", key="wdag_model")
-            ctx.share(wdag)
+        # ------------------------------------------------------------ weighted DAG
+        if tab_wdag.open:
+            with tab_wdag:
+                st.markdown("Training (Fig. 5a): K-Means into N clusters, a Gaussian per cluster (mean and "
+                            "regularised covariance, eq. 10–11) and a DAG SVM per cluster on its samples. "
+                            "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
+                            "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
+                order = class_order(draw=False)
+                dag = DAGSVC.from_pairwise(voting, order)
+                c1, c2, c3, c4 = st.columns(4)
+                shown = []
+                for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
+                    with col:
+                        shown.append(param_widget(WeightedDAGSVC, "dag", p))
+                wdag, wparams = weighted_dag(shown, order)
+                if wparams is None:
+                    st.caption("Showing the imported weighted DAG SVM.")
+                convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
+                if wdag.incomplete_clusters_.size:
+                    st.warning(plain(wdag.missing_classes_message()))
+                parts = [("training", train)] + ([("test", test)] if test is not None else [])
+                for label, part in parts:
+                    acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
+                           "WDAG": wdag.score(part.X, part.y)}
+                    cols = st.columns(3)
+                    for col, (k, v) in zip(cols, acc.items()):
+                        col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
+                left, right = st.columns(2)
+                with left:
+                    figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
+                    st.plotly_chart(figc, key="wdag_clusters")
+                with right:
+                    figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
+                    st.plotly_chart(figf, key="wdag_fused")
+                if not lesson:
+                    st.caption("Export the clusters, then the fused regions:")
+                    figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
+                    figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
+                    fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
+                    st.plotly_chart(fig, key="wdag_cluster_regions")
+                    figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
+                    fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
+                    st.plotly_chart(fig, key="wdag_weights")
+                    figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
+                    model_download(wdag, f"{train.name}_wdag", key="wdag_model")
+                ctx.share(wdag)
