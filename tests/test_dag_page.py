@@ -154,20 +154,23 @@ def _train(at, ds):
 def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     from conftest import wait_for_app
 
+    def charts(n):   # the browser draws a chart after the run, once Plotly is loaded
+        page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length === {n}", timeout=120000)
+
     page.set_viewport_size({"width": 1400, "height": 2400})  # the app scrolls inside its own container
     page.goto(f"{streamlit_url}/DAG_SVM?dag.src={LOSE.replace(' ', '+')}&dag.tab={WDAG}")   # the link's tab
     wait_for_app(page, timeout_ms=180000)
     page.get_by_text("Training accuracy: WDAG").wait_for(state="attached", timeout=180000)
     wait_for_app(page, timeout_ms=180000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() == 4   # the weighted DAG's, no other tab's
+    charts(4)   # the weighted DAG's, no other tab's
     page.get_by_role("tab", name="Voting (Fig. 1)").click()   # computed once it opens
     page.get_by_text("Training samples in the unclassifiable region").wait_for(timeout=180000)
     wait_for_app(page, timeout_ms=180000)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "dag_voting.png"), full_page=False)
     assert f"dag.tab={VOTE}" in page.url   # the tab chosen is in the link
-    assert page.locator(".js-plotly-plot").count() == 1
+    charts(1)
     page.get_by_role("tab", name="Weighted DAG (Fig. 4–5)").click()
     page.get_by_text("Training accuracy: WDAG").wait_for(timeout=180000)
     wait_for_app(page, timeout_ms=180000)
