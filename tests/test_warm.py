@@ -133,10 +133,12 @@ def script_run():      # a page opened the instant the server answers
 run = threading.Thread(target=script_run)
 run.start()
 run.join()
+warm.start().join(900)   # the fits to their end: an interpreter leaving while Numba compiles aborts
 print(json.dumps(seen))
 """
 
 
+@pytest.mark.slow
 def test_a_run_waits_until_the_warming_thread_has_imported():
     # two threads importing the same packages at once can see one half initialised ("partially
     # initialized module 'pandas' has no attribute 'Series'" on the first page after a start): a
