@@ -139,13 +139,13 @@ def _walk_step(X, y, mu, k):
 
 def _step_figure(X, y, mu, k, names, labels, nusvc):
     walk = cached_call(_walk, X, y, mu)
-    return plot_mu_step(walk, cached_call(_walk_step, X, y, mu, k), X, y, k, names, labels,
+    return plot_mu_step(walk, cached_call(_walk_step, X, y, mu, k, heavy=False), X, y, k, names, labels,
                         nusvc=nusvc if k == len(walk) - 1 else None)
 
 
 def _step_text(X, y, mu, k) -> tuple[str, str]:
     """Step k's sentence and explanation (paragraphs) as plain text for the screen, once for every session."""
-    walk, step = cached_call(_walk, X, y, mu), cached_call(_walk_step, X, y, mu, k)
+    walk, step = cached_call(_walk, X, y, mu), cached_call(_walk_step, X, y, mu, k, heavy=False)
     return plain(step_summary(walk, step, k)), "\n\n".join(map(plain, explain_step(walk, step, k).split("\n\n")))
 
 

@@ -8,7 +8,10 @@ asking session's script thread, so its progress bar updates and Stop (or leaving
 cancels it; nothing is stored then (a session waiting for it then computes it itself). A waiting
 session with a progress bar checks its own Stop while it waits (the bar's ``waiting()``). Cached
 models are shared objects: pages never mutate them.
-Both caches are bounded (least recently used entries go first).
+Both caches are bounded (least recently used entries go first). Computing an entry is heavy work
+(but a step's ``cached_call(..., heavy=False)``): it takes one of the server's heavy-work slots
+first (``svmviz_app.slots``), waiting with a message in the page when all are taken; a cache hit,
+and a session waiting for another's computation of the same entry, take none.
 
 Fits stay in this cache rather than ``st.cache_resource`` because a fit reports progress and
 stops on Stop or a closed tab inside the cached call, and a session waiting for another's fit
@@ -24,12 +27,14 @@ import json
 import threading
 import weakref
 from collections import OrderedDict
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable
 
 import numpy as np
 import streamlit as st
 from sklearn.base import clone
 
+from svmviz_app import slots
 from svmviz_app.budget import classroom
 
 MAX_FITS = 48          # fitted models kept for all sessions together
@@ -63,11 +68,15 @@ class SharedCache:
         self._computing: dict[str, _KeyLock] = {}
         self.computed = 0   # how many entries were computed (a benchmark reads it)
 
-    def get_or_compute(self, key: str, compute: Callable[[], Any], wait: Callable[[], None] | None = None):
+    def get_or_compute(self, key: str, compute: Callable[[], Any], wait: Callable[[], None] | None = None,
+                       slot: Callable[[], Any] = nullcontext):
         """The value of ``key``, computed by ``compute()`` unless stored or being computed by
         another session (then this one waits for it). ``wait()`` is called every
         ``WAIT_POLL_S`` seconds while waiting; when it raises (Stop, or the session has ended)
-        the wait ends with that exception and the other session's computation goes on."""
+        the wait ends with that exception and the other session's computation goes on.
+        ``slot()``: the context (a heavy-work slot) the computation runs in. It is entered before
+        the key's lock: a session that holds a key others wait for never waits for a slot itself
+        (unless the key belongs to cheap work that started a heavy computation inside)."""
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
@@ -76,30 +85,43 @@ class SharedCache:
             if entry is None:
                 entry = self._computing[key] = _KeyLock()
             entry.users += 1
+            theirs = entry.lock.locked()    # another session computes it now
         try:
-            if wait is None:
-                entry.lock.acquire()
-            else:
-                while not entry.lock.acquire(timeout=WAIT_POLL_S):
-                    wait()
-            try:
+            if theirs:                      # wait for their value without taking a slot
+                self._acquire(entry, wait)
+                entry.lock.release()
                 with self._lock:
                     if key in self._data:
                         return self._data[key]
-                value = compute()           # an exception (or Stop) stores nothing
-                with self._lock:
-                    self._data[key] = value
-                    self.computed += 1
-                    while len(self._data) > self.max_entries:
-                        self._data.popitem(last=False)
-            finally:
-                entry.lock.release()
+                # theirs ended without a value (Stop, an error): compute it here
+            with slot():
+                self._acquire(entry, wait)
+                try:
+                    with self._lock:
+                        if key in self._data:
+                            return self._data[key]
+                    value = compute()           # an exception (or Stop) stores nothing
+                    with self._lock:
+                        self._data[key] = value
+                        self.computed += 1
+                        while len(self._data) > self.max_entries:
+                            self._data.popitem(last=False)
+                finally:
+                    entry.lock.release()
         finally:
             with self._lock:                # the last session out removes the key's lock
                 entry.users -= 1
                 if entry.users == 0:
                     del self._computing[key]
         return value
+
+    @staticmethod
+    def _acquire(entry: _KeyLock, wait) -> None:
+        if wait is None:
+            entry.lock.acquire()
+        else:
+            while not entry.lock.acquire(timeout=WAIT_POLL_S):
+                wait()
 
     def __len__(self) -> int:
         return len(self._data)
@@ -150,15 +172,18 @@ def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = No
         with classroom():   # whichever thread computes it: a fit is one request's work
             return clone(estimator).fit(X, y, **kw)
 
-    model = FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None))
+    model = FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None), slot=lambda: heavy_slot(progress))
     _FIT_KEYS[model] = key
     return model
 
 
-def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None = None, **kwargs):
+def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None = None, heavy: bool = True,
+                **kwargs):
     """``fn(*args, **kwargs)`` computed once for all sessions (pure functions of their arguments
     only). Arrays are keyed by content, other arguments by their JSON/repr text; ``progress`` is
-    passed on as ``progress=`` when given and is not part of the key."""
+    passed on as ``progress=`` when given and is not part of the key. ``heavy=False``: a step's
+    few milliseconds drawn from results computed before, which never waits for a heavy-work slot
+    (``heavy`` is neither passed to ``fn`` nor part of the key)."""
     key = "|".join([f"{fn.__module__}.{fn.__qualname__}", *map(_key_part, args),
                     *(f"{k}={_key_part(v)}" for k, v in sorted(kwargs.items()))])
     wait = getattr(progress, "waiting", None)
@@ -169,7 +194,35 @@ def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None
         with classroom():
             return fn(*args, **kwargs)
 
-    return RESULTS.get_or_compute(key, compute, wait=wait)
+    return RESULTS.get_or_compute(key, compute, wait=wait,
+                                  slot=(lambda: heavy_slot(progress)) if heavy else nullcontext)
+
+
+@contextmanager
+def heavy_slot(progress=None):
+    """One of the server's heavy-work slots for the computation in the body. While all are taken
+    the page says how many computations are ahead — on the computation's progress bar when it has
+    one (``widgets.Progress.queued``), else in a message of its own, removed once the slot is
+    taken. Every message is sent to the browser, where Streamlit stops the run on Stop or a closed
+    tab, as for the bar's progress."""
+    queued = getattr(progress, "queued", None)
+    spot = None   # the message's place in the page, made only when the computation has to wait
+
+    def show(ahead: int) -> None:
+        nonlocal spot
+        if queued is not None:
+            queued(slots.waiting_text(ahead))
+            return
+        if spot is None:
+            spot = st.empty()
+        spot.info(slots.waiting_text(ahead))
+
+    with slots.heavy().hold(show) as waited:
+        if waited and queued is not None:
+            queued(None)
+        elif spot is not None:
+            spot.empty()
+        yield
 
 
 # ------------------------------------------------------------------ views of a fit

@@ -465,7 +465,8 @@ class Progress:
     tab closes (the websocket's end makes Streamlit's session manager request the script's stop;
     tests/test_browser_cancel.py pins both). The exception ends the library's work there and
     ``svmviz_app.cache`` stores nothing. ``waiting()``: called by the cache while another session
-    computes the same result, so a waiting session stops too."""
+    computes the same result, so a waiting session stops too; ``queued()`` likewise while the
+    computation waits for a heavy-work slot."""
 
     def __init__(self, label: str):
         self.label = label
@@ -478,6 +479,11 @@ class Progress:
 
     def waiting(self) -> None:
         self.bar.progress(self.frac, f"{self.label}: waiting for another session computing the same")
+
+    def queued(self, text: str | None) -> None:
+        """``text`` (the computation waits for a heavy-work slot: ``svmviz_app.slots``) on the
+        bar, or its own label again when None (the slot is taken)."""
+        self.bar.progress(self.frac, self.label if text is None else f"{self.label}: {text}")
 
     def done(self) -> None:
         self.bar.empty()
