@@ -15,9 +15,14 @@ from test_browser_live import DATA, _sidebar_expander, _step
 pytestmark = pytest.mark.browser
 
 
+# Students are told the instructor is away after 10 s of silence on this server (60 s by default):
+# the instructor's open page speaks every second, and the test waits for the notice, not the time.
+AWAY_AFTER_S = "10"
+
+
 @pytest.fixture(scope="module")
 def live_url(redis_url):
-    proc, url = start_streamlit({"SVMVIZ_ROOMS": redis_url})
+    proc, url = start_streamlit({"SVMVIZ_ROOMS": redis_url, "SVMVIZ_AWAY_AFTER": AWAY_AFTER_S})
     yield url
     stop_streamlit(proc)
 
