@@ -73,11 +73,12 @@ _WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw 
 _HANDED = "_svmviz_live_handed"       # this session's class is run by another session: no claim from here
 _HELD = "_svmviz_live_held"           # the browser's claim, kept by a projector tab of the instructor's browser
 _FORGET = "_svmviz_live_forget"       # the browser's claim names a class that is over: forget it
-_AWAY = "_svmviz_live_away"           # the last poll found the instructor silent for over AWAY_S (students)
+_AWAY = "_svmviz_live_away"           # the last poll found the instructor silent for over away_after_s() (students)
 _ENDED = "_svmviz_live_ended"         # the class this student followed has ended (the notice)
 _RESUME = "_svmviz_live_resume"       # a resume code just made, shown once
 # Students are told the instructor is away after this long without a word from them (the
-# instructor's page sends one every second while it is open).
+# instructor's page sends one every second while it is open); ``SVMVIZ_AWAY_AFTER`` (seconds)
+# changes it for a server.
 AWAY_S = 60.0
 _ASK = "_svmviz_live_ask"             # (page, make, step key, n_steps) of the question the page's view offers
 _REVEALED = "_svmviz_live_revealed"   # {"code", "qid", "counts"}: the tally of the question last revealed (published)
@@ -96,6 +97,29 @@ WAIT_S = 1.0
 ROOMS_SETTING = "SVMVIZ_ROOMS"
 SEATS_SETTING = "SVMVIZ_ROOM_SEATS"   # the students a class admits (default 100: one process's hall)
 ADDRESS_SEATS_SETTING = "SVMVIZ_ADDRESS_SEATS"   # seats and joins a minute of one network address (default 10)
+AWAY_SETTING = "SVMVIZ_AWAY_AFTER"   # seconds of the instructor's silence before students are told (default 60)
+
+
+def away_after_s() -> float:
+    """Seconds without a word from the instructor after which students are told they are away:
+    ``SVMVIZ_AWAY_AFTER`` (a positive number), else ``AWAY_S``."""
+    value = os.environ.get(AWAY_SETTING, "").strip()
+    try:
+        seconds = float(value) if value else AWAY_S
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"{AWAY_SETTING}={value[:20]!r}: give a number of seconds, e.g. 120")
+    return seconds
+
+
+def _duration(seconds: float) -> str:
+    """``60`` -> "a minute", ``90`` -> "90 seconds", ``120`` -> "2 minutes"."""
+    if seconds == 60:
+        return "a minute"
+    if seconds % 60 == 0:
+        return f"{seconds / 60:g} minutes"
+    return f"{seconds:g} seconds"
 
 
 @st.cache_resource
@@ -388,8 +412,8 @@ def panel(page) -> None:
     _keep_claim()
     live = _live()
     if live and live["role"] == "student" and not live["detached"] and ss.get(_AWAY):
-        st.warning("The instructor is away: no word from them for over a minute. You keep your place; the "
-                   "class goes on here when they are back.", icon=":material/hourglass_top:")
+        st.warning(f"The instructor is away: no word from them for over {_duration(away_after_s())}. You keep "
+                   "your place; the class goes on here when they are back.", icon=":material/hourglass_top:")
     if ss.get(_ENDED):
         st.info(ss[_ENDED], icon=":material/door_open:")
     lesson = state.lesson_mode()
@@ -680,7 +704,7 @@ def _poll(live: dict):
     qkey = None if f.question is None else (f.question.qid, f.question.revealed)
     old = ss.get(_QUESTION)
     ss[_QUESTION] = f.question
-    away = f.instructor_idle_s > AWAY_S
+    away = f.instructor_idle_s > away_after_s()
     moved = away != ss.get(_AWAY, False)
     ss[_AWAY] = away
     return f, qkey != (None if old is None else (old.qid, old.revealed)), moved

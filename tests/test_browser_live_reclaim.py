@@ -12,12 +12,19 @@ import pytest
 from conftest import start_streamlit, stop_streamlit, wait_for_app
 from test_browser_live import DATA, _sidebar_expander, _step
 
-pytestmark = pytest.mark.browser
+# one server (and Redis) for the module: its tests stay on one worker, and as a unit of two they
+# are handed out before the single tests (the longest start first)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live_reclaim")]
+
+
+# Students are told the instructor is away after 10 s of silence on this server (60 s by default):
+# the instructor's open page speaks every second, and the test waits for the notice, not the time.
+AWAY_AFTER_S = "10"
 
 
 @pytest.fixture(scope="module")
 def live_url(redis_url):
-    proc, url = start_streamlit({"SVMVIZ_ROOMS": redis_url})
+    proc, url = start_streamlit({"SVMVIZ_ROOMS": redis_url, "SVMVIZ_AWAY_AFTER": AWAY_AFTER_S})
     yield url
     stop_streamlit(proc)
 

@@ -123,3 +123,16 @@ def test_students_are_told_when_the_instructor_is_away_and_when_the_class_ends(m
     assert at.session_state[LIVE] is None
     assert [i.value for i in at.info if "has ended" in i.value]
     assert at.session_state["_svmviz_live_applied"]["state"] == {"split.test": 0.25}   # the view taken is kept
+
+
+def test_the_away_notice_waits_as_long_as_the_server_setting_says(monkeypatch):
+    monkeypatch.delenv("SVMVIZ_AWAY_AFTER", raising=False)
+    assert live.away_after_s() == live.AWAY_S == 60.0
+    monkeypatch.setenv("SVMVIZ_AWAY_AFTER", "120")
+    assert live.away_after_s() == 120.0
+    assert live._duration(120.0) == "2 minutes" and live._duration(60.0) == "a minute"
+    assert live._duration(10.0) == "10 seconds"
+    for bad in ("0", "-5", "soon", "inf", "nan"):
+        monkeypatch.setenv("SVMVIZ_AWAY_AFTER", bad)
+        with pytest.raises(ValueError, match="SVMVIZ_AWAY_AFTER"):
+            live.away_after_s()
