@@ -1,0 +1,120 @@
+"""The live class's step route (``svmviz_app.step_feed``): a room's step payload built once per
+version and sent as the same bytes to every follower; a long poll that a change wakes; strict
+parameters; nothing secret in it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+from starlette.requests import Request
+
+from svmviz_app.rooms import InMemoryRoomStore
+from svmviz_app.step_feed import StepFeed
+
+VIEW = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 3, "C": 1.0}}
+
+
+@pytest.fixture
+def room():
+    store = InMemoryRoomStore()
+    code, token = store.create_room()
+    store.publish(code, token, VIEW)
+    return store, code, token
+
+
+def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
+    code = path.split("/")[2]
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": [],
+             "path_params": {"code": code}}
+    resp = asyncio.run(feed.endpoint(Request(scope)))
+    return resp.status_code, resp.body
+
+
+def test_every_follower_of_a_version_gets_the_same_bytes_object(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store)
+
+    async def hundred():
+        return await asyncio.gather(*(feed.respond(code, None, "absent") for _ in range(100)))
+
+    bodies = [b for _, b in asyncio.run(hundred())]
+    assert all(b is bodies[0] for b in bodies)
+    payload = json.loads(bodies[0])
+    assert payload["page"] == "SVM_Tree" and payload["state"] == VIEW["state"] and payload["question"] is None
+    assert token.encode() not in bodies[0]
+    store.publish(code, token, {**VIEW, "state": {"tree.step": 4, "C": 1.0}})
+    _, after = asyncio.run(feed.respond(code, None, "absent"))
+    assert after is not bodies[0] and json.loads(after)["state"]["tree.step"] == 4
+    assert json.loads(after)["version"] == payload["version"] + 1
+
+
+def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store)
+    version = json.loads(asyncio.run(feed.respond(code, None, "absent"))[1])["version"]
+
+    def step_later():
+        time.sleep(0.3)
+        store.publish(code, token, {**VIEW, "state": {"tree.step": 5, "C": 1.0}})
+
+    threading.Thread(target=step_later).start()
+
+    async def three_followers():
+        return await asyncio.gather(*(feed.respond(code, version, None, wait_s=10.0) for _ in range(3)))
+
+    t0 = time.monotonic()
+    got = asyncio.run(three_followers())
+    waited = time.monotonic() - t0
+    assert 0.25 < waited < 5.0
+    assert {json.loads(b)["state"]["tree.step"] for _, b in got} == {5}
+    assert got[0][1] is got[1][1] is got[2][1]
+
+
+def test_a_poll_with_nothing_new_answers_the_same_payload_after_its_wait(room):
+    store, code, _ = room
+    feed = StepFeed(lambda: store)
+    status, body = asyncio.run(feed.respond(code, None, "absent"))
+    version = json.loads(body)["version"]
+    t0 = time.monotonic()
+    status, again = asyncio.run(feed.respond(code, version, None, wait_s=0.3))
+    assert status == 200 and again is body and time.monotonic() - t0 >= 0.29
+
+
+def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store)
+    version = json.loads(asyncio.run(feed.respond(code, None, "absent"))[1])["version"]
+    threading.Timer(0.2, lambda: store.pose(code, token, "Which next?", ["a", "b"], 1, "because")).start()
+    _, body = asyncio.run(feed.respond(code, version, None, wait_s=10.0))
+    q = json.loads(body)["question"]
+    assert q["prompt"] == "Which next?" and q["answer"] is None and q["explanation"] is None and not q["revealed"]
+    assert b"because" not in body
+    store.reveal(code, token)
+    _, body = asyncio.run(feed.respond(code, version, (q["qid"], False), wait_s=10.0))
+    q = json.loads(body)["question"]
+    assert q["revealed"] and q["answer"] == 1 and q["explanation"] == "because"
+
+
+def test_the_route_checks_its_parameters_and_says_when_the_class_is_over(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store)
+    lower = code.lower()
+    status, body = _get(feed, f"/live/{lower[:4]}-{lower[4:]}/step")
+    assert status == 200 and json.loads(body)["page"] == "SVM_Tree"
+    for bad in ("since=abc", "since=-1", "since=1e3", "since=99999999999999999", "q=2", "q=1.5", "q=none;"):
+        assert _get(feed, f"/live/{code}/step", bad)[0] == 400, bad
+    assert _get(feed, "/live/not-a-code/step")[0] == 400
+    assert _get(feed, "/live/" + "A" * 5000 + "/step")[0] == 400
+    store.close(code, token)
+    status, body = _get(feed, f"/live/{code}/step")
+    assert status == 404 and json.loads(body) == {"ended": True}
+
+
+def test_the_served_app_mounts_the_route():
+    import serve
+
+    assert "/live/{code}/step" in [r.path for r in serve.ROUTES]
