@@ -5,7 +5,9 @@ element of it; this route tells it what the room shows now with one response, th
 every follower of the room. The payload is built once per (room, version, question) in this
 process (``StepFeed.payload``): the view's version, page, bound values and data spec (never its
 uploaded data, which a link cannot carry either), the public question (its answer only once
-revealed) and whether the instructor is away. Nothing in it is secret: the code is the one the
+revealed), whether the instructor is away, and the steps the instructor's run showed with that
+view when it ran in this process (``STEP_FIGURES``: each stepper's step, its step line and its
+figure as Plotly JSON, serialized with the payload, once). Nothing in it is secret: the code is the one the
 students type, and a room's view is what every follower is sent anyway; the instructor's token
 never enters a view.
 
@@ -19,6 +21,7 @@ once nobody has asked for the room for ``WAIT_S`` seconds.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import threading
@@ -39,6 +42,45 @@ MAX_SINCE = 2 ** 53    # a version is a counter: larger is no version
 _SINCE = re.compile(r"\d{1,16}")
 _QUESTION = re.compile(r"(none|\d{1,16}\.[01])")
 STEP_PATH = "/live/{code}/step"
+
+
+def view_digest(view) -> str:
+    """A view's fingerprint: the same for the view an instructor publishes and the one read back
+    from the room (the store keeps it as this compact JSON)."""
+    return hashlib.sha256(json.dumps(view, allow_nan=False, separators=(",", ":")).encode()).hexdigest()
+
+
+class StepFigures:
+    """What the steppers of an instructor's run showed with the view it published, by room and view
+    (``view_digest``): {step key: (step, step line, figure)}. Kept before the view is published,
+    so that a payload built the moment the room changes finds them; the latest ``MAX_PAYLOADS``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._shown: OrderedDict[tuple[str, str], dict] = OrderedDict()
+
+    def keep(self, code: str, view, shown: dict) -> None:
+        key = (code, view_digest(view))
+        with self._lock:
+            self._shown[key] = dict(shown)
+            self._shown.move_to_end(key)
+            while len(self._shown) > MAX_PAYLOADS:
+                self._shown.popitem(last=False)
+
+    def get(self, code: str, view) -> dict:
+        with self._lock:
+            return self._shown.get((code, view_digest(view)), {})
+
+
+STEP_FIGURES = StepFigures()   # this process's: an instructor's run keeps them, the route sends them
+
+
+def _steps_json(shown: dict) -> str:
+    parts = []
+    for step_key, (k, line, fig) in shown.items():
+        figure = fig.to_json() if fig is not None else "null"
+        parts.append(f'{json.dumps(str(step_key))}:{{"k":{int(k)},"line":{json.dumps(str(line))},"figure":{figure}}}')
+    return "{" + ",".join(parts) + "}"
 
 
 def _question_key(q) -> tuple[int, bool] | None:
@@ -80,8 +122,8 @@ class StepFeed:
     """The step route of one process over ``store()`` (called when needed: the app's room store is
     made on first use)."""
 
-    def __init__(self, store: Callable[[], RoomStore]) -> None:
-        self._make_store, self._made = store, None
+    def __init__(self, store: Callable[[], RoomStore], figures: StepFigures = STEP_FIGURES) -> None:
+        self._make_store, self._made, self._figures = store, None, figures
         self._lock = threading.Lock()
         self._payloads: OrderedDict[tuple, bytes] = OrderedDict()
         self._watches: dict[str, _Watch] = {}
@@ -113,7 +155,7 @@ class StepFeed:
             key = (code, f.version, qkey, f.instructor_idle_s > AWAY_S)
         view = f.view or {}
         q = f.question
-        body = json.dumps({
+        meta = json.dumps({
             "version": f.version,
             "page": view.get("page", ""),
             "spec": view.get("spec"),
@@ -122,7 +164,8 @@ class StepFeed:
                 "qid": q.qid, "prompt": q.prompt, "options": list(q.options), "revealed": q.revealed,
                 "answer": q.answer, "explanation": q.explanation},
             "away": key[3],
-        }, separators=(",", ":")).encode()
+        }, separators=(",", ":"))
+        body = f'{meta[:-1]},"steps":{_steps_json(self._figures.get(code, view) if view else {})}}}'.encode()
         with self._lock:
             body = self._payloads.setdefault(key, body)   # a concurrent builder's bytes win: one object
             self._latest[code] = f.version

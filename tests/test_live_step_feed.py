@@ -118,3 +118,25 @@ def test_the_served_app_mounts_the_route():
     import serve
 
     assert "/live/{code}/step" in [r.path for r in serve.ROUTES]
+
+
+def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_with_that_view():
+    from apphelpers import page_test, problems
+    from svmviz_app.live import room_store
+
+    store = room_store()
+    code, token = store.create_room()
+    at = page_test("pages/2_SVM_Tree.py")
+    at.session_state["_svmviz_live"] = {"role": "instructor", "code": code, "token": token}
+    at.run()
+    at.button(key="tree.step_next").click().run()
+    assert not problems(at)
+    feed = StepFeed(lambda: store)
+    _, body = asyncio.run(feed.respond(code, None, "absent"))
+    payload = json.loads(body)
+    step = payload["steps"]["tree.step"]
+    assert step["k"] == payload["state"]["tree.step"] == at.session_state["tree.step"] == 1
+    assert step["line"].startswith("Step 2 of ")
+    shown = at.session_state["tree.step._figure"]()
+    assert step["figure"] == json.loads(shown.to_json())
+    assert step["figure"]["data"] and token not in body.decode()
