@@ -13,9 +13,9 @@ never enters a view.
 
 A request whose ``since`` (and ``q``, the question it holds: ``<qid>.<0|1>``, or ``none``) is
 still the room's waits up to ``WAIT_S`` seconds for a change — a long poll. Waiting requests cost
-no thread: one watcher thread per room (``RoomStore.wait``, which wakes on a change in the memory
-and in the Redis store alike) wakes every request of that room when the room changes, and ends
-once nobody has asked for the room for ``WAIT_S`` seconds.
+no thread and no store call: one watcher thread per room (``RoomStore.wait``, which wakes on a
+change in the memory and in the Redis store alike) builds the room's new payload and wakes every
+request of that room with it, and ends once nobody has asked for the room for ``WAIT_S`` seconds.
 """
 
 from __future__ import annotations
@@ -116,6 +116,7 @@ class _Watch:
         self.waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self.asked_at = time.monotonic()
         self.thread: threading.Thread | None = None
+        self.latest: tuple[int, tuple[int, bool] | None, bytes] | None = None   # (version, question, payload)
 
 
 class StepFeed:
@@ -178,29 +179,46 @@ class StepFeed:
 
     # ------------------------------------------------------------------ waiting without a thread each
     def _watch_room(self, code: str, watch: _Watch) -> None:
+        """The room's watcher: builds each new payload once and wakes the waiting requests with it."""
         while True:
             with self._lock:
                 if not watch.waiters and time.monotonic() - watch.asked_at > WAIT_S:
                     del self._watches[code]
                     return
             try:
-                f = self._store().follow(code)
-                self._store().wait(code, f.version, _question_key(f.question), WAIT_S / 4)
+                latest = self.current(code)
             except RoomError:
-                time.sleep(0.5)   # gone or unreachable: the waiting requests answer it themselves
+                latest = None   # gone or unreachable: the requests ask the store and say so
             with self._lock:
-                waiters = list(watch.waiters)
+                changed = latest != watch.latest
+                watch.latest = latest
+                waiters = list(watch.waiters) if changed else []
             for loop, event in waiters:
                 loop.call_soon_threadsafe(event.set)
+            if latest is None:
+                time.sleep(0.5)
+                continue
+            try:   # a timeout now and then: the instructor's "away" changes with time alone
+                self._store().wait(code, latest[0], latest[1], AWAY_S / 12)
+            except RoomError:
+                pass
 
-    async def _changed(self, code: str, timeout: float) -> None:
-        """Return when the room may have changed (or after ``timeout``)."""
+    def _watched(self, code: str):
+        """The payload the room's watcher built last (None without one)."""
+        with self._lock:
+            watch = self._watches.get(code)
+            return None if watch is None else watch.latest
+
+    async def _changed(self, code: str, seen, timeout: float) -> None:
+        """Return when the room's watcher has a payload other than ``seen`` (or after ``timeout``)."""
         event, loop = asyncio.Event(), asyncio.get_running_loop()
         with self._lock:
             watch = self._watches.get(code)
             if watch is None:
                 watch = self._watches[code] = _Watch()
             watch.asked_at = time.monotonic()
+            if watch.latest is not None and watch.latest != seen:
+                return   # built between the caller's look and now
             watch.waiters.add((loop, event))
             if watch.thread is None:
                 watch.thread = threading.Thread(target=self._watch_room, args=(code, watch),
@@ -216,21 +234,25 @@ class StepFeed:
 
     async def respond(self, code: str, since: int | None, question, wait_s: float = WAIT_S) -> tuple[int, bytes]:
         """(status, body) for a request: the room's payload once its version is not ``since`` or its
-        question not ``question`` (``"absent"``: not compared), else after ``wait_s`` seconds."""
+        question not ``question`` (``"absent"``: not compared), else after ``wait_s`` seconds. While
+        the room is watched, the watcher's payload answers without asking the store."""
         deadline = time.monotonic() + wait_s
         while True:
-            try:
-                version, qkey, body = await asyncio.to_thread(self.current, code)
-            except RoomNotFoundError:
-                return 404, b'{"ended":true}'
-            except RoomStoreUnavailableError:
-                return 503, b'{"unavailable":true}'
-            except RoomError:
-                return 404, b'{"ended":true}'
+            got = self._watched(code)
+            if got is None:
+                try:
+                    got = await asyncio.to_thread(self.current, code)
+                except RoomNotFoundError:
+                    return 404, b'{"ended":true}'
+                except RoomStoreUnavailableError:
+                    return 503, b'{"unavailable":true}'
+                except RoomError:
+                    return 404, b'{"ended":true}'
+            version, qkey, body = got
             remaining = deadline - time.monotonic()
             if since is None or version != since or (question != "absent" and qkey != question) or remaining <= 0:
                 return 200, body
-            await self._changed(code, remaining)
+            await self._changed(code, got, remaining)
 
     async def endpoint(self, request: Request) -> Response:
         try:

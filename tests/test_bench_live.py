@@ -356,3 +356,10 @@ def test_the_claim_element_keeps_forgets_and_sends_back_the_instructors_claim_as
             await s.close()
 
     asyncio.run(scenario())
+
+
+def test_a_route_lag_runs_from_the_click_to_the_first_response_holding_that_step():
+    steps = {2: (10.0, "a"), 3: (12.0, "b"), 4: (14.0, "c")}
+    seen = [(9.5, 2), (10.4, 2), (12.1, 2), (13.0, 3)]
+    lags = bench.route_lags(steps, seen)
+    assert lags[2] == pytest.approx(0.4) and lags[3] == pytest.approx(1.0) and lags[4] is None

@@ -99,6 +99,16 @@ def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room)
     assert q["revealed"] and q["answer"] == 1 and q["explanation"] == "because"
 
 
+def test_a_waiting_poll_says_at_once_when_the_class_ends(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store)
+    version = json.loads(asyncio.run(feed.respond(code, None, "absent"))[1])["version"]
+    threading.Timer(0.2, lambda: store.close(code, token)).start()
+    t0 = time.monotonic()
+    status, body = asyncio.run(feed.respond(code, version, None, wait_s=10.0))
+    assert status == 404 and json.loads(body) == {"ended": True} and time.monotonic() - t0 < 5.0
+
+
 def test_the_route_checks_its_parameters_and_says_when_the_class_is_over(room):
     store, code, token = room
     feed = StepFeed(lambda: store)
@@ -140,3 +150,57 @@ def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_wit
     shown = at.session_state["tree.step._figure"]()
     assert step["figure"] == json.loads(shown.to_json())
     assert step["figure"]["data"] and token not in body.decode()
+
+
+@pytest.mark.slow
+def test_a_served_class_sends_each_step_with_its_figure_over_the_route_the_same_bytes_to_every_follower():
+    """``streamlit run serve.py``: the instructor steps twice; two followers long-polling the route
+    (as ``bench_live``'s) each get both steps with their figures, and the same payload."""
+    from apphelpers import bench_live, protocol
+    from conftest import start_streamlit, stop_streamlit
+    from test_browser_live import DATA
+
+    bl = bench_live()
+    proc, url = start_streamlit()
+    port = int(url.rsplit(":", 1)[1])
+
+    async def lecture():
+        await bl.bc.purge_visit(port, 300)
+        t = bl.LiveSession(port, "SVM_Tree", f"data={DATA}")
+        assert await t.open(300), t.errors
+        assert await t.expand("Live class", 180)
+        assert await t.wait_for(lambda x: x.button("Start a class") is not None, 180)
+        await t.click("Start a class", 180)
+        code = t.find_text(bl.CODE_RE)
+        routes = [bl.RouteFollower(port, code) for _ in range(2)]
+        for r in routes:
+            r.start()
+        for k in (1, 2):
+            assert await t.click(bl.bc.PAGES["SVM_Tree"].button, 180, until=lambda x, k=k: x.step()[0] == k + 1)
+        for _ in range(300):
+            if all({2, 3} <= {s for _, s in r.seen} for r in routes):
+                break
+            await asyncio.sleep(0.1)
+        for r in routes:
+            await r.stop()
+        await t.close()
+        assert all({2, 3} <= {s for _, s in r.seen} for r in routes), [r.seen for r in routes]
+        assert not any(r.errors for r in routes)
+        status, body = await _raw(port, f"/live/{code.replace('-', '')}/step")
+        status2, body2 = await _raw(port, f"/live/{code.replace('-', '')}/step")
+        assert status == status2 == 200 and body == body2 and json.loads(body)["steps"]["tree.step"]["k"] == 2
+        assert (await _raw(port, f"/live/{code}/step?since=x"))[0] == 400
+
+    try:
+        protocol(lecture())
+    finally:
+        stop_streamlit(proc)
+
+
+async def _raw(port: int, path: str) -> tuple[int, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+    data = await reader.read()
+    writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
