@@ -60,7 +60,11 @@ class StepFigures:
         self._shown: OrderedDict[tuple[str, str], dict] = OrderedDict()
 
     def keep(self, code: str, view, shown: dict) -> None:
-        key = (code, view_digest(view))
+        """Keep ``shown`` for ``view``; nothing for a view that is no JSON (the room refuses it too)."""
+        try:
+            key = (code, view_digest(view))
+        except (TypeError, ValueError):
+            return
         with self._lock:
             self._shown[key] = dict(shown)
             self._shown.move_to_end(key)

@@ -204,3 +204,12 @@ async def _raw(port: int, path: str) -> tuple[int, bytes]:
     writer.close()
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split(b" ", 2)[1]), body
+
+
+def test_a_view_that_is_no_json_keeps_no_figures_and_raises_nothing():
+    from svmviz_app.step_feed import StepFigures
+
+    figures = StepFigures()
+    figures.keep("ABCDEFGH", {"state": {"x": float("nan")}}, {"s": (0, "", None)})
+    figures.keep("ABCDEFGH", {"state": {"x": object()}}, {"s": (0, "", None)})
+    assert figures.get("ABCDEFGH", {"state": {}}) == {}
