@@ -8,6 +8,7 @@ import asyncio
 import json
 import threading
 import time
+import uuid
 
 import pytest
 from starlette.requests import Request
@@ -18,12 +19,22 @@ from svmviz_app.step_feed import StepFeed
 VIEW = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 3, "C": 1.0}}
 
 
-@pytest.fixture
-def room():
-    store = InMemoryRoomStore()
+@pytest.fixture(params=["memory", "redis"])
+def room(request):
+    """(store, code, token) of a room showing ``VIEW``, in memory or in Redis (whose waits wake
+    through its pub/sub channel)."""
+    if request.param == "memory":
+        store = InMemoryRoomStore()
+    else:
+        from svmviz_app.rooms_redis import RedisRoomStore
+
+        store = RedisRoomStore(request.getfixturevalue("redis_url"), prefix=f"test-{uuid.uuid4().hex}:")
     code, token = store.create_room()
     store.publish(code, token, VIEW)
-    return store, code, token
+    yield store, code, token
+    if request.param == "redis":
+        for key in store._r.scan_iter(f"{store.prefix}*"):
+            store._r.delete(key)
 
 
 def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
