@@ -27,6 +27,12 @@ Targets (a 2-core machine): lag p95 <= 1.5 s, no missed step, CPU per instructor
 exact tally, every reveal within 1.5 s. Latencies are inflated by other work on a shared machine:
 the load average is printed with every figure; CPU seconds and bytes are what to trust.
 
+The step route: every follower also does what the follower's step element does in a browser, a
+long poll of ``GET /live/<code>/step?since=<version>&q=<question>`` (``svmviz_app.step_feed``) on a
+kept-alive HTTP connection (``--no-route``: not). Its **route lag** for a step is the time from
+the click to the first response holding that step with a figure; a step no response held is
+**route-missed**. Its CPU is in the room's CPU per step.
+
 Several processes: ``--processes 2`` starts two servers sharing the room through Redis
 (``--rooms redis://...``, or a redis-server the benchmark starts), the instructor on the first, the
 followers spread over both; CPU per step is reported per process too.
@@ -112,6 +118,13 @@ def trigger_state(component_id: str, event: str, value):
 def tick_state(component_id: str):
     """What a ticker's ``setTriggerValue("tick", now)`` sends."""
     return trigger_state(component_id, "tick", int(time.time() * 1000))
+
+
+def route_lags(steps: dict[int, tuple[float, str]], seen: list[tuple[float, int]]) -> dict[int, float | None]:
+    """For each instructor step ``s -> (click time, _)``: the time from the click to the first step
+    route response at or after it holding step s with its figure (``seen``: (time, 1-based step));
+    None when none held it."""
+    return {s: next((t - t0 for t, k in seen if t >= t0 and k == s), None) for s, (t0, _) in steps.items()}
 
 
 def first_after(history: list[Shown], t0: float, pred) -> float | None:
@@ -372,6 +385,60 @@ class LiveSession(bc.Student):
         await super().close()
 
 
+# ----------------------------------------------------------------------------- the step route
+class RouteFollower:
+    """A follower's step element as a browser runs it: a long poll of the room's step route, again
+    at once after each answer, on one kept-alive connection; records (time, step) of every
+    response holding a step's figure."""
+
+    def __init__(self, port: int, code: str):
+        self.port, self.code = port, code.replace("-", "")
+        self.seen: list[tuple[float, int]] = []
+        self.bytes = 0
+        self.errors: list[str] = []
+        self.task: asyncio.Task | None = None
+
+    async def _get(self, reader, writer, path: str) -> tuple[int, bytes]:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n\r\n".encode())
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        body = await reader.readexactly(length)
+        self.bytes += len(head) + length
+        return status, body
+
+    async def run(self) -> None:
+        since, q = None, None
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        try:
+            while True:
+                query = "" if since is None else f"?since={since}&q={q}"
+                status, body = await self._get(reader, writer, f"/live/{self.code}/step{query}")
+                if status != 200:
+                    self.errors.append(f"the step route answered {status}")
+                    return
+                t = time.perf_counter()
+                p = json.loads(body)
+                since = p["version"]
+                question = p.get("question")
+                q = "none" if question is None else f"{question['qid']}.{int(question['revealed'])}"
+                for step in p.get("steps", {}).values():
+                    if step.get("figure") is not None:
+                        self.seen.append((t, int(step["k"]) + 1))
+        finally:
+            writer.close()
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self.run())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+
+
 # ----------------------------------------------------------------------------- the class
 async def run_class(args, pids: list[int]) -> dict:
     """The class on the servers of ``args.ports`` (processes ``pids``): the instructor on the first,
@@ -418,6 +485,10 @@ async def run_class(args, pids: list[int]) -> dict:
     if not all(synced):
         r["errors"].append(f"{len(synced) - sum(synced)} followers never showed the instructor's view")
 
+    routes = [RouteFollower(s.port, code) for s in followers] if args.route else []
+    for rf in routes:
+        rf.start()
+
     # idle: nobody acts
     polls0 = sum(s.auto_runs for s in followers)
     cpu0, load_idle = cpu(), bc.loadavg()
@@ -456,11 +527,19 @@ async def run_class(args, pids: list[int]) -> dict:
         len(steps) * len(followers), 1)
     r.update(load_idle=load_idle, load_step=load_step, load_step_end=bc.loadavg())
     r["lags"] = [{str(k): v for k, v in d.items()} for d in lags]
+    if routes:
+        rl = [route_lags(steps, rf.seen) for rf in routes]
+        got = [v for d in rl for v in d.values() if v is not None]
+        r.update(route_missed=sum(1 for d in rl for v in d.values() if v is None),
+                 route_lag_p50=bc.percentile(got, 50), route_lag_p95=bc.percentile(got, 95),
+                 route_kb_per_follower_step=sum(rf.bytes for rf in routes) / 1e3 / max(len(routes) * len(steps), 1))
 
     # the question
     if args.question:
         r.update(await question_round(args, cpu, teacher, followers))
-    r["errors"] += sorted({e for s in [teacher, *followers] for e in s.errors})
+    for rf in routes:
+        await rf.stop()
+    r["errors"] += sorted({e for s in [teacher, *followers, *routes] for e in s.errors})
     r["load_end"] = bc.loadavg()
     await asyncio.gather(*(s.close() for s in [teacher, *followers]))
     return r
@@ -548,6 +627,9 @@ def report(r: dict, args) -> str:
         f"      CPU per step per process {' '.join(f'{c:.3f}' for c in r['cpu_per_step_each'])} s "
         f"({len(r['cpu_per_step_each'])} process(es), rooms {args.rooms or 'in memory'})",
     ]
+    if "route_missed" in r:
+        lines.append(f"      step route: missed {r['route_missed']}, lag p50 {r['route_lag_p50']:.2f} p95 "
+                     f"{r['route_lag_p95']:.2f} s, {r['route_kb_per_follower_step']:.1f} kB per follower per step")
     if "tally_exact" in r:
         lines.append(
             f"question: seen by {r['question_seen']}/{args.followers} (p95 {r['question_seen_s']:.2f} s), "
@@ -574,6 +656,8 @@ def parse_args(argv=None):
     ap.add_argument("--answer-window", type=float, default=10.0)
     ap.add_argument("--tally-timeout", type=float, default=5.0)
     ap.add_argument("--reveal-wait", type=float, default=60.0, help="at most this many s for the reveal to reach them")
+    ap.add_argument("--route", action=argparse.BooleanOptionalAction, default=True,
+                    help="followers also long-poll the step route, as the follower's step element does")
     ap.add_argument("--page", default="SVM_Tree", choices=sorted(bc.PAGES))
     ap.add_argument("--query", default=None)
     ap.add_argument("--stagger", type=float, default=3.0, help="followers join within this many s")

@@ -59,6 +59,7 @@ from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomEr
 from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
+from svmviz_app.step_feed import STEP_FIGURES
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
@@ -163,6 +164,21 @@ def current_view(snap: dict | None = None) -> dict:
     return view
 
 
+def shown_figure_key(step_key: str) -> str:
+    """Where the session keeps what the stepper of ``step_key`` showed (``stepper.ShownFigure``)."""
+    return f"{step_key}._figure"
+
+
+def _shown_steps() -> dict:
+    """{step key: (step, step line, figure)} of the steppers this run's page drew."""
+    ss = st.session_state
+    reg = ss.get(_STEPPERS)
+    if not reg or reg["page"] != ss.get(_PAGE, ""):
+        return {}
+    shown = {key: getattr(ss.get(shown_figure_key(key)), "shown", lambda: None)() for key in reg["steps"]}
+    return {key: s for key, s in shown.items() if s is not None}
+
+
 def _publish(snap: dict | None = None) -> None:
     live = _live()
     if not live or live["role"] != "instructor":
@@ -171,6 +187,9 @@ def _publish(snap: dict | None = None) -> None:
     if st.session_state.get(_SENT) == view:
         return
     try:
+        shown = _shown_steps()
+        if shown:   # before the view: the followers' route sends them with it (``step_feed``)
+            STEP_FIGURES.keep(live["code"], view, shown)
         room_store().publish(live["code"], live["token"], view)
         st.session_state[_SENT] = view
     except RoomStoreUnavailableError:

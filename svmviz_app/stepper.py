@@ -30,15 +30,20 @@ class ShownFigure:
     figure saying so, never the step before."""
 
     def __init__(self) -> None:
-        self._figure, self._step = None, 0
+        self._figure, self._step, self._line = None, 0, ""
 
     def clear(self, k: int) -> None:
         """Before the view of step ``k`` (the stepper calls it): no figure drawn yet."""
-        self._figure, self._step = None, k
+        self._figure, self._step, self._line = None, k, ""
 
-    def show(self, fig) -> None:
-        """In the view: ``fig`` is the step's figure on screen."""
-        self._figure = fig
+    def show(self, fig, line: str = "") -> None:
+        """In the view: ``fig`` is the step's figure on screen, ``line`` the step's line above it
+        (a live class's followers are sent both, ``svmviz_app.step_feed``)."""
+        self._figure, self._line = fig, line
+
+    def shown(self) -> tuple[int, str, object] | None:
+        """(step, step line, figure) of the last view, None when it drew no figure."""
+        return None if self._figure is None else (self._step, self._line, self._figure)
 
     def __call__(self):
         if self._figure is None:
@@ -50,7 +55,7 @@ class ShownFigure:
 def shown_figure(key: str) -> ShownFigure:
     """The figure the view of the stepper of ``key`` last drew in this session (each session its
     own: two students on different steps each save theirs)."""
-    return st.session_state.setdefault(f"{key}._figure", ShownFigure())
+    return st.session_state.setdefault(live.shown_figure_key(key), ShownFigure())
 
 
 def _playing_key(key: str) -> str:
