@@ -13,6 +13,7 @@ import uuid
 import pytest
 from starlette.requests import Request
 
+from apphelpers import run_coroutine
 from svmviz_app.rooms import InMemoryRoomStore
 from svmviz_app.step_feed import StepFeed
 
@@ -41,7 +42,7 @@ def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
     code = path.split("/")[2]
     scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": [],
              "path_params": {"code": code}}
-    resp = asyncio.run(feed.endpoint(Request(scope)))
+    resp = run_coroutine(feed.endpoint(Request(scope)))
     return resp.status_code, resp.body
 
 
@@ -52,13 +53,13 @@ def test_every_follower_of_a_version_gets_the_same_bytes_object(room):
     async def hundred():
         return await asyncio.gather(*(feed.respond(code, None, "absent") for _ in range(100)))
 
-    bodies = [b for _, b in asyncio.run(hundred())]
+    bodies = [b for _, b in run_coroutine(hundred())]
     assert all(b is bodies[0] for b in bodies)
     payload = json.loads(bodies[0])
     assert payload["page"] == "SVM_Tree" and payload["state"] == VIEW["state"] and payload["question"] is None
     assert token.encode() not in bodies[0]
     store.publish(code, token, {**VIEW, "state": {"tree.step": 4, "C": 1.0}})
-    _, after = asyncio.run(feed.respond(code, None, "absent"))
+    _, after = run_coroutine(feed.respond(code, None, "absent"))
     assert after is not bodies[0] and json.loads(after)["state"]["tree.step"] == 4
     assert json.loads(after)["version"] == payload["version"] + 1
 
@@ -66,7 +67,7 @@ def test_every_follower_of_a_version_gets_the_same_bytes_object(room):
 def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
     store, code, token = room
     feed = StepFeed(lambda: store)
-    version = json.loads(asyncio.run(feed.respond(code, None, "absent"))[1])["version"]
+    version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
 
     def step_later():
         time.sleep(0.3)
@@ -78,7 +79,7 @@ def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
         return await asyncio.gather(*(feed.respond(code, version, None, wait_s=10.0) for _ in range(3)))
 
     t0 = time.monotonic()
-    got = asyncio.run(three_followers())
+    got = run_coroutine(three_followers())
     waited = time.monotonic() - t0
     assert 0.25 < waited < 5.0
     assert {json.loads(b)["state"]["tree.step"] for _, b in got} == {5}
@@ -88,24 +89,24 @@ def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
 def test_a_poll_with_nothing_new_answers_the_same_payload_after_its_wait(room):
     store, code, _ = room
     feed = StepFeed(lambda: store)
-    status, body = asyncio.run(feed.respond(code, None, "absent"))
+    status, body = run_coroutine(feed.respond(code, None, "absent"))
     version = json.loads(body)["version"]
     t0 = time.monotonic()
-    status, again = asyncio.run(feed.respond(code, version, None, wait_s=0.3))
+    status, again = run_coroutine(feed.respond(code, version, None, wait_s=0.3))
     assert status == 200 and again is body and time.monotonic() - t0 >= 0.29
 
 
 def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room):
     store, code, token = room
     feed = StepFeed(lambda: store)
-    version = json.loads(asyncio.run(feed.respond(code, None, "absent"))[1])["version"]
+    version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
     threading.Timer(0.2, lambda: store.pose(code, token, "Which next?", ["a", "b"], 1, "because")).start()
-    _, body = asyncio.run(feed.respond(code, version, None, wait_s=10.0))
+    _, body = run_coroutine(feed.respond(code, version, None, wait_s=10.0))
     q = json.loads(body)["question"]
     assert q["prompt"] == "Which next?" and q["answer"] is None and q["explanation"] is None and not q["revealed"]
     assert b"because" not in body
     store.reveal(code, token)
-    _, body = asyncio.run(feed.respond(code, version, (q["qid"], False), wait_s=10.0))
+    _, body = run_coroutine(feed.respond(code, version, (q["qid"], False), wait_s=10.0))
     q = json.loads(body)["question"]
     assert q["revealed"] and q["answer"] == 1 and q["explanation"] == "because"
 
@@ -113,10 +114,10 @@ def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room)
 def test_a_waiting_poll_says_at_once_when_the_class_ends(room):
     store, code, token = room
     feed = StepFeed(lambda: store)
-    version = json.loads(asyncio.run(feed.respond(code, None, "absent"))[1])["version"]
+    version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
     threading.Timer(0.2, lambda: store.close(code, token)).start()
     t0 = time.monotonic()
-    status, body = asyncio.run(feed.respond(code, version, None, wait_s=10.0))
+    status, body = run_coroutine(feed.respond(code, version, None, wait_s=10.0))
     assert status == 404 and json.loads(body) == {"ended": True} and time.monotonic() - t0 < 5.0
 
 
@@ -153,7 +154,7 @@ def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_wit
     at.button(key="tree.step_next").click().run()
     assert not problems(at)
     feed = StepFeed(lambda: store)
-    _, body = asyncio.run(feed.respond(code, None, "absent"))
+    _, body = run_coroutine(feed.respond(code, None, "absent"))
     payload = json.loads(body)
     step = payload["steps"]["tree.step"]
     assert step["k"] == payload["state"]["tree.step"] == at.session_state["tree.step"] == 1
