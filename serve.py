@@ -18,5 +18,11 @@ def _rooms():
     return room_store()
 
 
-ROUTES = StepFeed(_rooms).routes()
+def _away_after() -> float:
+    from svmviz_app.live import away_after_s
+
+    return away_after_s()
+
+
+ROUTES = StepFeed(_rooms, _away_after).routes()
 app = st.App("app.py", lifespan=lifespan, routes=ROUTES)

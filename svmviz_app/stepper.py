@@ -31,10 +31,16 @@ class ShownFigure:
 
     def __init__(self) -> None:
         self._figure, self._step, self._line = None, 0, ""
+        self._class = None
 
     def clear(self, k: int) -> None:
         """Before the view of step ``k`` (the stepper calls it): no figure drawn yet."""
-        self._figure, self._step, self._line = None, k, ""
+        self._figure, self._step, self._line, self._class = None, k, "", None
+
+    def follow(self, class_figure) -> None:
+        """The step on screen is the class's, drawn by the browser: ``class_figure()`` is its figure
+        (None when it cannot be had)."""
+        self._class = class_figure
 
     def show(self, fig, line: str = "") -> None:
         """In the view: ``fig`` is the step's figure on screen, ``line`` the step's line above it
@@ -46,6 +52,9 @@ class ShownFigure:
         return None if self._figure is None else (self._step, self._line, self._figure)
 
     def __call__(self):
+        fig = self._class() if self._class is not None else None
+        if fig is not None:
+            return fig
         if self._figure is None:
             return message_figure("Nothing to save:", f"the figure of step {self._step + 1} could not be drawn",
                                   "(the page says why).")
@@ -161,9 +170,14 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
         else:
             _controls(key, k, n, playing, delay_s, label)
         shown_figure(key).clear(k)   # a view that fails before its figure leaves none to save
+        feed = live.step_feed(key)
         try:
-            with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
-                view(k)
+            if feed is not None:   # a student's browser draws the class's steps from here on
+                live.fed_step(key, feed, shown_figure(key))
+            else:
+                live.page_steps(key)
+                with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
+                    view(k)
         finally:
             # the URL once per step click, after the view (which may reset a value: an option gone at
             # this step), even when it stopped early; the share panel's link, outside this fragment

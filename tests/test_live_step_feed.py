@@ -48,7 +48,7 @@ def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
 
 def test_every_follower_of_a_version_gets_the_same_bytes_object(room):
     store, code, token = room
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
 
     async def hundred():
         return await asyncio.gather(*(feed.respond(code, None, "absent") for _ in range(100)))
@@ -66,7 +66,7 @@ def test_every_follower_of_a_version_gets_the_same_bytes_object(room):
 
 def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
     store, code, token = room
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
 
     def step_later():
@@ -88,7 +88,7 @@ def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
 
 def test_a_poll_with_nothing_new_answers_the_same_payload_after_its_wait(room):
     store, code, _ = room
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     status, body = run_coroutine(feed.respond(code, None, "absent"))
     version = json.loads(body)["version"]
     t0 = time.monotonic()
@@ -98,7 +98,7 @@ def test_a_poll_with_nothing_new_answers_the_same_payload_after_its_wait(room):
 
 def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room):
     store, code, token = room
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
     threading.Timer(0.2, lambda: store.pose(code, token, "Which next?", ["a", "b"], 1, "because")).start()
     _, body = run_coroutine(feed.respond(code, version, None, wait_s=10.0))
@@ -113,7 +113,7 @@ def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room)
 
 def test_a_waiting_poll_says_at_once_when_the_class_ends(room):
     store, code, token = room
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
     threading.Timer(0.2, lambda: store.close(code, token)).start()
     t0 = time.monotonic()
@@ -123,7 +123,7 @@ def test_a_waiting_poll_says_at_once_when_the_class_ends(room):
 
 def test_the_route_checks_its_parameters_and_says_when_the_class_is_over(room):
     store, code, token = room
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     lower = code.lower()
     status, body = _get(feed, f"/live/{lower[:4]}-{lower[4:]}/step")
     assert status == 200 and json.loads(body)["page"] == "SVM_Tree"
@@ -153,7 +153,7 @@ def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_wit
     at.run()
     at.button(key="tree.step_next").click().run()
     assert not problems(at)
-    feed = StepFeed(lambda: store)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     _, body = run_coroutine(feed.respond(code, None, "absent"))
     payload = json.loads(body)
     step = payload["steps"]["tree.step"]
@@ -222,6 +222,69 @@ def test_a_view_that_is_no_json_keeps_no_figures_and_raises_nothing():
     from svmviz_app.step_feed import StepFigures
 
     figures = StepFigures()
-    figures.keep("ABCDEFGH", {"state": {"x": float("nan")}}, {"s": (0, "", None)})
-    figures.keep("ABCDEFGH", {"state": {"x": object()}}, {"s": (0, "", None)})
+    figures.keep("ABCDEFGH", {"state": {"x": float("nan")}}, {"s": (0, "", None, set())})
+    figures.keep("ABCDEFGH", {"state": {"x": object()}}, {"s": (0, "", None, set())})
     assert figures.get("ABCDEFGH", {"state": {}}) == {}
+
+
+class _Fig:
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    def to_json(self) -> str:
+        return json.dumps({"data": [], "layout": {"title": {"text": self.tag}}})
+
+
+def test_figures_drawn_after_their_view_was_published_wake_the_waiting_poll_with_them(room):
+    """A run publishes its view as it starts and draws the step after; the reveal moves the step
+    in the store itself: the payload of a version may first go out without its step's figure. A
+    poll holding that payload (``f``, its figures' generation) gets the figure once kept."""
+    from svmviz_app.step_feed import StepFigures
+
+    store, code, token = room
+    figures = StepFigures()
+    feed = StepFeed(lambda: store, lambda: 60.0, figures)
+    first = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])
+    assert first["steps"] == {}
+    threading.Timer(0.3, lambda: figures.keep(code, VIEW, {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})})).start()
+    t0 = time.monotonic()
+    _, body = run_coroutine(feed.respond(code, first["version"], None, wait_s=5.0, figures=first["figures"]))
+    got = json.loads(body)
+    assert time.monotonic() - t0 < 4.0 and got["version"] == first["version"]
+    assert got["steps"]["tree.step"]["figure"]["layout"]["title"]["text"] == "four"
+    assert got["steps"]["tree.step"]["scope"] == ["tree.geo"] and got["figures"] == first["figures"] + 1
+    # the same steps kept again change nothing: no payload is made anew
+    figures.keep(code, VIEW, {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})})
+    assert figures.generation(code) == got["figures"]
+
+
+def test_a_students_route_requests_keep_their_seat_and_a_forged_id_is_refused(room):
+    """A student whose browser draws the steps polls the room only through the route: each of its
+    requests keeps the seat (a seat silent for 15 s is freed)."""
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    sid = store.new_client(None)
+    status, _ = _get(feed, f"/live/{code}/step", f"sid={sid}")
+    assert status == 200 and store.follow(code).n_students == 1
+    status, body = _get(feed, f"/live/{code}/step", "sid=not-a-client-id")
+    assert status == 400 and b"client id" in body
+    store.remove(code, token, client=sid)
+    status, _ = _get(feed, f"/live/{code}/step", f"sid={sid}")
+    assert status == 409   # the seat is gone: the student's session says why
+
+
+def test_an_instructor_keeps_only_figures_of_the_step_its_view_holds(monkeypatch):
+    """A run publishes its view (a new step) before its stepper draws: the figure on hand then is
+    the last run's, of another step, and must not go out as this view's."""
+    from svmviz_app import live
+    from svmviz_app.stepper import ShownFigure
+
+    fig = ShownFigure()
+    fig.clear(2)
+    fig.show(_Fig("three"), "Step 3")
+    ss = {"_svmviz_live_steppers": {"page": "SVM_Tree", "steps": {"tree.step": {"tree.geo"}}, "question": None},
+          "_svmviz_live_page": "SVM_Tree", live.shown_figure_key("tree.step"): fig}
+    monkeypatch.setattr(live.st, "session_state", ss)
+    assert live._shown_steps({"state": {"tree.step": 3}}) == {}
+    kept = live._shown_steps({"state": {"tree.step": 2}})
+    assert kept["tree.step"][:2] == (2, "Step 3") and kept["tree.step"][3] == {"tree.geo"}
