@@ -886,48 +886,54 @@ _ticker = st.components.v2.component("svmviz_live_ticker", js=_TICKER_JS)
 @st.fragment
 def _follow_fragment() -> None:
     """The ticker, in a fragment of its own: a poll that finds nothing new reruns only this. None
-    while the page's step element follows the class (``fed_step``)."""
+    while the page's step element follows the class (``step_element_drawn``)."""
     ss = st.session_state
     ss[_TICKING] = bool(_following()) and not _fed()
     if ss[_TICKING]:
-        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=poll, height=0)
+        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=_tick, height=0)
+
+
+def _tick() -> None:
+    """The ticker's poll; none once a step element polls for this session: this fragment then
+    reruns alone and leaves the ticker out."""
+    if not _fed():
+        poll()
 
 
 # ------------------------------------------------------------------ a follower's steps drawn by the browser
 def _fed() -> bool:
-    """A stepper of this page showed its steps through its step element at its last run, and may
-    still: no question waits for this student's answer."""
-    ss = st.session_state
-    feeder, q = ss.get(_FEEDER), ss.get(_QUESTION)
-    return bool(feeder) and feeder[0] == ss.get(_PAGE, "") and (q is None or q.revealed)
+    """A stepper of this page drew its step element at its last run: the element polls the class
+    for this session, no ticker is needed."""
+    feeder = st.session_state.get(_FEEDER)
+    return bool(feeder) and feeder[0] == st.session_state.get(_PAGE, "")
 
 
 def step_feed(step_key: str) -> dict | None:
-    """The data of the step element (``svmviz_app.step_element``) when the stepper of ``step_key``
-    leaves its steps to it: a student following the class, not a projector, on a server with the
-    step route, no open question (its answer buttons are the page's), and the figure of this
-    stepper's step (or the keys its view binds, known from an earlier step) in this process's
-    payload of the view taken. None: the page draws the step."""
+    """The data of the step element (``svmviz_app.step_element``) of the stepper of ``step_key``: for
+    a student following the class, not a projector, on a server with the step route (None: the
+    ticker polls, the page draws every step). The element polls the class; it draws the steps
+    (``draw``) while no question waits for this student's answer (its buttons are the page's) and
+    the keys the stepper's view binds are known (from the instructor's figure of the step, or
+    from an earlier step)."""
     ss = st.session_state
     live = _following()
     if live is None or not ROUTED.is_set() or state.lesson_mode() or live.get("sid") is None:
         return None
-    q, view = ss.get(_QUESTION), ss.get(_APPLIED)
-    if (q is not None and not q.revealed) or not view:
-        return None
-    shown = STEP_FIGURES.get(live["code"], view).get(step_key)
+    q, view = ss.get(_QUESTION), ss.get(_APPLIED) or {}
+    shown = STEP_FIGURES.get(live["code"], view).get(step_key) if view else None
     reg = ss.get(_STEPPERS) or {}
     if shown is not None:
         scope = {step_key, *shown[3]}
     elif reg.get("page") == ss.get(_PAGE, "") and step_key in reg.get("steps", {}):
         scope = {step_key, *reg["steps"][step_key]}   # the instructor's page has still to draw it: the element waits
     else:
-        return None
+        scope = None
     return {"route": f"/live/{live['code']}/step", "plotly": PLOTLY_PATH, "step_key": step_key,
-            "frame": frame_digest(view), "state": view.get("state") or {},
+            "draw": scope is not None and bool(view) and (q is None or q.revealed),
+            "version": live["version"], "frame": frame_digest(view), "state": view.get("state") or {},
             "q": "none" if q is None else f"{q.qid}.{int(q.revealed)}", "away": bool(ss.get(_AWAY)), "sid": live["sid"],
-            "url": {k: v for k, v in state.defaults(scope).items() if isinstance(v, (bool, int, str))},
-            "scope": sorted(scope)}
+            "url": {k: v for k, v in state.defaults(scope or ()).items() if isinstance(v, (bool, int, str))},
+            "scope": sorted(scope or ())}
 
 
 def _class_figure(store: RoomStore, code: str, step_key: str) -> Callable:
@@ -943,28 +949,34 @@ def _class_figure(store: RoomStore, code: str, step_key: str) -> Callable:
     return figure
 
 
-def fed_step(step_key: str, data: dict, shown) -> None:
-    """In the stepper of ``step_key``'s fragment: the step element with ``data`` (``step_feed``), and
-    the revealed question's answer below it; ``shown`` (the stepper's ``ShownFigure``) saves the
-    class's step."""
+def step_element_drawn(step_key: str, data: dict, shown) -> bool:
+    """In the stepper of ``step_key``'s fragment: the step element with ``data`` (``step_feed``).
+    True when it draws the step: the page then draws only the revealed question's answer (this
+    does) and ``shown`` (the stepper's ``ShownFigure``) saves the class's step; False: the page
+    draws the step."""
     ss = st.session_state
     live = _following()
+    ss[_FEEDER] = (ss.get(_PAGE, ""), step_key)
+    step_element.draw(data, poll)
+    if not data["draw"]:
+        return False
     reg = ss.get(_STEPPERS)
     if reg is None or reg["page"] != ss.get(_PAGE, ""):
         reg = ss[_STEPPERS] = {"page": ss.get(_PAGE, ""), "steps": {}, "question": None}
     reg["steps"][step_key] = set(data["scope"]) - {step_key}
+    reg["question"] = step_key   # a question asked now reruns this stepper: the page's view asks it here
     if ss.get(_WAITING) == step_key:
         del ss[_WAITING]
-    ss[_FEEDER] = (ss.get(_PAGE, ""), step_key)
     shown.follow(_class_figure(room_store(), live["code"], step_key))
-    step_element.draw(data, poll)
     if ss.get(_QUESTION) is not None:
         _student_question(live, ss[_QUESTION])
+    return True
 
 
 def page_steps(step_key: str) -> None:
-    """In the stepper of ``step_key``'s fragment, before the page draws the step: the step element
-    is not on the page any more. A student's ticker must poll again: one app run draws it."""
+    """In the stepper of ``step_key``'s fragment, drawn without its step element (the session left
+    the class, or became a projector): a following session's ticker must poll again, and only an
+    app run draws it."""
     ss = st.session_state
     feeder = ss.get(_FEEDER)
     if feeder and feeder[1] == step_key:

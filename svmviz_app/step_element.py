@@ -44,6 +44,7 @@ export default function (component) {
         host.appendChild(root);
     }
     const line = root.querySelector(".svmviz-step-line"), fig = root.querySelector(".svmviz-step-figure");
+    root.style.display = d.draw ? "" : "none";
     const canon = (v) => v === undefined ? "undefined" : JSON.stringify(v, (k, x) =>
         x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x);
     const qkey = (q) => q ? `${q.qid}.${q.revealed ? 1 : 0}` : "none";
@@ -52,6 +53,8 @@ export default function (component) {
     // "draw": the new version changes this stepper's step and what its view binds alone; "wait":
     // so far as it says, but the instructor's page has not drawn that step yet; "news": anything else
     function judge(p) {
+        if (!d.draw)   // the page draws the steps: the session takes every change
+            return p.version !== d.version || qkey(p.question) !== d.q || p.away !== d.away ? "news" : "wait";
         if (p.frame !== d.frame || qkey(p.question) !== d.q || p.away !== d.away) return "news";
         const s = p.steps && p.steps[d.step_key];
         const scope = new Set([d.step_key, ...(s ? s.scope : d.scope)]);
@@ -133,7 +136,9 @@ _element = st.components.v2.component("svmviz_live_step", js=_JS, css=_CSS, isol
 
 def draw(data: dict, on_news: Callable[[], None]) -> None:
     """The element, with ``data``: ``route`` (the step route of the class), ``plotly`` (the path of
-    Plotly's script), ``step_key``, ``frame`` (``step_feed.frame_digest`` of the view the page was
+    Plotly's script), ``step_key``, ``draw`` (the element draws the steps; else it only tells the
+    session of every change: the page draws them), ``version`` (of the view the page was drawn
+    with), ``frame`` (``step_feed.frame_digest`` of the view the page was
     drawn with), ``state`` (that view's bound values), ``q`` (its question, ``<qid>.<0|1>`` or
     ``none``), ``away``, ``sid`` (the student's client id: each request keeps their seat) and ``url`` ({key: default} of the keys the element keeps in the URL).
     ``on_news`` takes what the element cannot draw."""

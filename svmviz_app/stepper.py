@@ -172,10 +172,10 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
         shown_figure(key).clear(k)   # a view that fails before its figure leaves none to save
         feed = live.step_feed(key)
         try:
-            if feed is not None:   # a student's browser draws the class's steps from here on
-                live.fed_step(key, feed, shown_figure(key))
-            else:
+            if feed is None:
                 live.page_steps(key)
+            # a following student's browser draws the class's steps when it can (no script run)
+            if feed is None or not live.step_element_drawn(key, feed, shown_figure(key)):
                 with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
                     view(k)
         finally:

@@ -41,7 +41,7 @@ def _watch_runs(page) -> list:
 
 def _runs_and_requests(frames) -> tuple[list[str], list[str]]:
     """How the runs in ``frames`` ended ("app" or "fragment") and what the browser asked for: "tick"
-    (a rerun with the live class's ticker trigger, the room poll), "timed" (a fragment's
+    (a rerun with the live class's ticker or step element trigger, the room poll), "timed" (a fragment's
     ``run_every``) or "other"."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -61,7 +61,8 @@ def _runs_and_requests(frames) -> tuple[list[str], list[str]]:
             msg.ParseFromString(payload)
             if msg.WhichOneof("type") == "rerun_script":
                 rs = msg.rerun_script
-                asked.append("tick" if any('"tick"' in w.json_trigger_value for w in rs.widget_states.widgets)
+                asked.append("tick" if any('"tick"' in w.json_trigger_value or '"news"' in w.json_trigger_value
+                                           for w in rs.widget_states.widgets)
                              else "timed" if rs.is_auto_rerun else "other")
     return ends, asked
 

@@ -165,9 +165,11 @@ def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_wit
 
 
 @pytest.mark.slow
-def test_a_served_class_sends_each_step_with_its_figure_over_the_route_the_same_bytes_to_every_follower():
-    """``streamlit run serve.py``: the instructor steps twice; two followers long-polling the route
-    (as ``bench_live``'s) each get both steps with their figures, and the same payload."""
+def test_a_served_class_sends_each_step_to_its_followers_step_elements_without_a_script_run():
+    """``streamlit run serve.py``: two students join; the instructor steps twice; each student's
+    step element (``bench_live``'s, doing what its script does in a browser) draws both steps from
+    the route, and the students' sessions run no script meanwhile; every request gets the same
+    payload."""
     from apphelpers import bench_live, protocol
     from conftest import start_streamlit, stop_streamlit
     from test_browser_live import DATA
@@ -184,20 +186,22 @@ def test_a_served_class_sends_each_step_with_its_figure_over_the_route_the_same_
         assert await t.wait_for(lambda x: x.button("Start a class") is not None, 180)
         await t.click("Start a class", 180)
         code = t.find_text(bl.CODE_RE)
-        routes = [bl.RouteFollower(port, code) for _ in range(2)]
-        for r in routes:
-            r.start()
+        students = [bl.LiveSession(port, "SVM_Tree", f"room={code}") for _ in range(2)]
+        for s in students:
+            assert await s.open(300), s.errors
+            assert await s.wait_for(lambda x: x.element_step() == 1, 180), (s.element_seen, s.errors)
+        for s in students:   # the join's ticker: its first tick finds the element polling and leaves
+            assert await s.wait_for(lambda x: not x.tickers, 60), s.errors
+        runs = [s.run_id for s in students]
         for k in (1, 2):
             assert await t.click(bl.bc.PAGES["SVM_Tree"].button, 180, until=lambda x, k=k: x.step()[0] == k + 1)
-        for _ in range(300):
-            if all({2, 3} <= {s for _, s in r.seen} for r in routes):
-                break
-            await asyncio.sleep(0.1)
-        for r in routes:
-            await r.stop()
-        await t.close()
-        assert all({2, 3} <= {s for _, s in r.seen} for r in routes), [r.seen for r in routes]
-        assert not any(r.errors for r in routes)
+        for s in students:
+            assert await s.wait_for(lambda x: x.element_step() == 3, 180), (s.element_seen, s.errors)
+        assert all({2, 3} <= {k for _, k in s.element_seen} for s in students)
+        assert [s.run_id for s in students] == runs   # no script run of a student drew them
+        assert not any(s.errors for s in students), [s.errors for s in students]
+        for s in [t, *students]:
+            await s.close()
         status, body = await _raw(port, f"/live/{code.replace('-', '')}/step")
         status2, body2 = await _raw(port, f"/live/{code.replace('-', '')}/step")
         assert status == status2 == 200 and body == body2 and json.loads(body)["steps"]["tree.step"]["k"] == 2
