@@ -929,7 +929,10 @@ def step_feed(step_key: str) -> dict | None:
     else:
         scope = None
     return {"route": f"/live/{live['code']}/step", "plotly": PLOTLY_PATH, "step_key": step_key,
-            "draw": scope is not None and bool(view) and (q is None or q.revealed),
+            # figures are drawn in the instructor's process: a student served by another one (a
+            # hall over several processes) has its steps drawn by its page
+            "draw": (scope is not None and bool(view) and (q is None or q.revealed)
+                     and STEP_FIGURES.generation(live["code"]) > 0),
             "version": live["version"], "frame": frame_digest(view), "state": view.get("state") or {},
             "q": "none" if q is None else f"{q.qid}.{int(q.revealed)}", "away": bool(ss.get(_AWAY)), "sid": live["sid"],
             "url": {k: v for k, v in state.defaults(scope or ()).items() if isinstance(v, (bool, int, str))},

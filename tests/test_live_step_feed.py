@@ -292,3 +292,40 @@ def test_an_instructor_keeps_only_figures_of_the_step_its_view_holds(monkeypatch
     assert live._shown_steps({"state": {"tree.step": 3}}) == {}
     kept = live._shown_steps({"state": {"tree.step": 2}})
     assert kept["tree.step"][:2] == (2, "Step 3") and kept["tree.step"][3] == {"tree.geo"}
+
+
+@pytest.mark.parametrize("case, draws", [("figure here", True), ("question open", False),
+                                         ("question revealed", True), ("another process", False),
+                                         ("projector", False)])
+def test_a_students_step_element_draws_only_what_this_process_has_and_no_open_question(monkeypatch, case, draws):
+    """The element draws the steps for a following student while this process holds the
+    instructor's figures (a hall over several processes: the other processes' students have their
+    steps drawn by their page) and no question waits for their answer; a projector draws its own."""
+    from svmviz_app import live, state, step_feed
+    from svmviz_app.rooms import PublicQuestion
+    from svmviz_app.step_feed import StepFigures
+
+    figures = StepFigures()
+    view = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 1, "tree.geo": "a"}}
+    if case != "another process":
+        figures.keep("ABCDEFGH", view, {"tree.step": (1, "Step 2", _Fig("two"), {"tree.geo"})})
+    monkeypatch.setattr(live, "STEP_FIGURES", figures)
+    monkeypatch.setattr(step_feed.ROUTED, "is_set", lambda: True)
+    monkeypatch.setattr(state, "lesson_mode", lambda: case == "projector")
+    q = None
+    if case.startswith("question"):
+        q = PublicQuestion(qid=1, prompt="Which?", options=("a", "b"), revealed=case.endswith("revealed"),
+                           answer=None, explanation=None)
+    ss = {"_svmviz_live": {"role": "student", "code": "ABCDEFGH", "sid": "c", "version": 3, "detached": False},
+          "_svmviz_live_applied": view, "_svmviz_live_question": q, "_svmviz_live_page": "SVM_Tree",
+          "_svmviz_live_steppers": {"page": "SVM_Tree", "steps": {"tree.step": {"tree.geo"}}, "question": None},
+          "_svmviz_bound": {"tree.step": 0, "tree.geo": "b"}}
+    monkeypatch.setattr(live.st, "session_state", ss)
+    monkeypatch.setattr(state.st, "session_state", ss)
+    data = live.step_feed("tree.step")
+    if case == "projector":
+        assert data is None
+        return
+    assert data["draw"] is draws and data["scope"] == ["tree.geo", "tree.step"]
+    assert data["route"] == "/live/ABCDEFGH/step" and data["version"] == 3 and data["sid"] == "c"
+    assert data["url"] == {"tree.step": 0, "tree.geo": "b"}
