@@ -478,6 +478,9 @@ class Student:
                 on_page.add(w.id)
         return [s for wid, s in self.widgets.items() if wid in on_page]
 
+    def shows_step(self) -> bool:
+        return self.step() is not None
+
     # ---- the visit
     async def open(self, timeout: float) -> bool:
         t0 = time.perf_counter()
@@ -492,7 +495,7 @@ class Student:
         if not ok:
             self.errors.append(f"open: the run did not end within {timeout:g} s ({self.closed or 'still running'})")
             return False
-        if self.profile is not None and self.step() is None:
+        if self.profile is not None and not self.shows_step():
             self.errors.append("open: the page shows no step")
             return False
         self.open_s = time.perf_counter() - t0

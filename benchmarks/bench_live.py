@@ -27,6 +27,12 @@ Targets (a 2-core machine): lag p95 <= 1.5 s, no missed step, CPU per instructor
 exact tally, every reveal within 1.5 s. Latencies are inflated by other work on a shared machine:
 the load average is printed with every figure; CPU seconds and bytes are what to trust.
 
+The step element: a following student's stepper leaves its steps to an element
+(``svmviz_app.step_element``) whose script long-polls ``GET /live/<code>/step`` and draws a step
+without a script run; each follower here does what that script does (``StepElement``: the same
+verdict on each payload, its trigger set for anything but a step), and a step is shown when
+either its page's run or its element drew it. Its CPU is in the room's CPU per step.
+
 Several processes: ``--processes 2`` starts two servers sharing the room through Redis
 (``--rooms redis://...``, or a redis-server the benchmark starts), the instructor on the first, the
 followers spread over both; CPU per step is reported per process too.
@@ -114,6 +120,13 @@ def tick_state(component_id: str):
     return trigger_state(component_id, "tick", int(time.time() * 1000))
 
 
+def route_lags(steps: dict[int, tuple[float, str]], seen: list[tuple[float, int]]) -> dict[int, float | None]:
+    """For each instructor step ``s -> (click time, _)``: the time from the click to the first time
+    at or after it the step element drew step s (``seen``: (time, 1-based step)); None when it
+    never did."""
+    return {s: next((t - t0 for t, k in seen if t >= t0 and k == s), None) for s, (t0, _) in steps.items()}
+
+
 def first_after(history: list[Shown], t0: float, pred) -> float | None:
     """Seconds from t0 to the first run end at or after t0 whose ``Shown`` satisfies pred."""
     return next((h.t - t0 for h in history if h.t >= t0 and pred(h)), None)
@@ -196,6 +209,8 @@ class LiveSession(bc.Student):
         self.auto_runs = 0
         self.full_runs = 0     # runs of the whole page (the rest were fragment runs)
         self.tickers: dict[str, tuple[asyncio.Task, tuple]] = {}   # ticker element id -> (its timer, what started it)
+        self.elements_live: dict[str, StepElement] = {}   # step element id -> its poll (one per data it ran with)
+        self.element_seen: list[tuple[float, int]] = []   # (time, 1-based step) of each step its element drew
         self.ended_run = 0     # the run_id (new_session count) of the last run that ended
         self.waiters: list[tuple] = []   # (predicate, future) of wait_for calls, checked at run ends
 
@@ -247,13 +262,27 @@ class LiveSession(bc.Student):
         if status in self.finished_ok:
             self.full_runs += status == self._fm.FINISHED_SUCCESSFULLY
             self.history.append(self.shown())
-            for pred, done in self.waiters:
-                if not done.done() and pred(self):
-                    done.set_result(True)
+            self.check_waiters()
             on_page = {el.bidi_component.id for _, el, _ in self.elements.values()
                        if el.WhichOneof("type") == "bidi_component"}
             for cid in set(self.tickers) - on_page:
                 self.tickers.pop(cid)[0].cancel()
+            for cid in set(self.elements_live) - on_page:
+                self.elements_live.pop(cid).stop()
+
+    def check_waiters(self) -> None:
+        """At a run's end, and when the step element drew a step: the ``wait_for`` calls now met."""
+        for pred, done in self.waiters:
+            if not done.done() and pred(self):
+                done.set_result(True)
+
+    def shows_step(self) -> bool:
+        """The page shows a step: as text its run drew, or through the step element drawing it."""
+        return super().shows_step() or bool(self.elements_live)
+
+    def element_step(self) -> int | None:
+        """The step (1-based, as ``shown().step``) the step element drew last (None before any)."""
+        return self.element_seen[-1][1] if self.element_seen else None
 
     def _element(self, path: tuple, el, fragment_id: str) -> None:
         super()._element(path, el, fragment_id)
@@ -261,6 +290,12 @@ class LiveSession(bc.Student):
             self._mount_ticker(el.bidi_component, fragment_id)
         if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("live_claim"):
             self._run_claim(el.bidi_component, fragment_id)
+        if el.WhichOneof("type") == "bidi_component" and el.bidi_component.component_name.endswith("live_step"):
+            old = self.elements_live.get(el.bidi_component.id)
+            if old is None or old.data != json.loads(el.bidi_component.json):   # its script runs again
+                if old is not None:
+                    old.stop()
+                self.elements_live[el.bidi_component.id] = StepElement(self, el.bidi_component, fragment_id)
 
     def _run_claim(self, comp, fragment_id: str) -> None:
         """The claim element's script, as the browser runs it on a mount or a change of data."""
@@ -367,9 +402,89 @@ class LiveSession(bc.Student):
 
     async def close(self) -> None:
         self._stop_timers(list(self.timers))
+        for e in self.elements_live.values():
+            e.stop()
         for t, _ in self.tickers.values():
             t.cancel()
         await super().close()
+
+
+# ----------------------------------------------------------------------------- the step route
+def _canon(v) -> str:
+    return json.dumps(v, sort_keys=True)
+
+
+def judge(data: dict, p: dict) -> str:
+    """The step element's verdict on a route payload ``p`` (``svmviz_app.step_element``'s
+    ``judge``): "draw", "wait" (its figure is still to come) or "news" (the session takes it)."""
+    q = p.get("question")
+    qkey = "none" if q is None else f"{q['qid']}.{int(q['revealed'])}"
+    if p["frame"] != data["frame"] or qkey != data["q"] or p["away"] != data["away"]:
+        return "news"
+    step = (p.get("steps") or {}).get(data["step_key"])
+    scope = {data["step_key"], *(step["scope"] if step else data["scope"])}
+    if any(k not in p["state"] for k in data["state"]):
+        return "news"
+    if any(k not in scope and _canon(v) != _canon(data["state"].get(k)) for k, v in p["state"].items()):
+        return "news"
+    return "draw" if step and step.get("figure") is not None and step["k"] == p["state"].get(data["step_key"]) else "wait"
+
+
+class StepElement:
+    """A following student's step element as the browser runs it: a long poll of the class's step
+    route on one kept-alive connection, again at once after each answer; a step it may draw is
+    recorded as (time, 1-based step), anything else sets its trigger (a rerun of its fragment)."""
+
+    def __init__(self, session: "LiveSession", comp, fragment_id: str):
+        self.session, self.id, self.fragment_id = session, comp.id, fragment_id
+        self.data = json.loads(comp.json)
+        self.bytes = 0
+        self.task = asyncio.get_running_loop().create_task(self.run())
+
+    async def _get(self, reader, writer, path: str) -> tuple[int, bytes]:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.session.port}\r\n\r\n".encode())
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        body = await reader.readexactly(length)
+        self.bytes += len(head) + length
+        return status, body
+
+    async def run(self) -> None:
+        d, since, figures = self.data, None, None
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.session.port)
+        try:
+            while not self.session.closed:
+                query = f"?sid={d['sid']}" + ("" if since is None else f"&since={since}&q={d['q']}&f={figures}")
+                status, body = await self._get(reader, writer, d["route"] + query)
+                t = time.perf_counter()
+                if status != 200:
+                    if status in (404, 409):
+                        await self._news(int(time.time() * 1000))
+                        return
+                    self.session.errors.append(f"the step route answered {status}")
+                    await asyncio.sleep(2.0)
+                    continue
+                p = json.loads(body)
+                verdict = judge(d, p)
+                since, figures = p["version"], p["figures"]
+                if verdict == "draw":
+                    self.session.element_seen.append((t, int(p["state"][d["step_key"]]) + 1))
+                    self.session.check_waiters()
+                elif verdict == "news":
+                    await self._news(p["version"])
+                    await asyncio.sleep(2.0)
+        finally:
+            writer.close()
+
+    async def _news(self, value) -> None:
+        await self.session.rerun(self.session.widget_states() + [trigger_state(self.id, "news", value)],
+                                 self.fragment_id)
+
+    def stop(self) -> None:
+        self.task.cancel()
 
 
 # ----------------------------------------------------------------------------- the class
@@ -411,12 +526,16 @@ async def run_class(args, pids: list[int]) -> dict:
 
     t0, cpu0 = time.time(), cpu()
     opened = await asyncio.gather(*(join(s) for s in followers))
-    synced = await asyncio.gather(*(s.wait_for(lambda x: (x.shown().step, x.shown().figures) ==
-                                               (base.step, base.figures), args.open_timeout) for s in followers))
+    # a follower shows the instructor's view as its page drew it, or as its step element drew it
+    synced = await asyncio.gather(*(s.wait_for(lambda x: (x.shown().step, x.shown().figures) == (base.step, base.figures)
+                                               or x.element_step() == base.step, args.open_timeout)
+                                    for s in followers))
     print(f"joined: {sum(opened)} of {len(followers)}; load {bc.loadavg()[0]:.2f}", file=sys.stderr, flush=True)
     r.update(opened=sum(opened), synced=sum(synced), cpu_join=cpu() - cpu0, wall_join=time.time() - t0)
     if not all(synced):
         r["errors"].append(f"{len(synced) - sum(synced)} followers never showed the instructor's view")
+
+    seen0 = [len(s.element_seen) for s in followers]
 
     # idle: nobody acts
     polls0 = sum(s.auto_runs for s in followers)
@@ -449,13 +568,18 @@ async def run_class(args, pids: list[int]) -> dict:
     await asyncio.sleep(args.every)    # the last step's followers
     cpu_steps = cpu() - cpu0
     r["cpu_per_step_each"] = [(bc.proc_cpu(p) - c0) / max(len(steps), 1) for p, c0 in zip(pids, each0)]
-    lags = [step_lags(steps, s.history) for s in followers]
+    # a step's lag: to the first run that showed it or the first time the step element drew it
+    lags = [{k: min((v for v in (a[k], b[k]) if v is not None), default=None)
+             for k in steps} for a, b in ((step_lags(steps, s.history), route_lags(steps, s.element_seen[n0:]))
+                                          for s, n0 in zip(followers, seen0))]
     r.update(summarize(args.followers, lags, cpu_steps, len(steps),
                        [(s.total_bytes - b) / 1e3 for s, b in zip(followers, bytes0)], cpu_idle, idle_polls))
     r["full_runs_per_follower_step"] = (sum(s.full_runs for s in followers) - full0) / max(
         len(steps) * len(followers), 1)
     r.update(load_idle=load_idle, load_step=load_step, load_step_end=bc.loadavg())
     r["lags"] = [{str(k): v for k, v in d.items()} for d in lags]
+    r["element_draws_per_follower_step"] = sum(len(s.element_seen) - n0 for s, n0 in zip(followers, seen0)) / max(
+        len(steps) * len(followers), 1)
 
     # the question
     if args.question:
@@ -548,6 +672,8 @@ def report(r: dict, args) -> str:
         f"      CPU per step per process {' '.join(f'{c:.3f}' for c in r['cpu_per_step_each'])} s "
         f"({len(r['cpu_per_step_each'])} process(es), rooms {args.rooms or 'in memory'})",
     ]
+    lines.append(f"      steps drawn by the followers' step elements, per follower per step "
+                 f"{r['element_draws_per_follower_step']:.2f}")
     if "tally_exact" in r:
         lines.append(
             f"question: seen by {r['question_seen']}/{args.followers} (p95 {r['question_seen_s']:.2f} s), "

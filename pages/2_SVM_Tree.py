@@ -155,6 +155,11 @@ if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
     st.session_state[GEO_PICKED] = (tree_index, int(st.session_state["tree.step"]))   # the link's choice
 
 
+def _step_line(k: int) -> str:
+    step = tree.trace[k]
+    return f"Step {k + 1} of {n_steps} — {len(step.active)} samples in play. {step.note}"
+
+
 def _step_header(k: int):
     step = tree.trace[k]
     st.markdown(f"**Step {k + 1} of {n_steps}** — {len(step.active)} samples in play. {plain(step.note)}")
@@ -249,7 +254,7 @@ def _step_view(k: int) -> None:
         fig = shared_figure(step_spec, model, train.X, train.y, k, tree_index, plane, overlays=overlays,
                             geometry_label=geo, geometry_solver=solver)
         st.plotly_chart(fig, key="tree_fig")
-        shown_figure("tree.step").show(fig)
+        shown_figure("tree.step").show(fig, _step_line(k))
     with plot_slot:   # folded under the picture, above the controls for it
         _explanation(k)
     st.subheader("Candidates")

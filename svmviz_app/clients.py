@@ -45,7 +45,21 @@ def address() -> str | None:
     header in which the proxy passes the client's address (e.g. ``X-Real-IP``; the proxy must set
     it, replacing any the client sent)."""
     header = os.environ.get(ADDRESS_HEADER, "")
-    ip = st.context.headers.get(header) if header else st.context.ip_address
+    return normalized(st.context.headers.get(header) if header else st.context.ip_address)
+
+
+def request_address(headers, client_host: str | None) -> str | None:
+    """``address`` for a plain HTTP request of this app (the step route): its peer's, or the
+    proxy's header."""
+    header = os.environ.get(ADDRESS_HEADER, "")
+    ip = headers.get(header) if header else client_host
+    if ip in ("127.0.0.1", "::1"):
+        return None   # the server's own machine, as ``st.context.ip_address`` has it
+    return normalized(ip)
+
+
+def normalized(ip) -> str | None:
+    """A network address as seats keep it: an IPv4 address reaching an IPv6 socket as itself."""
     if not isinstance(ip, str) or not ip:
         return None
     try:

@@ -29,7 +29,7 @@ def step_view(step_key: str, k: int, n: int, summary: str, explanation: str, fig
         left = right = st.container()
     with left:
         projector_chart(figure, key=f"{chart_key}_fig")   # the rest of the screen in lesson mode
-    shown_figure(step_key).show(figure)
+    shown_figure(step_key).show(figure, f"Step {k + 1} of {n} — {summary}")
     if side is not None:
         with right:
             projector_chart(side, key=f"{chart_key}_side")

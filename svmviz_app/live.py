@@ -59,6 +59,8 @@ from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomEr
 from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
+from svmviz_app import step_element
+from svmviz_app.step_feed import PLOTLY_PATH, ROUTED, STEP_FIGURES, frame_digest
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
@@ -83,6 +85,8 @@ AWAY_S = 60.0
 _ASK = "_svmviz_live_ask"             # (page, make, step key, n_steps) of the question the page's view offers
 _REVEALED = "_svmviz_live_revealed"   # {"code", "qid", "counts"}: the tally of the question last revealed (published)
 _ADDRESS = "_svmviz_live_address"     # this computer's network address the instructor picked for the link
+_FEEDER = "_svmviz_live_feeder"       # (page, step key) of the stepper whose step element follows the class
+_TICKING = "_svmviz_live_ticking"     # the last app run drew the ticker
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
@@ -163,11 +167,31 @@ def current_view(snap: dict | None = None) -> dict:
     return view
 
 
+def shown_figure_key(step_key: str) -> str:
+    """Where the session keeps what the stepper of ``step_key`` showed (``stepper.ShownFigure``)."""
+    return f"{step_key}._figure"
+
+
+def _shown_steps(view: dict) -> dict:
+    """{step key: (step, step line, figure, the keys its view binds)} of the steppers this run's
+    page drew at the step ``view`` holds."""
+    ss = st.session_state
+    reg = ss.get(_STEPPERS)
+    if not reg or reg["page"] != ss.get(_PAGE, ""):
+        return {}
+    shown = {key: getattr(ss.get(shown_figure_key(key)), "shown", lambda: None)() for key in reg["steps"]}
+    return {key: (*s, reg["steps"][key]) for key, s in shown.items()
+            if s is not None and s[0] == (view.get("state") or {}).get(key)}   # the view's step, not the last run's
+
+
 def _publish(snap: dict | None = None) -> None:
     live = _live()
     if not live or live["role"] != "instructor":
         return
     view = current_view(snap)
+    shown = _shown_steps(view)
+    if shown:   # before the view: the followers' route sends them with it (``step_feed``); also after
+        STEP_FIGURES.keep(live["code"], view, shown)   # it, when the run that published it draws them
     if st.session_state.get(_SENT) == view:
         return
     try:
@@ -861,9 +885,107 @@ _ticker = st.components.v2.component("svmviz_live_ticker", js=_TICKER_JS)
 
 @st.fragment
 def _follow_fragment() -> None:
-    """The ticker, in a fragment of its own: a poll that finds nothing new reruns only this."""
-    if _following():
-        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=poll, height=0)
+    """The ticker, in a fragment of its own: a poll that finds nothing new reruns only this. None
+    while the page's step element follows the class (``step_element_drawn``)."""
+    ss = st.session_state
+    ss[_TICKING] = bool(_following()) and not _fed()
+    if ss[_TICKING]:
+        _ticker(data={"every_ms": int(TICK_S * 1000)}, key="live_ticker", on_tick_change=_tick, height=0)
+
+
+def _tick() -> None:
+    """The ticker's poll; none once a step element polls for this session: this fragment then
+    reruns alone and leaves the ticker out."""
+    if not _fed():
+        poll()
+
+
+# ------------------------------------------------------------------ a follower's steps drawn by the browser
+def _fed() -> bool:
+    """A stepper of this page drew its step element at its last run: the element polls the class
+    for this session, no ticker is needed."""
+    feeder = st.session_state.get(_FEEDER)
+    return bool(feeder) and feeder[0] == st.session_state.get(_PAGE, "")
+
+
+def step_feed(step_key: str) -> dict | None:
+    """The data of the step element (``svmviz_app.step_element``) of the stepper of ``step_key``: for
+    a student following the class, not a projector, on a server with the step route (None: the
+    ticker polls, the page draws every step). The element polls the class; it draws the steps
+    (``draw``) while no question waits for this student's answer (its buttons are the page's) and
+    the keys the stepper's view binds are known (from the instructor's figure of the step, or
+    from an earlier step)."""
+    ss = st.session_state
+    live = _following()
+    if live is None or not ROUTED.is_set() or state.lesson_mode() or live.get("sid") is None:
+        return None
+    q, view = ss.get(_QUESTION), ss.get(_APPLIED) or {}
+    shown = STEP_FIGURES.get(live["code"], view).get(step_key) if view else None
+    reg = ss.get(_STEPPERS) or {}
+    if shown is not None:
+        scope = {step_key, *shown[3]}
+    elif reg.get("page") == ss.get(_PAGE, "") and step_key in reg.get("steps", {}):
+        scope = {step_key, *reg["steps"][step_key]}   # the instructor's page has still to draw it: the element waits
+    else:
+        scope = None
+    return {"route": f"/live/{live['code']}/step", "plotly": PLOTLY_PATH, "step_key": step_key,
+            # figures are drawn in the instructor's process: a student served by another one (a
+            # hall over several processes) has its steps drawn by its page
+            "draw": (scope is not None and bool(view) and (q is None or q.revealed)
+                     and STEP_FIGURES.generation(live["code"]) > 0),
+            "version": live["version"], "frame": frame_digest(view), "state": view.get("state") or {},
+            "q": "none" if q is None else f"{q.qid}.{int(q.revealed)}", "away": bool(ss.get(_AWAY)), "sid": live["sid"],
+            "url": {k: v for k, v in state.defaults(scope or ()).items() if isinstance(v, (bool, int, str))},
+            "scope": sorted(scope or ())}
+
+
+def _class_figure(store: RoomStore, code: str, step_key: str) -> Callable:
+    """The figure of ``step_key``'s step the class shows now (None when this process has none):
+    what a fed student's download buttons save (called outside a script run)."""
+    def figure():
+        try:
+            view = store.follow(code, since=-1).view
+        except RoomError:
+            return None
+        shown = STEP_FIGURES.get(code, view).get(step_key) if view else None
+        return None if shown is None else shown[2]
+    return figure
+
+
+def step_element_drawn(step_key: str, data: dict, shown) -> bool:
+    """In the stepper of ``step_key``'s fragment: the step element with ``data`` (``step_feed``).
+    True when it draws the step: the page then draws only the revealed question's answer (this
+    does) and ``shown`` (the stepper's ``ShownFigure``) saves the class's step; False: the page
+    draws the step."""
+    ss = st.session_state
+    live = _following()
+    ss[_FEEDER] = (ss.get(_PAGE, ""), step_key)
+    step_element.draw(data, poll)
+    if not data["draw"]:
+        return False
+    reg = ss.get(_STEPPERS)
+    if reg is None or reg["page"] != ss.get(_PAGE, ""):
+        reg = ss[_STEPPERS] = {"page": ss.get(_PAGE, ""), "steps": {}, "question": None}
+    reg["steps"][step_key] = set(data["scope"]) - {step_key}
+    reg["question"] = step_key   # a question asked now reruns this stepper: the page's view asks it here
+    if ss.get(_WAITING) == step_key:
+        del ss[_WAITING]
+    shown.follow(_class_figure(room_store(), live["code"], step_key))
+    if ss.get(_QUESTION) is not None:
+        _student_question(live, ss[_QUESTION])
+    return True
+
+
+def page_steps(step_key: str) -> None:
+    """In the stepper of ``step_key``'s fragment, drawn without its step element (the session left
+    the class, or became a projector): a following session's ticker must poll again, and only an
+    app run draws it."""
+    ss = st.session_state
+    feeder = ss.get(_FEEDER)
+    if feeder and feeder[1] == step_key:
+        del ss[_FEEDER]
+        if _following() and not ss.get(_TICKING):
+            st.rerun(scope="app")
 
 
 # ------------------------------------------------------------------ questions on a stepping page
@@ -908,6 +1030,11 @@ def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0
     q = st.session_state.get(_QUESTION)
     if q is None or live["detached"] or lesson or live["sid"] is None:   # (a projector: its panel shows it)
         return
+    _student_question(live, q)
+
+
+def _student_question(live: dict, q) -> None:
+    """A student's question: its answer buttons, or once revealed the answer and its explanation."""
     with st.container(border=True):
         st.markdown(f"**{plain(q.prompt)}**")
         mine = live.get("answers", {}).get(q.qid)

@@ -166,6 +166,12 @@ def _bound_values() -> dict[str, Any]:
     return values
 
 
+def defaults(keys) -> dict[str, Any]:
+    """{key: default} of the bound ones of ``keys`` (a value at its default stays out of the URL)."""
+    registry = st.session_state.get(_REGISTRY, {})
+    return {k: registry[k] for k in keys if k in registry}
+
+
 def link_params(values: dict[str, Any] | None = None) -> dict[str, str]:
     """The URL's parameters of this view; ``values``: ``_bound_values()`` when already read."""
     ss = st.session_state

@@ -30,17 +30,31 @@ class ShownFigure:
     figure saying so, never the step before."""
 
     def __init__(self) -> None:
-        self._figure, self._step = None, 0
+        self._figure, self._step, self._line = None, 0, ""
+        self._class = None
 
     def clear(self, k: int) -> None:
         """Before the view of step ``k`` (the stepper calls it): no figure drawn yet."""
-        self._figure, self._step = None, k
+        self._figure, self._step, self._line, self._class = None, k, "", None
 
-    def show(self, fig) -> None:
-        """In the view: ``fig`` is the step's figure on screen."""
-        self._figure = fig
+    def follow(self, class_figure) -> None:
+        """The step on screen is the class's, drawn by the browser: ``class_figure()`` is its figure
+        (None when it cannot be had)."""
+        self._class = class_figure
+
+    def show(self, fig, line: str = "") -> None:
+        """In the view: ``fig`` is the step's figure on screen, ``line`` the step's line above it
+        (a live class's followers are sent both, ``svmviz_app.step_feed``)."""
+        self._figure, self._line = fig, line
+
+    def shown(self) -> tuple[int, str, object] | None:
+        """(step, step line, figure) of the last view, None when it drew no figure."""
+        return None if self._figure is None else (self._step, self._line, self._figure)
 
     def __call__(self):
+        fig = self._class() if self._class is not None else None
+        if fig is not None:
+            return fig
         if self._figure is None:
             return message_figure("Nothing to save:", f"the figure of step {self._step + 1} could not be drawn",
                                   "(the page says why).")
@@ -50,7 +64,7 @@ class ShownFigure:
 def shown_figure(key: str) -> ShownFigure:
     """The figure the view of the stepper of ``key`` last drew in this session (each session its
     own: two students on different steps each save theirs)."""
-    return st.session_state.setdefault(f"{key}._figure", ShownFigure())
+    return st.session_state.setdefault(live.shown_figure_key(key), ShownFigure())
 
 
 def _playing_key(key: str) -> str:
@@ -156,9 +170,14 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
         else:
             _controls(key, k, n, playing, delay_s, label)
         shown_figure(key).clear(k)   # a view that fails before its figure leaves none to save
+        feed = live.step_feed(key)
         try:
-            with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
-                view(k)
+            if feed is None:
+                live.page_steps(key)
+            # a following student's browser draws the class's steps when it can (no script run)
+            if feed is None or not live.step_element_drawn(key, feed, shown_figure(key)):
+                with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
+                    view(k)
         finally:
             # the URL once per step click, after the view (which may reset a value: an option gone at
             # this step), even when it stopped early; the share panel's link, outside this fragment

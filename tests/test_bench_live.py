@@ -366,3 +366,10 @@ def test_the_session_runs_after_a_chromium_test_in_the_same_process(browser):
     browser.new_context().close()
     test_a_wait_reads_the_page_only_between_runs_as_the_figures_are_taken_at_run_ends()
     test_a_full_run_drops_the_timers_of_fragments_it_no_longer_draws_as_the_frontend_does()
+
+
+def test_a_route_lag_runs_from_the_click_to_the_first_response_holding_that_step():
+    steps = {2: (10.0, "a"), 3: (12.0, "b"), 4: (14.0, "c")}
+    seen = [(9.5, 2), (10.4, 2), (12.1, 2), (13.0, 3)]
+    lags = bench.route_lags(steps, seen)
+    assert lags[2] == pytest.approx(0.4) and lags[3] == pytest.approx(1.0) and lags[4] is None

@@ -41,7 +41,7 @@ def _watch_runs(page) -> list:
 
 def _runs_and_requests(frames) -> tuple[list[str], list[str]]:
     """How the runs in ``frames`` ended ("app" or "fragment") and what the browser asked for: "tick"
-    (a rerun with the live class's ticker trigger, the room poll), "timed" (a fragment's
+    (a rerun with the live class's ticker or step element trigger, the room poll), "timed" (a fragment's
     ``run_every``) or "other"."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -61,7 +61,8 @@ def _runs_and_requests(frames) -> tuple[list[str], list[str]]:
             msg.ParseFromString(payload)
             if msg.WhichOneof("type") == "rerun_script":
                 rs = msg.rerun_script
-                asked.append("tick" if any('"tick"' in w.json_trigger_value for w in rs.widget_states.widgets)
+                asked.append("tick" if any('"tick"' in w.json_trigger_value or '"news"' in w.json_trigger_value
+                                           for w in rs.widget_states.widgets)
                              else "timed" if rs.is_auto_rerun else "other")
     return ends, asked
 
@@ -108,11 +109,15 @@ def test_students_follow_the_instructor_and_answer(browser, live_url, artifacts_
         teacher.wait_for_selector("text=Step 2 of")
         for s in students:
             s.wait_for_selector("text=Step 2 of")
-            wait_for_app(s)   # the run that drew it has ended (its end comes after what it drew)
-        for f in frames:   # only the step changed: the poll that saw it reran the stepper, not the page, and
-            ends, asked = _runs_and_requests(f)   # the browser asked for nothing but polls (no second trip;
-            # the poll that saw the step may have been sent before the frames were cleared: it waits for news)
-            assert set(asked) <= {"tick"} and "fragment" in ends and "app" not in ends, (ends, asked)
+            # only the step changed: the student's browser drew it from the class's step route, the
+            # figure the instructor's page drew, without a script run (svmviz_app/step_element.py)
+            s.wait_for_selector(".svmviz-step-figure[data-step='1'] .main-svg")
+            assert "step=2" in s.url or "tree.step=1" in s.url, s.url   # the address bar names the step shown
+        for i, s in enumerate(students):
+            s.screenshot(path=str(artifacts_dir / f"live_student{i + 1}_step2.png"), full_page=False)
+        for f in frames:
+            ends, asked = _runs_and_requests(f)
+            assert ends == [] and asked == [], (ends, asked)
         # a question: the students answer, the instructor sees the tally and reveals
         wait_for_app(teacher)   # the Ask button of step 2, not the one still shown from step 1
         teacher.get_by_role("button", name=re.compile("Ask the class")).click()

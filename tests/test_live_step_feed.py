@@ -1,0 +1,331 @@
+"""The live class's step route (``svmviz_app.step_feed``): a room's step payload built once per
+version and sent as the same bytes to every follower; a long poll that a change wakes; strict
+parameters; nothing secret in it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+
+import pytest
+from starlette.requests import Request
+
+from apphelpers import run_coroutine
+from svmviz_app.rooms import InMemoryRoomStore
+from svmviz_app.step_feed import StepFeed
+
+VIEW = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 3, "C": 1.0}}
+
+
+@pytest.fixture(params=["memory", "redis"])
+def room(request):
+    """(store, code, token) of a room showing ``VIEW``, in memory or in Redis (whose waits wake
+    through its pub/sub channel)."""
+    if request.param == "memory":
+        store = InMemoryRoomStore()
+    else:
+        from svmviz_app.rooms_redis import RedisRoomStore
+
+        store = RedisRoomStore(request.getfixturevalue("redis_url"), prefix=f"test-{uuid.uuid4().hex}:")
+    code, token = store.create_room()
+    store.publish(code, token, VIEW)
+    yield store, code, token
+    if request.param == "redis":
+        for key in store._r.scan_iter(f"{store.prefix}*"):
+            store._r.delete(key)
+
+
+def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
+    code = path.split("/")[2]
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": [],
+             "path_params": {"code": code}}
+    resp = run_coroutine(feed.endpoint(Request(scope)))
+    return resp.status_code, resp.body
+
+
+def test_every_follower_of_a_version_gets_the_same_bytes_object(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+
+    async def hundred():
+        return await asyncio.gather(*(feed.respond(code, None, "absent") for _ in range(100)))
+
+    bodies = [b for _, b in run_coroutine(hundred())]
+    assert all(b is bodies[0] for b in bodies)
+    payload = json.loads(bodies[0])
+    assert payload["page"] == "SVM_Tree" and payload["state"] == VIEW["state"] and payload["question"] is None
+    assert token.encode() not in bodies[0]
+    store.publish(code, token, {**VIEW, "state": {"tree.step": 4, "C": 1.0}})
+    _, after = run_coroutine(feed.respond(code, None, "absent"))
+    assert after is not bodies[0] and json.loads(after)["state"]["tree.step"] == 4
+    assert json.loads(after)["version"] == payload["version"] + 1
+
+
+def test_a_long_poll_waits_for_the_next_step_and_wakes_at_once(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
+
+    def step_later():
+        time.sleep(0.3)
+        store.publish(code, token, {**VIEW, "state": {"tree.step": 5, "C": 1.0}})
+
+    threading.Thread(target=step_later).start()
+
+    async def three_followers():
+        return await asyncio.gather(*(feed.respond(code, version, None, wait_s=10.0) for _ in range(3)))
+
+    t0 = time.monotonic()
+    got = run_coroutine(three_followers())
+    waited = time.monotonic() - t0
+    assert 0.25 < waited < 5.0
+    assert {json.loads(b)["state"]["tree.step"] for _, b in got} == {5}
+    assert got[0][1] is got[1][1] is got[2][1]
+
+
+def test_a_poll_with_nothing_new_answers_the_same_payload_after_its_wait(room):
+    store, code, _ = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    status, body = run_coroutine(feed.respond(code, None, "absent"))
+    version = json.loads(body)["version"]
+    t0 = time.monotonic()
+    status, again = run_coroutine(feed.respond(code, version, None, wait_s=0.3))
+    assert status == 200 and again is body and time.monotonic() - t0 >= 0.29
+
+
+def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
+    threading.Timer(0.2, lambda: store.pose(code, token, "Which next?", ["a", "b"], 1, "because")).start()
+    _, body = run_coroutine(feed.respond(code, version, None, wait_s=10.0))
+    q = json.loads(body)["question"]
+    assert q["prompt"] == "Which next?" and q["answer"] is None and q["explanation"] is None and not q["revealed"]
+    assert b"because" not in body
+    store.reveal(code, token)
+    _, body = run_coroutine(feed.respond(code, version, (q["qid"], False), wait_s=10.0))
+    q = json.loads(body)["question"]
+    assert q["revealed"] and q["answer"] == 1 and q["explanation"] == "because"
+
+
+def test_a_waiting_poll_says_at_once_when_the_class_ends(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    version = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])["version"]
+    threading.Timer(0.2, lambda: store.close(code, token)).start()
+    t0 = time.monotonic()
+    status, body = run_coroutine(feed.respond(code, version, None, wait_s=10.0))
+    assert status == 404 and json.loads(body) == {"ended": True} and time.monotonic() - t0 < 5.0
+
+
+def test_the_route_checks_its_parameters_and_says_when_the_class_is_over(room):
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    lower = code.lower()
+    status, body = _get(feed, f"/live/{lower[:4]}-{lower[4:]}/step")
+    assert status == 200 and json.loads(body)["page"] == "SVM_Tree"
+    for bad in ("since=abc", "since=-1", "since=1e3", "since=99999999999999999", "q=2", "q=1.5", "q=none;"):
+        assert _get(feed, f"/live/{code}/step", bad)[0] == 400, bad
+    assert _get(feed, "/live/not-a-code/step")[0] == 400
+    assert _get(feed, "/live/" + "A" * 5000 + "/step")[0] == 400
+    store.close(code, token)
+    status, body = _get(feed, f"/live/{code}/step")
+    assert status == 404 and json.loads(body) == {"ended": True}
+
+
+def test_the_served_app_mounts_the_route():
+    import serve
+
+    assert "/live/{code}/step" in [r.path for r in serve.ROUTES]
+
+
+def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_with_that_view():
+    from apphelpers import page_test, problems
+    from svmviz_app.live import room_store
+
+    store = room_store()
+    code, token = store.create_room()
+    at = page_test("pages/2_SVM_Tree.py")
+    at.session_state["_svmviz_live"] = {"role": "instructor", "code": code, "token": token}
+    at.run()
+    at.button(key="tree.step_next").click().run()
+    assert not problems(at)
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    _, body = run_coroutine(feed.respond(code, None, "absent"))
+    payload = json.loads(body)
+    step = payload["steps"]["tree.step"]
+    assert step["k"] == payload["state"]["tree.step"] == at.session_state["tree.step"] == 1
+    assert step["line"].startswith("Step 2 of ")
+    shown = at.session_state["tree.step._figure"]()
+    assert step["figure"] == json.loads(shown.to_json())
+    assert step["figure"]["data"] and token not in body.decode()
+
+
+@pytest.mark.slow
+def test_a_served_class_sends_each_step_to_its_followers_step_elements_without_a_script_run():
+    """``streamlit run serve.py``: two students join; the instructor steps twice; each student's
+    step element (``bench_live``'s, doing what its script does in a browser) draws both steps from
+    the route, and the students' sessions run no script meanwhile; every request gets the same
+    payload."""
+    from apphelpers import bench_live, protocol
+    from conftest import start_streamlit, stop_streamlit
+    from test_browser_live import DATA
+
+    bl = bench_live()
+    proc, url = start_streamlit()
+    port = int(url.rsplit(":", 1)[1])
+
+    async def lecture():
+        await bl.bc.purge_visit(port, 300)
+        t = bl.LiveSession(port, "SVM_Tree", f"data={DATA}")
+        assert await t.open(300), t.errors
+        assert await t.expand("Live class", 180)
+        assert await t.wait_for(lambda x: x.button("Start a class") is not None, 180)
+        await t.click("Start a class", 180)
+        code = t.find_text(bl.CODE_RE)
+        students = [bl.LiveSession(port, "SVM_Tree", f"room={code}") for _ in range(2)]
+        for s in students:
+            assert await s.open(300), s.errors
+            assert await s.wait_for(lambda x: x.element_step() == 1, 180), (s.element_seen, s.errors)
+        for s in students:   # the join's ticker: its first tick finds the element polling and leaves
+            assert await s.wait_for(lambda x: not x.tickers, 60), s.errors
+        runs = [s.run_id for s in students]
+        for k in (1, 2):
+            assert await t.click(bl.bc.PAGES["SVM_Tree"].button, 180, until=lambda x, k=k: x.step()[0] == k + 1)
+        for s in students:
+            assert await s.wait_for(lambda x: x.element_step() == 3, 180), (s.element_seen, s.errors)
+        assert all({2, 3} <= {k for _, k in s.element_seen} for s in students)
+        assert [s.run_id for s in students] == runs   # no script run of a student drew them
+        assert not any(s.errors for s in students), [s.errors for s in students]
+        for s in [t, *students]:
+            await s.close()
+        status, body = await _raw(port, f"/live/{code.replace('-', '')}/step")
+        status2, body2 = await _raw(port, f"/live/{code.replace('-', '')}/step")
+        assert status == status2 == 200 and body == body2 and json.loads(body)["steps"]["tree.step"]["k"] == 2
+        assert (await _raw(port, f"/live/{code}/step?since=x"))[0] == 400
+
+    try:
+        protocol(lecture())
+    finally:
+        stop_streamlit(proc)
+
+
+async def _raw(port: int, path: str) -> tuple[int, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+    data = await reader.read()
+    writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
+
+
+def test_a_view_that_is_no_json_keeps_no_figures_and_raises_nothing():
+    from svmviz_app.step_feed import StepFigures
+
+    figures = StepFigures()
+    figures.keep("ABCDEFGH", {"state": {"x": float("nan")}}, {"s": (0, "", None, set())})
+    figures.keep("ABCDEFGH", {"state": {"x": object()}}, {"s": (0, "", None, set())})
+    assert figures.get("ABCDEFGH", {"state": {}}) == {}
+
+
+class _Fig:
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    def to_json(self) -> str:
+        return json.dumps({"data": [], "layout": {"title": {"text": self.tag}}})
+
+
+def test_figures_drawn_after_their_view_was_published_wake_the_waiting_poll_with_them(room):
+    """A run publishes its view as it starts and draws the step after; the reveal moves the step
+    in the store itself: the payload of a version may first go out without its step's figure. A
+    poll holding that payload (``f``, its figures' generation) gets the figure once kept."""
+    from svmviz_app.step_feed import StepFigures
+
+    store, code, token = room
+    figures = StepFigures()
+    feed = StepFeed(lambda: store, lambda: 60.0, figures)
+    first = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])
+    assert first["steps"] == {}
+    threading.Timer(0.3, lambda: figures.keep(code, VIEW, {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})})).start()
+    t0 = time.monotonic()
+    _, body = run_coroutine(feed.respond(code, first["version"], None, wait_s=5.0, figures=first["figures"]))
+    got = json.loads(body)
+    assert time.monotonic() - t0 < 4.0 and got["version"] == first["version"]
+    assert got["steps"]["tree.step"]["figure"]["layout"]["title"]["text"] == "four"
+    assert got["steps"]["tree.step"]["scope"] == ["tree.geo"] and got["figures"] == first["figures"] + 1
+    # the same steps kept again change nothing: no payload is made anew
+    figures.keep(code, VIEW, {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})})
+    assert figures.generation(code) == got["figures"]
+
+
+def test_a_students_route_requests_keep_their_seat_and_a_forged_id_is_refused(room):
+    """A student whose browser draws the steps polls the room only through the route: each of its
+    requests keeps the seat (a seat silent for 15 s is freed)."""
+    store, code, token = room
+    feed = StepFeed(lambda: store, lambda: 60.0)
+    sid = store.new_client(None)
+    status, _ = _get(feed, f"/live/{code}/step", f"sid={sid}")
+    assert status == 200 and store.follow(code).n_students == 1
+    status, body = _get(feed, f"/live/{code}/step", "sid=not-a-client-id")
+    assert status == 400 and b"client id" in body
+    store.remove(code, token, client=sid)
+    status, _ = _get(feed, f"/live/{code}/step", f"sid={sid}")
+    assert status == 409   # the seat is gone: the student's session says why
+
+
+def test_an_instructor_keeps_only_figures_of_the_step_its_view_holds(monkeypatch):
+    """A run publishes its view (a new step) before its stepper draws: the figure on hand then is
+    the last run's, of another step, and must not go out as this view's."""
+    from svmviz_app import live
+    from svmviz_app.stepper import ShownFigure
+
+    fig = ShownFigure()
+    fig.clear(2)
+    fig.show(_Fig("three"), "Step 3")
+    ss = {"_svmviz_live_steppers": {"page": "SVM_Tree", "steps": {"tree.step": {"tree.geo"}}, "question": None},
+          "_svmviz_live_page": "SVM_Tree", live.shown_figure_key("tree.step"): fig}
+    monkeypatch.setattr(live.st, "session_state", ss)
+    assert live._shown_steps({"state": {"tree.step": 3}}) == {}
+    kept = live._shown_steps({"state": {"tree.step": 2}})
+    assert kept["tree.step"][:2] == (2, "Step 3") and kept["tree.step"][3] == {"tree.geo"}
+
+
+@pytest.mark.parametrize("case, draws", [("figure here", True), ("question open", False),
+                                         ("question revealed", True), ("another process", False),
+                                         ("projector", False)])
+def test_a_students_step_element_draws_only_what_this_process_has_and_no_open_question(monkeypatch, case, draws):
+    """The element draws the steps for a following student while this process holds the
+    instructor's figures (a hall over several processes: the other processes' students have their
+    steps drawn by their page) and no question waits for their answer; a projector draws its own."""
+    from svmviz_app import live, state, step_feed
+    from svmviz_app.rooms import PublicQuestion
+    from svmviz_app.step_feed import StepFigures
+
+    figures = StepFigures()
+    view = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 1, "tree.geo": "a"}}
+    if case != "another process":
+        figures.keep("ABCDEFGH", view, {"tree.step": (1, "Step 2", _Fig("two"), {"tree.geo"})})
+    monkeypatch.setattr(live, "STEP_FIGURES", figures)
+    monkeypatch.setattr(step_feed.ROUTED, "is_set", lambda: True)
+    monkeypatch.setattr(state, "lesson_mode", lambda: case == "projector")
+    q = None
+    if case.startswith("question"):
+        q = PublicQuestion(qid=1, prompt="Which?", options=("a", "b"), revealed=case.endswith("revealed"),
+                           answer=None, explanation=None)
+    ss = {"_svmviz_live": {"role": "student", "code": "ABCDEFGH", "sid": "c", "version": 3, "detached": False},
+          "_svmviz_live_applied": view, "_svmviz_live_question": q, "_svmviz_live_page": "SVM_Tree",
+          "_svmviz_live_steppers": {"page": "SVM_Tree", "steps": {"tree.step": {"tree.geo"}}, "question": None},
+          "_svmviz_bound": {"tree.step": 0, "tree.geo": "b"}}
+    monkeypatch.setattr(live.st, "session_state", ss)
+    monkeypatch.setattr(state.st, "session_state", ss)
+    data = live.step_feed("tree.step")
+    if case == "projector":
+        assert data is None
+        return
+    assert data["draw"] is draws and data["scope"] == ["tree.geo", "tree.step"]
+    assert data["route"] == "/live/ABCDEFGH/step" and data["version"] == 3 and data["sid"] == "c"
+    assert data["url"] == {"tree.step": 0, "tree.geo": "b"}
