@@ -137,9 +137,19 @@ def test_the_route_checks_its_parameters_and_says_when_the_class_is_over(room):
 
 
 def test_the_served_app_mounts_the_route():
-    import serve
+    """(Importing ``serve`` marks this process as serving the route: the tests after this one in
+    the process run the app as ``streamlit run app.py`` does, without it.)"""
+    from svmviz_app.step_feed import PLOTLY_PATH, ROUTED
 
-    assert "/live/{code}/step" in [r.path for r in serve.ROUTES]
+    was = ROUTED.is_set()
+    try:
+        import serve
+
+        paths = [r.path for r in serve.ROUTES]
+        assert "/live/{code}/step" in paths and PLOTLY_PATH in paths and ROUTED.is_set()
+    finally:
+        if not was:
+            ROUTED.clear()
 
 
 def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_with_that_view():
