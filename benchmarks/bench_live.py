@@ -211,6 +211,7 @@ class LiveSession(bc.Student):
         self.tickers: dict[str, tuple[asyncio.Task, tuple]] = {}   # ticker element id -> (its timer, what started it)
         self.elements_live: dict[str, StepElement] = {}   # step element id -> its poll (one per data it ran with)
         self.element_seen: list[tuple[float, int]] = []   # (time, 1-based step) of each step its element drew
+        self.element_line = ""   # the step line its element drew last
         self.ended_run = 0     # the run_id (new_session count) of the last run that ended
         self.waiters: list[tuple] = []   # (predicate, future) of wait_for calls, checked at run ends
 
@@ -275,6 +276,15 @@ class LiveSession(bc.Student):
         for pred, done in self.waiters:
             if not done.done() and pred(self):
                 done.set_result(True)
+
+    def step(self) -> tuple[int, int] | None:
+        """(k, n) of the step the page shows: in the text its runs drew, else in the line its step
+        element drew."""
+        found = super().step()
+        if found is None and self.elements_live and self.element_line and self.profile is not None:
+            m = re.search(self.profile.pattern, self.element_line)
+            found = (int(m.group(1)), int(m.group(2))) if m else None
+        return found
 
     def shows_step(self) -> bool:
         """The page shows a step: as text its run drew, or through the step element drawing it."""
@@ -472,6 +482,7 @@ class StepElement:
                 since, figures = p["version"], p["figures"]
                 if verdict == "draw":
                     self.session.element_seen.append((t, int(p["state"][d["step_key"]]) + 1))
+                    self.session.element_line = p["steps"][d["step_key"]]["line"]
                     self.session.check_waiters()
                 elif verdict == "news":
                     await self._news(p["version"])

@@ -47,6 +47,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 import numpy as np
+import plotly.io
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -54,13 +55,14 @@ from svmviz.data import Dataset
 from svmviz.data import plain_text as plain
 from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
-from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomError, RoomNotFoundError, RoomStore,
-                              RoomStoreUnavailableError, display_code, normalize_code, open_store, resume_form)
+from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomContentError, RoomError,
+                              RoomNotFoundError, RoomStore, RoomStoreUnavailableError, display_code, normalize_code,
+                              open_store, resume_form)
 from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
 from svmviz_app import step_element
-from svmviz_app.step_feed import PLOTLY_PATH, ROUTED, STEP_FIGURES, frame_digest
+from svmviz_app.step_feed import PLOTLY_PATH, ROUTED, frame_digest, steps_json, view_digest
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
@@ -87,6 +89,7 @@ _REVEALED = "_svmviz_live_revealed"   # {"code", "qid", "counts"}: the tally of 
 _ADDRESS = "_svmviz_live_address"     # this computer's network address the instructor picked for the link
 _FEEDER = "_svmviz_live_feeder"       # (page, step key) of the stepper whose step element follows the class
 _TICKING = "_svmviz_live_ticking"     # the last app run drew the ticker
+_KEPT = "_svmviz_live_kept"           # (code, view digest, steps) of the step figures last kept in the room
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
@@ -184,17 +187,36 @@ def _shown_steps(view: dict) -> dict:
             if s is not None and s[0] == (view.get("state") or {}).get(key)}   # the view's step, not the last run's
 
 
+def _keep_steps(live: dict, view: dict) -> None:
+    """The figures of the steps this run drew with ``view``, for the students' step elements
+    (``svmviz_app.step_feed``), once per view and steps: before the view is published, so that
+    its payload has them, or after, when the run that published it draws them."""
+    shown = _shown_steps(view)
+    if not shown:
+        return
+    try:
+        digest = view_digest(view)
+    except (TypeError, ValueError):
+        return   # no JSON: the room refuses the view as well
+    mark = (live["code"], digest, tuple((k, v[0], v[1], id(v[2])) for k, v in shown.items()))
+    if st.session_state.get(_KEPT) == mark:
+        return
+    try:
+        room_store().keep_steps(live["code"], live["token"], digest, steps_json(shown))
+    except RoomContentError:
+        pass   # figures too large to share: the students' pages draw the steps
+    st.session_state[_KEPT] = mark
+
+
 def _publish(snap: dict | None = None) -> None:
     live = _live()
     if not live or live["role"] != "instructor":
         return
     view = current_view(snap)
-    shown = _shown_steps(view)
-    if shown:   # before the view: the followers' route sends them with it (``step_feed``); also after
-        STEP_FIGURES.keep(live["code"], view, shown)   # it, when the run that published it draws them
-    if st.session_state.get(_SENT) == view:
-        return
     try:
+        _keep_steps(live, view)
+        if st.session_state.get(_SENT) == view:
+            return
         room_store().publish(live["code"], live["token"], view)
         st.session_state[_SENT] = view
     except RoomStoreUnavailableError:
@@ -920,19 +942,21 @@ def step_feed(step_key: str) -> dict | None:
     if live is None or not ROUTED.is_set() or state.lesson_mode() or live.get("sid") is None:
         return None
     q, view = ss.get(_QUESTION), ss.get(_APPLIED) or {}
-    shown = STEP_FIGURES.get(live["code"], view).get(step_key) if view else None
+    try:
+        gen, digest, text = room_store().steps(live["code"])
+    except RoomError:
+        gen, digest, text = 0, "", "{}"
+    shown = json.loads(text).get(step_key) if view and digest == view_digest(view) else None
     reg = ss.get(_STEPPERS) or {}
     if shown is not None:
-        scope = {step_key, *shown[3]}
+        scope = {step_key, *shown["scope"]}
     elif reg.get("page") == ss.get(_PAGE, "") and step_key in reg.get("steps", {}):
         scope = {step_key, *reg["steps"][step_key]}   # the instructor's page has still to draw it: the element waits
     else:
         scope = None
     return {"route": f"/live/{live['code']}/step", "plotly": PLOTLY_PATH, "step_key": step_key,
-            # figures are drawn in the instructor's process: a student served by another one (a
-            # hall over several processes) has its steps drawn by its page
-            "draw": (scope is not None and bool(view) and (q is None or q.revealed)
-                     and STEP_FIGURES.generation(live["code"]) > 0),
+            # (no figures kept in this room yet, e.g. too large to share: the page draws the steps)
+            "draw": scope is not None and bool(view) and (q is None or q.revealed) and gen > 0,
             "version": live["version"], "frame": frame_digest(view), "state": view.get("state") or {},
             "q": "none" if q is None else f"{q.qid}.{int(q.revealed)}", "away": bool(ss.get(_AWAY)), "sid": live["sid"],
             "url": {k: v for k, v in state.defaults(scope or ()).items() if isinstance(v, (bool, int, str))},
@@ -945,10 +969,11 @@ def _class_figure(store: RoomStore, code: str, step_key: str) -> Callable:
     def figure():
         try:
             view = store.follow(code, since=-1).view
+            _, digest, text = store.steps(code)
         except RoomError:
             return None
-        shown = STEP_FIGURES.get(code, view).get(step_key) if view else None
-        return None if shown is None else shown[2]
+        shown = json.loads(text).get(step_key) if view and digest == view_digest(view) else None
+        return None if shown is None or shown.get("figure") is None else plotly.io.from_json(json.dumps(shown["figure"]))
     return figure
 
 

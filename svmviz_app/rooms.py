@@ -93,6 +93,7 @@ CODE_LENGTH = 8
 MAX_ROOMS = 200
 MAX_STUDENTS = 100
 MAX_VIEW_BYTES = 4_000_000      # a view with uploaded data: ~40,000 two-feature samples as JSON
+MAX_STEPS_BYTES = 4_000_000     # the figures of a view's steps, as JSON (a larger one is not kept)
 MAX_OPTIONS = 12
 MAX_TEXT = 2_000                # characters of a prompt, an option or an explanation
 IDLE_TTL_S = 2 * 3600.0
@@ -270,20 +271,34 @@ class RoomStore(ABC):
         """The instructor removes a client's seat and answer, or every one of ``address``: they
         take no seat in this room again. Returns the seats freed."""
 
-    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float) -> None:
+    @abstractmethod
+    def keep_steps(self, code: str, token: str, view_digest: str, text: str) -> int:
+        """The instructor's page drew the steps of the view whose digest is ``view_digest``: their
+        figures (``text``, JSON) go to every process serving the room, replacing the last ones
+        kept; the same ``view_digest`` and ``text`` again change nothing. Returns the room's steps
+        generation (it grows with each change). A ``RoomContentError`` above ``MAX_STEPS_BYTES``."""
+
+    @abstractmethod
+    def steps(self, code: str) -> tuple[int, str, str]:
+        """(steps generation, view digest, JSON) of the steps last kept (0, "", "{}" before any)."""
+
+    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float,
+             steps: int | None = None) -> None:
         """Return once the room's version is not ``since``, its question's ``(qid, revealed)`` is
-        not ``question`` (None: no question), it is gone, or after ``timeout`` seconds. A student's
-        poll waits here for a change instead of asking again. This default asks every 0.1 s; a
-        backend that can be told of changes (a condition, a pub/sub channel) returns at once."""
+        not ``question`` (None: no question), its steps generation not ``steps`` (None: not
+        compared), it is gone, or after ``timeout`` seconds. A student's poll waits here for a
+        change instead of asking again. This default asks every 0.1 s; a backend that can be told
+        of changes (a condition, a pub/sub channel) returns at once."""
         deadline = time.monotonic() + timeout
         while True:
             try:
                 f = self.follow(code, since=since)
+                gen = self.steps(code)[0] if steps is not None else None
             except RoomError:
                 return
             q = None if f.question is None else (f.question.qid, f.question.revealed)
             remaining = deadline - time.monotonic()
-            if f.version != since or q != question or remaining <= 0:
+            if f.version != since or q != question or gen != steps or remaining <= 0:
                 return
             time.sleep(min(0.1, remaining))
 
@@ -353,6 +368,7 @@ class _Room:
     question: _Question | None = None
     next_qid: int = 1
     resume: tuple[str, float] | None = None   # (resume code, valid until)
+    steps: tuple[int, str, str] = (0, "", "{}")   # (generation, view digest, JSON) of the steps kept
 
 
 def _text(s: Any, what: str) -> str:
@@ -455,6 +471,13 @@ def check_on_reveal(on_reveal: Any) -> Any:
     for v in on_reveal:
         _scalar(v, "what a reveal does")
     return list(on_reveal)
+
+
+def steps_text(text: Any) -> str:
+    """Steps' figures as a room keeps them, or a ``RoomContentError`` saying why not."""
+    if not isinstance(text, str) or len(text) > MAX_STEPS_BYTES:
+        raise RoomContentError(f"the steps' figures are no text of at most {MAX_STEPS_BYTES:,} characters")
+    return text
 
 
 def view_json(view: Mapping[str, Any]) -> str:
@@ -735,6 +758,21 @@ class InMemoryRoomStore(RoomStore):
                 self._changed.notify_all()
             return room.version
 
+    def keep_steps(self, code: str, token: str, view_digest: str, text: str) -> int:
+        text = steps_text(text)
+        with self._lock:
+            room = self._owned(code, token)
+            gen, digest, old = room.steps
+            if (digest, old) != (view_digest, text):
+                room.steps = (gen + 1, str(view_digest), text)
+                self._changed.notify_all()
+            return room.steps[0]
+
+    def steps(self, code: str) -> tuple[int, str, str]:
+        with self._lock:
+            _, room = self._room(code)
+            return room.steps
+
     def follow(self, code: str, session_id: str | None = None, since: int | None = None,
                address: str | None = None) -> Follow:
         with self._lock:
@@ -749,7 +787,8 @@ class InMemoryRoomStore(RoomStore):
         view = None if since == version else json.loads(text)   # parsed outside the lock
         return Follow(version, view, question, n, idle)
 
-    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float) -> None:
+    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float,
+             steps: int | None = None) -> None:
         c, deadline = normalize_code(code), time.monotonic() + timeout   # (tests' clocks drive expiry only)
         with self._lock:
             while True:
@@ -758,6 +797,8 @@ class InMemoryRoomStore(RoomStore):
                     return
                 q = room.question
                 if (None if q is None else (q.qid, q.revealed)) != question:
+                    return
+                if steps is not None and room.steps[0] != steps:
                     return
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

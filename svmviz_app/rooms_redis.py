@@ -6,7 +6,8 @@ script touches the keys of one room and the list of rooms)::
 
     room:<code>       hash     token (SHA-256 of the instructor token), view (JSON), version,
                                active (the instructor's last action, seconds), nextq, owner
-                               (the address that started it, '' for none)
+                               (the address that started it, '' for none), steps (the figures
+                               of a view's steps, JSON), steps_digest (that view's), steps_gen
     q:<code>          hash     the open question: qid, prompt, options (JSON), answer,
                                explanation, revealed
     students:<code>   zset     student client id -> last poll (seconds)
@@ -16,7 +17,7 @@ script touches the keys of one room and the list of rooms)::
     rooms             zset     code -> active: the server's rooms, for the room cap and the sweep
     joins:<address>   hash     the address's join bucket: tokens, t (expires after two minutes)
     secret            string   the key client ids are signed with (one for every server process)
-    changed:<code>    channel  a message on every new version, question, reveal or close
+    changed:<code>    channel  a message on every new version, question, reveal, steps or close
 
 Every change is one Lua script, so it is atomic as the in-memory store's lock makes it: two
 students cannot both take the last seat, a re-answer replaces, the version grows by one. A room's
@@ -50,7 +51,7 @@ from svmviz_app.rooms import (ADDRESS_JOINS, ADDRESS_ROOMS, ADDRESS_SEATS, ALPHA
                               RoomAccessError, RoomContentError, RoomRemovedError, RoomStore,
                               RoomStoreUnavailableError, Seat, Tally, check_address, client_token, check_on_reveal, check_option,
                               check_session_id, checked_question, full_address, full_room, full_server,
-                              new_resume_code, normalize_code, not_found, resume_form, too_many_joins,
+                              new_resume_code, normalize_code, not_found, resume_form, steps_text, too_many_joins,
                               too_many_rooms, view_json)
 
 # ARGV[1] prefix, [2] code, [3] now ('' : Redis's clock), [4] "idle orphan student" TTLs in s; a
@@ -220,6 +221,17 @@ redis.call('HSET', R, 'resume', ARGV[6], 'resume_until', tostring(now + tonumber
 return 1
 """,
     # [5] token digest, [6] view JSON
+    # [6] view digest, [7] the steps' JSON
+    "keep_steps": """
+local e = owned(ARGV[5]); if e then return e end
+if redis.call('HGET', R, 'steps_digest') == ARGV[6] and redis.call('HGET', R, 'steps') == ARGV[7] then
+  return tonumber(redis.call('HGET', R, 'steps_gen') or '0')
+end
+redis.call('HSET', R, 'steps_digest', ARGV[6], 'steps', ARGV[7])
+local g = redis.call('HINCRBY', R, 'steps_gen', 1)
+redis.call('PUBLISH', P..'changed:'..c, 'steps')
+return g
+""",
     "publish": """
 local e = owned(ARGV[5]); if e then return e end
 if redis.call('HGET', R, 'view') ~= ARGV[6] then
@@ -443,6 +455,18 @@ class RedisRoomStore(RoomStore):
         text = view_json(view)
         return int(self._run("publish", normalize_code(code), _digest(token), text))
 
+    def keep_steps(self, code: str, token: str, view_digest: str, text: str) -> int:
+        return int(self._run("keep_steps", normalize_code(code), _digest(token), str(view_digest), steps_text(text)))
+
+    def steps(self, code: str) -> tuple[int, str, str]:
+        c = normalize_code(code)
+        try:
+            gen, digest, text = self._r.hmget(f"{self.prefix}room:{c}", "steps_gen", "steps_digest", "steps")
+        except redis.RedisError as exc:
+            raise RoomStoreUnavailableError(f"the class rooms cannot be reached just now ({exc}); "
+                                            "nothing is lost, try again in a moment") from None
+        return (0, "", "{}") if gen is None else (int(gen), digest or "", text or "{}")
+
     def follow(self, code: str, session_id: str | None = None, since: int | None = None,
                address: str | None = None) -> Follow:
         if session_id is not None:
@@ -459,17 +483,19 @@ class RedisRoomStore(RoomStore):
         view = None if since == version else json.loads(text)
         return Follow(version, view, question, n, idle)
 
-    def _state(self, code: str) -> tuple[int | None, tuple[int, bool] | None] | None:
-        """(version, (qid, revealed) of the question), or None when the room is gone: one read."""
+    def _state(self, code: str) -> tuple[int | None, tuple[int, bool] | None, int] | None:
+        """(version, (qid, revealed) of the question, steps generation), or None when the room is
+        gone: one read."""
         p = self._r.pipeline()
-        p.hget(f"{self.prefix}room:{code}", "version")
+        p.hmget(f"{self.prefix}room:{code}", "version", "steps_gen")
         p.hmget(f"{self.prefix}q:{code}", "qid", "revealed")
-        version, (qid, revealed) = p.execute()
+        (version, gen), (qid, revealed) = p.execute()
         if version is None:
             return None
-        return int(version), (None if qid is None else (int(qid), revealed == "1"))
+        return int(version), (None if qid is None else (int(qid), revealed == "1")), int(gen or 0)
 
-    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float) -> None:
+    def wait(self, code: str, since: int | None, question: tuple[int, bool] | None, timeout: float,
+             steps: int | None = None) -> None:
         c, deadline = normalize_code(code), time.monotonic() + timeout
         self._listen()
         while True:
@@ -479,7 +505,7 @@ class RedisRoomStore(RoomStore):
                 now = self._state(c)
             except redis.RedisError:
                 return   # the poll after this says the store is down
-            if now is None or now != (since, question):
+            if now is None or now[:2] != (since, question) or (steps is not None and now[2] != steps):
                 return
             with self._changed:
                 remaining = deadline - time.monotonic()

@@ -2,22 +2,23 @@
 
 A follower that learns of a step through a Streamlit script run costs the server a run and every
 element of it; this route tells it what the room shows now with one response, the same bytes for
-every follower of the room. The payload is built once per (room, version, question) in this
-process (``StepFeed.payload``): the view's version, page, bound values and data spec (never its
-uploaded data, which a link cannot carry either), the public question (its answer only once
-revealed), whether the instructor is away, and the steps the instructor's run showed with that
-view when it ran in this process (``STEP_FIGURES``: each stepper's step, its step line and its
-figure as Plotly JSON, serialized with the payload, once). Nothing in it is secret: the code is the one the
-students type, and a room's view is what every follower is sent anyway; the instructor's token
-never enters a view.
+every follower of the room. The payload is built once per (room, version, question, steps
+generation) in each process (``StepFeed.current``): the view's version, page, bound values and
+data spec (never its uploaded data, which a link cannot carry either), the public question (its
+answer only once revealed), whether the instructor is away, and the steps the instructor's page
+drew with that view (``RoomStore.keep_steps``, shared by every process serving the room: each
+stepper's step, its step line, the keys its view binds and its figure as Plotly JSON). Nothing in
+it is secret: the code is the one the students type, and a room's view is what every follower is
+sent anyway; the instructor's token never enters a view.
 
-A request whose ``since`` (and ``q``, the question it holds: ``<qid>.<0|1>``, or ``none``, and ``f``,
-the figures' generation it holds) is still the room's waits up to ``WAIT_S`` seconds for a change — a long poll. Waiting requests cost
-no thread and no store call: one watcher thread per room (``RoomStore.wait``, which wakes on a
-change in the memory and in the Redis store alike) builds the room's new payload and wakes every
-request of that room with it, and ends once nobody has asked for the room for ``WAIT_S`` seconds.
+A request whose ``since`` (and ``q``, the question it holds: ``<qid>.<0|1>`` or ``none``, and
+``f``, the steps generation it holds) is still the room's waits up to ``WAIT_S`` seconds for a
+change — a long poll. Waiting requests cost no thread and no store call: one watcher thread per
+room (``RoomStore.wait``, which wakes on a change in the memory and in the Redis store alike)
+builds the room's new payload and wakes every request of that room with it, and ends once nobody
+has asked for the room for ``WAIT_S`` seconds. A request naming a student (``sid``) keeps their
+seat, as their session's poll did.
 """
-
 from __future__ import annotations
 
 import asyncio
@@ -57,58 +58,9 @@ def view_digest(view) -> str:
     return hashlib.sha256(json.dumps(view, allow_nan=False, separators=(",", ":")).encode()).hexdigest()
 
 
-class StepFigures:
-    """What the steppers of an instructor's run showed with the view it published, by room and view
-    (``view_digest``): {step key: (step, step line, figure, the keys its view binds)}; the latest
-    ``MAX_PAYLOADS``. A view may be published before its figures are drawn (a run publishes its
-    view as it starts, and the reveal moves the step in the store itself): each room counts the
-    figures kept (``generation``) and the listeners (the step route) hear of new ones."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._shown: OrderedDict[tuple[str, str], dict] = OrderedDict()
-        self._generation: dict[str, int] = {}
-        self._listeners: list[Callable[[str], None]] = []
-
-    def listen(self, listener: Callable[[str], None]) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-
-    def keep(self, code: str, view, shown: dict) -> None:
-        """Keep ``shown`` for ``view``, unless already kept; nothing for a view that is no JSON (the
-        room refuses it too)."""
-        try:
-            key = (code, view_digest(view))
-        except (TypeError, ValueError):
-            return
-        with self._lock:
-            old = self._shown.get(key)
-            if old is not None and {k: v[0] for k, v in old.items()} == {k: v[0] for k, v in shown.items()}:
-                return
-            self._shown[key] = dict(shown)
-            self._shown.move_to_end(key)
-            while len(self._shown) > MAX_PAYLOADS:
-                self._shown.popitem(last=False)
-            self._generation[code] = self._generation.get(code, 0) + 1
-            while len(self._generation) > MAX_PAYLOADS:
-                self._generation.pop(next(iter(self._generation)))
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(code)
-
-    def generation(self, code: str) -> int:
-        with self._lock:
-            return self._generation.get(code, 0)
-
-    def get(self, code: str, view) -> dict:
-        with self._lock:
-            return self._shown.get((code, view_digest(view)), {})
-
-
-STEP_FIGURES = StepFigures()   # this process's: an instructor's run keeps them, the route sends them
-
-
-def _steps_json(shown: dict) -> str:
+def steps_json(shown: dict) -> str:
+    """{step key: (step, step line, figure, the keys its view binds)} as the room keeps it
+    (``RoomStore.keep_steps``): {step key: {"k", "line", "scope", "figure"}}."""
     parts = []
     for step_key, (k, line, fig, scope) in shown.items():
         figure = fig.to_json() if fig is not None else "null"
@@ -165,15 +117,13 @@ class StepFeed:
     """The step route of one process over ``store()`` (called when needed: the app's room store is
     made on first use)."""
 
-    def __init__(self, store: Callable[[], RoomStore], away_after: Callable[[], float],
-                 figures: StepFigures = STEP_FIGURES) -> None:
-        self._make_store, self._made, self._figures = store, None, figures
+    def __init__(self, store: Callable[[], RoomStore], away_after: Callable[[], float]) -> None:
+        self._make_store, self._made = store, None
         self._away_after = away_after   # the app's: a payload says "away" when its notice does
         self._lock = threading.Lock()
         self._payloads: OrderedDict[tuple, bytes] = OrderedDict()
         self._watches: dict[str, _Watch] = {}
         self._latest: dict[str, int] = {}   # the version of each room's last payload built
-        figures.listen(self._figures_kept)
 
     def _store(self) -> RoomStore:
         # asked once: outside a script run, Streamlit warns at every call of a cached function
@@ -189,7 +139,8 @@ class StepFeed:
         # no session id: no seat is taken or kept; ``since`` the version built last: the view (up to
         # megabytes of JSON) is parsed only when it is new
         f = self._store().follow(code, since=self._latest.get(code, -1))
-        qkey, gen = _question_key(f.question), self._figures.generation(code)
+        qkey = _question_key(f.question)
+        gen, digest, steps = self._store().steps(code)
         key = (code, f.version, qkey, f.instructor_idle_s > self._away_after(), gen)
         with self._lock:
             body = self._payloads.get(key)
@@ -214,7 +165,9 @@ class StepFeed:
             "away": key[3],
             "figures": gen,
         }, separators=(",", ":"))
-        body = f'{meta[:-1]},"steps":{_steps_json(self._figures.get(code, view) if view else {})}}}'.encode()
+        if not view or digest != view_digest(view):
+            steps = "{}"   # kept for another view (the instructor's page has still to draw this one's)
+        body = f'{meta[:-1]},"steps":{steps}}}'.encode()
         with self._lock:
             body = self._payloads.setdefault(key, body)   # a concurrent builder's bytes win: one object
             self._latest[code] = f.version
@@ -224,25 +177,6 @@ class StepFeed:
             while len(self._payloads) > MAX_PAYLOADS:
                 self._payloads.popitem(last=False)
         return f.version, qkey, body, gen
-
-    def _figures_kept(self, code: str) -> None:
-        """An instructor's run kept figures (in its thread): a watched room's payload is made anew
-        and its waiting requests get it."""
-        with self._lock:
-            watch = self._watches.get(code)
-        if watch is None:
-            return
-        try:
-            latest = self.current(code)
-        except RoomError:
-            return
-        with self._lock:
-            if latest == watch.latest:
-                return
-            watch.latest = latest
-            waiters = list(watch.waiters)
-        for loop, event in waiters:
-            loop.call_soon_threadsafe(event.set)
 
     # ------------------------------------------------------------------ waiting without a thread each
     def _watch_room(self, code: str, watch: _Watch) -> None:
@@ -266,7 +200,7 @@ class StepFeed:
                 time.sleep(0.5)
                 continue
             try:   # a timeout now and then: the instructor's "away" changes with time alone
-                self._store().wait(code, latest[0], latest[1], self._away_after() / 12)
+                self._store().wait(code, latest[0], latest[1], self._away_after() / 12, steps=latest[3])
             except RoomError:
                 pass
 

@@ -137,9 +137,19 @@ def test_the_route_checks_its_parameters_and_says_when_the_class_is_over(room):
 
 
 def test_the_served_app_mounts_the_route():
-    import serve
+    """(Importing ``serve`` marks this process as serving the route: the tests after this one in
+    the process run the app as ``streamlit run app.py`` does, without it.)"""
+    from svmviz_app.step_feed import PLOTLY_PATH, ROUTED
 
-    assert "/live/{code}/step" in [r.path for r in serve.ROUTES]
+    was = ROUTED.is_set()
+    try:
+        import serve
+
+        paths = [r.path for r in serve.ROUTES]
+        assert "/live/{code}/step" in paths and PLOTLY_PATH in paths and ROUTED.is_set()
+    finally:
+        if not was:
+            ROUTED.clear()
 
 
 def test_the_route_sends_the_step_figure_and_line_the_instructors_run_showed_with_that_view():
@@ -222,13 +232,19 @@ async def _raw(port: int, path: str) -> tuple[int, bytes]:
     return int(head.split(b" ", 2)[1]), body
 
 
-def test_a_view_that_is_no_json_keeps_no_figures_and_raises_nothing():
-    from svmviz_app.step_feed import StepFigures
+def test_a_room_keeps_steps_once_and_refuses_figures_beyond_its_bound(room):
+    from svmviz_app.rooms import MAX_STEPS_BYTES, RoomAccessError, RoomContentError
 
-    figures = StepFigures()
-    figures.keep("ABCDEFGH", {"state": {"x": float("nan")}}, {"s": (0, "", None, set())})
-    figures.keep("ABCDEFGH", {"state": {"x": object()}}, {"s": (0, "", None, set())})
-    assert figures.get("ABCDEFGH", {"state": {}}) == {}
+    store, code, token = room
+    assert store.steps(code) == (0, "", "{}")
+    assert store.keep_steps(code, token, "d1", '{"s":1}') == 1
+    assert store.keep_steps(code, token, "d1", '{"s":1}') == 1   # the same again: no change
+    assert store.keep_steps(code, token, "d2", '{"s":2}') == 2 and store.steps(code) == (2, "d2", '{"s":2}')
+    with pytest.raises(RoomContentError):
+        store.keep_steps(code, token, "d3", "x" * (MAX_STEPS_BYTES + 1))
+    with pytest.raises(RoomAccessError):
+        store.keep_steps(code, "not-the-token", "d3", "{}")
+    assert store.steps(code) == (2, "d2", '{"s":2}')
 
 
 class _Fig:
@@ -242,24 +258,26 @@ class _Fig:
 def test_figures_drawn_after_their_view_was_published_wake_the_waiting_poll_with_them(room):
     """A run publishes its view as it starts and draws the step after; the reveal moves the step
     in the store itself: the payload of a version may first go out without its step's figure. A
-    poll holding that payload (``f``, its figures' generation) gets the figure once kept."""
-    from svmviz_app.step_feed import StepFigures
+    poll holding that payload (``f``, its steps generation) gets the figure once kept, in every
+    process serving the room (here a second route over the same store)."""
+    from svmviz_app.step_feed import steps_json, view_digest
 
     store, code, token = room
-    figures = StepFigures()
-    feed = StepFeed(lambda: store, lambda: 60.0, figures)
+    feed = StepFeed(lambda: store, lambda: 60.0)
     first = json.loads(run_coroutine(feed.respond(code, None, "absent"))[1])
     assert first["steps"] == {}
-    threading.Timer(0.3, lambda: figures.keep(code, VIEW, {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})})).start()
+    shown = {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})}
+    threading.Timer(0.3, lambda: store.keep_steps(code, token, view_digest(VIEW), steps_json(shown))).start()
     t0 = time.monotonic()
     _, body = run_coroutine(feed.respond(code, first["version"], None, wait_s=5.0, figures=first["figures"]))
     got = json.loads(body)
     assert time.monotonic() - t0 < 4.0 and got["version"] == first["version"]
     assert got["steps"]["tree.step"]["figure"]["layout"]["title"]["text"] == "four"
     assert got["steps"]["tree.step"]["scope"] == ["tree.geo"] and got["figures"] == first["figures"] + 1
-    # the same steps kept again change nothing: no payload is made anew
-    figures.keep(code, VIEW, {"tree.step": (3, "Step 4", _Fig("four"), {"tree.geo"})})
-    assert figures.generation(code) == got["figures"]
+    # figures kept for another view are not this view's
+    store.keep_steps(code, token, view_digest({**VIEW, "page": "DAG_SVM"}), steps_json(shown))
+    other = StepFeed(lambda: store, lambda: 60.0)
+    assert json.loads(run_coroutine(other.respond(code, None, "absent"))[1])["steps"] == {}
 
 
 def test_a_students_route_requests_keep_their_seat_and_a_forged_id_is_refused(room):
@@ -295,28 +313,30 @@ def test_an_instructor_keeps_only_figures_of_the_step_its_view_holds(monkeypatch
 
 
 @pytest.mark.parametrize("case, draws", [("figure here", True), ("question open", False),
-                                         ("question revealed", True), ("another process", False),
+                                         ("question revealed", True), ("no figures", False),
                                          ("projector", False)])
-def test_a_students_step_element_draws_only_what_this_process_has_and_no_open_question(monkeypatch, case, draws):
-    """The element draws the steps for a following student while this process holds the
-    instructor's figures (a hall over several processes: the other processes' students have their
-    steps drawn by their page) and no question waits for their answer; a projector draws its own."""
+def test_a_students_step_element_draws_while_the_room_has_figures_and_no_question_is_open(monkeypatch, case, draws):
+    """The element draws the steps for a following student while the room holds the instructor's
+    figures (none kept, e.g. too large to share: the page draws them) and no question waits for
+    their answer; a projector draws its own."""
     from svmviz_app import live, state, step_feed
     from svmviz_app.rooms import PublicQuestion
-    from svmviz_app.step_feed import StepFigures
+    from svmviz_app.step_feed import steps_json, view_digest
 
-    figures = StepFigures()
+    store = InMemoryRoomStore()
+    code, token = store.create_room()
     view = {"page": "SVM_Tree", "spec": "fourclass", "state": {"tree.step": 1, "tree.geo": "a"}}
-    if case != "another process":
-        figures.keep("ABCDEFGH", view, {"tree.step": (1, "Step 2", _Fig("two"), {"tree.geo"})})
-    monkeypatch.setattr(live, "STEP_FIGURES", figures)
+    store.publish(code, token, view)
+    if case != "no figures":
+        store.keep_steps(code, token, view_digest(view), steps_json({"tree.step": (1, "Step 2", _Fig("two"), {"tree.geo"})}))
+    monkeypatch.setattr(live, "room_store", lambda: store)
     monkeypatch.setattr(step_feed.ROUTED, "is_set", lambda: True)
     monkeypatch.setattr(state, "lesson_mode", lambda: case == "projector")
     q = None
     if case.startswith("question"):
         q = PublicQuestion(qid=1, prompt="Which?", options=("a", "b"), revealed=case.endswith("revealed"),
                            answer=None, explanation=None)
-    ss = {"_svmviz_live": {"role": "student", "code": "ABCDEFGH", "sid": "c", "version": 3, "detached": False},
+    ss = {"_svmviz_live": {"role": "student", "code": code, "sid": "c", "version": 3, "detached": False},
           "_svmviz_live_applied": view, "_svmviz_live_question": q, "_svmviz_live_page": "SVM_Tree",
           "_svmviz_live_steppers": {"page": "SVM_Tree", "steps": {"tree.step": {"tree.geo"}}, "question": None},
           "_svmviz_bound": {"tree.step": 0, "tree.geo": "b"}}
@@ -327,5 +347,5 @@ def test_a_students_step_element_draws_only_what_this_process_has_and_no_open_qu
         assert data is None
         return
     assert data["draw"] is draws and data["scope"] == ["tree.geo", "tree.step"]
-    assert data["route"] == "/live/ABCDEFGH/step" and data["version"] == 3 and data["sid"] == "c"
+    assert data["route"] == f"/live/{code}/step" and data["version"] == 3 and data["sid"] == "c"
     assert data["url"] == {"tree.step": 0, "tree.geo": "b"}
