@@ -157,7 +157,7 @@ if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
 
 def _step_line(k: int) -> str:
     step = tree.trace[k]
-    return f"Step {k + 1} of {n_steps} — {len(step.active)} samples in play. {step.note}"
+    return f"Step {k + 1} of {n_steps} — {len(step.active)} samples in play. {plain(step.note)}"
 
 
 def _step_header(k: int):

@@ -172,7 +172,7 @@ def walk_stepper(X, y, nu, names, labels, lesson: bool, imported=None) -> None:
                 projector_chart(fig, key="hull_step_fig")
             else:
                 st.plotly_chart(fig, key="hull_step_fig")
-            shown_figure("hull.step").show(fig)
+            shown_figure("hull.step").show(fig, f"Step {k + 1} of {n} — {summary}")
             with st.expander("Explanation of this step") if lesson else nullcontext():
                 st.info(paragraphs)
 

@@ -155,7 +155,7 @@ def steps(ctx) -> None:
                     projector_chart(fig, key="guard_step_fig")
                 else:
                     st.plotly_chart(fig, key="guard_step_fig")
-                shown_figure("guard.step").show(fig)
+                shown_figure("guard.step").show(fig, f"Step {k + 1} of {n} — {summary}")
             with st.expander("Explanation of this step") if ctx.lesson else nullcontext():
                 st.info(paragraphs)
 

@@ -184,7 +184,9 @@ def _shown_steps(view: dict) -> dict:
         return {}
     shown = {key: getattr(ss.get(shown_figure_key(key)), "shown", lambda: None)() for key in reg["steps"]}
     return {key: (*s, reg["steps"][key]) for key, s in shown.items()
-            if s is not None and s[0] == (view.get("state") or {}).get(key)}   # the view's step, not the last run's
+            # the view's step, not the last run's; a step with a line: a view that is more than a
+            # figure and its line (Solvers' three charts) is drawn by the students' pages
+            if s is not None and s[1] and s[0] == (view.get("state") or {}).get(key)}
 
 
 def _keep_steps(live: dict, view: dict) -> None:

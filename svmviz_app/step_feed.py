@@ -58,13 +58,19 @@ def view_digest(view) -> str:
     return hashlib.sha256(json.dumps(view, allow_nan=False, separators=(",", ":")).encode()).hexdigest()
 
 
+_ESCAPED = re.compile(r"\\(.)")
+
+
 def steps_json(shown: dict) -> str:
     """{step key: (step, step line, figure, the keys its view binds)} as the room keeps it
-    (``RoomStore.keep_steps``): {step key: {"k", "line", "scope", "figure"}}."""
+    (``RoomStore.keep_steps``): {step key: {"k", "line", "scope", "figure"}}. A step line is
+    Markdown as the page draws it (user strings escaped, ``plain_text``); the students' browsers
+    show it as text, so without the escapes."""
     parts = []
     for step_key, (k, line, fig, scope) in shown.items():
         figure = fig.to_json() if fig is not None else "null"
-        parts.append(f'{json.dumps(str(step_key))}:{{"k":{int(k)},"line":{json.dumps(str(line))},'
+        text = _ESCAPED.sub(r"\1", str(line))
+        parts.append(f'{json.dumps(str(step_key))}:{{"k":{int(k)},"line":{json.dumps(text)},'
                      f'"scope":{json.dumps(sorted(map(str, scope)))},"figure":{figure}}}')
     return "{" + ",".join(parts) + "}"
 

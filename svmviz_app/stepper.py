@@ -43,8 +43,9 @@ class ShownFigure:
         self._class = class_figure
 
     def show(self, fig, line: str = "") -> None:
-        """In the view: ``fig`` is the step's figure on screen, ``line`` the step's line above it
-        (a live class's followers are sent both, ``svmviz_app.step_feed``)."""
+        """In the view: ``fig`` is the step's figure on screen, ``line`` the step's line above it.
+        With a line, a live class's students are sent both and their browsers draw the step
+        (``svmviz_app.step_element``): give one where the figure and its line tell the step."""
         self._figure, self._line = fig, line
 
     def shown(self) -> tuple[int, str, object] | None:

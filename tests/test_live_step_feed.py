@@ -349,3 +349,14 @@ def test_a_students_step_element_draws_while_the_room_has_figures_and_no_questio
     assert data["draw"] is draws and data["scope"] == ["tree.geo", "tree.step"]
     assert data["route"] == f"/live/{code}/step" and data["version"] == 3 and data["sid"] == "c"
     assert data["url"] == {"tree.step": 0, "tree.geo": "b"}
+
+
+def test_a_step_line_reaches_the_students_browser_as_the_text_the_page_shows():
+    """Step lines are Markdown with the user's strings escaped (``plain_text``); the step element
+    shows text: the escapes must not show."""
+    from svmviz.data import plain_text
+    from svmviz_app.step_feed import steps_json
+
+    line = "Step 1 of 3 — " + plain_text("μ = 0.50: class (a_1) *x* \\ [1]")
+    got = json.loads(steps_json({"s": (0, line, None, set())}))["s"]
+    assert got["line"] == "Step 1 of 3 — μ = 0.50: class (a_1) *x* \\ [1]" and got["figure"] is None
