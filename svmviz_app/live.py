@@ -936,9 +936,11 @@ def step_feed(step_key: str) -> dict | None:
     """The data of the step element (``svmviz_app.step_element``) of the stepper of ``step_key``: for
     a student following the class, not a projector, on a server with the step route (None: the
     ticker polls, the page draws every step). The element polls the class; it draws the steps
-    (``draw``) while no question waits for this student's answer (its buttons are the page's) and
-    the keys the stepper's view binds are known (from the instructor's figure of the step, or
-    from an earlier step)."""
+    (``draw``) while the room has the instructor's figures and the keys the stepper's view binds
+    are known (from the instructor's figure of the step, or from an earlier step). A question
+    changes nothing to that: its answer buttons go below the element (``step_element_drawn``),
+    and a figure the instructor's page redraws for it (the DAG page hides the sample's path until
+    the reveal) reaches the element as the figures kept for the view."""
     ss = st.session_state
     live = _following()
     if live is None or not ROUTED.is_set() or state.lesson_mode() or live.get("sid") is None:
@@ -958,7 +960,7 @@ def step_feed(step_key: str) -> dict | None:
         scope = None
     return {"route": f"/live/{live['code']}/step", "plotly": PLOTLY_PATH, "step_key": step_key,
             # (no figures kept in this room yet, e.g. too large to share: the page draws the steps)
-            "draw": scope is not None and bool(view) and (q is None or q.revealed) and gen > 0,
+            "draw": scope is not None and bool(view) and gen > 0,
             "version": live["version"], "frame": frame_digest(view), "state": view.get("state") or {},
             "q": "none" if q is None else f"{q.qid}.{int(q.revealed)}", "away": bool(ss.get(_AWAY)), "sid": live["sid"],
             "url": {k: v for k, v in state.defaults(scope or ()).items() if isinstance(v, (bool, int, str))},
@@ -981,9 +983,9 @@ def _class_figure(store: RoomStore, code: str, step_key: str) -> Callable:
 
 def step_element_drawn(step_key: str, data: dict, shown) -> bool:
     """In the stepper of ``step_key``'s fragment: the step element with ``data`` (``step_feed``).
-    True when it draws the step: the page then draws only the revealed question's answer (this
-    does) and ``shown`` (the stepper's ``ShownFigure``) saves the class's step; False: the page
-    draws the step."""
+    True when it draws the step: the page then draws only the question (its answer buttons, or
+    once revealed its answer: this does) and ``shown`` (the stepper's ``ShownFigure``) saves the
+    class's step; False: the page draws the step."""
     ss = st.session_state
     live = _following()
     ss[_FEEDER] = (ss.get(_PAGE, ""), step_key)

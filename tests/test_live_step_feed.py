@@ -312,13 +312,13 @@ def test_an_instructor_keeps_only_figures_of_the_step_its_view_holds(monkeypatch
     assert kept["tree.step"][:2] == (2, "Step 3") and kept["tree.step"][3] == {"tree.geo"}
 
 
-@pytest.mark.parametrize("case, draws", [("figure here", True), ("question open", False),
+@pytest.mark.parametrize("case, draws", [("figure here", True), ("question open", True),
                                          ("question revealed", True), ("no figures", False),
                                          ("projector", False)])
-def test_a_students_step_element_draws_while_the_room_has_figures_and_no_question_is_open(monkeypatch, case, draws):
+def test_a_students_step_element_draws_while_the_room_has_figures(monkeypatch, case, draws):
     """The element draws the steps for a following student while the room holds the instructor's
-    figures (none kept, e.g. too large to share: the page draws them) and no question waits for
-    their answer; a projector draws its own."""
+    figures (none kept, e.g. too large to share: the page draws them), a question or not (its
+    buttons go below it); a projector draws its own."""
     from svmviz_app import live, state, step_feed
     from svmviz_app.rooms import PublicQuestion
     from svmviz_app.step_feed import steps_json, view_digest
