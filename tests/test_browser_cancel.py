@@ -165,7 +165,7 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     status.get_by_role("button", name=re.compile("Stop")).click()
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
                            timeout=120_000)
-    page.wait_for_timeout(1000)
+    wait_for_app(page, 120_000)
     page.screenshot(path=str(artifacts_dir / "td_after_stop.png"), full_page=True)
     # a consistent page: the new controls, the stopped bar, and nothing of the fit shown before
     assert "Chang et al. (2009) 7" in _grid_shown(page)
