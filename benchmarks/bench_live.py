@@ -429,6 +429,8 @@ def judge(data: dict, p: dict) -> str:
     ``judge``): "draw", "wait" (its figure is still to come) or "news" (the session takes it)."""
     q = p.get("question")
     qkey = "none" if q is None else f"{q['qid']}.{int(q['revealed'])}"
+    if not data["draw"]:   # the page draws the steps: the session takes every change
+        return "news" if (p["version"], qkey, p["away"]) != (data["version"], data["q"], data["away"]) else "wait"
     if p["frame"] != data["frame"] or qkey != data["q"] or p["away"] != data["away"]:
         return "news"
     step = (p.get("steps") or {}).get(data["step_key"])

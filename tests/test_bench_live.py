@@ -373,3 +373,24 @@ def test_a_route_lag_runs_from_the_click_to_the_first_response_holding_that_step
     seen = [(9.5, 2), (10.4, 2), (12.1, 2), (13.0, 3)]
     lags = bench.route_lags(steps, seen)
     assert lags[2] == pytest.approx(0.4) and lags[3] == pytest.approx(1.0) and lags[4] is None
+
+
+def test_the_step_elements_verdict_is_the_scripts():
+    """``StepElement`` judges a payload as the element's script does (``svmviz_app.step_element``):
+    a step that changes only the stepper's scope is drawn, one whose figure is still to come is
+    waited for, anything else goes to the session; an element that only polls sends every change."""
+    data = {"step_key": "tree.step", "frame": "F", "q": "none", "away": False, "draw": True, "version": 3,
+            "scope": ["tree.geo", "tree.step"], "state": {"tree.step": 1, "tree.geo": "a", "C": 1.0}}
+    step = {"k": 2, "line": "Step 3", "scope": ["tree.geo"], "figure": {"data": []}}
+    payload = {"version": 4, "frame": "F", "question": None, "away": False,
+               "state": {"tree.step": 2, "tree.geo": "b", "C": 1.0}, "steps": {"tree.step": step}}
+    assert bench.judge(data, payload) == "draw"
+    assert bench.judge(data, {**payload, "steps": {}}) == "wait"
+    assert bench.judge(data, {**payload, "steps": {"tree.step": {**step, "k": 1}}}) == "wait"
+    assert bench.judge(data, {**payload, "state": {**payload["state"], "C": 2.0}}) == "news"
+    assert bench.judge(data, {**payload, "state": {"tree.step": 2, "tree.geo": "b"}}) == "news"
+    assert bench.judge(data, {**payload, "frame": "G"}) == "news"
+    assert bench.judge(data, {**payload, "question": {"qid": 1, "revealed": False}}) == "news"
+    assert bench.judge(data, {**payload, "away": True}) == "news"
+    assert bench.judge({**data, "draw": False}, payload) == "news"
+    assert bench.judge({**data, "draw": False}, {**payload, "version": 3, "state": data["state"]}) == "wait"
