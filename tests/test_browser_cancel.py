@@ -155,9 +155,6 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     # the small grid's fit finishes: its results are on the page
     _summary(page).first.wait_for(timeout=240_000)
     wait_for_app(page, 240_000)
-    # and half a second more, as the settle-wait gave before it waited for the page instead: without
-    # it CI twice showed, after Stop, the longer grid's fit finished (cause not established)
-    page.wait_for_timeout(500)
     converged, theta_small = _level(page)
     assert converged == "yes"
     assert "small 3" in _grid_shown(page)
