@@ -62,7 +62,7 @@ from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES
 from svmviz_app import step_element
-from svmviz_app.step_feed import PLOTLY_PATH, ROUTED, frame_digest, steps_json, view_digest
+from svmviz_app.step_feed import PLOTLY_PATH, ROUTED, frame_digest, kept_step, steps_json, view_digest
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
 
 _LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
@@ -775,20 +775,32 @@ def stepper_fragment_key(step_key: str) -> str:
     return f"{step_key}._stepper"
 
 
+def _page_steppers() -> dict:
+    """What this page's steppers drew (``_STEPPERS``), made anew when the page changed."""
+    ss = st.session_state
+    reg = ss.get(_STEPPERS)
+    if reg is None or reg["page"] != ss.get(_PAGE, ""):
+        reg = ss[_STEPPERS] = {"page": ss.get(_PAGE, ""), "steps": {}, "question": None}
+    return reg
+
+
+def _drawn(step_key: str) -> None:
+    """The stepper of ``step_key`` drew its step to its end (not cut short by a newer request)."""
+    if st.session_state.get(_WAITING) == step_key:
+        del st.session_state[_WAITING]
+
+
 @contextmanager
 def stepper_view(step_key: str):
     """Around the view of the stepper of ``step_key``: records the keys the view binds (they
     redraw with it) and whether the question panel is in it, for ``step_only_change``."""
     ss = st.session_state
-    reg = ss.get(_STEPPERS)
-    if reg is None or reg["page"] != ss.get(_PAGE, ""):
-        reg = ss[_STEPPERS] = {"page": ss.get(_PAGE, ""), "steps": {}, "question": None}
+    reg = _page_steppers()
     bound: set = set()
     ss[state.BIND_SCOPE], ss[_IN_STEPPER] = bound, step_key
     try:
         yield
-        if ss.get(_WAITING) == step_key:   # drawn to its end (not cut short by a newer request)
-            del ss[_WAITING]
+        _drawn(step_key)
     finally:
         ss.pop(state.BIND_SCOPE, None)
         ss.pop(_IN_STEPPER, None)
@@ -950,7 +962,7 @@ def step_feed(step_key: str) -> dict | None:
         gen, digest, text = room_store().steps(live["code"])
     except RoomError:
         gen, digest, text = 0, "", "{}"
-    shown = json.loads(text).get(step_key) if view and digest == view_digest(view) else None
+    shown = kept_step(view, digest, text, step_key)
     reg = ss.get(_STEPPERS) or {}
     if shown is not None:
         scope = {step_key, *shown["scope"]}
@@ -976,7 +988,7 @@ def _class_figure(store: RoomStore, code: str, step_key: str) -> Callable:
             _, digest, text = store.steps(code)
         except RoomError:
             return None
-        shown = json.loads(text).get(step_key) if view and digest == view_digest(view) else None
+        shown = kept_step(view, digest, text, step_key)
         return None if shown is None or shown.get("figure") is None else plotly.io.from_json(json.dumps(shown["figure"]))
     return figure
 
@@ -992,13 +1004,10 @@ def step_element_drawn(step_key: str, data: dict, shown) -> bool:
     step_element.draw(data, poll)
     if not data["draw"]:
         return False
-    reg = ss.get(_STEPPERS)
-    if reg is None or reg["page"] != ss.get(_PAGE, ""):
-        reg = ss[_STEPPERS] = {"page": ss.get(_PAGE, ""), "steps": {}, "question": None}
+    reg = _page_steppers()
     reg["steps"][step_key] = set(data["scope"]) - {step_key}
     reg["question"] = step_key   # a question asked now reruns this stepper: the page's view asks it here
-    if ss.get(_WAITING) == step_key:
-        del ss[_WAITING]
+    _drawn(step_key)
     shown.follow(_class_figure(room_store(), live["code"], step_key))
     if ss.get(_QUESTION) is not None:
         _student_question(live, ss[_QUESTION])

@@ -75,6 +75,21 @@ def steps_json(shown: dict) -> str:
     return "{" + ",".join(parts) + "}"
 
 
+@functools.lru_cache(maxsize=16)
+def _parsed_steps(text: str) -> dict:
+    # once per steps kept (a follower's stepper run reads them at every step): callers only read
+    return json.loads(text)
+
+
+def kept_step(view, digest: str, text: str, step_key: str) -> dict | None:
+    """The step of ``step_key`` in a room's kept steps (``RoomStore.steps``: ``digest`` and
+    ``text``), as ``steps_json`` wrote it; None when the room keeps none for ``view`` (kept for
+    another view: the instructor's page has still to draw this one's)."""
+    if not view or digest != view_digest(view):
+        return None
+    return _parsed_steps(text).get(step_key)
+
+
 def frame_digest(view) -> str:
     """What a view shows besides its bound values — page, data spec, data — as a short
     fingerprint: a follower's step element draws a step itself only while this is the one its
@@ -305,7 +320,7 @@ class StepFeed:
 
 @functools.cache
 def _plotly_bytes() -> tuple[bytes, bytes]:
-    """Plotly's JavaScript as it is and gzipped (4.6 and 1.4 MB), made once per process."""
+    """Plotly's JavaScript as it is and gzipped (4.8 and 1.5 MB), made once per process."""
     from plotly.offline import get_plotlyjs
 
     raw = get_plotlyjs().encode()

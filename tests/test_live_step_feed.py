@@ -360,3 +360,21 @@ def test_a_step_line_reaches_the_students_browser_as_the_text_the_page_shows():
     line = "Step 1 of 3 — " + plain_text("μ = 0.50: class (a_1) *x* \\ [1]")
     got = json.loads(steps_json({"s": (0, line, None, set())}))["s"]
     assert got["line"] == "Step 1 of 3 — μ = 0.50: class (a_1) *x* \\ [1]" and got["figure"] is None
+
+
+def test_a_followers_steps_are_parsed_once_per_steps_kept_and_only_for_their_view(monkeypatch):
+    """Each following student's stepper run reads its step's scope from the room's kept steps
+    (figures included, tens of kilobytes): parsed once per steps kept, not once per run."""
+    from svmviz_app import step_feed
+    from svmviz_app.step_feed import kept_step, steps_json, view_digest
+
+    parses = []
+    real = json.loads
+    monkeypatch.setattr(step_feed.json, "loads", lambda text: parses.append(text) or real(text))
+    text = steps_json({"tree.step": (3, "Step 4 of 9", None, {"C"})})
+    digest = view_digest(VIEW)
+    for _ in range(5):
+        assert kept_step(VIEW, digest, text, "tree.step")["scope"] == ["C"]
+    assert len(parses) == 1
+    assert kept_step({**VIEW, "state": {"tree.step": 4}}, digest, text, "tree.step") is None   # another view's
+    assert kept_step(VIEW, digest, text, "other.step") is None
