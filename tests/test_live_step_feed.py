@@ -378,3 +378,25 @@ def test_a_followers_steps_are_parsed_once_per_steps_kept_and_only_for_their_vie
     assert len(parses) == 1
     assert kept_step({**VIEW, "state": {"tree.step": 4}}, digest, text, "tree.step") is None   # another view's
     assert kept_step(VIEW, digest, text, "other.step") is None
+
+
+def test_a_fed_students_download_saves_the_step_the_class_shows(room):
+    """A fed student's page does not draw the step: its download buttons save the figure the
+    room keeps for the class's view, and the page's own once the room keeps none for it."""
+    import plotly.graph_objects as go
+
+    from svmviz_app.live import _class_figure
+    from svmviz_app.step_feed import steps_json, view_digest
+    from svmviz_app.stepper import ShownFigure
+
+    store, code, token = room
+    shown = ShownFigure()
+    shown.clear(0)
+    shown.show(go.Figure(layout_title_text="the page's own"), "Step 1 of 9")
+    shown.follow(_class_figure(store, code, "tree.step"))
+    assert shown().layout.title.text == "the page's own"   # nothing kept yet
+    kept = {"tree.step": (3, "Step 4 of 9", go.Figure(go.Scatter(x=[1], y=[2]), layout_title_text="step 4"), set())}
+    store.keep_steps(code, token, view_digest(VIEW), steps_json(kept))
+    assert shown().layout.title.text == "step 4" and list(shown().data[0].y) == [2]
+    store.publish(code, token, {**VIEW, "state": {"tree.step": 4}})   # the class moved on, its figure not kept yet
+    assert shown().layout.title.text == "the page's own"
