@@ -105,6 +105,7 @@ def test_students_follow_the_instructor_and_answer(browser, live_url, artifacts_
             wait_for_app(s)
         for f in frames:
             f.clear()
+        wait_for_app(teacher)   # its class panel shows the students who joined: the click after that run
         teacher.get_by_role("button", name="Next ▶").click()
         teacher.wait_for_selector("text=Step 2 of")
         for s in students:
