@@ -22,9 +22,8 @@ import streamlit as st
 
 from svmviz.data import plain_text as plain
 from svmviz_app.rooms import MAX_ADDRESS, RoomError, RoomStore
+from svmviz_app.session_keys import CLIENT_ID as _CLIENT, CLIENT_ASKED as _ASKED, LIVE_ERROR as _LIVE_ERROR
 
-_CLIENT = "_svmviz_client"          # the client id this session speaks for
-_ASKED = "_svmviz_client_asked"      # the browser answered
 ADDRESS_HEADER = "SVMVIZ_CLIENT_ADDRESS_HEADER"
 
 _CLIENT_JS = """
@@ -105,7 +104,7 @@ def _remove(store: RoomStore, code: str, token: str, client_id: str | None, addr
     try:
         store.remove(code, token, client=client_id, address=addr)
     except RoomError as exc:
-        st.session_state["_svmviz_live_error"] = str(exc)
+        st.session_state[_LIVE_ERROR] = str(exc)
 
 
 def seats_panel(store: RoomStore, code: str, token: str) -> None:

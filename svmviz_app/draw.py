@@ -22,14 +22,10 @@ from svmviz_app import state
 from svmviz_app.budget import within_classroom
 from svmviz_app.state import bind
 from svmviz_app.widgets import data_sidebar, guard, plain
+from svmviz_app.session_keys import (  # this module's keys in the session's state
+    DRAWN_POINTS as POINTS, DRAWN_NAMES as NAMES, DRAWN_CLASS as CLASS, DRAWN_SELECTED as _SELECTED,
+    DRAWN_VERSION as _VERSION, DRAWN_MSG as _MSG, DRAWN_FULL_RUN as _FULL_RUN)
 
-POINTS = "_svmviz_drawn"            # the drawing: an (n, 3) array of x1, x2, class number 1..K
-NAMES = "_svmviz_drawn_names"       # the palette: the name of class k at k − 1
-CLASS = "_svmviz_drawn_class"       # the class a click adds
-_SELECTED = "_svmviz_drawn_selected"
-_VERSION = "_svmviz_drawn_version"  # bumped by every change: new widget keys forget old selections and edits
-_MSG = "_svmviz_drawn_msg"
-_FULL_RUN = "_svmviz_drawn_full_run"  # a callback changed state outside the panel: rerun the whole page once
 DRAWN_NAME = "drawn data"
 MAX_POINTS = 500
 MAX_CLASSES = 20

@@ -38,6 +38,7 @@ from svmviz_app.state import bind
 from svmviz_app.views import convergence_status, standard_views
 from svmviz_app.widgets import (Progress, bounded, data_sidebar, figure_downloads, follow_import, followed_import,
                                 guard, model_download, model_upload, share_controls, share_model)
+from svmviz_app.session_keys import FRAME_TOP as _TOP
 
 WIDGETS = ("number", "slider", "select_slider", "select", "radio", "checkbox")
 
@@ -157,7 +158,6 @@ class Context:
         model_download(self.model, name or f"{self.page.key}_{self.dataset.name}", key=self.page.model_key)
 
 
-_TOP = "_svmviz_projector_top"   # this run's container at the top of the page (lesson mode), until used
 
 
 def projected():

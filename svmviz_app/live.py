@@ -64,32 +64,18 @@ from svmviz_app.navigation import PAGES
 from svmviz_app import step_element
 from svmviz_app.step_feed import PLOTLY_PATH, ROUTED, frame_digest, kept_step, steps_json, view_digest
 from svmviz_app.projector import CLASS_CODE_SIZE, CLASS_KEY, QUESTION_KEY, class_panel_style
+from svmviz_app.session_keys import (  # this module's keys in the session's state
+    LIVE as _LIVE, LIVE_PAGE as _PAGE, LIVE_SENT as _SENT, LIVE_QUESTION as _QUESTION, LIVE_GOTO as _GOTO,
+    LIVE_APPLIED as _APPLIED, LIVE_STEPPERS as _STEPPERS, LIVE_IN_STEPPER as _IN_STEPPER, LIVE_WAITING as _WAITING,
+    LIVE_HANDED as _HANDED, LIVE_HELD as _HELD, LIVE_FORGET as _FORGET, LIVE_AWAY as _AWAY, LIVE_ENDED as _ENDED,
+    LIVE_RESUME as _RESUME, LIVE_ASK as _ASK, LIVE_REVEALED as _REVEALED, LIVE_ADDRESS as _ADDRESS,
+    LIVE_FEEDER as _FEEDER, LIVE_TICKING as _TICKING, LIVE_KEPT as _KEPT, LIVE_ERROR as _ERROR,
+    LIVE_CODE_INPUT as _CODE_INPUT, LIVE_TRIED as _TRIED)
 
-_LIVE = "_svmviz_live"          # {"role", "code", "token"|"sid", "version", "qid", "detached"}
-_PAGE = "_svmviz_live_page"     # url path of the page this session shows ("" = home)
-_SENT = "_svmviz_live_sent"     # the last view published (compared before publishing again)
-_QUESTION = "_svmviz_live_question"   # the last poll's question (students)
-_GOTO = "_svmviz_live_goto"           # the instructor's page, to switch to at the next app run
-_APPLIED = "_svmviz_live_applied"     # the last view taken (students)
-_STEPPERS = "_svmviz_live_steppers"   # what the page's steppers drew in this page's last runs
-_IN_STEPPER = "_svmviz_live_in_stepper"   # the step key of the stepper whose view is drawing
-_WAITING = "_svmviz_live_waiting"     # the step key of a stepper asked to draw a step it has not drawn yet
-_HANDED = "_svmviz_live_handed"       # this session's class is run by another session: no claim from here
-_HELD = "_svmviz_live_held"           # the browser's claim, kept by a projector tab of the instructor's browser
-_FORGET = "_svmviz_live_forget"       # the browser's claim names a class that is over: forget it
-_AWAY = "_svmviz_live_away"           # the last poll found the instructor silent for over away_after_s() (students)
-_ENDED = "_svmviz_live_ended"         # the class this student followed has ended (the notice)
-_RESUME = "_svmviz_live_resume"       # a resume code just made, shown once
 # Students are told the instructor is away after this long without a word from them (the
 # instructor's page sends one every second while it is open); ``SVMVIZ_AWAY_AFTER`` (seconds)
 # changes it for a server.
 AWAY_S = 60.0
-_ASK = "_svmviz_live_ask"             # (page, make, step key, n_steps) of the question the page's view offers
-_REVEALED = "_svmviz_live_revealed"   # {"code", "qid", "counts"}: the tally of the question last revealed (published)
-_ADDRESS = "_svmviz_live_address"     # this computer's network address the instructor picked for the link
-_FEEDER = "_svmviz_live_feeder"       # (page, step key) of the stepper whose step element follows the class
-_TICKING = "_svmviz_live_ticking"     # the last app run drew the ticker
-_KEPT = "_svmviz_live_kept"           # (code, view digest, steps) of the step figures last kept in the room
 ROOM_PARAM = "room"
 # A student's poll: every TICK_S seconds, waiting up to WAIT_S of them for a change. A change is
 # seen at once while a poll waits and at the latest TICK_S - WAIT_S seconds after it came, with one
@@ -250,7 +236,7 @@ def _start_class() -> None:
     try:
         code, token = room_store().create_room(owner=clients.address())
     except RoomError as exc:   # the server's rooms, or this address's share, are taken
-        st.session_state["_svmviz_live_error"] = str(exc)
+        st.session_state[_ERROR] = str(exc)
         return
     st.session_state[_LIVE] = {"role": "instructor", "code": code, "token": token}
     for k in (_SENT, _HANDED, _ENDED):
@@ -275,9 +261,9 @@ def _handed_over(exc: RoomError) -> None:
     ss[_LIVE] = None
     if isinstance(exc, RoomAccessError):
         ss[_HANDED] = True   # the claim in this browser is the other session's now: never take it back from here
-        ss["_svmviz_live_error"] = "This class is now run from another tab or window: this one has left it."
+        ss[_ERROR] = "This class is now run from another tab or window: this one has left it."
     else:
-        ss["_svmviz_live_error"] = str(exc)
+        ss[_ERROR] = str(exc)
 
 
 # The instructor's claim on their class, kept in their browser's local storage (this site's only:
@@ -375,7 +361,7 @@ def _take_over() -> None:
         claim = json.loads(ss.pop(_HELD))
         _take_class(claim["code"], str(claim["token"]))
     except RoomError as exc:
-        ss["_svmviz_live_error"] = str(exc)
+        ss[_ERROR] = str(exc)
 
 
 def _make_resume() -> None:
@@ -383,7 +369,7 @@ def _make_resume() -> None:
     try:
         st.session_state[_RESUME] = room_store().resume(live["code"], live["token"])
     except RoomError as exc:
-        st.session_state["_svmviz_live_error"] = str(exc)
+        st.session_state[_ERROR] = str(exc)
 
 
 def join(code: str) -> None:
@@ -404,16 +390,16 @@ def join(code: str) -> None:
 
 
 def _join_typed() -> None:
-    typed = str(st.session_state.get("_svmviz_live_code", ""))
+    typed = str(st.session_state.get(_CODE_INPUT, ""))
     symbols = resume_form(typed)
     try:
         if len(symbols) == 2 * CODE_LENGTH:   # a class code and its resume code: the instructor's other device
             _take_class(symbols[:CODE_LENGTH], symbols[CODE_LENGTH:])
         else:
             join(typed)
-        st.session_state.pop("_svmviz_live_error", None)
+        st.session_state.pop(_ERROR, None)
     except RoomError as exc:
-        st.session_state["_svmviz_live_error"] = str(exc)
+        st.session_state[_ERROR] = str(exc)
 
 
 def _detach() -> None:
@@ -452,9 +438,9 @@ def panel(page) -> None:
         st.switch_page(_page_file(goto))
     live = _live()
     code = None
-    if live is None and not ss.get("_svmviz_live_tried"):
+    if live is None and not ss.get(_TRIED):
         code = st.query_params.get(ROOM_PARAM)   # a link's value no page binds stays in the URL
-        ss["_svmviz_live_tried"] = not code
+        ss[_TRIED] = not code
     if code or (live and live["role"] == "student") or (live is None and ss.get(LIVE_OPEN)):
         _join_as_client(code)
     _keep_claim()
@@ -465,18 +451,18 @@ def panel(page) -> None:
     if ss.get(_ENDED):
         st.info(ss[_ENDED], icon=":material/door_open:")
     lesson = state.lesson_mode()
-    if live is not None or ss.get("_svmviz_live_error"):
+    if live is not None or ss.get(_ERROR):
         ss[LIVE_OPEN] = True   # a joined room's panel stays open: a student's poll runs in it
     box = st.sidebar.expander("Live class", key=LIVE_OPEN, on_change="rerun")
     if box.open:   # drawn only while open (opening it reruns the page): a visit outside a class sends none of it
         with box:
-            err = ss.pop("_svmviz_live_error", None)
+            err = ss.pop(_ERROR, None)
             if err:
                 st.error(plain(err))
             if live is None:
                 st.button("Start a class", key="live_start", on_click=_start_class,
                           help="students follow your page, data, parameters and step live")
-                st.text_input("Join a class: code", key="_svmviz_live_code", placeholder="ABCD-EF23")
+                st.text_input("Join a class: code", key=_CODE_INPUT, placeholder="ABCD-EF23")
                 st.button("Join", key="live_join", on_click=_join_typed)
             elif live["role"] == "instructor":
                 if not lesson:   # (in lesson mode the projector's class panel holds all of it)
@@ -522,7 +508,7 @@ def _join_as_client(code: str | None) -> None:
     try:
         cid = clients.identify(room_store()) or clients.client(room_store())
     except RoomError as exc:   # no new client id for this address just now
-        ss["_svmviz_live_tried"], ss["_svmviz_live_error"] = True, str(exc)
+        ss[_TRIED], ss[_ERROR] = True, str(exc)
         return
     live = _live()
     if live and live["role"] == "student" and cid and live["sid"] not in (None, cid):   # this browser's own id, answered late (a projector's view holds no seat)
@@ -532,11 +518,11 @@ def _join_as_client(code: str | None) -> None:
             pass
         live["sid"] = cid
     if code and cid:
-        ss["_svmviz_live_tried"] = True
+        ss[_TRIED] = True
         try:
             join(str(code))
         except RoomError as exc:
-            ss["_svmviz_live_error"] = str(exc)
+            ss[_ERROR] = str(exc)
 
 
 def join_address() -> JoinAddress:
@@ -747,7 +733,7 @@ def _poll(live: dict):
         st.rerun(scope="app")
     except RoomError as exc:
         ss[_LIVE] = None
-        ss["_svmviz_live_error"] = str(exc)
+        ss[_ERROR] = str(exc)
         st.rerun(scope="app")
     qkey = None if f.question is None else (f.question.qid, f.question.revealed)
     old = ss.get(_QUESTION)
@@ -1034,7 +1020,7 @@ def _pose(make: Callable, step_key: str, n_steps: int) -> None:
         room_store().pose(live["code"], live["token"], q.prompt, list(q.options), q.answer, q.explanation,
                           on_reveal=[step_key, n_steps])   # the reveal moves the step on
     except ValueError as exc:
-        st.session_state["_svmviz_live_error"] = str(exc)
+        st.session_state[_ERROR] = str(exc)
 
 
 def _answer(qid: int, option: int) -> None:
@@ -1043,7 +1029,7 @@ def _answer(qid: int, option: int) -> None:
         room_store().answer(live["code"], live["sid"], qid, option, address=clients.address())
         live.setdefault("answers", {})[qid] = option
     except RoomError as exc:
-        st.session_state["_svmviz_live_error"] = str(exc)
+        st.session_state[_ERROR] = str(exc)
 
 
 def question_panel(make: Callable, step_key: str | None = None, n_steps: int = 0) -> None:

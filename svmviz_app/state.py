@@ -36,18 +36,12 @@ import streamlit as st
 from svmviz.data import Dataset, DataError, load_builtin, plain_text, split_and_normalize
 from svmviz.data.builtins import BUILTINS
 from svmviz_app import budget, server, terminal
+from svmviz_app.session_keys import (  # this module's keys in the session's state
+    REGISTRY as _REGISTRY, URL as _URL, DATASET as _DATASET, NOTES as _NOTES, NOTES_BOX as _NOTES_BOX,
+    LINK_BOX as _LINK_BOX, PENDING as _PENDING, SPLIT_CACHE as _SPLIT_CACHE, NEXT_RUN as _NEXT_RUN,
+    ROUTED as _ROUTED, BIND_SCOPE, HULL_NODE as _HULL_NODE)
 
-_REGISTRY = "_svmviz_bound"       # {key: default} of every key bound in this session
-_URL = "_svmviz_url"              # the query parameters the session was opened with
-_DATASET = "_svmviz_dataset"      # the current Dataset
 _SPEC = "data"                    # its spec string (also the URL parameter)
-_NOTES = "_svmviz_notes"          # one-line notes for the user (a link that could not be followed)
-_NOTES_BOX = "_svmviz_notes_box"  # where this run shows the notes (the sidebar summary's box)
-_LINK_BOX = "_svmviz_link_box"    # where the last full run showed the view's link (the share panel's box)
-_PENDING = "_svmviz_pending"      # state to apply before any widget of the next run (lesson files)
-_SPLIT_CACHE = "_svmviz_split_cache"
-_NEXT_RUN = "_svmviz_next_run"    # bound values to set before any widget of the next run
-_ROUTED = "_svmviz_routed"        # this session's runs go through app.py's navigation
 
 LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
 
@@ -244,9 +238,6 @@ def bind(key: str, default: Any, options: Sequence | Mapping | None = None,
         ss[key] = shown
         sync_url()   # the link's value could not stay as it was: the URL says what is shown
     return {"key": key, "persist_state": "session"}
-
-
-BIND_SCOPE = "_svmviz_bind_scope"   # a set collecting the keys bound while it is in session state
 
 
 def value(key: str, default: Any = None) -> Any:
@@ -554,9 +545,6 @@ def current_split() -> tuple[Dataset, Dataset | None]:
 
 
 # ------------------------------------------------------------------ hand-over between pages
-_HULL_NODE = "_svmviz_hull_node"
-
-
 @dataclass(frozen=True)
 class NodeData:
     """Samples another page hands to the Convex Hulls page (e.g. those in play at a tree step)."""

@@ -16,8 +16,10 @@ from svmviz.data.dataset import counted
 from svmviz.export import figure_bytes, image_export_available
 from svmviz_app import state
 from svmviz_app.navigation import PAGES, page_exists
-
-_UPLOAD_SEEN = "_svmviz_upload_seen"
+from svmviz_app.session_keys import (  # this module's keys in the session's state
+    UPLOAD_SEEN as _UPLOAD_SEEN, LESSON_RESTORED as _RESTORED, LESSON_GOTO as _LESSON_GOTO,
+    IMPORT_FOLLOWED_PREFIX as _FOLLOWED, LESSON_SOURCE as _LESSON_SOURCE, LESSON_MODEL as _LESSON_MODEL,
+    import_seen, imported_model)
 
 
 @contextlib.contextmanager
@@ -126,7 +128,7 @@ def dataset_from_upload(uploaded) -> bool | None:
         page = _lesson_page(values.pop(LESSON_PAGE, None))
         state.restore(lesson.dataset, values)
         if lesson.model is not None:
-            st.session_state["_svmviz_lesson_model"] = lesson.model
+            st.session_state[_LESSON_MODEL] = lesson.model
         st.session_state[_RESTORED] = (restored_note(lesson, name, page), page[0][2:-3] if page else "Data")
         if page is not None:
             st.session_state[_LESSON_GOTO] = page[0]   # opened by ``open_lesson_page`` after this page's run
@@ -136,10 +138,6 @@ def dataset_from_upload(uploaded) -> bool | None:
 
 #: The state entry of a lesson file naming the page it was saved on (its URL path, "DAG_SVM").
 LESSON_PAGE = "view.page"
-#: What a lesson file just brought back and the URL path of the page it opened, said there.
-_RESTORED = "_svmviz_lesson_restored"
-#: The page file a lesson file opens once the Data page ran with the lesson's values.
-_LESSON_GOTO = "_svmviz_lesson_goto"
 
 
 def open_lesson_page() -> None:
@@ -249,9 +247,9 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
     type, a model for another number of features or a tampered file gets a message and leaves the
     page as it was (the previous import, if any, stays)."""
     types = estimator_types if isinstance(estimator_types, tuple) else (estimator_types,)
-    slot, seen = f"_svmviz_import_{key}", f"_svmviz_import_seen_{key}"
+    slot, seen = imported_model(key), import_seen(key)
     moved = _moved_from_import(key)
-    lesson_model = st.session_state.pop("_svmviz_lesson_model", None)
+    lesson_model = st.session_state.pop(_LESSON_MODEL, None)
     if lesson_model is not None:
         with guard("the lesson file's model cannot be used"):
             m = _loads_model(lesson_model)
@@ -259,7 +257,7 @@ def model_upload(estimator_types: type | tuple[type, ...], key: str, n_features:
                 _check_matches(m, n_features)
                 st.session_state[slot] = (m, "the lesson file")
             else:
-                st.session_state["_svmviz_lesson_model"] = lesson_model  # for its own page
+                st.session_state[_LESSON_MODEL] = lesson_model  # for its own page
     # drawn only while open (opening it reruns the page), and kept open while a model is loaded
     # (it says so and offers the page's own fit) or the sidebar just replaced it: the uploader is
     # one more element on every visit
@@ -322,7 +320,6 @@ def _imported(slot: str):
     return None if got is None else got[0]
 
 
-_FOLLOWED = "_svmviz_import_followed_"   # + page key: {model, shown {key: value}, before {key: value}, unshown, labels}
 
 
 def follow_import(key: str, model, shown: dict, unshown: list[str], labels: dict[str, str]) -> None:
@@ -350,7 +347,7 @@ def drop_import(key: str) -> None:
     """Callback of "Use this page's own fit instead": forget the import of page ``key`` and give
     the widgets it set the values they had before it (those the user has not changed since)."""
     ss = st.session_state
-    ss.pop(f"_svmviz_import_{key}", None)
+    ss.pop(imported_model(key), None)
     followed = ss.pop(_FOLLOWED + key, None)
     if followed is not None:
         for k, v in followed["before"].items():
@@ -367,10 +364,10 @@ def _moved_from_import(key: str) -> list[str]:
     if followed is None:
         return []
     moved = [followed["labels"][k] for k, v in followed["shown"].items() if ss.get(k) != v]
-    if moved or f"_svmviz_import_{key}" not in ss:
+    if moved or imported_model(key) not in ss:
         ss.pop(_FOLLOWED + key)
         if moved:
-            ss.pop(f"_svmviz_import_{key}", None)
+            ss.pop(imported_model(key), None)
     return moved
 
 
@@ -414,7 +411,6 @@ def share_controls(key: str, model=None) -> None:
                            on_click="ignore")
 
 
-_LESSON_SOURCE = "_svmviz_lesson_source"
 
 
 def share_model(model) -> None:
