@@ -39,10 +39,10 @@ _client_keeper = st.components.v2.component("svmviz_client", js=_CLIENT_JS)
 def address() -> str | None:
     """This session's network address (``st.context.ip_address``: None from the server's own machine,
     and where no websocket carries the session, as in ``AppTest``); an IPv4 address reaching a
-    server listening on IPv6 (``::ffff:a.b.c.d``) as the IPv4 address it is. Behind a reverse
-    proxy every session comes from the proxy: ``SVMVIZ_CLIENT_ADDRESS_HEADER`` names the request
-    header in which the proxy passes the client's address (e.g. ``X-Real-IP``; the proxy must set
-    it, replacing any the client sent)."""
+    server listening on IPv6 (``::ffff:a.b.c.d``) as the IPv4 address it is, an IPv6 address as its
+    /64 (``normalized``). Behind a reverse proxy every session comes from the proxy:
+    ``SVMVIZ_CLIENT_ADDRESS_HEADER`` names the request header in which the proxy passes the
+    client's address (e.g. ``X-Real-IP``; the proxy must set it, replacing any the client sent)."""
     header = os.environ.get(ADDRESS_HEADER, "")
     return normalized(st.context.headers.get(header) if header else st.context.ip_address)
 
@@ -57,16 +57,23 @@ def request_address(headers, client_host: str | None) -> str | None:
     return normalized(ip)
 
 
+IPV6_PREFIX = 64   # an IPv6 host is given a whole /64 (RFC 6177) and may send from any address in it
+
+
 def normalized(ip) -> str | None:
-    """A network address as seats keep it: an IPv4 address reaching an IPv6 socket as itself."""
+    """A network address as seats, joins and rooms count it: an IPv4 address as itself (also when it
+    reaches an IPv6 socket, ``::ffff:a.b.c.d``), an IPv6 address as its /64 (``2001:db8:1:2::/64``):
+    one host holds a whole /64, so counting its addresses one by one would give it 2^64 shares."""
     if not isinstance(ip, str) or not ip:
         return None
     try:
-        parsed = ipaddress.ip_address(ip)
+        parsed = ipaddress.ip_address(ip.split("%", 1)[0])   # without a link-local address's zone (%eth0)
     except ValueError:
         return ip[:MAX_ADDRESS]
     mapped = getattr(parsed, "ipv4_mapped", None)
-    return str(mapped or parsed)
+    if mapped is not None or parsed.version == 4:
+        return str(mapped or parsed)
+    return str(ipaddress.ip_network(f"{parsed}/{IPV6_PREFIX}", strict=False))
 
 
 def client(store: RoomStore) -> str | None:

@@ -107,14 +107,42 @@ def test_a_sessions_address(monkeypatch):
 
     assert seen(None) is None and seen("") is None
     assert seen("::ffff:192.0.2.2") == seen("192.0.2.2") == "192.0.2.2"   # IPv4 on a server listening on IPv6
-    assert seen("fd00::2") == "fd00::2"
+    assert seen("fd00::2") == "fd00::/64"   # one host holds a whole /64: its addresses are one network
     monkeypatch.setenv(clients.ADDRESS_HEADER, "X-Real-IP")   # behind a proxy: the address it passes
     assert seen("10.0.0.1", {"X-Real-IP": "192.0.2.7"}) == "192.0.2.7"
     assert seen("10.0.0.1") is None
 
 
+def test_ipv6_addresses_count_by_their_64_prefix_and_ipv4_by_address():
+    """One IPv6 host is given a /64 and may send from any of its 2^64 addresses: the seats, joins
+    and rooms of one network are those of its /64. IPv4, and IPv4 reaching an IPv6 socket, stay
+    one address each; the step route's requests are grouped the same way."""
+    from svmviz_app.clients import normalized, request_address
+
+    host = normalized("2001:db8:1:2::1")
+    assert host == "2001:db8:1:2::/64"
+    assert {normalized(a) for a in ("2001:db8:1:2::2", "2001:DB8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2:a::")} \
+        == {host}
+    assert normalized("2001:db8:1:3::1") != host                   # the next /64: another network
+    assert normalized("fe80::1%eth0") == "fe80::/64"               # a link-local address with its zone
+    assert normalized("192.0.2.2") != normalized("192.0.2.3")      # IPv4: per address
+    assert normalized("::ffff:192.0.2.2") == "192.0.2.2"
+    assert request_address({}, "2001:db8:1:2::99") == host and request_address({}, "::1") is None
+
+
 def _joined(at) -> bool:
     return LIVE in at.session_state and at.session_state[LIVE] is not None
+
+
+def _new_browser(code: str):
+    """A session of a new browser opening the join link of class ``code``: its browser answered
+    that it holds no client id (a script's)."""
+    at = page_test("app.py")
+    at.session_state["_svmviz_client_asked"] = True
+    at.query_params["room"] = code
+    at.run()
+    assert not problems(at)
+    return at
 
 
 def test_new_browsers_from_one_address_are_held_at_its_share(monkeypatch, store):
@@ -124,16 +152,7 @@ def test_new_browsers_from_one_address_are_held_at_its_share(monkeypatch, store)
 
     teacher, live = _instructor()
     monkeypatch.setattr(clients, "address", lambda: "10.7.0.66")
-
-    def new_browser():
-        at = page_test("app.py")
-        at.session_state["_svmviz_client_asked"] = True   # its browser answered: no id held
-        at.query_params["room"] = live["code"]
-        at.run()
-        assert not problems(at)
-        return at
-
-    sessions = [new_browser() for _ in range(12)]
+    sessions = [_new_browser(live["code"]) for _ in range(12)]
     joined = [s for s in sessions if _joined(s)]
     refused = [s for s in sessions if not _joined(s)]
     assert len(joined) == 10 and store.follow(live["code"]).n_students == 10
@@ -141,5 +160,23 @@ def test_new_browsers_from_one_address_are_held_at_its_share(monkeypatch, store)
         assert any("new devices joined from your network" in e.value or "your network holds 10 seats" in e.value
                    for e in s.error)
     monkeypatch.setattr(clients, "address", lambda: "10.7.0.5")   # a student elsewhere still joins
-    assert _joined(new_browser())
+    assert _joined(_new_browser(live["code"]))
+    store.close(live["code"], live["token"])
+
+
+def test_new_browsers_from_one_ipv6_64_are_held_at_its_share(monkeypatch, store):
+    """A script taking a new address of its /64 for every session is one network: ten join, the
+    rest are told to wait; a student on another /64 still joins."""
+    import streamlit as st
+
+    teacher, live = _instructor()
+
+    def new_browser(ip: str):
+        monkeypatch.setattr(type(st.context), "ip_address", property(lambda self: ip))   # the websocket's peer
+        return _new_browser(live["code"])
+
+    sessions = [new_browser(f"2001:db8:41:64::{i:x}") for i in range(1, 13)]
+    assert sum(map(_joined, sessions)) == 10 and store.follow(live["code"]).n_students == 10
+    assert {s.address for s in store.seats(live["code"], live["token"])} == {"2001:db8:41:64::/64"}
+    assert _joined(new_browser("2001:db8:41:65::1"))
     store.close(live["code"], live["token"])
