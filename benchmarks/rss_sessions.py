@@ -12,7 +12,8 @@ them, and after every round reports:
 - RSS after ``malloc_trim(0)`` (glibc hands free pages back to the OS: memory that comes back
   here was free but held by the allocator, i.e. fragmentation, not a leak).
 
-At the end the Streamlit caches are cleared and both RSS values read again.
+At the end the Streamlit caches and the shared figures (``svmviz_app.cache.VIEWS``) are cleared and
+both RSS values read again.
 
 Verdict rule: growth that shows in the traced Python heap (and survives clearing the caches) is
 a leak; growth that is not traced and comes back with ``malloc_trim`` is fragmentation; growth
@@ -114,8 +115,11 @@ def main(argv=None) -> int:
               if traced and args.top else [])
     import streamlit as st
 
+    from svmviz_app.cache import VIEWS   # the shared figures and tables (not Streamlit's caches)
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    VIEWS.clear()
     rows.append(measure("caches cleared", traced))
 
     print(f"{args.rounds} rounds × {args.sessions} sessions × pages {', '.join(pages)}; "

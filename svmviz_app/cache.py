@@ -13,10 +13,13 @@ Both caches are bounded (least recently used entries go first). Computing an ent
 first (``svmviz_app.slots``), waiting with a message in the page when all are taken; a cache hit,
 and a session waiting for another's computation of the same entry, take none.
 
-Fits stay in this cache rather than ``st.cache_resource`` because a fit reports progress and
-stops on Stop or a closed tab inside the cached call, and a session waiting for another's fit
-polls its own Stop; the figures and tables of a fit (``shared_view``) need neither and live in
-``st.cache_resource``, keyed by content (``content_key``: array digests and the fit's key here).
+The figures and tables of a fit (``shared_view``) are entries of the same kind, keyed by content
+(``content_key``: array digests and the fit's key here): building one not built before is heavy
+work too (the regions of a 20-class DAG take seconds), but for a step's view (``step_view``: a
+step click never waits behind heavy links). These caches are not ``st.cache_resource`` because
+a computation here reports progress or its place in the queue and stops on Stop or a closed tab
+inside the cached call (Streamlit would record those messages with the value and replay them),
+and a session waiting for another's computation polls its own Stop (one with a progress bar).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from typing import Any, Callable
 
 import numpy as np
@@ -227,6 +231,8 @@ def heavy_slot(progress=None):
 
 # ------------------------------------------------------------------ views of a fit
 MAX_VIEWS = 256        # figures and tables of fits, for all sessions together
+VIEWS = SharedCache(MAX_VIEWS)
+_STEP = ContextVar("svmviz_step_view", default=False)
 
 _FIT_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # shared fit -> its cache key
 
@@ -263,19 +269,28 @@ def content_key(v) -> str | None:
     return None if inner is None else f"{type(v).__module__}.{type(v).__qualname__}{inner}"
 
 
+@contextmanager
+def step_view():
+    """The body draws one step of a stepper (``svmviz_app.stepper``): the views it builds
+    (``shared_view``) are a step's few milliseconds drawn from results computed before, and take
+    no heavy-work slot, so a step click never waits behind a class's heavy links. A heavy result a
+    step needs goes through ``cached_fit`` or ``cached_call``, which take their slot."""
+    token = _STEP.set(True)
+    try:
+        yield
+    finally:
+        _STEP.reset(token)
+
+
 def shared_view(fn: Callable, *args, **kwargs):
     """``fn(*args, **kwargs)`` — a figure or table of a fit — built once for every session asking
-    for it with the same content (``content_key`` of every argument) and kept in Streamlit's
-    ``st.cache_resource`` (bounded). With an argument that has no content key (an imported
-    model) it is built for this call only. The result is shared: never mutate it."""
+    for it with the same content (``content_key`` of every argument; ``VIEWS``, bounded); the other
+    sessions asking meanwhile wait for it. Building it is heavy work: it takes one of the
+    server's heavy-work slots first (but in a ``step_view``). With an argument that has no content
+    key (an imported model) it is built for this call only. The result is shared: never mutate it."""
     key = content_key([f"{fn.__module__}.{fn.__qualname__}", list(args), kwargs])
+    slot = nullcontext if _STEP.get() else heavy_slot
     if key is None:
-        return fn(*args, **kwargs)
-    # by keyword: Streamlit names each positional argument of a cached function with
-    # inspect.signature at every call, which cost more than the rest of a cache hit
-    return _shared_view(key=hashlib.sha256(key.encode()).hexdigest(), _build=lambda: fn(*args, **kwargs))
-
-
-@st.cache_resource(max_entries=MAX_VIEWS, show_spinner=False)
-def _shared_view(key: str, _build: Callable):
-    return _build()
+        with slot():
+            return fn(*args, **kwargs)
+    return VIEWS.get_or_compute(hashlib.sha256(key.encode()).hexdigest(), lambda: fn(*args, **kwargs), slot=slot)

@@ -20,6 +20,7 @@ import streamlit as st
 from svmviz.plots.common import message_figure
 from svmviz_app import live, server, state
 from svmviz_app.budget import within_classroom
+from svmviz_app.cache import step_view
 
 
 class ShownFigure:
@@ -177,7 +178,9 @@ def stepper(key: str, n_steps: int, view: Callable[[int], None], label: str = "S
                 live.page_steps(key)
             # a following student's browser draws the class's steps when it can (no script run)
             if feed is None or not live.step_element_drawn(key, feed, shown_figure(key)):
-                with live.stepper_view(key):   # a live-class follower takes a new step with a run of this alone
+                # a live-class follower takes a new step with a run of this alone; a step's views take no
+                # heavy-work slot (cache.step_view)
+                with live.stepper_view(key), step_view():
                     view(k)
         finally:
             # the URL once per step click, after the view (which may reset a value: an option gone at

@@ -233,3 +233,56 @@ def test_a_fit_with_a_progress_bar_shows_its_wait_on_the_bar(monkeypatch):
     assert len(bars) == 1 and not at.info
     assert bars[0].proto.text == "fitting the tree decomposition: Waiting for the server: 1 computation ahead of yours."
     assert s.running == 0 and s.waiting == 0
+
+
+def _page_building_a_view():
+    import numpy as np
+    import streamlit as st
+
+    from svmviz.plots.common import user_text
+    from svmviz_app.views import shared_figure
+
+    def scatter(X):
+        import plotly.graph_objects as go
+        return go.Figure(go.Scatter(x=X[:, 0], y=X[:, 1], mode="markers", name=user_text("data")))
+
+    st.write("before the view")
+    X = np.random.default_rng().normal(size=(50, 2))   # content no session drew before
+    st.plotly_chart(shared_figure(scatter, X))
+    st.write("drawn")
+
+
+def test_a_view_built_for_the_first_time_waits_for_a_slot_and_stops_on_stop(monkeypatch):
+    """A figure of a fit is heavy work the first time (a 20-class DAG's regions take seconds): 30
+    sessions opening 30 different heavy links build at most N of them side by side."""
+    at, s, shown = _run_while_every_slot_is_taken(monkeypatch, _page_building_a_view)
+    assert shown[:2] == [1, 1]
+    assert [i.value for i in at.info] == ["Waiting for the server: 1 computation ahead of yours."]
+    assert "drawn" not in [m.value for m in at.markdown] and not at.get("plotly_chart")
+    assert s.running == 0 and s.waiting == 0
+
+
+def test_a_steps_view_takes_no_slot(monkeypatch):
+    """A stepper's view is a step click's few milliseconds: it never waits behind heavy links, even
+    for a figure no session drew before. A heavy result it needs takes its slot (``cached_fit``)."""
+    import numpy as np
+
+    from svmviz_app import cache
+
+    s = Slots(1)
+    monkeypatch.setattr(slots, "_heavy", s)
+
+    def never(ahead):
+        raise AssertionError("a step's view waited for a slot")
+
+    monkeypatch.setattr(slots, "waiting_text", never)
+    X = np.random.default_rng().normal(size=(5, 2))
+    leave = threading.Event()
+    holder = _holder(s, threading.Event(), leave)   # every slot taken by a heavy link
+    try:
+        with cache.step_view():
+            assert cache.shared_view(np.sum, X) == np.sum(X)
+        assert s.running == 1 and s.waiting == 0
+    finally:
+        leave.set()
+        holder.join(T)
