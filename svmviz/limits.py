@@ -12,6 +12,11 @@ Under a budget each bound is checked by the function that would do the work, bef
 anything large, and the ``ProblemTooLargeError`` it raises says which number to lower. A server
 that answers many users from one process (the app: ``svmviz_app/budget.py``) runs every request
 inside its own budget; the numbers and the reasons for them live there, with the server's policy.
+
+Work that has no progress callback of its own (a figure: a decision grid, regions traced from
+labels) calls ``checkpoint()`` between its pieces: a call of the function put in force with
+``with checkpoints(fn)``, nothing without one. A checkpoint that raises stops the work there, as
+a progress callback that raises stops a fit; what raises, and when, is the caller's business.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import warnings
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
+from typing import Callable
 
 from svmviz.errors import ProblemTooLargeError
 
@@ -117,6 +123,28 @@ def budget(value: Budget | None = None, **bounds):
         yield get_budget()
     finally:
         reset_budget(token)
+
+
+_CHECKPOINT: ContextVar[Callable[[], None] | None] = ContextVar("svmviz_checkpoint", default=None)
+
+
+@contextmanager
+def checkpoints(fn: Callable[[], None] | None):
+    """Run the body with ``fn`` called at every ``checkpoint()`` of the work it does (in this
+    context, as the budget); an exception from ``fn`` stops the work. ``None``: no checkpoint."""
+    token = _CHECKPOINT.set(fn)
+    try:
+        yield
+    finally:
+        _CHECKPOINT.reset(token)
+
+
+def checkpoint() -> None:
+    """A point where long work without a progress callback may be stopped: calls the function of
+    ``checkpoints`` in force (which may raise), if any."""
+    fn = _CHECKPOINT.get()
+    if fn is not None:
+        fn()
 
 
 def call_within(value: Budget, fn, *args, **kwargs):

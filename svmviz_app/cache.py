@@ -19,7 +19,13 @@ work too (the regions of a 20-class DAG take seconds), but for a step's view (``
 step click never waits behind heavy links). These caches are not ``st.cache_resource`` because
 a computation here reports progress or its place in the queue and stops on Stop or a closed tab
 inside the cached call (Streamlit would record those messages with the value and replay them),
-and a session waiting for another's computation polls its own Stop (one with a progress bar).
+and a session waiting for another's computation polls its own Stop.
+
+Work with no progress bar of its own (a figure, most shared results) stops at the library's
+``svmviz.limits.checkpoint()`` calls (between the pairs of a multi-class model, the blocks of a
+decision grid, the labels of a regions map, the nodes of a tree): ``StopCheck`` sends a message
+there at most every ``CHECK_EVERY_S``, which is where Streamlit ends the run of a stopped session,
+as inside a fit's progress bar.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import hashlib
 import inspect
 import json
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
@@ -38,12 +45,14 @@ import numpy as np
 import streamlit as st
 from sklearn.base import clone
 
+from svmviz import limits
 from svmviz_app import slots
 from svmviz_app.budget import classroom
 
 MAX_FITS = 48          # fitted models kept for all sessions together
 MAX_RESULTS = 96       # other heavy results (geometry, sweeps, figure data)
 WAIT_POLL_S = 0.5      # a session waiting for another's computation checks its own Stop this often
+CHECK_EVERY_S = 0.25   # work without a progress bar checks its Stop at most this often (``StopCheck``)
 
 
 class _KeyLock:
@@ -139,6 +148,46 @@ FITS = SharedCache(MAX_FITS)
 RESULTS = SharedCache(MAX_RESULTS)
 
 
+class StopCheck:
+    """``svmviz.limits.checkpoint`` for work without a progress bar: at most every
+    ``CHECK_EVERY_S`` seconds (the first time once the work has run that long: a short one sends
+    nothing) it sends the browser an empty element of its own, made at the first send. Sending is
+    where Streamlit ends a run it was asked to stop — Stop, a newer run of the session, or a closed
+    tab (its session manager asks for the stop when the websocket ends) — by raising its
+    ``StopException`` (or ``RerunException``) there, as inside a progress bar's update; the
+    shared cache then stores nothing. ``send()``: at once (a session waiting for another's
+    computation, every ``WAIT_POLL_S``)."""
+
+    def __init__(self):
+        self._spot = None
+        self._due = time.monotonic() + CHECK_EVERY_S
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now >= self._due:
+            self._due = now + CHECK_EVERY_S
+            self.send()
+
+    def send(self) -> None:
+        if self._spot is None:
+            self._spot = st.empty()
+        else:
+            self._spot.empty()
+
+
+@contextmanager
+def _stoppable(progress):
+    """The body's ``svmviz.limits.checkpoint`` calls check this session's Stop (``StopCheck``),
+    unless a progress bar does (``progress``: its calls are the checks). Yields the wait callback
+    for a session waiting for another's computation (None: the bar's ``waiting``)."""
+    if progress is not None:
+        yield getattr(progress, "waiting", None)
+        return
+    check = StopCheck()
+    with limits.checkpoints(check):
+        yield check.send
+
+
 def array_digest(*arrays) -> str:
     """Content digest of arrays (shape, dtype and bytes; object arrays by their text)."""
     h = hashlib.sha256()
@@ -176,7 +225,8 @@ def cached_fit(estimator, X, y, progress: Callable[[int, int], None] | None = No
         with classroom():   # whichever thread computes it: a fit is one request's work
             return clone(estimator).fit(X, y, **kw)
 
-    model = FITS.get_or_compute(key, fit, wait=getattr(progress, "waiting", None), slot=lambda: heavy_slot(progress))
+    with _stoppable(progress) as wait:
+        model = FITS.get_or_compute(key, fit, wait=wait, slot=lambda: heavy_slot(progress))
     _FIT_KEYS[model] = key
     return model
 
@@ -190,7 +240,6 @@ def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None
     (``heavy`` is neither passed to ``fn`` nor part of the key)."""
     key = "|".join([f"{fn.__module__}.{fn.__qualname__}", *map(_key_part, args),
                     *(f"{k}={_key_part(v)}" for k, v in sorted(kwargs.items()))])
-    wait = getattr(progress, "waiting", None)
     if progress is not None:
         kwargs = dict(kwargs, progress=progress)
 
@@ -198,8 +247,9 @@ def cached_call(fn: Callable, *args, progress: Callable[[int, int], None] | None
         with classroom():
             return fn(*args, **kwargs)
 
-    return RESULTS.get_or_compute(key, compute, wait=wait,
-                                  slot=(lambda: heavy_slot(progress)) if heavy else nullcontext)
+    with _stoppable(progress) as wait:
+        return RESULTS.get_or_compute(key, compute, wait=wait,
+                                      slot=(lambda: heavy_slot(progress)) if heavy else nullcontext)
 
 
 @contextmanager
@@ -286,11 +336,14 @@ def shared_view(fn: Callable, *args, **kwargs):
     """``fn(*args, **kwargs)`` — a figure or table of a fit — built once for every session asking
     for it with the same content (``content_key`` of every argument; ``VIEWS``, bounded); the other
     sessions asking meanwhile wait for it. Building it is heavy work: it takes one of the
-    server's heavy-work slots first (but in a ``step_view``). With an argument that has no content
-    key (an imported model) it is built for this call only. The result is shared: never mutate it."""
+    server's heavy-work slots first (but in a ``step_view``), and it stops at the library's
+    checkpoints on Stop or a closed tab (``StopCheck``). With an argument that has no content key
+    (an imported model) it is built for this call only. The result is shared: never mutate it."""
     key = content_key([f"{fn.__module__}.{fn.__qualname__}", list(args), kwargs])
     slot = nullcontext if _STEP.get() else heavy_slot
-    if key is None:
-        with slot():
-            return fn(*args, **kwargs)
-    return VIEWS.get_or_compute(hashlib.sha256(key.encode()).hexdigest(), lambda: fn(*args, **kwargs), slot=slot)
+    with _stoppable(None) as wait:
+        if key is None:
+            with slot():
+                return fn(*args, **kwargs)
+        return VIEWS.get_or_compute(hashlib.sha256(key.encode()).hexdigest(), lambda: fn(*args, **kwargs),
+                                    wait=wait, slot=slot)

@@ -583,3 +583,115 @@ def test_the_scatter_page_passes_its_progress_bars_to_every_fit_and_the_gamma_se
     gamma = _bar_calls(calls, "choosing γ on validation data")
     n = gamma[-1][1]
     assert n >= 2 and gamma == [(k, n) for k in range(1, n + 1)]
+
+
+# ------------------------------------------------------------------ figures: the library's checkpoints
+def _voting_model(n_classes: int = 8, seed: int = 41):
+    ds = gaussians_on_circle(n_classes=n_classes, n_per_class=6, seed=seed)
+    return PairwiseVotingSVC(C=10.0).fit(ds.X, ds.y), ds
+
+
+def _voting_regions():
+    from svmviz.plots.dag import plot_voting_regions
+
+    model, ds = _voting_model()
+    return lambda: plot_voting_regions(model, ds.X, ds.y, [str(n) for n in ds.class_names])
+
+
+def _dag_regions():
+    from svmviz.plots.dag import plot_dag_regions
+
+    model, ds = _voting_model()
+    dag = DAGSVC.from_pairwise(model, list(model.classes_))
+    return lambda: plot_dag_regions(dag, ds.X, ds.y, [str(n) for n in ds.class_names])
+
+
+def _tree_final():
+    from svmviz.plots.svm_tree import final_figure
+
+    ds = fourclass_like(n=400)
+    model = SVMTreeClassifier().fit(ds.X, ds.y)
+    return lambda: final_figure(model, ds.X, ds.y, False)
+
+
+@pytest.mark.parametrize("make", [_voting_regions, _dag_regions, _tree_final], ids=["voting", "dag", "tree_final"])
+def test_a_raising_checkpoint_stops_a_figure_build_at_once(make):
+    """A figure has no progress callback: it calls ``svmviz.limits.checkpoint()`` between its
+    pieces (pairs, blocks of a grid, labels, nodes), and a checkpoint that raises ends it there."""
+    from svmviz import limits
+
+    build = make()
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) == 2:
+            raise UserStop()
+
+    with limits.checkpoints(check), pytest.raises(UserStop):
+        build()
+    assert len(calls) == 2
+    limits.checkpoint()   # no checkpoint function in force out of the block: nothing happens
+    assert len(calls) == 2
+
+
+def _page_drawing_voting_regions(path: str, seed: int):
+    import streamlit as st
+
+    from svmviz.data.generators import gaussians_on_circle
+    from svmviz.models.dag import PairwiseVotingSVC
+    from svmviz.plots.dag import plot_voting_regions
+    from svmviz_app.cache import cached_call, cached_fit
+    from svmviz_app.views import shared_figure
+
+    ds = gaussians_on_circle(n_classes=8, n_per_class=6, seed=seed)   # content no other test drew
+    names = [str(n) for n in ds.class_names]
+
+    def voting(X, y, names):   # the DAG page's way: a cached_call fitting (cached) and drawing
+        return plot_voting_regions(cached_fit(PairwiseVotingSVC(C=10.0), X, y), X, y, names)
+
+    model = cached_fit(PairwiseVotingSVC(C=10.0), ds.X, ds.y)
+    if path == "view":
+        fig = shared_figure(plot_voting_regions, model, ds.X, ds.y, names)
+    else:
+        fig = cached_call(voting, ds.X, ds.y, names)
+    st.plotly_chart(fig)
+    st.write("drawn")
+
+
+@pytest.mark.parametrize("path", ["view", "call"])
+def test_a_figure_build_ends_when_its_session_is_stopped(monkeypatch, path):
+    """The tab closes (Streamlit's session manager requests the script's stop, as Stop does) while
+    the page draws the voting regions of 8 classes: the build ends at its next checkpoint, within
+    one pairwise decision, and nothing is stored for the next session."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from streamlit.testing.v1 import AppTest
+
+    from svmviz.models.svc import BinarySVC
+    from svmviz_app import cache
+
+    monkeypatch.setattr(cache, "CHECK_EVERY_S", 0.0, raising=False)   # every checkpoint checks: no timing
+    seed = int(np.random.default_rng().integers(1 << 30))
+    ds = gaussians_on_circle(n_classes=8, n_per_class=6, seed=seed)
+    cache.cached_fit(PairwiseVotingSVC(C=10.0), ds.X, ds.y)   # the page's fit, done: its run only draws
+    original, calls = BinarySVC.decision_function, []
+
+    def decision_function(self, X):   # (no st.session_state here: reading it is a stop check itself)
+        ctx = get_script_run_ctx(suppress_warning=True)
+        if ctx is None:   # another thread's (the server's warming fits every estimator): not the page's
+            return original(self, X)
+        calls.append(1)
+        if len(calls) == 1:
+            ctx.script_requests.request_stop()   # the tab closes now
+        return original(self, X)
+
+    monkeypatch.setattr(BinarySVC, "decision_function", decision_function)
+
+    def stored():   # entries computed by the shared caches of results and views
+        return [getattr(getattr(cache, name, None), "computed", None) for name in ("VIEWS", "RESULTS")]
+
+    before = stored()
+    at = AppTest.from_function(_page_drawing_voting_regions, args=(path, seed), default_timeout=120).run()
+    assert calls and len(calls) <= 2          # a full build makes 28 pairs' decisions several times
+    assert "drawn" not in [m.value for m in at.markdown] and not at.get("plotly_chart")
+    assert stored() == before

@@ -131,6 +131,7 @@ class SVMClassifierBase(ClassifierMixin, BaseEstimator):
         return X, y_idx
 
     def _validate_predict(self, X):
+        limits.checkpoint()   # every prediction (a figure's grid, a pair of a multi-class model) may be stopped here
         check_is_fitted(self)
         try:
             X = validate_data(self, X, dtype=np.float64, reset=False)

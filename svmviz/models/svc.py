@@ -129,6 +129,8 @@ class BinaryKernelSVM(SVMClassifierBase):
         out = np.empty(X.shape[0])
         step = block_rows(self.support_vectors_.shape[0])
         for s in range(0, X.shape[0], step):
+            if s:
+                limits.checkpoint()   # a large grid: between its blocks of kernel rows
             K = self.kernel_.gram(X[s:s + step], self.support_vectors_)
             out[s:s + step] = K @ self.dual_coef_[0] + self.intercept_[0]
         return out

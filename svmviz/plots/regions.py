@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numpy as np
 import plotly.graph_objects as go
 
+from svmviz import limits
 from svmviz.plots.contours import SIMPLIFY, level_lines, polyline_xy, simplify
 
 #: A crossing located from labels: SEARCH_ROUNDS rounds of SEARCH_POINTS points each, to
@@ -63,7 +64,11 @@ def label_regions(xs, ys, labels: np.ndarray, label_of: Callable[[np.ndarray], n
     calls of ``label_of`` whatever the number of labels); without it, mid-edge."""
     xs, ys, L = np.asarray(xs, float), np.asarray(ys, float), np.asarray(labels)
     locate = None if label_of is None else locate_by_label(xs, ys, L, label_of)
-    return {k: region_rings(xs, ys, (L == k).astype(float) - 0.5, 0.0, locate, tol) for k in np.unique(L)}
+    out = {}
+    for k in np.unique(L):
+        limits.checkpoint()   # many labels (a DAG of 20 classes): a piece of work each
+        out[k] = region_rings(xs, ys, (L == k).astype(float) - 0.5, 0.0, locate, tol)
+    return out
 
 
 def _crossings_by_label(label_of, A: np.ndarray, B: np.ndarray, first: np.ndarray) -> np.ndarray:

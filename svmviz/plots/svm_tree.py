@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from svmviz import limits
 from svmviz.data import signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.models.svm_tree import SLIVER_MAX, decided_counts
@@ -445,6 +446,7 @@ def final_figure(model, X, y, pruned: bool = True, tree_index: int = 0,
     # each node drawn where it acts: on the samples the nodes before it pass on (§3.2.1)
     in_play = []
     for n in nodes:
+        limits.checkpoint()   # a tree of hundreds of nodes: a trace and a label each
         a, c = _line_in_plane(n.w, n.threshold, plane)
         seg = _clip_line(a, c, lo, hi)
         seg = None if seg is None else _acting_segment(seg, in_play)
