@@ -33,12 +33,20 @@ without a script run; each follower here does what that script does (``StepEleme
 verdict on each payload, its trigger set for anything but a step), and a step is shown when
 either its page's run or its element drew it. Its CPU is in the room's CPU per step.
 
+Heavy links beside the class: ``--heavy N`` opens, as the stepping starts, N more sessions (not
+in the class) each on a different heavy link (``--heavy-page``, ``--heavy-query`` with ``{i}``
+the session's number: by default DAG SVM's voting tab on a generated 20-class set, each of its
+own seed, so nothing is shared between them). Printed: how many of them opened and when, the
+instructor's click latency, and ``/_stcore/health`` probed every second while stepping (its
+answer p50 / max, target ≤ 1 s). The CPU per step then includes the heavy links' work.
+
 Several processes: ``--processes 2`` starts two servers sharing the room through Redis
 (``--rooms redis://...``, or a redis-server the benchmark starts), the instructor on the first, the
 followers spread over both; CPU per step is reported per process too.
 
 Usage: python benchmarks/bench_live.py [--followers 30] [--steps 20] [--every 2] [--serve-ports 8800-8849]
        python benchmarks/bench_live.py --followers 300 --processes 2
+       python benchmarks/bench_live.py --followers 30 --steps 10 --heavy 10
 Quick check: python benchmarks/bench_live.py --followers 3 --steps 3
 """
 
@@ -561,7 +569,19 @@ async def run_class(args, pids: list[int]) -> dict:
     steps: dict[int, tuple[float, str]] = {}
     bytes0 = [s.total_bytes for s in followers]
     full0 = sum(s.full_runs for s in followers)
+    health = bc.HealthProbe(args.ports[0])
+    health.start()
+    heavy = [bc.Student(args.ports[0], args.heavy_page, args.heavy_query.format(i=i), None) for i in range(args.heavy)]
+
+    async def open_heavy(s):
+        await asyncio.sleep(random.uniform(0, 1.0))
+        return await s.open(args.open_timeout)
+
+    heavy_t0 = time.perf_counter()
+    heavy_tasks = [asyncio.create_task(open_heavy(s)) for s in heavy]
+    clicks_s = []
     cpu0, t_start, load_step = cpu(), time.perf_counter(), bc.loadavg()
+    t_step0 = time.time()
     each0 = [bc.proc_cpu(p) for p in pids]
     for i in range(args.steps):
         await asyncio.sleep(max(0.0, t_start + i * args.every - time.perf_counter()))
@@ -575,12 +595,24 @@ async def run_class(args, pids: list[int]) -> dict:
             r["errors"].append(f"the instructor's step {i + 1} did not end (shows {teacher.step()}, last run "
                                f"{teacher.status}, {teacher.closed or 'connected'})")
             break
+        clicks_s.append(time.perf_counter() - t_click)
         now = teacher.shown()
         steps[now.step] = (t_click, now.figures)
     await asyncio.sleep(max(0.0, t_start + len(steps) * args.every - time.perf_counter()))
     await asyncio.sleep(args.every)    # the last step's followers
     cpu_steps = cpu() - cpu0
+    load_step_end = bc.loadavg()
+    r.update(health.summary(t_step0, time.time()), click_p50=bc.percentile(clicks_s, 50),
+             click_max=max(clicks_s, default=float("nan")))
+    await health.stop()
     r["cpu_per_step_each"] = [(bc.proc_cpu(p) - c0) / max(len(steps), 1) for p, c0 in zip(pids, each0)]
+    if heavy:
+        r["heavy_done_in_steps"] = sum(t.done() and t.result() for t in heavy_tasks)
+        done = await asyncio.gather(*heavy_tasks)
+        r.update(heavy_opened=sum(done), heavy_open_s=sorted(s.open_s for s in heavy if s.open_s is not None),
+                 heavy_wall_s=time.perf_counter() - heavy_t0)
+        r["errors"] += sorted({e for s in heavy for e in s.errors})
+        await asyncio.gather(*(s.close() for s in heavy))
     # a step's lag: to the first run that showed it or the first time the step element drew it
     lags = [{k: min((v for v in (a[k], b[k]) if v is not None), default=None)
              for k in steps} for a, b in ((step_lags(steps, s.history), route_lags(steps, s.element_seen[n0:]))
@@ -589,7 +621,7 @@ async def run_class(args, pids: list[int]) -> dict:
                        [(s.total_bytes - b) / 1e3 for s, b in zip(followers, bytes0)], cpu_idle, idle_polls))
     r["full_runs_per_follower_step"] = (sum(s.full_runs for s in followers) - full0) / max(
         len(steps) * len(followers), 1)
-    r.update(load_idle=load_idle, load_step=load_step, load_step_end=bc.loadavg())
+    r.update(load_idle=load_idle, load_step=load_step, load_step_end=load_step_end)
     r["lags"] = [{str(k): v for k, v in d.items()} for d in lags]
     r["element_draws_per_follower_step"] = sum(len(s.element_seen) - n0 for s, n0 in zip(followers, seen0)) / max(
         len(steps) * len(followers), 1)
@@ -687,6 +719,15 @@ def report(r: dict, args) -> str:
     ]
     lines.append(f"      steps drawn by the followers' step elements, per follower per step "
                  f"{r['element_draws_per_follower_step']:.2f}")
+    lines.append(f"      instructor's click p50 {r['click_p50']:.2f} s, max {r['click_max']:.2f} s; health check while "
+                 f"stepping p50 {r['health_p50']:.3f} s, max {r['health_max']:.3f} s, "
+                 f"{r['health_failed']} of {r['health_probes']} failed")
+    if "heavy_opened" in r:
+        opens = r["heavy_open_s"]
+        lines.append(f"      heavy links ({args.heavy_page}?{args.heavy_query}): {r['heavy_opened']} of {args.heavy} "
+                     f"opened, {r['heavy_done_in_steps']} while the class stepped; open p50 "
+                     f"{bc.percentile(opens, 50):.1f} s, max {max(opens, default=float('nan')):.1f} s; all within "
+                     f"{r['heavy_wall_s']:.1f} s")
     if "tally_exact" in r:
         lines.append(
             f"question: seen by {r['question_seen']}/{args.followers} (p95 {r['question_seen_s']:.2f} s), "
@@ -716,6 +757,10 @@ def parse_args(argv=None):
     ap.add_argument("--page", default="SVM_Tree", choices=sorted(bc.PAGES))
     ap.add_argument("--query", default=None)
     ap.add_argument("--stagger", type=float, default=3.0, help="followers join within this many s")
+    ap.add_argument("--heavy", type=int, default=0, help="sessions opening different heavy links as the stepping starts")
+    ap.add_argument("--heavy-page", default="DAG_SVM")
+    ap.add_argument("--heavy-query", default="data=gen:gaussians_on_circle;n_classes=20;n_per_class=20;seed={i}"
+                                             "&dag.tab=1", help="a heavy session's link; {i}: its number")
     ap.add_argument("--port", type=int, default=0, help="attach to the server on this port (default: start one)")
     ap.add_argument("--processes", type=int, default=1,
                     help="start this many servers sharing the room through Redis, followers spread over them")
