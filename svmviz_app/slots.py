@@ -3,11 +3,12 @@
 Every request is bounded on its own (``svmviz_app.budget``), but a class can still send many of them
 at once: thirty students opening a heavy link would compute thirty fits side by side on a 2-core
 server, and every step click (a few milliseconds of CPU) would wait behind all of them. So a heavy
-computation — a fit or shared result that is not in the shared cache yet (``svmviz_app.cache``) —
-first takes one of a few slots (by default one per CPU core, ``SVMVIZ_HEAVY_SLOTS``); when none is
-free it waits its turn, first come first served, and its page says how many computations are ahead
-of it. Cheap work never asks for a slot: a cache hit returns before, and a step click drawing an
-already computed result is not heavy work.
+computation — a fit, shared result, figure or table not in the shared caches yet
+(``svmviz_app.cache``) — first takes one of a few slots (by default one per CPU core,
+``SVMVIZ_HEAVY_SLOTS``); when none is free it waits its turn, first come first served, and its page
+says how many computations are ahead of it. Cheap work never asks for a slot: a cache hit returns
+before, and a step click drawing an already computed result is not heavy work (``cache.step_view``:
+a stepper's view).
 
 While it waits, the computation's ``wait(ahead)`` is called at least once and then every
 ``POLL_S`` seconds and when the queue moves: the app's callback sends the message to the browser,
