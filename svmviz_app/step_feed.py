@@ -16,8 +16,8 @@ A request whose ``since`` (and ``q``, the question it holds: ``<qid>.<0|1>`` or 
 change — a long poll. Waiting requests cost no thread and no store call: one watcher thread per
 room (``RoomStore.wait``, which wakes on a change in the memory and in the Redis store alike)
 builds the room's new payload and wakes every request of that room with it, and ends once nobody
-has asked for the room for ``WAIT_S`` seconds. A request naming a student (``sid``) keeps their
-seat, as their session's poll did.
+has asked for the room for ``WAIT_S`` seconds. A request whose client goes away (a closed tab) ends
+its wait at once. A request naming a student (``sid``) keeps their seat, as their session's poll did.
 """
 from __future__ import annotations
 
@@ -309,13 +309,31 @@ class StepFeed:
             refused = await asyncio.to_thread(self._keep_seat, code, sid, address)
             if refused is not None:
                 return JSONResponse({"seat": refused}, status_code=refused, headers={"Cache-Control": "no-store"})
-        status, body = await self.respond(code, since, question, figures=figures)
+        # A follower that leaves (its tab closed, its page gone) ends its wait: otherwise the request
+        # waits out its WAIT_S for nobody, and a server asked to stop waits for it (uvicorn's graceful
+        # shutdown lets every running request finish first).
+        answer = asyncio.ensure_future(self.respond(code, since, question, figures=figures))
+        gone = asyncio.ensure_future(_disconnected(request))
+        try:
+            done, _ = await asyncio.wait({answer, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            answer.cancel()   # (nothing, once it answered)
+        if answer not in done:
+            return Response(status_code=499)   # nobody reads it (nginx's "client closed request")
+        status, body = answer.result()
         return Response(body, status_code=status, media_type="application/json",
                         headers={"Cache-Control": "no-store"})
 
     def routes(self) -> list[Route]:
         ROUTED.set()
         return [Route(STEP_PATH, self.endpoint, methods=["GET"]), Route(PLOTLY_PATH, plotly_js, methods=["GET"])]
+
+
+async def _disconnected(request: Request) -> None:
+    """Return once the request's client has gone (the ASGI ``http.disconnect`` message)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 @functools.cache

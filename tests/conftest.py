@@ -240,8 +240,52 @@ def browser():
             headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        watch_every_page(b)
         yield b
         b.close()
+
+
+# What ``wait_for_app`` reads in the page, installed in every page before Streamlit's code runs: the
+# times (ms) the page last sent to the server's websocket and last received from it, and the last
+# change of its DOM. A message sent (a click's rerun request) and not yet answered means a run is
+# coming that the page does not show yet (its script state stays "notRunning" until the server says
+# the run started).
+_WATCH_SCRIPT = """
+(() => {
+  if (window.__svmvizWatch) return;
+  const watch = window.__svmvizWatch = {sent: 0, received: 0, changed: performance.now()};
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => { watch.received = performance.now(); });
+    }
+    send(data) {
+      watch.sent = performance.now();
+      return super.send(data);
+    }
+  };
+  new MutationObserver(() => { watch.changed = performance.now(); }).observe(
+    document, {subtree: true, childList: true, attributes: true, characterData: true});
+})();
+"""
+
+
+def watch_every_page(browser) -> None:
+    """Every context (and page) the tests open from ``browser`` gets ``_WATCH_SCRIPT``."""
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def watched_context(*args, **kwargs):
+        ctx = new_context(*args, **kwargs)
+        ctx.add_init_script(_WATCH_SCRIPT)
+        return ctx
+
+    def watched_page(*args, **kwargs):
+        pg = new_page(*args, **kwargs)
+        pg.add_init_script(_WATCH_SCRIPT)
+        return pg
+
+    browser.new_context, browser.new_page = watched_context, watched_page
 
 
 @pytest.fixture
@@ -252,9 +296,45 @@ def page(browser):
     ctx.close()
 
 
+# True once the page is settled. The run is over: Streamlit's script state is "notRunning" (the
+# frontend's own test attribute), no status widget (running, connecting) nor element left over from
+# the run before (data-stale), and every message the page sent answered (or unanswered for 5 s: no
+# rerun request), all of it for 150 ms on end, so a widget that sends after a short debounce is
+# caught. And the result is drawn: no element still loading its code (stSkeleton), every Plotly
+# chart drawn, the DOM and the boxes of the page's elements unchanged for 150 ms; a page that keeps
+# changing (a timed fragment) is taken as it is 3 s after its run first ended.
+_SETTLED = """
+() => {
+  const watch = window.__svmvizWatch, now = performance.now();
+  const app = document.querySelector('[data-testid="stApp"]');
+  const ran = app && app.getAttribute('data-test-script-state') === 'notRunning'
+    && !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-stale="true"]')
+    && (watch.received >= watch.sent || now - watch.sent > 5000);
+  if (!ran) { watch.since = null; return false; }
+  if (watch.since == null) watch.since = now;
+  if (watch.firstRan == null) watch.firstRan = now;
+  const boxes = [...document.querySelectorAll('[data-testid="stElementContainer"]')].map(e => {
+    const r = e.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height].map(Math.round).join(',');
+  }).join(' ');
+  if (boxes !== watch.boxes) { watch.boxes = boxes; watch.moved = now; }
+  if (now - watch.since < 150) return false;
+  const drawn = !document.querySelector('[data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'))
+    && now - Math.max(watch.changed, watch.moved) >= 150;
+  return drawn || now - watch.firstRan >= 3000;
+}
+"""
+
+
 def wait_for_app(page, timeout_ms: int = 60000) -> None:
-    """Wait until Streamlit has finished running the script (no 'Running...' status widget)."""
+    """Wait until Streamlit has finished running the script and the page shows its result
+    (``_SETTLED``); a page opened without ``_WATCH_SCRIPT``: no 'Running...' status widget, then 0.5 s."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    if page.evaluate("() => { const w = window.__svmvizWatch; if (w) w.since = w.firstRan = null; return !!w; }"):
+        page.wait_for_function(_SETTLED, timeout=timeout_ms, polling=50)
+        return
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
     page.wait_for_timeout(500)

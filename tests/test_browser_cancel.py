@@ -3,7 +3,7 @@ the other students share).
 
 A ``streamlit run serve.py`` server of its own (its CPU time must be this test's alone) and headless
 Chromium: open the Tree decomposition page by a link that sets a large generated data set and the
-7 × 9 θ grid of Chang, Guo, Lin and Lu (2009) (minutes of leaf SVMs), wait until the fit is visibly
+7 × 9 θ grid of Chang, Guo, Lin and Lu (2009) (839 leaf SVMs), wait until the fit is visibly
 running and the server burns CPU, close the tab, and require the server's CPU time (utime + stime
 of /proc/<pid>/stat) to stop growing within a bounded settling time. Closing the tab ends the
 session's websocket; Streamlit then asks the session's script to stop, and the page's progress
@@ -11,12 +11,18 @@ callback (``svmviz_app.widgets.Progress``), called after every leaf SVM, raises 
 
 The Stop button: the work stops the same way, the page shows no result of the fit before (only
 the new controls and the stopped bar), and the next run shows results that match its controls.
+Within the classroom budget the longest fit a link may ask for takes only seconds of CPU on a fast
+machine, about as long as a loaded machine takes to show the page its progress: the test holds the
+server still (SIGSTOP, as a busy machine's scheduler does) from the moment the page shows the fit
+running until its Stop request is on its way, so Stop always reaches a fit that is still running,
+however fast the machine is.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 from pathlib import Path
 import time
 import urllib.parse
@@ -146,12 +152,60 @@ def _grid_shown(page) -> str:
                         ".map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' ')")
 
 
+_FIT_SHOWN_RUNNING = """
+() => [...document.querySelectorAll('[data-testid="stProgress"]')].some(e =>
+  e.innerText.includes('ceiling-size search') && Number((e.innerText.match(/\\((\\d+)\\/\\d+\\)/) || [0, 0])[1]) >= 1)
+"""
+
+
+def _bar_text(page) -> str:
+    """The fit's progress bar's text once it stays the same for 300 ms (the page has drawn every
+    message the server sent)."""
+    bar = page.locator('[data-testid="stProgress"]').filter(has_text="ceiling-size search").first
+    text, still_since = bar.inner_text(), time.monotonic()
+    while time.monotonic() - still_since < 0.3:
+        page.wait_for_timeout(50)
+        now = bar.inner_text()
+        if now != text:
+            text, still_since = now, time.monotonic()
+    return text
+
+
+def _frames_sent(page) -> list:
+    """The page's websocket frames sent to the server, as they pass (from before it opens the app)."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    return sent
+
+
+def click_stop_while_the_fit_runs(page, proc, sent: list) -> tuple[int, int]:
+    """Wait (bounded) until the page shows the TD fit's first leaf SVMs, then hold the server still
+    (SIGSTOP) while the test reads the bar and clicks Stop, and let it go on (SIGCONT) once the
+    page has sent the Stop request: the server reads it before it can finish the fit, however fast
+    the machine. (done, total) as the page showed them when Stop was clicked."""
+    page.wait_for_function(_FIT_SHOWN_RUNNING, timeout=180_000, polling=20)
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        m = re.search(r"\((\d+)/(\d+)\)", _bar_text(page))
+        done, total = int(m.group(1)), int(m.group(2))
+        assert 1 <= done and total > 2 * done and total > 500, (done, total)   # far from finished
+        before = len(sent)
+        page.locator('[data-testid="stStatusWidget"]').get_by_role("button", name=re.compile("Stop")).click()
+        deadline = time.monotonic() + 10
+        while len(sent) == before and time.monotonic() < deadline:   # the Stop request on its way
+            page.wait_for_timeout(20)
+        assert len(sent) > before, "the page sent no Stop request"
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+    return done, total
+
+
 def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, artifacts_dir):
     proc, url, log = own_server
-    small = "gen:interlaced;level=4;n_per_class=300;seed=0"
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
-    page.goto(f"{url}/Tree_Decomposition?" + urllib.parse.urlencode({"data": small, "td.compare": "0"}))
+    sent = _frames_sent(page)
+    page.goto(f"{url}/Tree_Decomposition?" + urllib.parse.urlencode({"data": DATA, "td.compare": "0"}))
     # the small grid's fit finishes: its results are on the page
     _summary(page).first.wait_for(timeout=240_000)
     wait_for_app(page, 240_000)
@@ -160,9 +214,7 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     assert "small 3" in _grid_shown(page)
 
     _pick_grid(page, "Chang et al. (2009) 7")                     # new controls: a longer fit starts
-    wait_for_running_fit(page)
-    status = page.locator('[data-testid="stStatusWidget"]')
-    status.get_by_role("button", name=re.compile("Stop")).click()
+    _, total = click_stop_while_the_fit_runs(page, proc, sent)
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
                            timeout=120_000)
     page.wait_for_timeout(1000)
@@ -172,7 +224,10 @@ def test_stop_ends_the_fit_and_leaves_a_consistent_page(own_server, browser, art
     assert _summary(page).count() == 0
     assert page.locator(".js-plotly-plot").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stProgress"]').filter(has_text="ceiling-size search").count() == 1
+    stopped = page.locator('[data-testid="stProgress"]').filter(has_text="ceiling-size search")
+    assert stopped.count() == 1
+    done_at_stop = int(re.search(r"\((\d+)/(\d+)\)", stopped.first.inner_text()).group(1))
+    assert done_at_stop < total   # the bar stopped where the fit did, before its end
     assert_goes_quiet(proc, log, "Stop")
 
     # the next run: the small grid again (its fit is shared from the first run), results match it

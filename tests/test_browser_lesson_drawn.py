@@ -86,8 +86,7 @@ def _view(page) -> dict:
     the DAG tab (names in order), the first map's legend and the page's parameters (the link)."""
     sidebar = page.locator('[data-testid="stSidebar"]')
     page.wait_for_selector(".js-plotly-plot .legendtext", timeout=120000)
-    wait_for_app(page)
-    page.wait_for_timeout(1000)   # the address bar is written at the end of the run
+    wait_for_app(page)   # the address bar is written at the end of the run
     query = parse_qs(urlparse(page.url).query)
     kernel = sidebar.locator('[data-testid="stSelectbox"]').filter(has_text="Kernel").first.evaluate(
         "e => [e.textContent, ...[...e.querySelectorAll('input')].map(i => i.value)].join(' ')")

@@ -73,7 +73,6 @@ PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", "Step 1 of "), ("Guard_Vec
 @pytest.mark.parametrize("name,step", PAGES)
 def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts_dir, name, step, width, height):
     with _projector(browser, f"{streamlit_url}/{name}", width, height) as page:
-        page.wait_for_timeout(1000)
         page.screenshot(path=str(artifacts_dir / f"projector_{name}_{width}x{height}.png"))
         assert page.locator('[data-testid="stException"]').count() == 0
         plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
@@ -96,7 +95,6 @@ MIDWAY = [("Tree_Decomposition", "td.step", 9), ("DAG_SVM", "dag.step", 2), ("Sc
 def test_a_lesson_link_opens_mid_way_with_the_step_over_the_picture(streamlit_url, browser, artifacts_dir, name, key,
                                                                      k, width, height):
     with _projector(browser, f"{streamlit_url}/{name}?data=fourclass_like&{key}={k}", width, height) as page:
-        page.wait_for_timeout(1000)
         page.screenshot(path=str(artifacts_dir / f"projector_{name}_step{k + 1}_{width}x{height}.png"))
         assert page.locator('[data-testid="stException"]').count() == 0
         plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()

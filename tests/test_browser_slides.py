@@ -48,7 +48,6 @@ def test_projected_charts_fill_their_plot_area_with_text_read_from_the_back_row(
         page.goto(f"{streamlit_url}/{name}?lesson=1")
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=240000)
         wait_for_app(page, 240000)
-        page.wait_for_timeout(1000)
         page.screenshot(path=str(artifacts_dir / f"slides_{name}_1920x1080.png"))
         charts = page.evaluate(_MEASURE)
     finally:

@@ -167,14 +167,12 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     page.get_by_role("tab", name="Voting (Fig. 1)").click()   # computed once it opens
     page.get_by_text("Training samples in the unclassifiable region").wait_for(timeout=180000)
     wait_for_app(page, timeout_ms=180000)
-    page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "dag_voting.png"), full_page=False)
     assert f"dag.tab={VOTE}" in page.url   # the tab chosen is in the link
     charts(1)
     page.get_by_role("tab", name="Weighted DAG (Fig. 4–5)").click()
     page.get_by_text("Training accuracy: WDAG").wait_for(timeout=180000)
     wait_for_app(page, timeout_ms=180000)
-    page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "dag_wdag.png"), full_page=False)
     assert page.locator(".js-plotly-plot").count() == 4
     assert page.locator('[data-testid="stException"]').count() == 0

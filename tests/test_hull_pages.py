@@ -3,6 +3,7 @@ Vectors page on overlapping classes shows why there are no guard vectors and off
 example); a headless Chromium renders them (screenshots in test-artifacts/)."""
 
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -62,14 +63,13 @@ def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name
     page.goto(f"{streamlit_url}/{path}")
     wait_for_app(page, 240000)
     page.wait_for_selector(".js-plotly-plot", timeout=120000)
-    page.wait_for_timeout(1500)
+    wait_for_app(page, 120000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
     if tab is not None:
         page.get_by_role("tab", name=tab).click()   # computed once it opens
         page.wait_for_selector("text=Predicted switch", timeout=240000)
         wait_for_app(page, 240000)
-        page.wait_for_timeout(1500)
         assert page.locator('[data-testid="stException"]').count() == 0
         page.screenshot(path=str(artifacts_dir / f"{name}_zero.png"), full_page=True)
     assert page.locator(".js-plotly-plot:visible").count() >= 2
@@ -87,7 +87,9 @@ def test_click_on_a_point_selects_it(streamlit_url, page):
     # the second trace holds the +1 class; the default point is a −1 guard vector
     chart = page.locator(".st-key-guard_chart .js-plotly-plot").first   # the point picker (the stepper's plot is above)
     chart.locator(".scatterlayer .trace").nth(1).locator(".points path").first.click(force=True)
-    page.wait_for_timeout(2000)
+    deadline = time.monotonic() + 120   # the click's selection reaches the server: the verdict changes
+    while verdict.inner_text() == before and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
     wait_for_app(page, 120000)
     after = verdict.inner_text()
     assert after != before and after.startswith("Point ")

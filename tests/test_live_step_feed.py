@@ -38,11 +38,25 @@ def room(request):
             store._r.delete(key)
 
 
-def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
+def _request(path: str, query: str = "", gone: asyncio.Event | None = None) -> Request:
+    """A GET of ``path`` as Starlette passes it to the route; its client stays until ``gone`` is set."""
     code = path.split("/")[2]
     scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": [],
              "path_params": {"code": code}}
-    resp = run_coroutine(feed.endpoint(Request(scope)))
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await (gone or asyncio.Event()).wait()
+        return {"type": "http.disconnect"}
+    return Request(scope, receive)
+
+
+def _get(feed: StepFeed, path: str, query: str = "") -> tuple[int, bytes]:
+    resp = run_coroutine(feed.endpoint(_request(path, query)))
     return resp.status_code, resp.body
 
 
@@ -109,6 +123,27 @@ def test_a_question_wakes_the_poll_and_shows_its_answer_only_once_revealed(room)
     _, body = run_coroutine(feed.respond(code, version, (q["qid"], False), wait_s=10.0))
     q = json.loads(body)["question"]
     assert q["revealed"] and q["answer"] == 1 and q["explanation"] == "because"
+
+
+def test_a_waiting_poll_ends_when_its_follower_leaves(room):
+    """A follower's tab closes while its request waits for the next step: the request ends then (not
+    after its WAIT_S, which a server asked to stop would wait for too), and leaves no waiter."""
+    from svmviz_app.step_feed import WAIT_S
+
+    store, code, _ = room
+    feed = StepFeed(lambda: store, lambda: 15.0)
+    version = json.loads(_get(feed, f"/live/{code}/step")[1])["version"]
+
+    async def leave():
+        gone = asyncio.Event()
+        request = asyncio.ensure_future(feed.endpoint(_request(f"/live/{code}/step", f"since={version}", gone)))
+        while not feed._watches.get(code) or not feed._watches[code].waiters:   # it waits
+            await asyncio.sleep(0.01)
+        gone.set()
+        return await asyncio.wait_for(request, WAIT_S / 2)   # ends before its long poll would
+
+    assert run_coroutine(leave()).status_code == 499
+    assert not feed._watches[code].waiters
 
 
 def test_a_waiting_poll_says_at_once_when_the_class_ends(room):

@@ -138,18 +138,15 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     page.wait_for_selector(".js-plotly-plot", timeout=240000)
     page.get_by_text("Training accuracy").first.wait_for(timeout=240000)
     wait_for_app(page, timeout_ms=240000)
-    page.wait_for_timeout(2000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(artifacts_dir / "scatter_prototypes.png"), full_page=False)
     page.get_by_role("tab", name="Binary ν-SVM (Fig. 1–2)").click()   # computed once it opens
     page.get_by_text("μ = 1/m_smallest").first.wait_for(timeout=240000)
     wait_for_app(page, timeout_ms=240000)
-    page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "scatter_binary.png"), full_page=False)
     page.get_by_role("tab", name="Sensitivity maps (Fig. 16–24)").click()
     page.get_by_text("Accuracy on a fresh test set").first.wait_for(timeout=240000)
     wait_for_app(page, timeout_ms=240000)
-    page.wait_for_timeout(1500)
     page.screenshot(path=str(artifacts_dir / "scatter_sensitivity.png"), full_page=False)
     assert page.locator(".js-plotly-plot").count() >= 2   # the 5-D set's bars and its maps per γ
     assert page.locator('[data-testid="stException"]').count() == 0

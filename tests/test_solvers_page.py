@@ -140,14 +140,12 @@ def test_page_in_chromium(streamlit_url, page, artifacts_dir):
     page.goto(f"{streamlit_url}/Solvers")
     page.wait_for_selector(".js-plotly-plot", timeout=240000)
     wait_for_app(page, timeout_ms=240000)
-    page.wait_for_timeout(2000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() >= 3    # the step, α and the curves
     page.screenshot(path=str(artifacts_dir / "solvers_page.png"), full_page=True)
     page.get_by_role("tab", name="SMO against cvxpy and LIBSVM").click()   # drawn once it opens
     page.wait_for_selector("text=Objectives differ by at most", timeout=240000)
     wait_for_app(page, timeout_ms=240000)
-    page.wait_for_timeout(2000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot:visible").count() >= 4
     page.screenshot(path=str(artifacts_dir / "solvers_page_comparison.png"), full_page=True)

@@ -166,7 +166,7 @@ def test_browser_next_changes_the_plot(streamlit_url, page, artifacts_dir, fourc
     page.get_by_text("wins because it removes", exact=False).first.wait_for(timeout=30000)
     assert page.get_by_text("wins because it removes", exact=False).first.is_visible()
     page.get_by_role("tab", name="Final tree and metrics").click()
-    page.wait_for_timeout(1500)
+    wait_for_app(page, timeout_ms=120000)
     page.screenshot(path=str(artifacts_dir / "svm_tree_final.png"), full_page=True)
 
 
