@@ -78,7 +78,11 @@ def _ask_answer_reveal(teacher, students, projector, shots: dict, artifacts_dir)
     for s, choice in zip(students, ("a", "b")):
         s.get_by_role("button", name=choice, exact=True).click()
     teacher.wait_for_selector(f"{PANEL} >> text=2 answer(s) so far", timeout=60000)
-    projector.wait_for_selector(f"{PANEL} >> text=which candidate does the tree choose", timeout=60000)
+    # the question open on the projector: not the last one, revealed, whose prompt was the same
+    projector.wait_for_function(
+        """panel => { const e = document.querySelector(panel); const t = e ? e.innerText : "";
+                      return t.includes("which candidate does the tree choose") && !t.includes("Answer: "); }""",
+        arg=PANEL, timeout=60000)
     for p in (teacher, projector):
         assert _bars(p) == 0, "the tally shows before the reveal"
         assert not re.search(r": \d+ ✓", _panel_text(p))
