@@ -69,12 +69,14 @@ else:
 # --- split and normalization (read by every page through svmviz_app.state.current_split) ---------
 st.subheader("Split and normalization")
 c1, c2, c3, c4 = st.columns(4)
-c1.selectbox("Normalization (fit on the training part)", METHODS, **bind("split.norm", "none", options=METHODS),
-             format_func=state.NORMALIZATION_LABELS.get)
-c2.slider("Test fraction (0 = train on everything)", 0.0, 0.5, step=0.05,
-          **bind("split.test", 0.3, bounds=(0.0, 0.5)))
-c3.number_input("Split seed", min_value=0, step=1, **bind("split.seed", 0, bounds=(0, 2**31 - 1)))
-c4.checkbox("Stratified", **bind("split.strat", True))
+SPLIT, BOUNDS = state.SPLIT_DEFAULTS, state.SPLIT_BOUNDS
+c1.selectbox("Normalization (fit on the training part)", METHODS,
+             **bind("split.norm", SPLIT["split.norm"], options=METHODS), format_func=state.NORMALIZATION_LABELS.get)
+c2.slider("Test fraction (0 = train on everything)", *BOUNDS["split.test"], step=0.05,
+          **bind("split.test", SPLIT["split.test"], bounds=BOUNDS["split.test"]))
+c3.number_input("Split seed", min_value=BOUNDS["split.seed"][0], step=1,
+                **bind("split.seed", SPLIT["split.seed"], bounds=BOUNDS["split.seed"]))
+c4.checkbox("Stratified", **bind("split.strat", SPLIT["split.strat"]))
 
 # --- what the data looks like ---------------------------------------------------------------------
 if source == "Draw":

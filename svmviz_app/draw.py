@@ -106,7 +106,7 @@ def _apply() -> None:
         return
     was_drawn = state.current_spec().startswith("drawn:")
     state.set_dataset(ds, state.content_spec("drawn", ds))
-    if not was_drawn and state.value("split.test", 0.3) != 0.0:
+    if not was_drawn and state.value("split.test", state.SPLIT_DEFAULTS["split.test"]) != 0.0:
         state.set_value("split.test", 0.0)
         st.session_state[_MSG] = ("The drawing trains on all its points: the test fraction was set to 0 "
                                   "(raise it under “Split and normalization” to hold points out).")

@@ -3,7 +3,7 @@
 ``panel(page)`` (``app.py``, every run) draws the sidebar's "Live class" box: start or end a
 class (instructor), join by code or ``?room=CODE``, detach and re-join (student). The room store
 is one per server process (``st.cache_resource``): in its memory, or in the Redis server the
-``SVMVIZ_ROOMS`` setting names (``svmviz_app.rooms.open_store``), shared by every process so
+``SVMVIZ_ROOMS`` setting names (``svmviz_app.room_stores.open_store``), shared by every process so
 configured and kept across restarts; the instructor's session holds the room's token in its
 session state only, never in a link.
 
@@ -57,7 +57,8 @@ from svmviz.data.builtins import BUILTINS
 from svmviz.questions import dag_reached_class
 from svmviz_app.rooms import (CODE_LENGTH, RESUME_TTL_S, RoomAccessError, RoomContentError, RoomError,
                               RoomNotFoundError, RoomStore, RoomStoreUnavailableError, display_code, normalize_code,
-                              open_store, resume_form)
+                              resume_form)
+from svmviz_app.room_stores import open_store
 from svmviz_app import clients, state
 from svmviz_app.join_address import JoinAddress, decide, lan_addresses
 from svmviz_app.navigation import PAGES

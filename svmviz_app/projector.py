@@ -15,7 +15,7 @@ import streamlit as st
 
 from svmviz.plots.common import for_projector
 
-from svmviz_app import state
+from svmviz_app.view_mode import lesson_mode
 
 #: Height of everything above the plot in lesson mode (padding, the step buttons, the slider,
 #: the step line) and of the folded explanation under it, in CSS pixels.
@@ -77,7 +77,7 @@ def class_panel_style() -> None:
 
 def projector_style() -> None:
     """In lesson mode, the projector styling for the page about to run (nothing otherwise)."""
-    if state.lesson_mode():
+    if lesson_mode():
         st.markdown(_CSS, unsafe_allow_html=True)
 
 
@@ -85,7 +85,7 @@ def projector_chart(fig, key: str, **chart_kw) -> None:
     """``st.plotly_chart`` of ``fig`` (``chart_kw``: ``on_select``...); in lesson mode the
     figure's own height gives way to the height the projector style leaves it (the rest of the
     screen), and its text to the projector's sizes (``lesson_chart``)."""
-    if state.lesson_mode():
+    if lesson_mode():
         fig = for_projector(fig)   # a copy: the figure may be shared by every session (views.shared_figure)
         fig.update_layout(height=None, autosize=True)
         st.plotly_chart(fig, key=key, height="stretch", theme=None, **chart_kw)   # the figure's own font sizes
@@ -98,7 +98,7 @@ def lesson_chart(fig, key: str, where=None, **chart_kw) -> None:
     lesson mode with its text at the projector's sizes (``for_projector``: at least 20 px), for
     the figures a projected page shows beside or under its picture."""
     where = st if where is None else where
-    if state.lesson_mode():
+    if lesson_mode():
         where.plotly_chart(for_projector(fig), key=key, theme=None, **chart_kw)
     else:
         where.plotly_chart(fig, key=key, **chart_kw)

@@ -66,7 +66,7 @@ Several server processes
 that process sees the same rooms, and a restart loses them. ``RedisRoomStore``
 (``svmviz_app/rooms_redis.py``) keeps them in Redis, with the same semantics: a restarted server
 finds its rooms again, and several server processes (behind a load balancer with sticky sessions:
-a Streamlit session lives on the process that opened its websocket) share them. ``open_store``
+a Streamlit session lives on the process that opened its websocket) share them. ``svmviz_app.room_stores.open_store``
 picks the backend from the server's configuration (``SVMVIZ_ROOMS``).
 
 Pages never see the backend: the app talks to a ``RoomStore`` only.
@@ -856,33 +856,3 @@ class InMemoryRoomStore(RoomStore):
             self._owned(code, token)
             del self._rooms[normalize_code(code)]
             self._changed.notify_all()
-
-
-def _count(value: str, default: int, setting: str, example: str) -> int:
-    try:
-        n = int(value) if value else default
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise ValueError(f"{setting}={value[:20]!r}: give a number, e.g. {example}")
-    return n
-
-
-def open_store(url: str, seats: str = "", per_address: str = "") -> RoomStore:
-    """The room store a server's configuration names (``SVMVIZ_ROOMS``): empty for rooms in this
-    process's memory, ``redis://host:port/db`` (``rediss://``, ``unix://``) for rooms in Redis;
-    ``seats`` (``SVMVIZ_ROOM_SEATS``): the students a room admits, ``MAX_STUDENTS`` when empty
-    (a hall served by several processes admits more); ``per_address``
-    (``SVMVIZ_ADDRESS_SEATS``): the seats one network address holds in a room and the devices it
-    joins a minute, ``ADDRESS_SEATS`` when empty (students behind one router share an address)."""
-    limits = {"max_students": _count(seats, MAX_STUDENTS, "SVMVIZ_ROOM_SEATS", "300")}
-    limits["address_seats"] = limits["address_joins"] = _count(per_address, ADDRESS_SEATS, "SVMVIZ_ADDRESS_SEATS", "40")
-    if not url:
-        return InMemoryRoomStore(**limits)
-    if url.split("://", 1)[0] in ("redis", "rediss", "unix"):
-        from svmviz_app.rooms_redis import RedisRoomStore
-
-        return RedisRoomStore(url, **limits)
-    raise ValueError(f"SVMVIZ_ROOMS={url[:80]!r} names no room store: leave it empty (rooms in the server's "
-                     "memory) or give a Redis URL, redis://host:6379/0")
-

@@ -33,9 +33,10 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from svmviz.data import Dataset, DataError, load_builtin, plain_text, split_and_normalize
+from svmviz.data import METHODS, Dataset, DataError, load_builtin, plain_text, split_and_normalize
 from svmviz.data.builtins import BUILTINS
 from svmviz_app import budget, server, terminal
+from svmviz_app.view_mode import LESSON_FLAG, lesson_mode  # noqa: F401  (pages ask state.lesson_mode())
 from svmviz_app.session_keys import (  # this module's keys in the session's state
     REGISTRY as _REGISTRY, URL as _URL, DATASET as _DATASET, NOTES as _NOTES, NOTES_BOX as _NOTES_BOX,
     LINK_BOX as _LINK_BOX, PENDING as _PENDING, SPLIT_CACHE as _SPLIT_CACHE, NEXT_RUN as _NEXT_RUN,
@@ -43,15 +44,13 @@ from svmviz_app.session_keys import (  # this module's keys in the session's sta
 
 _SPEC = "data"                    # its spec string (also the URL parameter)
 
-LESSON_FLAG = "lesson"            # ?lesson=1: lesson mode (no sidebar, large step buttons)
-
 SPLIT_DEFAULTS = {"split.norm": "none", "split.test": 0.3, "split.seed": 0, "split.strat": True}
 # what the Data page's widgets allow; every page splits before the Data page was opened, so a link
 # value outside is clamped when it is read (a seed of −1 or 2⁴⁰ would reach scikit-learn)
 SPLIT_BOUNDS = {"split.test": (0.0, 0.5), "split.seed": (0, 2**31 - 1)}
 #: characters of a link value quoted back in a note (a link can carry half a megabyte)
 QUOTE_CHARS = 60
-NORMALIZATIONS = ("none", "minmax", "stddev")
+NORMALIZATIONS = METHODS
 
 
 # ------------------------------------------------------------------ run hooks (app.py)
@@ -288,14 +287,6 @@ def restore(dataset: Dataset, values: dict[str, Any], spec: str | None = None) -
     _forget_split()
 
 
-def lesson_mode() -> bool:
-    """True when the view was opened with ``?lesson=1`` or switched to it (``set_lesson_mode``):
-    pages show only the plot, the step controls and the explanation."""
-    url = st.session_state.get(_URL)
-    v = url[LESSON_FLAG] if url is not None and LESSON_FLAG in url else st.query_params.get(LESSON_FLAG)
-    return str(v).lower() in ("1", "true", "yes")
-
-
 def set_lesson_mode(on: bool) -> None:
     """Switch lesson mode in this session, from a widget callback: from the next run the same
     session (and all it holds: a live class's token among it) shows the projector view, and the
@@ -520,11 +511,12 @@ class SplitSettings:
 
 def split_settings() -> SplitSettings:
     """The split and normalization chosen on the Data page (its bound ``split.*`` values)."""
-    norm = value("split.norm", "none")
-    norm = norm if norm in NORMALIZATIONS else "none"
-    test = float(value("split.test", 0.3))
-    test = round(min(max(test, 0.0), 0.5), 4)
-    return SplitSettings(norm, test, int(value("split.seed", 0)), bool(value("split.strat", True)))
+    d = SPLIT_DEFAULTS
+    norm = value("split.norm", d["split.norm"])
+    norm = norm if norm in NORMALIZATIONS else d["split.norm"]
+    lo, hi = SPLIT_BOUNDS["split.test"]
+    test = round(min(max(float(value("split.test", d["split.test"])), lo), hi), 4)
+    return SplitSettings(norm, test, int(value("split.seed", d["split.seed"])), bool(value("split.strat", d["split.strat"])))
 
 
 def current_split() -> tuple[Dataset, Dataset | None]:

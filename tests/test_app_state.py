@@ -345,3 +345,22 @@ def test_a_bad_step_in_a_link_is_noted_in_the_run_that_read_it():
     at.run()
     assert not problems(at)
     assert any("tree.step" in n and "'abc'" in n for n in _link_notes(at)), _link_notes(at)
+
+
+def test_the_split_defaults_and_bounds_are_written_once(monkeypatch):
+    # the Data page's widgets, the split every page reads and a link's clamp take them from state
+    from svmviz_app import state
+
+    monkeypatch.setitem(state.SPLIT_DEFAULTS, "split.test", 0.25)
+    monkeypatch.setitem(state.SPLIT_BOUNDS, "split.test", (0.0, 0.4))
+    at = page_test("app.py").run()
+    at.switch_page("pages/1_Data.py").run()
+    assert not problems(at)
+    slider = at.slider(key="split.test")
+    assert (slider.value, slider.max) == (0.25, 0.4)
+    assert "split.test" not in at.query_params   # the default is not written into the link
+    at = page_test("app.py")
+    at.query_params["split.test"] = "0.45"   # beyond the bound: clamped to it
+    at.run()
+    at.switch_page("pages/1_Data.py").run()
+    assert at.slider(key="split.test").value == 0.4

@@ -226,3 +226,40 @@ def test_every_package_names_its_public_parts_explicitly():
         for public in ast.literal_eval(declared[0].value):
             assert _is_module(f"{name}.{public}", ROOT) or hasattr(importlib.import_module(name), public), \
                 f"{name}.__all__ names {public!r}, which it does not have"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle of ``graph`` once, starting at its smallest module."""
+    found = []
+
+    def walk(start, node, path):
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start:
+                found.append(path)
+            elif nxt > start and nxt not in path:
+                walk(start, nxt, path + [nxt])
+
+    for start in sorted(graph):
+        walk(start, start, [start])
+    return found
+
+
+def app_import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module of ``svmviz_app`` -> the modules of ``svmviz_app`` it imports, deferred imports too."""
+    graph = {}
+    for path in sorted((root / "svmviz_app").rglob("*.py")):
+        name = _module_name(path, root)
+        graph[name] = {m for m in _imports(path, root) if m.startswith("svmviz_app.") and m != name}
+    return graph
+
+
+def test_the_app_modules_import_no_circle():
+    # a circle makes the import order matter: a module half-loaded when the other one asks for it
+    assert _cycles(app_import_graph()) == []
+
+
+def test_the_circle_scan_sees_a_deferred_import(tmp_path):
+    (tmp_path / "svmviz_app").mkdir()
+    (tmp_path / "svmviz_app" / "a.py").write_text("from svmviz_app import b\n")
+    (tmp_path / "svmviz_app" / "b.py").write_text("def f():\n    from svmviz_app.a import g\n    return g\n")
+    assert _cycles(app_import_graph(tmp_path)) == [["svmviz_app.a", "svmviz_app.b"]]

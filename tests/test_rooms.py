@@ -371,7 +371,7 @@ def test_a_restarted_server_finds_its_rooms_and_two_processes_share_one(redis_ur
 
 
 def test_the_configured_store(redis_url):
-    from svmviz_app.rooms import open_store
+    from svmviz_app.room_stores import open_store
     from svmviz_app.rooms_redis import RedisRoomStore
 
     assert isinstance(open_store(""), InMemoryRoomStore)
