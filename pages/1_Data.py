@@ -83,51 +83,50 @@ if source == "Draw":
     # the drawing panel shows the drawn data and its summary itself: it reruns on its own at each
     # click, where a plot here would show the data of the last full run
     share_controls("data")
-    open_lesson_page()
-    st.stop()
-ds = data_sidebar()
-share_controls("data")
-st.subheader(plain(ds.name))
-st.caption(f"{plain(shown_source(ds.source))} · {counted(ds.n_samples, 'sample')} × "
-           f"{counted(ds.n_features, 'feature')} · {counted(len(ds.classes), 'class')} · "
-           f"{state.split_settings().describe()}")
+else:
+    ds = data_sidebar()
+    share_controls("data")
+    st.subheader(plain(ds.name))
+    st.caption(f"{plain(shown_source(ds.source))} · {counted(ds.n_samples, 'sample')} × "
+               f"{counted(ds.n_features, 'feature')} · {counted(len(ds.classes), 'class')} · "
+               f"{state.split_settings().describe()}")
 
-train, test = ds, None  # shown unsplit when the chosen split is impossible
-with guard("cannot split the data this way (lower the test fraction to 0 or untick Stratified)"):
-    train, test = state.current_split()
-with guard("cannot draw the data"):
-    features, method = (0, 1), "features"
-    if ds.n_features > 2:
-        view = st.radio("Plane", ["two features", "PCA plane"], horizontal=True,
-                        **bind("data.plane", "two features", options=["two features", "PCA plane"]))
-        if view == "PCA plane":
-            method = "pca"
-        else:
-            fcols = st.columns(2)
-            feats = list(range(ds.n_features))
-            fi = fcols[0].selectbox("horizontal axis", feats, format_func=lambda j: ds.feature_names[j],
-                                    **bind("data.fx", 0, options=feats))
-            fj = fcols[1].selectbox("vertical axis", feats, format_func=lambda j: ds.feature_names[j],
-                                    **bind("data.fy", 1, options=feats))
-            features = (fi, fj)
-    elif ds.n_features == 1:
-        features = (0, 0)
-    fig = plot_dataset(train, features, method, test=test, title=ds.name)
-    st.plotly_chart(fig, key="data_plot")
-    if test is not None:
-        st.caption("Filled markers: training part; open markers: test part.")
+    train, test = ds, None  # shown unsplit when the chosen split is impossible
+    with guard("cannot split the data this way (lower the test fraction to 0 or untick Stratified)"):
+        train, test = state.current_split()
+    with guard("cannot draw the data"):
+        features, method = (0, 1), "features"
+        if ds.n_features > 2:
+            view = st.radio("Plane", ["two features", "PCA plane"], horizontal=True,
+                            **bind("data.plane", "two features", options=["two features", "PCA plane"]))
+            if view == "PCA plane":
+                method = "pca"
+            else:
+                fcols = st.columns(2)
+                feats = list(range(ds.n_features))
+                fi = fcols[0].selectbox("horizontal axis", feats, format_func=lambda j: ds.feature_names[j],
+                                        **bind("data.fx", 0, options=feats))
+                fj = fcols[1].selectbox("vertical axis", feats, format_func=lambda j: ds.feature_names[j],
+                                        **bind("data.fy", 1, options=feats))
+                features = (fi, fj)
+        elif ds.n_features == 1:
+            features = (0, 0)
+        fig = plot_dataset(train, features, method, test=test, title=ds.name)
+        st.plotly_chart(fig, key="data_plot")
+        if test is not None:
+            st.caption("Filled markers: training part; open markers: test part.")
 
-    labels = ds.classes.tolist()
-    whole, in_train = ds.class_counts(), train.class_counts()  # once each, not once per class
-    counts = pd.DataFrame({
-        "class": [str(c) for c in ds.class_names],
-        "label": [str(c) for c in labels],
-        "samples": [whole[c] for c in labels],
-        "train": [in_train.get(c, 0) for c in labels],
-    })
-    if test is not None:
-        in_test = test.class_counts()
-        counts["test"] = [in_test.get(c, 0) for c in labels]
-    st.dataframe(counts, hide_index=True)
-    figure_downloads(fig, f"data_{ds.name}", key="data_fig")
+        labels = ds.classes.tolist()
+        whole, in_train = ds.class_counts(), train.class_counts()  # once each, not once per class
+        counts = pd.DataFrame({
+            "class": [str(c) for c in ds.class_names],
+            "label": [str(c) for c in labels],
+            "samples": [whole[c] for c in labels],
+            "train": [in_train.get(c, 0) for c in labels],
+        })
+        if test is not None:
+            in_test = test.class_counts()
+            counts["test"] = [in_test.get(c, 0) for c in labels]
+        st.dataframe(counts, hide_index=True)
+        figure_downloads(fig, f"data_{ds.name}", key="data_fig")
 open_lesson_page()

@@ -124,35 +124,8 @@ PAGE = MethodPage(
                          + (" and the RBF node" if any(t.svm is not None for t in m.trees_) else "")),
     views=(), share_key="svm_tree",
 )
-ctx = run_page(PAGE)
-model, train, test, lesson, solver = ctx.model, ctx.train, ctx.test, ctx.lesson, ctx.params["solver"]
-imported = ctx.imported
-
-tree_index = 0
-if len(model.trees_) > 1:
-    pairs = [f"{model.classes_[a]} vs {model.classes_[b]}" for a, b in model.pairs_]
-    tree_index = st.selectbox("pair of classes (one-vs-one)", list(range(len(pairs))),
-                              format_func=lambda i: pairs[i], **bind("tree.pair", 0, options=list(range(len(pairs)))))
-tree = model.trees_[tree_index]
-n_steps = len(tree.trace)
-in_pair = np.isin(train.y, tree.classes)
-# an imported tree can be drawn only on the samples it was trained on
-matches = bool(n_steps) and len(tree.trace[0].active) == int(in_pair.sum()) and \
-    int(tree.trace[0].active.max()) < train.n_samples
-if imported is not None and matches and model.training_data is None:
-    model.bind_data(train.X, train.y)   # the import is this session's own object, not a cached fit
-
-plane = None
-with guard("cannot set up the plane"):
-    plane = plane_controls(train.X, train.feature_names, "tree")
-if n_steps == 0:
-    st.info("The training part of this pair holds one class only: there is nothing to step through.")
-    st.stop()
 
 GEO_PICKED = "tree.geo._picked"   # (tree, step) at which the user picked the overlay's candidate
-if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
-    bind("tree.step", 0, bounds=(0, n_steps - 1))   # the link's step (the stepper binds it too)
-    st.session_state[GEO_PICKED] = (tree_index, int(st.session_state["tree.step"]))   # the link's choice
 
 
 def _step_line(k: int) -> str:
@@ -332,18 +305,45 @@ def _test_metrics(model, X, y) -> dict:
             "average depth (test)": f"{float(np.mean(model.predict_depth(X))):.2f}"}
 
 
-# no st.stop() after a stepper: a stopped run leaves Streamlit's fragments of earlier runs
-# registered, and a live class's keyed rerun of the stepper would rerun those too, where they were
-if lesson or not matches:
-    with ctx.projected():   # lesson mode: the stepper and the step's picture at the top of the page
-        stepper("tree.step", n_steps, _projected_step)
-else:
-    tab_step, tab_final = page_tabs("tree", ["Step by step", "Final tree and metrics"])   # the open one in the link
-    if tab_step.open:
-        with tab_step:
-            stepper("tree.step", n_steps, _step_view)
-            _beside_steps()
-    if tab_final.open:
-        with tab_final:
-            _final_views()
-    ctx.model_download("svm_tree_model")
+ctx = run_page(PAGE)
+if ctx is not None:   # None: the frame had nothing to show and said why
+    model, train, test, lesson, solver = ctx.model, ctx.train, ctx.test, ctx.lesson, ctx.params["solver"]
+    imported = ctx.imported
+
+    tree_index = 0
+    if len(model.trees_) > 1:
+        pairs = [f"{model.classes_[a]} vs {model.classes_[b]}" for a, b in model.pairs_]
+        tree_index = st.selectbox("pair of classes (one-vs-one)", list(range(len(pairs))), format_func=lambda i: pairs[i],
+                                  **bind("tree.pair", 0, options=list(range(len(pairs)))))
+    tree = model.trees_[tree_index]
+    n_steps = len(tree.trace)
+    in_pair = np.isin(train.y, tree.classes)
+    # an imported tree can be drawn only on the samples it was trained on
+    matches = bool(n_steps) and len(tree.trace[0].active) == int(in_pair.sum()) and \
+        int(tree.trace[0].active.max()) < train.n_samples
+    if imported is not None and matches and model.training_data is None:
+        model.bind_data(train.X, train.y)   # the import is this session's own object, not a cached fit
+
+    plane = None
+    with guard("cannot set up the plane"):
+        plane = plane_controls(train.X, train.feature_names, "tree")
+    if n_steps == 0:
+        st.info("The training part of this pair holds one class only: there is nothing to step through.")
+    else:
+        if "tree.geo" in state.link_params() and GEO_PICKED not in st.session_state:
+            bind("tree.step", 0, bounds=(0, n_steps - 1))   # the link's step (the stepper binds it too)
+            st.session_state[GEO_PICKED] = (tree_index, int(st.session_state["tree.step"]))   # the link's choice
+        if lesson or not matches:
+            with ctx.projected():   # lesson mode: the stepper and the step's picture at the top of the page
+                stepper("tree.step", n_steps, _projected_step)
+        else:
+            # the open tab is the link's
+            tab_step, tab_final = page_tabs("tree", ["Step by step", "Final tree and metrics"])
+            if tab_step.open:
+                with tab_step:
+                    stepper("tree.step", n_steps, _step_view)
+                    _beside_steps()
+            if tab_final.open:
+                with tab_final:
+                    _final_views()
+            ctx.model_download("svm_tree_model")

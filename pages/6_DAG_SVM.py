@@ -183,233 +183,234 @@ PAGE = MethodPage(
     views=(), model_key="vote_model",
 )
 ctx = run_page(PAGE)
-train, test, voting, imported, params, lesson = ctx.train, ctx.test, ctx.model, ctx.imported, ctx.params, ctx.lesson
-X, y = train.X, train.y
-names = [str(n) for n in train.class_names]
+if ctx is not None:   # None: the frame had nothing to show and said why
+    train, test, voting, imported, params, lesson = ctx.train, ctx.test, ctx.model, ctx.imported, ctx.params, ctx.lesson
+    X, y = train.X, train.y
+    names = [str(n) for n in train.class_names]
 
-with guard("cannot train the models"):
-    plane = plane_controls(X, train.feature_names, "dag")
-    fnames = list(train.feature_names)
-    plane_args = None if plane is None else (fnames.index(state.value("dag.f1")), fnames.index(state.value("dag.f2")),
-                                             plane.method, fnames)
-    if plane is not None:
-        st.info(f"{plain(train.name)} has {X.shape[1]} features: the maps show the models on a plane "
-                f"({plain(plane.labels[0])} × {plain(plane.labels[1])}); the models use every feature.")
-    if imported is not None and not isinstance(imported, WeightedDAGSVC):
-        st.caption("Showing the imported pairwise SVMs (voting and DAG tabs).")
-    K = voting.classes_.size
-    own_pairs = not (imported is not None and not isinstance(imported, WeightedDAGSVC))
+    with guard("cannot train the models"):
+        plane = plane_controls(X, train.feature_names, "dag")
+        fnames = list(train.feature_names)
+        plane_args = None if plane is None else (fnames.index(state.value("dag.f1")), fnames.index(state.value("dag.f2")),
+                                                 plane.method, fnames)
+        if plane is not None:
+            st.info(f"{plain(train.name)} has {X.shape[1]} features: the maps show the models on a plane "
+                    f"({plain(plane.labels[0])} × {plain(plane.labels[1])}); the models use every feature.")
+        if imported is not None and not isinstance(imported, WeightedDAGSVC):
+            st.caption("Showing the imported pairwise SVMs (voting and DAG tabs).")
+        K = voting.classes_.size
+        own_pairs = not (imported is not None and not isinstance(imported, WeightedDAGSVC))
 
-    def figure(kind, wparams=None, order=None, wdag=None, orders=None):
-        """Cached for all sessions when every model is this page's own fit; drawn directly from an
-        imported model."""
-        if own_pairs and (wparams is not None or wdag is None):
-            return cached_call(_dag_page_figure, kind, params, wparams, order, X, y, names, plane_args, orders)
-        dag = DAGSVC.from_pairwise(voting, order) if order is not None else None
-        return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
+        def figure(kind, wparams=None, order=None, wdag=None, orders=None):
+            """Cached for all sessions when every model is this page's own fit; drawn directly from an
+            imported model."""
+            if own_pairs and (wparams is not None or wdag is None):
+                return cached_call(_dag_page_figure, kind, params, wparams, order, X, y, names, plane_args, orders)
+            dag = DAGSVC.from_pairwise(voting, order) if order is not None else None
+            return _build(kind, voting, dag, wdag, X, y, names, plane, orders)
 
-    def class_order(draw: bool) -> list:
-        """The DAG's class list: its widget when ``draw`` (the DAG tab), else the bound value
-        (the weighted DAG's clusters use it too)."""
-        if K <= 5:
-            perms = [list(p) for p in itertools.permutations(range(K))]
-            b = bind("dag.order", 0, options=list(range(len(perms))))
-            pick = st.selectbox("Class list (order)", list(range(len(perms))), **b,
-                                format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]") \
-                if draw else st.session_state["dag.order"]
-            order_idx = perms[pick]
+        def class_order(draw: bool) -> list:
+            """The DAG's class list: its widget when ``draw`` (the DAG tab), else the bound value
+            (the weighted DAG's clusters use it too)."""
+            if K <= 5:
+                perms = [list(p) for p in itertools.permutations(range(K))]
+                b = bind("dag.order", 0, options=list(range(len(perms))))
+                pick = st.selectbox("Class list (order)", list(range(len(perms))), **b,
+                                    format_func=lambda a: "[" + ", ".join(names[k] for k in perms[a]) + "]") \
+                    if draw else st.session_state["dag.order"]
+                order_idx = perms[pick]
+            else:
+                b = bind("dag.order_txt", ", ".join(names))
+                txt = st.text_input("Class list (comma separated class names)", **b) if draw \
+                    else st.session_state["dag.order_txt"]
+                wanted = [t.strip() for t in txt.split(",") if t.strip()]
+                unknown = [t for t in wanted if t not in names]
+                if unknown:
+                    raise ParameterError(f"unknown class names in the list: {', '.join(unknown)}")
+                order_idx = [names.index(t) for t in wanted]
+            return [voting.classes_[k].item() for k in order_idx]
+
+        def wdag_values() -> list:
+            """The weighted DAG's bound parameters (its widgets sit in its tab)."""
+            out = []
+            for p in WDAG_PARAMS:
+                key = f"dag.{p.url_key}"
+                bind(key, p.default, **({"options": list(WEIGHTS)} if p.widget == "radio" else {"bounds": p.within}))
+                out.append(st.session_state[key])
+            return out
+
+        def weighted_dag(values, order):
+            """The imported weighted DAG SVM, or the page's own cached fit with ``values`` (clusters,
+            weight, covariance regularisation, seed): (model, its parameters or None)."""
+            if isinstance(imported, WeightedDAGSVC):
+                return imported, None
+            n_clusters, weight, reg, seed = values
+            wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
+                           random_state=int(seed), order=order)
+            bar = Progress("training the weighted DAG SVM")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ClusterClassWarning)  # the weighted DAG tab shows it as a page warning
+                wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
+            bar.done()
+            return wdag, wparams
+
+        def sample_steps(ask: bool) -> None:
+            """Sabzekar et al. for one training sample: its walk through the DAG node by node, then the
+            weighted DAG's clusters, each cluster's DAG and the fusion τ. ``ask``: draw the sample's
+            input (the projector follows the bound one)."""
+            order = class_order(draw=False)
+            dag = DAGSVC.from_pairwise(voting, order)
+            wdag, wparams = weighted_dag(wdag_values(), order)
+            # by default the sample whose weight the clusters share most: the fusion then has something to fuse
+            b = bind("dag.sample", shared_view(_shared_sample, wdag, X), bounds=(0, len(y) - 1))
+            if ask:
+                st.number_input("Follow training sample #", 0, len(y) - 1, **b,
+                                help="by default the sample whose weight is most shared between the clusters")
+            probe = int(st.session_state["dag.sample"])
+
+            def parts(k: int) -> dict:
+                if own_pairs and wparams is not None:
+                    return shared_view(_sample_step, params, wparams, order, X, y, names, plane_args, probe, k)
+                return _step_parts(dag, wdag, X, y, names, plane, probe, k)
+
+            def view(k: int) -> None:
+                with guard("cannot draw this step"):
+                    got = parts(k)
+                    step_view("dag.step", k, got["n"], got["summary"], got["explanation"], got["fig"],
+                              lambda: dag_next(dag, X[probe], k, names, wdag), "dag_step", side=got["side"])
+
+            stepper("dag.step", len(dag_steps(dag, X[probe], names, wdag)), view)
+
+        if lesson:   # the projector: one sample stepped through, at the top of the page
+            with ctx.projected():
+                sample_steps(ask=False)
         else:
-            b = bind("dag.order_txt", ", ".join(names))
-            txt = st.text_input("Class list (comma separated class names)", **b) if draw \
-                else st.session_state["dag.order_txt"]
-            wanted = [t.strip() for t in txt.split(",") if t.strip()]
-            unknown = [t for t in wanted if t not in names]
-            if unknown:
-                raise ParameterError(f"unknown class names in the list: {', '.join(unknown)}")
-            order_idx = [names.index(t) for t in wanted]
-        return [voting.classes_[k].item() for k in order_idx]
+            tab_pw, tab_vote, tab_dag, tab_wdag, tab_steps = page_tabs("dag", TABS)
 
-    def wdag_values() -> list:
-        """The weighted DAG's bound parameters (its widgets sit in its tab)."""
-        out = []
-        for p in WDAG_PARAMS:
-            key = f"dag.{p.url_key}"
-            bind(key, p.default, **({"options": list(WEIGHTS)} if p.widget == "radio" else {"bounds": p.within}))
-            out.append(st.session_state[key])
-        return out
+            # ------------------------------------------------------------ one sample, step by step
+            if tab_steps.open:
+                with tab_steps:
+                    sample_steps(ask=True)
+                    st.caption("Left: the map of the step (the star is the sample; at a DAG level the two sides of the "
+                               "pairwise SVM deciding there, the classes already dropped faded). Right: the DAG with the "
+                               "sample's path so far in red, then the weights w_M(x) and their sums τ_i.")
+                    figure_downloads(shown_figure("dag.step"), f"{train.name}_dag_step", key="dag_step_dl")
 
-    def weighted_dag(values, order):
-        """The imported weighted DAG SVM, or the page's own cached fit with ``values`` (clusters,
-        weight, covariance regularisation, seed): (model, its parameters or None)."""
-        if isinstance(imported, WeightedDAGSVC):
-            return imported, None
-        n_clusters, weight, reg, seed = values
-        wparams = dict(params, n_clusters=int(n_clusters), weight=weight, covariance_reg=float(reg),
-                       random_state=int(seed), order=order)
-        bar = Progress("training the weighted DAG SVM")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ClusterClassWarning)  # the weighted DAG tab shows it as a page warning
-            wdag = cached_fit(WeightedDAGSVC(**wparams), X, y, progress=bar)
-        bar.done()
-        return wdag, wparams
+            # ------------------------------------------------------------ pairwise boundaries
+            if tab_pw.open:
+                with tab_pw:
+                    st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
+                                "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
+                    fig = figure("pw")
+                    projector_chart(fig, key="pw_chart")
+                    if not lesson:
+                        figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
+                        fig = figure("pwg")
+                        st.plotly_chart(fig, key="pwg_chart")
+                        figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
+                        st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
+                                      "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
+                                      "support vectors": [int(e.support_.size) for e in voting.estimators_],
+                                      "iterations": [int(e.n_iter_) for e in voting.estimators_],
+                                      "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
+                                     hide_index=True)
 
-    def sample_steps(ask: bool) -> None:
-        """Sabzekar et al. for one training sample: its walk through the DAG node by node, then the
-        weighted DAG's clusters, each cluster's DAG and the fusion τ. ``ask``: draw the sample's
-        input (the projector follows the bound one)."""
-        order = class_order(draw=False)
-        dag = DAGSVC.from_pairwise(voting, order)
-        wdag, wparams = weighted_dag(wdag_values(), order)
-        # by default the sample whose weight the clusters share most: the fusion then has something to fuse
-        b = bind("dag.sample", shared_view(_shared_sample, wdag, X), bounds=(0, len(y) - 1))
-        if ask:
-            st.number_input("Follow training sample #", 0, len(y) - 1, **b,
-                            help="by default the sample whose weight is most shared between the clusters")
-        probe = int(st.session_state["dag.sample"])
+            # ------------------------------------------------------------ voting and unclassifiable regions
+            if tab_vote.open:
+                with tab_vote:
+                    st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
+                                "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
+                                "inside R_i (eq. 6) class i wins every one of its pairs.")
+                    fig = figure("vote")
+                    st.plotly_chart(fig, key="vote_chart")
+                    tied = voting.unclassifiable(X)
+                    st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
+                    if not lesson:
+                        figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
+                        ctx.model_download(f"{train.name}_pairwise_voting")
 
-        def parts(k: int) -> dict:
-            if own_pairs and wparams is not None:
-                return shared_view(_sample_step, params, wparams, order, X, y, names, plane_args, probe, k)
-            return _step_parts(dag, wdag, X, y, names, plane, probe, k)
+            # ------------------------------------------------------------ DAG for a chosen order
+            if tab_dag.open:
+                with tab_dag:
+                    st.markdown("The DAG starts with a class list, compares its **first and last** class and "
+                                "drops the loser (D_ij ≥ 0: *not j*), K − 1 times. No region is left "
+                                "unclassified, but the regions depend on the list (Fig. 3).")
+                    order = class_order(draw=True)
+                    dag = DAGSVC.from_pairwise(voting, order)
+                    probe = st.number_input("Follow training sample #", 0, len(y) - 1,
+                                            **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
+                                            help="its path through the DAG is drawn in red")
+                    asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
+                    left, right = st.columns([3, 2])
+                    with left:
+                        fig = figure("dagreg", order=order)
+                        st.plotly_chart(fig, key="dag_chart")
+                    with right:
+                        figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
+                        st.plotly_chart(figd, key="dag_diagram")
+                        path = dag.decision_path(X[probe:probe + 1])[0]
+                        name_of = dict(zip(voting.classes_.tolist(), names))
+                        st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
+                                   f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
+                                   + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
+                                   + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
+                    if not lesson:
+                        st.caption("Export the regions, then the diagram:")
+                        figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
+                        figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
+                        model_download(dag, f"{train.name}_dag", key="dag_model")
+                        st.subheader("How the regions change with the order")
+                        st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
+                                    "again reversed), so only these lists differ. For three or four classes they can "
+                                    "only disagree inside voting's unclassifiable region.")
+                        orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
+                        fig = figure("orders", orders=orders)
+                        st.plotly_chart(fig, key="orders_chart")
+                        figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
 
-        def view(k: int) -> None:
-            with guard("cannot draw this step"):
-                got = parts(k)
-                step_view("dag.step", k, got["n"], got["summary"], got["explanation"], got["fig"],
-                          lambda: dag_next(dag, X[probe], k, names, wdag), "dag_step", side=got["side"])
-
-        stepper("dag.step", len(dag_steps(dag, X[probe], names, wdag)), view)
-
-    if lesson:   # the projector: one sample stepped through, at the top of the page
-        with ctx.projected():
-            sample_steps(ask=False)
-    else:   # (no st.stop(): a stopped run leaves Streamlit's fragments of earlier runs registered)
-        tab_pw, tab_vote, tab_dag, tab_wdag, tab_steps = page_tabs("dag", TABS)
-
-        # ------------------------------------------------------------ one sample, step by step
-        if tab_steps.open:
-            with tab_steps:
-                sample_steps(ask=True)
-                st.caption("Left: the map of the step (the star is the sample; at a DAG level the two sides of the "
-                           "pairwise SVM deciding there, the classes already dropped faded). Right: the DAG with the "
-                           "sample's path so far in red, then the weights w_M(x) and their sums τ_i.")
-                figure_downloads(shown_figure("dag.step"), f"{train.name}_dag_step", key="dag_step_dl")
-
-        # ------------------------------------------------------------ pairwise boundaries
-        if tab_pw.open:
-            with tab_pw:
-                st.markdown("One C-SVM per pair of classes, trained on those two classes only (eq. 5): "
-                            "D_ij(x) > 0 means *i*, and D_ji = −D_ij.")
-                fig = figure("pw")
-                projector_chart(fig, key="pw_chart")
-                if not lesson:
-                    figure_downloads(fig, f"{train.name}_pairwise", key="pw_dl")
-                    fig = figure("pwg")
-                    st.plotly_chart(fig, key="pwg_chart")
-                    figure_downloads(fig, f"{train.name}_pairwise_panels", key="pwg_dl")
-                    st.dataframe({"pair": [f"{names[i]} vs {names[j]}" for i, j in voting.pairs_],
-                                  "training samples": [int(np.sum(np.isin(y, voting.classes_[[i, j]]))) for i, j in voting.pairs_],
-                                  "support vectors": [int(e.support_.size) for e in voting.estimators_],
-                                  "iterations": [int(e.n_iter_) for e in voting.estimators_],
-                                  "converged": [bool(getattr(e, "converged_", True)) for e in voting.estimators_]},
-                                 hide_index=True)
-
-        # ------------------------------------------------------------ voting and unclassifiable regions
-        if tab_vote.open:
-            with tab_vote:
-                st.markdown("Each pair votes (eq. 7–8, sign(0) = +1) and x goes to the class with most votes "
-                            "(eq. 9). Where several classes share the maximum, x is **unclassifiable** (grey); "
-                            "inside R_i (eq. 6) class i wins every one of its pairs.")
-                fig = figure("vote")
-                st.plotly_chart(fig, key="vote_chart")
-                tied = voting.unclassifiable(X)
-                st.metric("Training samples in the unclassifiable region", f"{int(tied.sum())} of {len(y)}")
-                if not lesson:
-                    figure_downloads(fig, f"{train.name}_voting", key="vote_dl")
-                    ctx.model_download(f"{train.name}_pairwise_voting")
-
-        # ------------------------------------------------------------ DAG for a chosen order
-        if tab_dag.open:
-            with tab_dag:
-                st.markdown("The DAG starts with a class list, compares its **first and last** class and "
-                            "drops the loser (D_ij ≥ 0: *not j*), K − 1 times. No region is left "
-                            "unclassified, but the regions depend on the list (Fig. 3).")
-                order = class_order(draw=True)
-                dag = DAGSVC.from_pairwise(voting, order)
-                probe = st.number_input("Follow training sample #", 0, len(y) - 1,
-                                        **bind("dag.probe", 0, bounds=(0, len(y) - 1)),
-                                        help="its path through the DAG is drawn in red")
-                asking = live.dag_question(dag, X, probe, names)   # a live class's question: the path waits for the reveal
-                left, right = st.columns([3, 2])
-                with left:
-                    fig = figure("dagreg", order=order)
-                    st.plotly_chart(fig, key="dag_chart")
-                with right:
-                    figd = P.plot_dag_diagram(dag, names, X=X, highlight=None if asking else X[probe])
-                    st.plotly_chart(figd, key="dag_diagram")
-                    path = dag.decision_path(X[probe:probe + 1])[0]
-                    name_of = dict(zip(voting.classes_.tolist(), names))
-                    st.caption(f"Sample #{probe}: which class does it reach? The path is shown after the reveal." if asking else
-                               f"Sample #{probe} (class {plain(name_of[y[probe].item()])}): "
-                               + " → ".join(f"{plain(name_of[a])} vs {plain(name_of[b])}" for a, b in path.tolist())
-                               + f" → predicted {plain(name_of[dag.predict(X[probe:probe + 1])[0].item()])}")
-                if not lesson:
-                    st.caption("Export the regions, then the diagram:")
-                    figure_downloads(fig, f"{train.name}_dag_regions", key="dag_dl")
-                    figure_downloads(figd, f"{train.name}_dag_diagram", key="dagd_dl")
-                    model_download(dag, f"{train.name}_dag", key="dag_model")
-                    st.subheader("How the regions change with the order")
-                    st.markdown("A list and its reverse give the same DAG (same first pair, and what is left is "
-                                "again reversed), so only these lists differ. For three or four classes they can "
-                                "only disagree inside voting's unclassifiable region.")
-                    orders = [[c.item() for c in o] for o in P.distinct_orders(list(voting.classes_), limit=6)]
-                    fig = figure("orders", orders=orders)
-                    st.plotly_chart(fig, key="orders_chart")
-                    figure_downloads(fig, f"{train.name}_dag_orders", key="orders_dl")
-
-        # ------------------------------------------------------------ weighted DAG
-        if tab_wdag.open:
-            with tab_wdag:
-                st.markdown("Training (Fig. 5a): K-Means into N clusters, a Gaussian per cluster (mean and "
-                            "regularised covariance, eq. 10–11) and a DAG SVM per cluster on its samples. "
-                            "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
-                            "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
-                order = class_order(draw=False)
-                dag = DAGSVC.from_pairwise(voting, order)
-                c1, c2, c3, c4 = st.columns(4)
-                shown = []
-                for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
-                    with col:
-                        shown.append(param_widget(WeightedDAGSVC, "dag", p))
-                wdag, wparams = weighted_dag(shown, order)
-                if wparams is None:
-                    st.caption("Showing the imported weighted DAG SVM.")
-                convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
-                if wdag.incomplete_clusters_.size:
-                    st.warning(plain(wdag.missing_classes_message()))
-                parts = [("training", train)] + ([("test", test)] if test is not None else [])
-                for label, part in parts:
-                    acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
-                           "WDAG": wdag.score(part.X, part.y)}
-                    cols = st.columns(3)
-                    for col, (k, v) in zip(cols, acc.items()):
-                        col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
-                left, right = st.columns(2)
-                with left:
-                    figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
-                    st.plotly_chart(figc, key="wdag_clusters")
-                with right:
-                    figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
-                    st.plotly_chart(figf, key="wdag_fused")
-                if not lesson:
-                    st.caption("Export the clusters, then the fused regions:")
-                    figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
-                    figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
-                    fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
-                    st.plotly_chart(fig, key="wdag_cluster_regions")
-                    figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
-                    fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
-                    st.plotly_chart(fig, key="wdag_weights")
-                    figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
-                    model_download(wdag, f"{train.name}_wdag", key="wdag_model")
-                ctx.share(wdag)
+            # ------------------------------------------------------------ weighted DAG
+            if tab_wdag.open:
+                with tab_wdag:
+                    st.markdown("Training (Fig. 5a): K-Means into N clusters, a Gaussian per cluster (mean and "
+                                "regularised covariance, eq. 10–11) and a DAG SVM per cluster on its samples. "
+                                "Testing (Fig. 5b): weights w_M(x) from the Gaussians (eq. 13), each cluster's "
+                                "label l_M(x) and τ_i = Σ_{M: l_M = i} w_M; the label is argmax τ_i (eq. 15–17).")
+                    order = class_order(draw=False)
+                    dag = DAGSVC.from_pairwise(voting, order)
+                    c1, c2, c3, c4 = st.columns(4)
+                    shown = []
+                    for col, p in zip((c1, c2, c3, c4), WDAG_PARAMS):
+                        with col:
+                            shown.append(param_widget(WeightedDAGSVC, "dag", p))
+                    wdag, wparams = weighted_dag(shown, order)
+                    if wparams is None:
+                        st.caption("Showing the imported weighted DAG SVM.")
+                    convergence_status(wdag, "K-Means and every cluster's pairwise C-SVMs")
+                    if wdag.incomplete_clusters_.size:
+                        st.warning(plain(wdag.missing_classes_message()))
+                    parts = [("training", train)] + ([("test", test)] if test is not None else [])
+                    for label, part in parts:
+                        acc = {"pairwise voting": voting.score(part.X, part.y), "DAG (this list)": dag.score(part.X, part.y),
+                               "WDAG": wdag.score(part.X, part.y)}
+                        cols = st.columns(3)
+                        for col, (k, v) in zip(cols, acc.items()):
+                            col.metric(f"{label.capitalize()} accuracy: {k}", f"{100 * v:.1f} %")
+                    left, right = st.columns(2)
+                    with left:
+                        figc = figure("clusters", wparams=wparams, order=order, wdag=wdag)
+                        st.plotly_chart(figc, key="wdag_clusters")
+                    with right:
+                        figf = figure("fused", wparams=wparams, order=order, wdag=wdag)
+                        st.plotly_chart(figf, key="wdag_fused")
+                    if not lesson:
+                        st.caption("Export the clusters, then the fused regions:")
+                        figure_downloads(figc, f"{train.name}_wdag_clusters", key="wcl_dl")
+                        figure_downloads(figf, f"{train.name}_wdag_fused", key="wfu_dl")
+                        fig = figure("cregions", wparams=wparams, order=order, wdag=wdag)
+                        st.plotly_chart(fig, key="wdag_cluster_regions")
+                        figure_downloads(fig, f"{train.name}_wdag_cluster_dags", key="wcr_dl")
+                        fig = figure("weights", wparams=wparams, order=order, wdag=wdag)
+                        st.plotly_chart(fig, key="wdag_weights")
+                        figure_downloads(fig, f"{train.name}_wdag_weights", key="wwm_dl")
+                        model_download(wdag, f"{train.name}_wdag", key="wdag_model")
+                    ctx.share(wdag)

@@ -193,12 +193,12 @@ class MethodPage:
     does not offer; ``imports``: the model types a user may load (default: the estimator; none: ());
     ``derive(values, inputs)``: estimator parameters computed from the widget
     values and the fit inputs (a bound relative to the smallest class, an option dict). Returning
-    None from ``prepare`` stops the page after its message. ``import_note``: said when an
-    imported model is shown. ``use_import(model, inputs)``: the model to show for an imported one (it,
+    None from ``prepare`` ends the page after its message (``run_page`` returns None).
+    ``import_note``: said when an imported model is shown. ``use_import(model, inputs)``: the model to show for an imported one (it,
     or one built from it), or None to fit the page's own instead (after a message); by default
     the imported model itself. ``on_fit_error(exc, train, inputs)``: a known
     ``ValueError`` of the fit explained by the page (returns True when it drew the explanation;
-    the page then stops without a model).
+    the page then ends without a model).
 
     ``estimator``: the class fitted, or the key of the page control whose choices map ids to
     classes (a form the user picks: that control comes first among ``params``). ``reference``:
@@ -566,9 +566,12 @@ def page_tabs(prefix: str, labels: Sequence[str]):
     return st.tabs(list(labels), key=widget, on_change=_tab_chosen, args=(bound, widget, tuple(labels)))
 
 
-def run_page(page: MethodPage) -> Context:
+def run_page(page: MethodPage) -> Context | None:
     """Run ``page``: everything a method page shows, in the same order on every page. Returns
-    the views' ``Context`` (a page may go on drawing after its declared views)."""
+    the views' ``Context`` (a page may go on drawing after its declared views), or None when
+    there is nothing to show (the data cannot be prepared, or no model came out: the frame said
+    why). The frame never stops the run: a stopped run leaves Streamlit's fragments and widgets
+    of earlier runs registered, and skips what runs at its end."""
     state.start_run()   # before any element: a page link on a fresh server is routed through the app here
     lesson = state.lesson_mode()
     st.session_state.pop(_TOP, None)
@@ -599,9 +602,29 @@ def run_page(page: MethodPage) -> Context:
                 parameter_widgets(page, inputs, values, params)
                 if page.controls is not None:
                     values.update(page.controls(full, values))
-    if inputs is None:
-        st.stop()
 
+    imported = model = reference = None
+    if inputs is not None:
+        imported, model, reference = _fitted(page, values, params, train, inputs, summary if lesson else None)
+    share_controls(page.share_key, model)
+    if model is None:
+        return None
+    if page.converged is not None and (not lesson or not getattr(model, "converged_", True)):
+        convergence_status(model, page.converged(model))   # a projector shows only a problem
+
+    ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson, full=full,
+                  reference=reference)
+    _draw_views(page, ctx)
+    if lesson and _TOP not in st.session_state:   # a view put its picture first: the page's words folded under it
+        with summary:
+            _folded_summary(page)
+    return ctx
+
+
+def _fitted(page: MethodPage, values: dict, params: dict, train: Dataset, inputs: Inputs, bar_box):
+    """``(imported, model, reference)``: the imported model shown, or the page's own cached fit
+    (with its progress bar in ``bar_box``, else here) and its reference; the model is None after
+    a message saying why there is none."""
     imported = model = reference = None
     estimator = page.estimator_for(values)
     with guard(page.fit_error):
@@ -619,7 +642,7 @@ def run_page(page: MethodPage) -> Context:
             if page.derive is not None:
                 params.update(page.derive(values, inputs))
             label = page.progress(train) if callable(page.progress) else page.progress
-            with summary if lesson else st.container():
+            with bar_box if bar_box is not None else st.container():
                 bar = Progress(label)   # Stop or a closed tab ends the fit inside the solver
             try:
                 model = cached_fit(estimator(**params), inputs.X, inputs.y, progress=bar, **inputs.fit_kw)
@@ -631,19 +654,7 @@ def run_page(page: MethodPage) -> Context:
                     raise
             finally:
                 bar.done()
-    share_controls(page.share_key, model)
-    if model is None:
-        st.stop()
-    if page.converged is not None and (not lesson or not getattr(model, "converged_", True)):
-        convergence_status(model, page.converged(model))   # a projector shows only a problem
-
-    ctx = Context(page, model, imported, values, params, train, test, inputs, ds, lesson, full=full,
-                  reference=reference)
-    _draw_views(page, ctx)
-    if lesson and _TOP not in st.session_state:   # a view put its picture first: the page's words folded under it
-        with summary:
-            _folded_summary(page)
-    return ctx
+    return imported, model, reference
 
 
 # ------------------------------------------------------------------ shared declarations

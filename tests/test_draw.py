@@ -320,3 +320,14 @@ def test_a_drawn_class_name_is_shown_as_text_in_the_drawings_warning():
     warning = next(w.value for w in at.warning if "add a second point" in w.value)
     assert link not in warning and "https://" not in warning
     assert "clickme" in warning
+
+
+def test_switching_to_draw_ends_the_run_and_forgets_the_other_source_s_widgets():
+    """The Draw source ends the page's run as runs end (no ``st.stop()``): the widgets of the
+    source shown before are forgotten, and the share panel is drawn."""
+    at = page_test("pages/1_Data.py").run()
+    assert not at.exception and "data_builtin_load" in at.session_state
+    at.radio(key="data.source").set_value("Draw").run()
+    assert not at.exception
+    assert "data_builtin_load" not in at.session_state
+    assert any(e.label == "Share this view" for e in at.sidebar.expander)

@@ -69,6 +69,7 @@ def boundary(ctx):
 
 def details(ctx):
     st.markdown("details for the notes")
+    st.checkbox("a view's own widget", key="mini_own")
     ctx.model_download()
     # a model this view builds itself goes into the lesson file instead of the page's fit
     ctx.share(BinarySVC(C=2.0, kernel="linear").fit(ctx.inputs.X, ctx.inputs.y))
@@ -302,3 +303,49 @@ def test_the_closed_model_panel_draws_no_uploader_and_a_loaded_model_keeps_it_op
     at.session_state[import_open_key("mini")] = False
     at.run()
     assert at.session_state[import_open_key("mini")] and at.get("file_uploader")   # a loaded model: open
+
+
+def test_no_page_or_frame_module_stops_the_run():
+    """A stopped run (``st.stop()``) leaves Streamlit's fragments and widgets of earlier runs
+    registered and skips what runs at its end: only the routing of a page link on a fresh server
+    (``state._serve_page_link_through_the_app``, which ran the page inside the app) may stop."""
+    import ast
+
+    from conftest import ROOT
+
+    stops = []
+    for path in [ROOT / "app.py", ROOT / "home.py", *sorted((ROOT / "pages").glob("*.py")),
+                 *sorted((ROOT / "svmviz_app").glob("*.py"))]:
+        tree = ast.parse(path.read_text(), str(path))
+        functions = {id(n): f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "stop"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "st"):
+                stops.append((path.relative_to(ROOT).as_posix(), functions.get(id(node))))
+    assert stops == [("svmviz_app/state.py", "_serve_page_link_through_the_app")]
+
+
+def _share_panel(at) -> bool:
+    return any(e.label == "Share this view" for e in at.sidebar.expander)
+
+
+def test_a_page_without_a_model_ends_its_run_and_forgets_the_views_of_the_last_one():
+    at = _mini().run()
+    assert not at.exception and "mini_own" in at.session_state
+    at.session_state["mini.C"] = -5.0   # the estimator refuses it: no model
+    at.run()
+    assert not at.exception and any("C must be" in e.value for e in at.error)
+    assert not any(m.value.startswith("support vectors") for m in at.markdown)
+    # the run ended as runs end: the widgets (and fragments) of views not drawn are forgotten
+    assert "mini_own" not in at.session_state
+    assert _share_panel(at)
+
+
+def test_data_that_cannot_be_prepared_ends_the_run_with_the_share_panel():
+    at = _mini().run()
+    assert "mini_own" in at.session_state
+    at.session_state["split.test"] = 0.01   # one test sample: no stratified split of two classes
+    at.run()
+    assert not at.exception and any("cannot prepare the data" in e.value for e in at.error)
+    assert "mini_own" not in at.session_state
+    assert _share_panel(at)

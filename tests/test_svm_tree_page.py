@@ -137,6 +137,25 @@ def test_an_imported_model_is_stepped_through_without_fitting():
     assert FITS.computed == fits
 
 
+
+def test_a_pair_with_nothing_to_step_through_ends_the_run_without_the_stepper():
+    """A tree without steps (its pair's training part held one class) says so, and the run ends
+    as runs end (no ``st.stop()``): the stepper's widgets and fragment of the last run are forgotten."""
+    from svmviz.data import split_and_normalize
+    from svmviz.models import SVMTreeClassifier
+
+    ds = _data()
+    at = page_test(PAGE, dataset=ds).run()
+    assert "tree.step_next" in at.session_state
+    tr, _ = split_and_normalize(ds, "none", 0.3, 0, True)
+    empty = SVMTreeClassifier().fit(tr.X, tr.y)
+    empty.trees_[0].trace = []
+    at.session_state["_svmviz_import_tree"] = (empty, "uploaded.json")
+    at.run()
+    assert not problems(at)
+    assert any("holds one class only" in i.value for i in at.info)
+    assert "tree.step_next" not in at.session_state
+
 def test_a_step_goes_to_the_convex_hulls_page():
     at = page_test(PAGE, dataset=_data()).run()
     at.button(key="tree.step_next").click().run()
