@@ -19,7 +19,9 @@ until its CPU time stops growing (what it does after the first page, e.g. warmin
 as "after"), as when students open the link some time after the server started. The CPU seconds of the server and of the browser
 (all its processes) for each visit and the load average are printed with every row: the machine
 is shared, so the latencies only mean something next to it, while the CPU seconds hold on a
-loaded machine too.
+loaded machine too. For each visit the number of forward messages (websocket frames) the page
+received before the first one drawing a Plotly chart is printed: what the server sends before
+the picture (the peer gets 3).
 
 ``--timeline`` prints for each visit when (seconds after navigation) the websocket opened, the
 last JavaScript file arrived, the first websocket message holding a Plotly figure arrived (its
@@ -110,6 +112,7 @@ class Timeline:
 
     def __init__(self, page, t0: float, server: subprocess.Popen):
         self.t0, self.ws_open, self.last_js, self.figure, self.figure_bytes = t0, None, None, None, 0
+        self.messages, self.before_figure = 0, None
         self.server, self.server_cpu0, self.server_cpu = server, cpu_s(server), None
         self.received, self.main_thread = 0, {}
         page.on("websocket", self._websocket)
@@ -133,9 +136,10 @@ class Timeline:
     def _frame(self, payload) -> None:
         data = payload if isinstance(payload, bytes) else payload.encode()
         self.received += len(data)
-        if self.figure is None and b'"layout"' in data:
-            self.figure, self.figure_bytes = self._now(), len(data)
+        if self.figure is None and is_chart(data):
+            self.figure, self.figure_bytes, self.before_figure = self._now(), len(data), self.messages
             self.server_cpu = cpu_s(self.server) - self.server_cpu0
+        self.messages += 1
 
     def _finished(self, request) -> None:
         if request.resource_type == "script":
@@ -146,11 +150,26 @@ class Timeline:
             return "—" if x is None else f"{x:.2f}"
         m = self.main_thread
         return (f"ws open {t(self.ws_open)}, last JS {t(self.last_js)}, figure message {t(self.figure)} "
-                f"({self.figure_bytes / 1e3:.0f} kB, server CPU until then {t(self.server_cpu)}; "
+                f"({self.figure_bytes / 1e3:.0f} kB, after {messages(self.before_figure)} forward messages, "
+                f"server CPU until then {t(self.server_cpu)}; "
                 f"{self.received / 1e3:.0f} kB over the websocket), "
                 f"plot drawn {t(plot)}; main thread until then: scripts {m.get('ScriptDuration', 0):.2f}, "
                 f"style+layout {m.get('RecalcStyleDuration', 0) + m.get('LayoutDuration', 0):.2f}, "
                 f"all tasks {m.get('TaskDuration', 0):.2f}")
+
+
+def is_chart(data: bytes) -> bool:
+    """Whether a websocket frame (one ForwardMsg) is a delta drawing a Plotly chart."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    msg = ForwardMsg()
+    msg.ParseFromString(data)
+    return (msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element"
+            and msg.delta.new_element.WhichOneof("type") == "plotly_chart")
+
+
+def messages(n: int | None) -> str:
+    return "—" if n is None else str(n)
 
 
 def visit(ctx, url: str, timeout_s: float, server: subprocess.Popen, trace: Path | None = None
@@ -273,7 +292,7 @@ def main() -> None:
             t_launch = time.perf_counter()
             proc = start_app_server(a.port, script=peer_serve if name == PEER else None)
             ready = time.perf_counter() - t_launch
-            rows, timelines, splits, after, quiet, plots = [], [], [], 0.0, None, []
+            rows, timelines, splits, after, quiet, plots, before = [], [], [], 0.0, None, [], []
             try:
                 # a 3 s window: on a loaded machine the warming thread can get less than 5% of a core for a second
                 started = None if a.at_ready else wait_quiet(lambda: cpu_s(proc), window_s=3.0)
@@ -293,6 +312,7 @@ def main() -> None:
                             splits.append(trace_split(trace))
                         rows.append(f"{fmt(plot):>9} {fmt(idle)} {cpu_s(proc) - c0:6.1f} {b:7.1f}")
                         plots.append(plot)
+                        before.append(timeline.before_figure)
                         timelines.append(timeline.line(plot))
                         url = link
                 finally:
@@ -302,6 +322,8 @@ def main() -> None:
                 stop_app_server(proc)
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"{name:<20}   {'   '.join(rows)}   {after:5.1f}   {start:>26}   {load}", flush=True)
+            print("    forward messages before the first chart: " + ", ".join(
+                f"{kind} {messages(n)}" for kind, n in zip(KINDS, before)), flush=True)
             if name == PEER:
                 peer_plots = plots
             elif peer_plots is not None:

@@ -40,3 +40,14 @@ def _points(x) -> int:
 def test_a_ratio_to_the_peer_needs_both_plots():
     assert bench.ratio(6.0, 3.0) == "2.00×"
     assert bench.ratio(None, 3.0) == "—" and bench.ratio(4.0, None) == "—"
+
+
+def test_a_chart_message_is_told_from_the_others():
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    chart, text, done = ForwardMsg(), ForwardMsg(), ForwardMsg()
+    chart.delta.new_element.plotly_chart.spec = '{"data": [], "layout": {}}'
+    text.delta.new_element.markdown.body = '"layout"'
+    done.script_finished = ForwardMsg.FINISHED_SUCCESSFULLY
+    assert bench.is_chart(chart.SerializeToString())
+    assert not bench.is_chart(text.SerializeToString()) and not bench.is_chart(done.SerializeToString())
