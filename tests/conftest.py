@@ -60,16 +60,6 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto``: one worker more than xdist's one per core. The browser and live-class tests spend
-    much of their time waiting (for a page, a server, a deliberate offline spell) with the CPU idle,
-    which the extra worker's tests fill. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
-    from xdist.plugin import pytest_xdist_auto_num_workers as per_core
-
-    return per_core(config) if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else per_core(config) + 1
-
-
 # Numba's on-disk cache, filled once before the tests run. On a fresh checkout every process that
 # fits a model compiles the SMO solver and the geometry routines (about 60 s of CPU; loading them
 # from the cache afterwards: about 0.5 s): each xdist worker and each Streamlit server the tests
