@@ -88,23 +88,18 @@ def _serve_page_link_through_the_app() -> None:
     """A session whose first run is a page link (``/SVM_Tree?...``) that Streamlit served the old
     ``pages/``-folder way, without ``app.py`` (it does so until some session of the server ran
     ``app.py``'s ``st.navigation``): before the page draws anything (pages call ``start_run``
-    first), this runs the app's navigation and the page inside it, as ``app.py`` does, then
-    stops the outer run. The sidebar lists the app's pages (Home first) and every later run goes
-    through ``app.py``. A page file that is itself the main script (an ``AppTest`` of one page)
-    runs on its own and is left alone."""
+    first), this runs ``app.py`` itself, which runs the app's navigation, the live-class box and
+    the page inside it, then stops the outer run. The sidebar lists the app's pages (Home first),
+    and every later run goes through ``app.py``. A page file that is itself the main script (an
+    ``AppTest`` of one page) runs on its own and is left alone."""
+    import runpy
     import sys
     from pathlib import Path
 
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     if main is None or Path(main).name != "app.py":
         return
-    from svmviz_app.navigation import app_navigation
-
-    page = app_navigation(lesson_mode())   # the page the link names
-    try:
-        page.run()      # as app.py runs it: its widgets get the ids of every later run
-    finally:
-        sync_url()
+    runpy.run_path(main)   # as a run of app.py: its widgets get the ids of every later run
     st.stop()           # the page ran inside the app's navigation: not a second time here
 
 

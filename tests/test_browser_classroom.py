@@ -80,7 +80,7 @@ def test_lesson_mode_hides_the_sidebar(streamlit_url, page, artifacts_dir):
 
 def test_a_page_link_opened_first_on_a_fresh_server_goes_through_the_app(page):
     """Streamlit serves a page URL the old pages/-directory way until some session ran app.py:
-    the state hooks were skipped and the first sidebar entry read "app"."""
+    the state hooks and the live-class box were skipped and the first sidebar entry read "app"."""
     from conftest import start_streamlit, stop_streamlit
 
     proc, url = start_streamlit()
@@ -91,6 +91,8 @@ def test_a_page_link_opened_first_on_a_fresh_server_goes_through_the_app(page):
         first = page.locator('[data-testid="stSidebarNav"] a').first.inner_text()
         assert first.strip().endswith("Home")
         assert "split.seed=4" in page.url   # the link's value was read and written back
+        # everything app.py draws around a page, the live-class box among it
+        assert page.locator('[data-testid="stSidebar"]').get_by_text("Live class").count() == 1
     finally:
         stop_streamlit(proc)
 
