@@ -50,7 +50,6 @@ SPLIT_DEFAULTS = {"split.norm": "none", "split.test": 0.3, "split.seed": 0, "spl
 SPLIT_BOUNDS = {"split.test": (0.0, 0.5), "split.seed": (0, 2**31 - 1)}
 #: characters of a link value quoted back in a note (a link can carry half a megabyte)
 QUOTE_CHARS = 60
-NORMALIZATIONS = METHODS
 
 
 # ------------------------------------------------------------------ run hooks (app.py)
@@ -333,9 +332,9 @@ def _init(key: str, default: Any, bounds: tuple[float, float] | None = None) -> 
             ss[key] = _decode(raw, default)
         except ValueError:
             _note(f"The link's value {quote(raw)} for {key} could not be used; the default is shown.")
-        if key == "split.norm" and ss[key] not in NORMALIZATIONS:
+        if key == "split.norm" and ss[key] not in METHODS:
             ss[key] = default   # the link then loses it: finish_run writes non-default values only
-            _note(f"The link's normalization {quote(raw)} is not one of {', '.join(NORMALIZATIONS)}; "
+            _note(f"The link's normalization {quote(raw)} is not one of {', '.join(METHODS)}; "
                   f"{default!r} is used.")
         v = ss[key]
         if bounds is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -508,7 +507,7 @@ def split_settings() -> SplitSettings:
     """The split and normalization chosen on the Data page (its bound ``split.*`` values)."""
     d = SPLIT_DEFAULTS
     norm = value("split.norm", d["split.norm"])
-    norm = norm if norm in NORMALIZATIONS else d["split.norm"]
+    norm = norm if norm in METHODS else d["split.norm"]
     lo, hi = SPLIT_BOUNDS["split.test"]
     test = round(min(max(float(value("split.test", d["split.test"])), lo), hi), 4)
     return SplitSettings(norm, test, int(value("split.seed", d["split.seed"])), bool(value("split.strat", d["split.strat"])))
