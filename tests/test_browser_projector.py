@@ -1,6 +1,9 @@
-"""Lesson mode as a projector shows it, in headless Chromium at 1280×720 and 1920×1080: the whole
-plot on the first screen under the step number, the explanation folded, no Streamlit chrome, and
-the arrow keys still stepping; on every method page the picture first. Screenshots go to
+"""Lesson mode as a projector shows it, in headless Chromium at 1280×720 and 1920×1080: on every
+method page the picture first, whole, under the step number, no Streamlit chrome; the SVM tree's
+explanation folded and the arrow keys stepping; read from the back row at 1920×1080 (every chart's
+data fill most of its plot area, equal scale only with the axes shrunk to the data's aspect, and
+every tick label, legend entry and axis title is at least 20 px). Each page and size is opened once
+for all of its checks (a page visit costs Chromium about 5 s of CPU). Screenshots go to
 test-artifacts/."""
 
 from __future__ import annotations
@@ -40,38 +43,69 @@ def _step_line(page):
     return page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="samples in play").first
 
 
-@pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
-def test_projector_view_fits_the_screen(streamlit_url, browser, artifacts_dir, width, height):
-    with _projector(browser, f"{streamlit_url}/SVM_Tree", width, height) as page:
-        plot = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
-        step = _step_line(page).bounding_box()
-        page.screenshot(path=str(artifacts_dir / f"projector_{width}x{height}.png"))
-        assert _step_line(page).inner_text().startswith("Step 1 of ")
-        # the step number above the plot, the whole plot on the first screen, and most of it
-        assert step["y"] + step["height"] <= plot["y"]
-        assert plot["y"] + plot["height"] <= height
-        assert plot["height"] >= 0.6 * height
-        _no_chrome(page)
-        # the full explanation is folded under the plot
-        expander = page.locator('[data-testid="stExpander"]').filter(has_text="Explanation of this step")
-        assert expander.count() == 1 and expander.bounding_box()["y"] >= plot["y"] + plot["height"]
-        assert not expander.locator('[data-testid="stAlert"]').first.is_visible()
-        # keyboard stepping
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
-            ".some(e => e.innerText.startsWith('Step 2 of '))", timeout=60000)
-
-
 # page, the text of its step line (None: a page without steps)
 PAGES = [("SVM_Tree", "Step 1 of "), ("Convex_Hulls", "Step 1 of "), ("Guard_Vectors", "Step 1 of "),
          ("Tree_Decomposition", "Step 1 of "), ("DAG_SVM", "Step 1 of "), ("Scatter_SVM", "Step 1 of "),
          ("Solvers", "Step 1 of ")]
+# the pages whose charts are measured for the back row (at 1920×1080)
+SLIDES = ("Solvers", "Convex_Hulls", "Guard_Vectors", "DAG_SVM")
+
+# For each chart of the page: per subplot holding at least 3 markers, the share of the plot
+# area's width and of its height that the markers span (the smaller: a chart stretched to the
+# page's width left its width empty beside data that filled its height); and the smallest
+# rendered font size of each kind of text.
+_MEASURE = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd.offsetWidth > 0).map(gd => {
+  const spans = [];
+  for (const sp of gd.querySelectorAll('.cartesianlayer > g.subplot')) {
+    const id = [...sp.classList].find(c => c !== 'subplot');
+    const area = gd.querySelector('.draglayer g.' + id + ' rect.nsewdrag');
+    if (!area) continue;
+    const a = area.getBoundingClientRect();
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity, n = 0;
+    for (const p of sp.querySelectorAll('.scatterlayer .point')) {
+      const q = p.getBoundingClientRect();
+      if (!q.width) continue;
+      x0 = Math.min(x0, q.left); x1 = Math.max(x1, q.right); y0 = Math.min(y0, q.top); y1 = Math.max(y1, q.bottom); n++;
+    }
+    if (n >= 3) spans.push(Math.min((x1 - x0) / a.width, (y1 - y0) / a.height));
+  }
+  const fonts = {};
+  for (const sel of ['.xtick text', '.ytick text', '.legendtext', '.g-xtitle text', '.g-ytitle text', '.annotation-text']) {
+    const s = [...gd.querySelectorAll(sel)].filter(t => t.textContent.trim())
+      .map(t => parseFloat(getComputedStyle(t).fontSize));
+    if (s.length) fonts[sel] = Math.min(...s);
+  }
+  return {spans, fonts};
+})"""
+
+
+def _read_from_the_back_row(page) -> None:
+    charts = page.evaluate(_MEASURE)
+    assert charts and any(c["spans"] for c in charts), charts
+    for chart in charts:
+        assert all(span >= 0.7 for span in chart["spans"]), chart
+        assert all(px >= 20 for px in chart["fonts"].values()), chart
+
+
+def _svm_tree_steps_from_the_keyboard(page, plot, height) -> None:
+    """The SVM tree's step line ("... samples in play") above the plot, most of the screen for
+    the plot, the full explanation folded under it, and the arrow keys stepping."""
+    step = _step_line(page).bounding_box()
+    assert _step_line(page).inner_text().startswith("Step 1 of ")
+    assert step["y"] + step["height"] <= plot["y"]
+    assert plot["height"] >= 0.6 * height
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Explanation of this step")
+    assert expander.count() == 1 and expander.bounding_box()["y"] >= plot["y"] + plot["height"]
+    assert not expander.locator('[data-testid="stAlert"]').first.is_visible()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
+        ".some(e => e.innerText.startsWith('Step 2 of '))", timeout=60000)
 
 
 @pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
 @pytest.mark.parametrize("name,step", PAGES)
-def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts_dir, name, step, width, height):
+def test_every_method_page_on_the_projector(streamlit_url, browser, artifacts_dir, name, step, width, height):
     with _projector(browser, f"{streamlit_url}/{name}", width, height) as page:
         page.screenshot(path=str(artifacts_dir / f"projector_{name}_{width}x{height}.png"))
         assert page.locator('[data-testid="stException"]').count() == 0
@@ -84,6 +118,10 @@ def test_the_picture_comes_first_on_every_page(streamlit_url, browser, artifacts
             box = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=step).first.bounding_box()
             assert box["y"] + box["height"] <= plot["y"]
         _no_chrome(page)
+        if name in SLIDES and (width, height) == (1920, 1080):
+            _read_from_the_back_row(page)
+        if name == "SVM_Tree":   # last: it steps the page
+            _svm_tree_steps_from_the_keyboard(page, plot, height)
 
 
 # a lesson link half-way through each method's steps

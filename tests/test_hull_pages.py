@@ -53,34 +53,37 @@ def test_convex_hulls_page(fourclass):
     assert len(at.get("plotly_chart")) == 2   # the zero-solution picture and the ‖w‖ curve
 
 
-# the guard-vector page needs separable data: the link names the hypercubes (its page tests are in test_guard.py);
-# Convex Hulls draws one picture in its first tab and the zero solution's two once that tab opens
-@pytest.mark.parametrize("path,name,tab", [("Convex_Hulls", "hulls_page", ZERO_TAB),
-                                           ("Guard_Vectors?data=hypercubes", "guard_page", None)])
-@pytest.mark.browser
-def test_pages_render_in_chromium(streamlit_url, page, artifacts_dir, path, name, tab):
-    page.set_viewport_size({"width": 1400, "height": 3400})  # Streamlit scrolls inside the app
-    page.goto(f"{streamlit_url}/{path}")
+def _rendered(page, url: str, shot: Path) -> None:
+    """``url`` drawn in a tall window (Streamlit scrolls inside the app), with no exception; a
+    full-page screenshot to ``shot``."""
+    page.set_viewport_size({"width": 1400, "height": 3400})
+    page.goto(url)
     wait_for_app(page, 240000)
     page.wait_for_selector(".js-plotly-plot", timeout=120000)
     wait_for_app(page, 120000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
-    if tab is not None:
-        page.get_by_role("tab", name=tab).click()   # computed once it opens
-        page.wait_for_selector("text=Predicted switch", timeout=240000)
-        wait_for_app(page, 240000)
-        assert page.locator('[data-testid="stException"]').count() == 0
-        page.screenshot(path=str(artifacts_dir / f"{name}_zero.png"), full_page=True)
+    page.screenshot(path=str(shot), full_page=True)
+
+
+@pytest.mark.browser
+def test_convex_hulls_renders_in_chromium_with_its_zero_solution_tab(streamlit_url, page, artifacts_dir):
+    """Convex Hulls draws one picture in its first tab and the zero solution's two once that tab opens."""
+    _rendered(page, f"{streamlit_url}/Convex_Hulls", artifacts_dir / "hulls_page.png")
+    page.get_by_role("tab", name=ZERO_TAB).click()   # computed once it opens
+    page.wait_for_selector("text=Predicted switch", timeout=240000)
+    wait_for_app(page, 240000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(artifacts_dir / "hulls_page_zero.png"), full_page=True)
     assert page.locator(".js-plotly-plot:visible").count() >= 2
 
 
 @pytest.mark.browser
-def test_click_on_a_point_selects_it(streamlit_url, page):
-    """Plotly click selection (st.plotly_chart on_select) chooses the point of the dual picture."""
-    page.goto(f"{streamlit_url}/Guard_Vectors?data=hypercubes")
-    wait_for_app(page, 240000)
-    page.wait_for_selector(".js-plotly-plot", timeout=120000)
+def test_guard_vectors_renders_in_chromium_and_a_click_on_a_point_selects_it(streamlit_url, page, artifacts_dir):
+    """The guard-vector page (on the hypercubes: it needs separable data; its page tests are in
+    test_guard.py) draws its pictures; Plotly click selection (st.plotly_chart on_select) chooses
+    the point of the dual picture. One visit for both (a page visit costs Chromium about 5 s of CPU)."""
+    _rendered(page, f"{streamlit_url}/Guard_Vectors?data=hypercubes", artifacts_dir / "guard_page.png")
+    assert page.locator(".js-plotly-plot:visible").count() >= 2
     # the dual picture's verdict ("Point i is a guard vector"), not the stepper's explanation above it
     verdict = page.locator('[data-testid="stAlert"]').filter(has_text=re.compile(r"^Point \d+ is")).first
     before = verdict.inner_text()
