@@ -219,7 +219,10 @@ if _publish not in state.AFTER_SYNC:
 
 
 def _apply(view: dict) -> None:
-    """Make the instructor's view this session's at the start of the next run."""
+    """Make the instructor's view this session's at the start of the next run, switching page there
+    when the instructor did (a fragment or a callback cannot change page)."""
+    if view.get("page", "") != st.session_state.get(_PAGE, ""):
+        st.session_state[_GOTO] = view.get("page", "")
     spec = view.get("spec") or ""
     if spec == state.current_spec():
         ds = state.current_dataset()
@@ -351,8 +354,6 @@ def _take_class(code: str, secret: str) -> None:
     if f.view:
         _apply(f.view)
         ss[_SENT] = f.view
-        if f.view.get("page", "") != ss.get(_PAGE, ""):
-            ss[_GOTO] = f.view.get("page", "")
 
 
 def _take_over() -> None:
@@ -405,6 +406,8 @@ def _join_typed() -> None:
 
 def _detach() -> None:
     live = _live()
+    if live["role"] == "student" and not live["detached"]:
+        _catch_up(live)
     live["detached"] = True
     if live["sid"] is None:   # a projector's view holds no seat
         return
@@ -412,6 +415,21 @@ def _detach() -> None:
         room_store().leave(live["code"], live["sid"])
     except RoomError:
         pass
+
+
+def _catch_up(live: dict) -> None:
+    """The room's view as this student's own, from a callback (the run after it draws it): the
+    browser may already show a step the session has not polled yet (the step element draws it from
+    the room), and a student who detaches keeps what the class is on."""
+    try:
+        f = room_store().follow(live["code"], live["sid"], since=live["version"], address=clients.address())
+    except RoomError:
+        return   # the room is gone or out of reach: the student keeps the view the session has
+    if f.view is None:
+        return
+    live["version"] = f.version
+    st.session_state[_APPLIED] = f.view
+    _apply(f.view)
 
 
 def _rejoin() -> None:
@@ -750,9 +768,6 @@ def _take(live: dict, version: int, view: dict) -> None:
     live["version"] = version
     st.session_state[_APPLIED] = view
     _apply(view)
-    page = view.get("page", "")
-    if page != st.session_state.get(_PAGE, ""):
-        st.session_state[_GOTO] = page   # switched in the app run: a fragment cannot change page
     st.rerun(scope="app")
 
 

@@ -176,3 +176,29 @@ def test_the_instructor_takes_the_class_to_another_device_with_a_resume_code():
     store.touch(code, live["token"])
     with pytest.raises(RoomAccessError):   # the first device drives no more
         store.touch(code, laptop.session_state[LIVE]["token"])
+
+
+def test_a_student_who_detaches_keeps_the_step_the_class_is_on(through_the_app):
+    """A following student's browser shows a new step before the student's session has taken it
+    (the step element draws it from the room; the session's poll comes at its next tick). Detach
+    then keeps the step the class is on, not the step the session last took."""
+    from svmviz.data import load_builtin
+
+    store = _store()
+    code, token = store.create_room()
+    teacher = page_test("app.py", dataset=load_builtin("fourclass_like"), spec="fourclass_like")
+    teacher.session_state[LIVE] = {"role": "instructor", "code": code, "token": token}
+    teacher.run()
+    teacher.switch_page("pages/2_SVM_Tree.py").run()
+    teacher.button(key="tree.step_next").click().run()
+    student = page_test("app.py")
+    student.query_params["room"] = code
+    student.run()   # switches to the instructor's page
+    student.run()
+    assert not problems(student) and student.session_state["tree.step"] == 1
+    teacher.button(key="tree.step_next").click().run()   # the class moves on; this session has not polled
+    assert teacher.session_state["tree.step"] == 2
+    student.button(key="live_detach").click().run()
+    assert not problems(student) and student.session_state[LIVE]["detached"]
+    assert student.session_state["tree.step"] == 2
+    assert student.query_params["tree.step"] == "2"   # the address bar too
