@@ -130,6 +130,11 @@ def test_readme_gives_the_venv_step_then_the_two_commands_each_in_a_code_block_a
     at = {cmd: next(i for i in in_code if lines[i] == cmd) for cmd in (venv, run_cmd, test_cmd)}
     assert at[venv] < at[run_cmd] < at[test_cmd]
     assert len(lines) <= 120 and "Chromium" in text[:text.index("## Where to click first")]
+    # the picture floats beside the opening paragraph, not beside a code block (which a renderer
+    # narrows beside it and cuts off, with a scroll bar, where the command should be read whole)
+    picture = next(i for i, line in enumerate(lines) if line.startswith("<img") and 'align="right"' in line)
+    intro = next(i for i, line in enumerate(lines) if line.startswith("svmviz is "))
+    assert picture < intro < lines.index("## Start") < min(fences)
     # the docs pages, each linked once; nothing points at a folder beside the repository
     docs = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
     assert docs and all(text.count(f"(docs/{name})") == 1 for name in docs)
