@@ -15,12 +15,12 @@ _HYPHEN_NUMBER = re.compile(r"(?<![\w.\-/=:^\\])(?:\\)?-\d")
 
 
 def _texts(at) -> list[str]:
-    """Every text the run shows: Markdown, captions, alerts, tables (headers and cells) and the
-    options of its select boxes."""
+    """Every text the run shows: Markdown, captions, alerts, tables (headers and text cells; a
+    column of numbers is the grid's to format) and the options of its select boxes."""
     out = [str(el.value) for kind in ("markdown", "caption", "info", "warning", "success", "error")
            for el in getattr(at, kind)]
-    out += [" ".join(map(str, df.value.columns)) + " " + " ".join(df.value.astype(str).to_numpy().ravel())
-            for df in at.dataframe]
+    out += [" ".join(map(str, df.value.columns)) + " " + " ".join(
+        df.value.select_dtypes(exclude=["number", "bool"]).astype(str).to_numpy().ravel()) for df in at.dataframe]
     out += [" ".join(map(str, box.options)) for box in at.selectbox]
     return out
 
@@ -65,3 +65,31 @@ def test_a_page_announces_its_sample_of_the_data_without_its_seed():
 
     at = AppTest.from_function(_bounded_page).run()
     assert not problems(at) and "10 of the 50" in at.info[0].value and "seed" not in at.info[0].value
+
+
+def test_class_minus_one_is_written_with_the_minus_sign_on_the_data_and_guard_vector_pages():
+    """The Data page's legend said "−1" beside "-1 (test)" and its table "-1"; Guard Vectors'
+    point picker and table "class -1" beside figures saying "class −1"."""
+    data = _minus_one_data("upload: blobs.csv")
+    for page in ("pages/1_Data.py", "pages/4_Guard_Vectors.py"):
+        at = page_test(page, dataset=data).run()
+        assert not problems(at)
+        texts = _texts(at)
+        assert any("−1" in t for t in texts) and not any(_HYPHEN_NUMBER.search(t) for t in texts), (
+            page, [t for t in texts if _HYPHEN_NUMBER.search(t)])
+        if page == "pages/1_Data.py":
+            import json
+
+            names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+            assert "−1 (test)" in names and not any(_HYPHEN_NUMBER.search(n) for n in names), names
+
+
+def test_the_guard_vector_explanation_writes_negative_slopes_with_the_minus_sign():
+    from svmviz.models.guard import dual_view
+
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(-1, 0.6, (15, 2)), rng.normal(1, 0.6, (15, 2))])
+    y = np.repeat([-1, 1], 15)
+    texts = [dual_view(X, y, i).explanation for i in range(len(X))]
+    assert any("slope" in t and "−" in t for t in texts)
+    assert not any(_HYPHEN_NUMBER.search(t) for t in texts), [t for t in texts if _HYPHEN_NUMBER.search(t)]

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from svmviz import limits
-from svmviz.data import signed
+from svmviz.data import minus_signs, signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.models.svm_tree import SLIVER_MAX, decided_counts
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
@@ -182,11 +182,6 @@ def _short(v: float) -> float:
     return float(f"{v:.7g}")
 
 
-def _minus(text: str) -> str:
-    """``text`` with every negative number written with the minus sign (U+2212)."""
-    return re.sub(r"(?<![\w.])-(?=\d)", "−", text)
-
-
 def _cand_color(label: str) -> str:
     return CAND_COLORS.get(label.strip("−").split("⊥")[0], "#555")
 
@@ -316,7 +311,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     layout["yaxis"].update(range=[float(lo[1]), float(hi[1])], constrain="domain")
     # legend to the right of the axes (never over the plot or an axis title), its entries short
     # (``LEGEND_CHARS``): the axes keep the width
-    layout["title"]["subtitle"] = dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))
+    layout["title"]["subtitle"] = dict(text=_wrap(minus_signs(step.note), 90), font=dict(size=SUBTITLE_SIZE))
     layout["margin"].update(t=100, r=10, b=50)
     layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", groupclick="toggleitem")
     if notes:
