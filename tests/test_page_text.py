@@ -93,3 +93,11 @@ def test_the_guard_vector_explanation_writes_negative_slopes_with_the_minus_sign
     texts = [dual_view(X, y, i).explanation for i in range(len(X))]
     assert any("slope" in t and "−" in t for t in texts)
     assert not any(_HYPHEN_NUMBER.search(t) for t in texts), [t for t in texts if _HYPHEN_NUMBER.search(t)]
+
+
+def test_the_svm_tree_explanation_writes_an_infinite_threshold_as_infinity():
+    """"w ≠ 0 only for C_k between 0.01 and D_k* = inf" (the other centroid outside every reduced
+    hull of the hard class): "∞", as the zero-solution table and text beside it say."""
+    from svmviz.models._svm_tree_explain import _g
+
+    assert _g(np.inf) == "∞" and _g(-0.5) == "−0.5" and _g(1234.5) == "1.23e+03"
