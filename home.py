@@ -9,7 +9,9 @@ import streamlit as st
 from svmviz_app.navigation import PAGES, page_exists
 from svmviz.data.builtins import fourclass_note
 from svmviz_app.state import current_spec, split_settings
-from svmviz_app.widgets import data_sidebar, guard, plain
+from svmviz.data.dataset import counted
+from svmviz.plots.common import minus_sign
+from svmviz_app.widgets import data_sidebar, guard, plain, shown_source
 
 st.title("svmviz")
 st.write("Explore five support-vector-machine methods step by step. Every picture is computed by a "
@@ -28,9 +30,11 @@ for fname, title, line in PAGES:
 st.subheader("Current data")
 with guard("cannot load the default data set"):
     ds = data_sidebar()
-    counts = ", ".join(f"{plain(name)}: {k}" for name, k in zip(ds.class_names, ds.class_counts().values()))
-    st.markdown(f"**{plain(ds.name)}** — {ds.n_samples} samples × {ds.n_features} features; classes {counts}.  \n"
-                f"Source: {plain(ds.source)}. Prepared as: {split_settings().describe()}.")
+    # as the sidebar says it: no server path, no generator's Python name or seed, "−1" for -1
+    counts = ", ".join(f"{plain(minus_sign(name))}: {k}" for name, k in zip(ds.class_names, ds.class_counts().values()))
+    st.markdown(f"**{plain(ds.name)}** — {counted(ds.n_samples, 'sample')} × {counted(ds.n_features, 'feature')}; "
+                f"classes {counts}.  \nSource: {plain(shown_source(ds.source))}. Prepared as: "
+                f"{split_settings().describe()}.")
     st.page_link("pages/1_Data.py", label="Change it on the Data page")
     if current_spec() == "fourclass_like" and (note := fourclass_note()):
         st.info(note)

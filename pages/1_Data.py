@@ -10,6 +10,7 @@ from svmviz.data import BUILTINS, METHODS, load_builtin
 from svmviz.data.builtins import fourclass_note
 from svmviz.data.dataset import counted
 from svmviz.data.generators import GENERATORS, generate
+from svmviz.plots.common import minus_sign
 from svmviz.plots.data import plot_dataset
 from svmviz_app import state
 from svmviz_app.budget import upload_mb
@@ -119,8 +120,8 @@ else:
         labels = ds.classes.tolist()
         whole, in_train = ds.class_counts(), train.class_counts()  # once each, not once per class
         counts = pd.DataFrame({
-            "class": [str(c) for c in ds.class_names],
-            "label": [str(c) for c in labels],
+            "class": [minus_sign(c) for c in ds.class_names],   # "−1", as the plot's legend
+            "label": [minus_sign(c) for c in labels],
             "samples": [whole[c] for c in labels],
             "train": [in_train.get(c, 0) for c in labels],
         })

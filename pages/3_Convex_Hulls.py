@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from svmviz.data import BUILTINS, Dataset, load_builtin, signed
+from svmviz.data.dataset import counted
 from svmviz.geometry import (mu_to_nu, nearest_point_to, nearest_points, nu_to_mu, reduced_convex_hull, reduced_hulls_intersect,
                              w_norm_sweep, zero_solution_report)
 from svmviz.geometry.mu_walk import explain_step, mu_walk, step_summary, walk_step
@@ -211,8 +212,10 @@ def hulls(ctx) -> None:
         walk_stepper(X, y, nu, names, labels, ctx.lesson, ctx.imported)
         if ctx.lesson:
             return
+        n_weighted = int(np.ceil(1 / mu - 1e-12))
         st.markdown(f"μ = 2/(ν·m) = 2/({nu:.3f}·{len(y)}) = **{mu:.4g}** — each weight λᵢ ≤ μ, so at least "
-                    f"⌈1/μ⌉ = {int(np.ceil(1 / mu - 1e-12))} points of each class carry weight.")
+                    f"⌈1/μ⌉ = {counted(n_weighted, 'point')} of each class {'carries' if n_weighted == 1 else 'carry'} "
+                    "weight.")
         if ctx.imported is not None:
             st.caption(f"Purple dash-dot: the imported {type(ctx.imported).__name__} (ν = {ctx.imported.nu:g}, "
                        f"{len(getattr(ctx.imported, 'support_', []))} support vectors), drawn on the two features "

@@ -9,6 +9,7 @@ import streamlit as st
 
 from svmviz.data import Dataset
 from svmviz.data.generators import hypercubes
+from svmviz.plots.common import minus_sign
 from svmviz.errors import DataError
 from svmviz.geometry import hulls_intersect
 from svmviz.models.guard import GuardVectorSVC, dual_view
@@ -207,7 +208,7 @@ def point_and_dual(ctx) -> None:
     with left:
         sel = st.selectbox("point to examine (or click one in the chart)", points,
                            **bind("guard.point", first_guard, options=points),
-                           format_func=lambda i: f"{i}: class {names[(y_pm[i] + 1) // 2]}"
+                           format_func=lambda i: f"{i}: class {minus_sign(names[(y_pm[i] + 1) // 2])}"
                                                  + (" — guard vector" if g[i] else ""))
         with guard("cannot draw the guard vectors"):
             ctx.figure(shared_figure(plot_guard_vectors, model, X, yv, sel, list(names), tuple(fnames[:2])),
@@ -236,7 +237,7 @@ def every_point(ctx) -> None:
     st.subheader("Every point")
     alpha = np.zeros(len(X))
     alpha[model.support_] = np.abs(model.dual_coef_[0])
-    table = pd.DataFrame({"point": np.arange(len(X)), "class": [names[(c + 1) // 2] for c in y_pm],
+    table = pd.DataFrame({"point": np.arange(len(X)), "class": [minus_sign(names[(c + 1) // 2]) for c in y_pm],
                           fnames[0]: X[:, 0], fnames[1]: X[:, 1], "tested": model.tested_,
                           "status": model.lp_status_, "guard vector": model.guard_vectors_,
                           "support vector": np.isin(np.arange(len(X)), model.support_), "α": alpha})

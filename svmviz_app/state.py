@@ -496,11 +496,14 @@ class SplitSettings:
     stratify: bool = True
 
     def describe(self) -> str:
+        """The settings as every page's caption says them: the seed only when it was changed (a
+        class reads "seed 0" as noise; another seed is a choice worth saying)."""
         norm = "not normalized" if self.normalization == "none" else NORMALIZATION_LABELS[self.normalization]
         if self.test_size == 0:
             return f"all samples for training, {norm}"
         kind = "stratified" if self.stratify else "random"
-        return f"{kind} {1 - self.test_size:.0%}/{self.test_size:.0%} split (seed {self.seed}), {norm}"
+        seed = "" if self.seed == SPLIT_DEFAULTS["split.seed"] else f" (split seed {self.seed})"
+        return f"{kind} {1 - self.test_size:.0%}/{self.test_size:.0%} split{seed}, {norm}"
 
 
 def split_settings() -> SplitSettings:

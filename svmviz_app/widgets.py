@@ -449,7 +449,7 @@ def bounded(ds: Dataset, max_samples: int, what: str, seed: int = 0) -> Dataset:
     except DataError:
         keep = np.random.default_rng(seed).choice(ds.n_samples, max_samples, replace=False)
     st.info(f"{what} works on at most {max_samples:,} samples: showing a stratified sample of "
-            f"{max_samples:,} of the {ds.n_samples:,} (seed {seed}).")
+            f"{max_samples:,} of the {ds.n_samples:,}.")
     return ds.subset(np.sort(keep), check_classes=False)
 
 

@@ -2,9 +2,9 @@
 method page the picture first, whole, under the step number, no Streamlit chrome; the SVM tree's
 explanation folded and the arrow keys stepping; read from the back row at 1920×1080 (every chart's
 data fill most of its plot area, equal scale only with the axes shrunk to the data's aspect, and
-every tick label, legend entry and axis title is at least 20 px). Each page and size is opened once
-for all of its checks (a page visit costs Chromium about 5 s of CPU). Screenshots go to
-test-artifacts/."""
+every tick label, legend entry and axis title is at least 20 px); the SVM tree's legend narrow and
+showing the chosen line's entry. Each page and size is opened once for all of its checks (a page
+visit costs Chromium about 5 s of CPU). Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -87,6 +87,32 @@ def _read_from_the_back_row(page) -> None:
         assert all(px >= 20 for px in chart["fonts"].values()), chart
 
 
+# The step plot's legend: its box and the chart's, and each entry's box with the widest line its
+# symbol draws (the chosen line is the bold one).
+_LEGEND = """() => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g => g.offsetWidth > 0);
+  const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width});
+  return {chart: box(gd.getBoundingClientRect()),
+          legend: box(gd.querySelector('g.legend rect.bg').getBoundingClientRect()),
+          entries: [...gd.querySelectorAll('g.legend g.traces')].map(t => ({
+            text: t.textContent, ...box(t.getBoundingClientRect()),
+            line: Math.max(0, ...[...t.querySelectorAll('.legendlines path')].map(
+              p => parseFloat(getComputedStyle(p).strokeWidth) || 0))}))};
+}"""
+
+
+def _svm_tree_legend_beside_the_plot(page) -> None:
+    """The SVM tree's legend takes a fifth of the chart's width at most (at 1280 px it took a
+    third) and shows the entry of the step's chosen line (the bold one) inside its box."""
+    seen = page.evaluate(_LEGEND)
+    chart, legend = seen["chart"], seen["legend"]
+    assert legend["width"] <= 0.2 * chart["width"], seen
+    chosen = max(seen["entries"], key=lambda e: e["line"])
+    assert chosen["line"] >= 4, seen
+    assert (legend["left"] - 1 <= chosen["left"] and chosen["right"] <= min(legend["right"], chart["right"]) + 1
+            and legend["top"] - 1 <= chosen["top"] and chosen["bottom"] <= legend["bottom"] + 1), seen
+
+
 def _svm_tree_steps_from_the_keyboard(page, plot, height) -> None:
     """The SVM tree's step line ("... samples in play") above the plot, most of the screen for
     the plot, the full explanation folded under it, and the arrow keys stepping."""
@@ -121,6 +147,7 @@ def test_every_method_page_on_the_projector(streamlit_url, browser, artifacts_di
         if name in SLIDES and (width, height) == (1920, 1080):
             _read_from_the_back_row(page)
         if name == "SVM_Tree":   # last: it steps the page
+            _svm_tree_legend_beside_the_plot(page)
             _svm_tree_steps_from_the_keyboard(page, plot, height)
 
 

@@ -97,6 +97,7 @@ def test_each_step_is_said_in_one_sentence_and_explained_with_its_numbers(walked
     text = explain_step(walk, steps[-1], len(walk) - 1)
     assert f"{steps[-1].distance:.4g}" in text and f"{walk.mu_star:.4g}" in text and "last step" in text
     assert f"{len(steps[-1].reduced_a)} (class +1)" in text
+    assert walk.mus[0] == 1 and "⌈1/μ⌉ = 1 point of its class" in explain_step(walk, steps[0], 0)   # not "1 points"
 
 
 def test_a_walk_below_the_smallest_class_s_reduced_hull_is_refused():

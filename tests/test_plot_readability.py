@@ -60,7 +60,7 @@ def test_step_figure_legend_regions_and_one_highlighted_candidate(greedy_tree):
     assert fig.layout.title.font.size >= 20 and fig.layout.legend.font.size >= 14
     assert fig.layout.title.subtitle.text and fig.layout.title.subtitle.font.size >= 14
     step = model.trees_[0].trace[k]
-    lines = [t for t in fig.data if getattr(t, "mode", None) == "lines" and ": " in (t.name or "")]
+    lines = [t for t in fig.data if getattr(t, "mode", None) == "lines" and " leaves out " in (t.name or "")]
     assert sum(not c.zero_solution for c in step.candidates) > 4   # greedy level 1: many candidates
     shown = [t for t in lines if t.visible in (None, True)]
     assert len(shown) == 1 and shown[0].line.width == 5   # the chosen one only; the others on demand

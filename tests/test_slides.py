@@ -94,6 +94,29 @@ def test_svm_tree_legend_lists_the_chosen_line_first():
     assert all(min(ranks) < (1000 if t.legendrank is None else t.legendrank) for t in listed if t is not first)
 
 
+def test_svm_tree_legend_entries_are_short():
+    """The step's legend sits beside the axes: every entry and group title at most LEGEND_CHARS
+    characters (entries of 34 took a third of the chart at 1280 px), what they leave out said on
+    hover; at a later step (regions decided earlier, samples left out before) with every overlay."""
+    from svmviz.models import SVMTreeClassifier
+    from svmviz.plots.svm_tree import LEGEND_CHARS, step_spec
+
+    rng = np.random.default_rng(7)
+    angle, radius = rng.uniform(0, 2 * np.pi, 60), rng.uniform(1.0, 1.5, 60)
+    X = np.vstack([np.c_[radius * np.cos(angle), radius * np.sin(angle)], rng.normal(0, 0.35, (60, 2))])
+    y = np.repeat([-1, 1], 60)
+    for greedy in (0, 1):
+        model = SVMTreeClassifier(greedy_level=greedy, C_hard=100.0).fit(X, y)
+        for k in range(len(model.trees_[0].trace)):
+            data = step_spec(model, X, y, k, overlays=("rch", "centroid", "nearest"))["data"]
+            listed = [t for t in data if t.get("showlegend") is not False and t.get("name")]
+            texts = [t["name"] for t in listed] + [t["legendgrouptitle"]["text"] for t in listed
+                                                   if "legendgrouptitle" in t]
+            assert all(len(text) <= LEGEND_CHARS for text in texts), texts
+            lines = [t for t in listed if t.get("mode") == "lines" and "leaves out" in t["name"]]
+            assert lines and all("hard " in t["hovertemplate"] for t in lines)
+
+
 def test_dag_diagram_colours_each_class_as_the_region_map_does():
     from svmviz.models.dag import DAGSVC, PairwiseVotingSVC
     from svmviz.plots.common import class_color

@@ -333,8 +333,8 @@ def test_step_figure_shows_the_step(model, split):
     assert fig.layout.title.text.startswith(f"Step {k + 1} of {len(model.trace_)}")
     chosen = step.candidates[step.chosen]
     bold = [t for t in fig.data if t.type == "scatter" and t.mode == "lines" and t.line.width == 5]
-    assert len(bold) == 1 and bold[0].name.startswith(chosen.label + ":")
-    removed = next(t for t in fig.data if (t.name or "").startswith("removed by this step"))
+    assert len(bold) == 1 and bold[0].name.startswith(chosen.label + " leaves out")
+    removed = next(t for t in fig.data if (t.name or "").startswith("removed ("))
     assert len(removed.x) == len(step.removed)
     texts = {a.text for a in fig.layout.annotations}
     drawn = [c for c in step.candidates if not c.zero_solution]

@@ -523,7 +523,7 @@ def test_a_sliver_node_is_marked_in_the_stepper_and_its_picture():
         spec = json.loads(at.get("plotly_chart")[0].proto.spec)
         on_plot = any("sliver" in a.get("text", "") for a in spec["layout"].get("annotations", []))
         warned = [w.value for w in at.warning if "Sliver: this node decides only" in w.value]
-        removed = [t for t in spec["data"] if t.get("name", "").startswith("removed by this step (")]
+        removed = [t for t in spec["data"] if t.get("name", "").startswith("removed (")]
         n = int(removed[0]["name"].split("(")[1].split(")")[0]) if removed else None
         sliver = n is not None and n <= 5 and "chose " in _step_caption(at)
         assert bool(warned) == on_plot == sliver, (k, n, warned)

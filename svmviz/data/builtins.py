@@ -99,7 +99,7 @@ def _sklearn(name: str) -> Callable[[], Dataset]:
 
 
 BUILTINS: dict[str, Builtin] = {
-    "fourclass": Builtin("fourclass (LIBSVM)", "862 points, 2 interlocking classes, scaled to [-1, 1]",
+    "fourclass": Builtin("fourclass (LIBSVM)", "862 points, 2 interlocking classes, scaled to [−1, 1]",
                          load_fourclass),
     "fourclass_like": Builtin("fourclass-like (generated)", "800 points, 2 interlocking classes in [-1, 1]²",
                               _generated("fourclass_like")),

@@ -158,6 +158,12 @@ def signed(v: int) -> str:
     return f"{int(v):+d}".replace("-", "\u2212")
 
 
+def minus_signs(text: str) -> str:
+    """``text`` with every negative number written with the minus sign (U+2212): "−116", as the
+    class labels beside it; a hyphen inside a word or a range ("x-1", "1-2") stays."""
+    return re.sub(r"(?<![\w.])-(?=\d)", "\u2212", text)
+
+
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural unless n is 1: "1 node", "3 nodes", "2 classes"."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from svmviz.data.dataset import counted
 from svmviz.errors import ParameterError
 from svmviz.geometry.hull_lp import min_mu_intersecting
 from svmviz.geometry.hulls import convex_hull, mu_to_nu, nearest_points, reduced_convex_hull
@@ -149,7 +150,7 @@ def explain_step(walk: MuWalk, step: MuStep, k: int) -> str:
     """Step ``k`` in words, with the numbers its picture shows (plain text, paragraphs)."""
     n_weighted = int(np.ceil(1 / step.mu - 1e-12))
     parts = [f"μ = {step.mu:.4g} (ν = 2/(μ·m) = 2/({step.mu:.4g}·{walk.m}) = {step.nu:.4g}): every weight "
-             f"λᵢ ≤ μ, so each reduced hull mixes at least ⌈1/μ⌉ = {n_weighted} points of its class; its "
+             f"λᵢ ≤ μ, so each reduced hull mixes at least ⌈1/μ⌉ = {counted(n_weighted, 'point')} of its class; its "
              f"polygons have {len(step.reduced_a)} (class +1) and {len(step.reduced_b)} (class −1) vertices."]
     if np.isfinite(walk.mu_star):
         parts.append(f"The threshold μ* = {walk.mu_star:.4g} (ν* = {mu_to_nu(walk.mu_star, walk.m):.4g}) comes "

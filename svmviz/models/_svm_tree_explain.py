@@ -14,7 +14,8 @@ from svmviz.models._svm_tree_build import margin, tie_tolerance
 
 
 def _g(v: float) -> str:
-    return f"{v:.3g}"
+    """A number of the explanation: 3 digits, "∞" for an infinite threshold (never "inf"), the minus sign."""
+    return "∞" if v == np.inf else "−∞" if v == -np.inf else f"{v:.3g}".replace("-", "−")
 
 
 def _names(tree) -> dict:

@@ -48,6 +48,7 @@ from scipy import sparse
 from sklearn.utils.multiclass import type_of_target
 
 from svmviz import limits
+from svmviz.data.dataset import minus_signs
 from svmviz.errors import DataError, ParameterError, ProblemTooLargeError
 from svmviz.geometry.hull_lp import hulls_intersect
 from svmviz.geometry.hulls import hull_masks
@@ -666,16 +667,16 @@ def _explain(i: int, orients) -> str:
     lines = []
     for o in orients:
         if o.feasible:
-            lo = "−∞" if not np.isfinite(o.lo) else f"{o.lo:.4g}"
-            hi = "+∞" if not np.isfinite(o.hi) else f"{o.hi:.4g}"
+            lo = "−∞" if not np.isfinite(o.lo) else minus_signs(f"{o.lo:.4g}")
+            hi = "+∞" if not np.isfinite(o.hi) else minus_signs(f"{o.hi:.4g}")
             lines.append(f"Orientation {names[o.sigma]}: feasible — every line through point {i} "
                          f"with slope in [{lo}, {hi}] keeps all points on their side.")
         elif o.j_vertical >= 0:
             lines.append(f"Orientation {names[o.sigma]}: infeasible — point {o.j_vertical} lies "
                          f"straight above/below point {i} on the wrong side of every such line.")
         else:
-            lines.append(f"Orientation {names[o.sigma]}: infeasible — point {o.j_lo} needs slope "
-                         f"≥ {o.lo:.4g} but point {o.j_hi} needs slope ≤ {o.hi:.4g}.")
+            lines.append(minus_signs(f"Orientation {names[o.sigma]}: infeasible — point {o.j_lo} needs slope "
+                                     f"≥ {o.lo:.4g} but point {o.j_hi} needs slope ≤ {o.hi:.4g}."))
     verdict = (f"Point {i} is a guard vector." if any(o.feasible for o in orients) else
                f"Point {i} is not a guard vector: no line through it separates the classes.")
     return verdict + "\n\n" + "\n\n".join(lines)

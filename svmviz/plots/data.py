@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from svmviz.data.dataset import Dataset
+from svmviz.data.dataset import Dataset, counted
 from svmviz.errors import DataError
-from svmviz.plots.common import (SYMBOLS, Plane, add_class_scatter, base_layout, class_color, note_sample,
-                                 user_text, point_trace, sample_index)
+from svmviz.plots.common import (SYMBOLS, Plane, add_class_scatter, base_layout, class_color, class_text,
+                                 note_sample, user_text, point_trace, sample_index)
 
 
 def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
@@ -49,11 +49,11 @@ def plot_dataset(ds: Dataset, features=(0, 1), method: str = "features",
             m = ty == c
             if m.any():
                 fig.add_trace(point_trace(
-                    len(ty), x=T[m, 0], y=T[m, 1], mode="markers", name=f"{user_text(ds.class_names[k])} (test)",
+                    len(ty), x=T[m, 0], y=T[m, 1], mode="markers", name=f"{class_text(ds.class_names[k])} (test)",
                     marker=dict(color=class_color(k, len(classes)), size=8,
                                 symbol=SYMBOLS[k % len(SYMBOLS)] + "-open", line=dict(width=1.5))))
     view = "" if d <= 2 else (" — PCA plane" if method == "pca" else f" — features {labels[0]}, {labels[1]}")
-    counts = (f"{ds.n_samples} samples" if test is None else
-              f"{ds.n_samples} training + {test.n_samples} test samples")
-    return base_layout(fig, f"{user_text(title or ds.name)}: {counts}, {d} features{view}", labels[0], labels[1],
+    counts = (counted(ds.n_samples, "sample") if test is None else
+              f"{ds.n_samples} training + {counted(test.n_samples, 'test sample')}")
+    return base_layout(fig, f"{user_text(title or ds.name)}: {counts}, {counted(d, 'feature')}{view}", labels[0], labels[1],
                        equal=d == 2)

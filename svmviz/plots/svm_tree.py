@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from svmviz import limits
-from svmviz.data import signed
+from svmviz.data import minus_signs, signed
 from svmviz.geometry.hulls import nearest_point_to, reduced_convex_hull
 from svmviz.models.svm_tree import SLIVER_MAX, decided_counts
 from svmviz.plots.common import (LEGEND_SIZE, NEG_COLOR, POS_COLOR, SUBTITLE_SIZE, TEMPLATE, TITLE_SIZE, Plane,
@@ -31,6 +31,10 @@ PRUNED_TEXT, PRUNED_FILL = "#555555", "#eeeeee"
 #: Above this many candidate lines (greedy level 1 has up to 12) only the chosen one is drawn; the
 #: others are a click on their legend entry away, so the picture shows the decision, not a fan.
 MAX_SHOWN_CANDIDATES = 4
+#: The longest legend entry of a step (characters): the legend sits beside the axes and takes at
+#: most a fifth of the chart's width at 1280 px, with the projector's 20 px text too (entries of
+#: 34 characters took a third). What an entry leaves out is in its hover and the step's tables.
+LEGEND_CHARS = 20
 CAND_COLORS = {"a": "#d62728", "b": "#9467bd", "c": "#2ca02c", "d": "#ff7f0e"}
 
 
@@ -178,19 +182,14 @@ def _short(v: float) -> float:
     return float(f"{v:.7g}")
 
 
-def _minus(text: str) -> str:
-    """``text`` with every negative number written with the minus sign (U+2212)."""
-    return re.sub(r"(?<![\w.])-(?=\d)", "−", text)
-
-
 def _cand_color(label: str) -> str:
     return CAND_COLORS.get(label.strip("−").split("⊥")[0], "#555")
 
 
-def _line_trace(w, t, plane, lo, hi, name, color, width, dash, text=None, visible=True, opacity=1.0):
-    """The line w·x = t inside the box as a Plotly trace dict, its label (``text``) as an
-    annotation dict or None, the segment and the line's normal in the plane; None when the line
-    misses the box."""
+def _line_trace(w, t, plane, lo, hi, name, color, width, dash, text=None, visible=True, opacity=1.0, hover=None):
+    """The line w·x = t inside the box as a Plotly trace dict (``hover``: what the pointer shows on
+    it, default its ``name``), its label (``text``) as an annotation dict or None, the segment and
+    the line's normal in the plane; None when the line misses the box."""
     a, c = _line_in_plane(w, t, plane)
     seg = _clip_line(a, c, lo, hi)
     if seg is None:
@@ -198,7 +197,11 @@ def _line_trace(w, t, plane, lo, hi, name, color, width, dash, text=None, visibl
     (x1, y1), (x2, y2) = seg
     # end points to 7 digits and Plotly's defaults left out: a step draws up to 20 lines
     trace = dict(type="scatter", x=[_short(x1), _short(x2)], y=[_short(y1), _short(y2)], mode="lines", name=name,
-                 line=dict(color=color, width=width, dash=dash), hoverinfo="name")
+                 line=dict(color=color, width=width, dash=dash))
+    if hover is None:
+        trace["hoverinfo"] = "name"
+    else:
+        trace["hovertemplate"] = f"{hover}<extra></extra>"
     if visible is not True:
         trace["visible"] = visible
     if opacity != 1:
@@ -239,7 +242,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     by_label = {-1: [], 1: []}
     for label, poly in decided_regions(tree.nodes[:k], plane, lo, hi):
         by_label[label].append(poly)
-    data = _region_traces(tree, by_label, " by earlier nodes")
+    data = _region_traces(tree, by_label)   # at step k: decided by the nodes before it
     notes = []
     out = np.setdiff1d(np.flatnonzero(in_pair), step.active)
     if out.size:
@@ -261,7 +264,8 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     if step.removed.size:
         r = step.removed
         data.append(dict(type="scatter", x=P2[r, 0], y=P2[r, 1], mode="markers",
-                         name=f"removed by this step ({len(r)})" + (" — a sliver" if sliver else ""),
+                         name=f"removed ({len(r)})" + (": sliver" if sliver else ""),
+                         hovertemplate="removed by this step<extra></extra>",
                          marker=dict(symbol="circle-open", size=14, color="#e00000", line=dict(width=2.5))))
     if sliver:   # said on the picture itself: a projector shows the plot before the words
         notes.append(dict(xref="x domain", yref="y domain", x=0.01, y=0.99, xanchor="left", yanchor="top",
@@ -275,12 +279,14 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     for i in drawn:
         c = step.candidates[i]
         is_chosen = i == step.chosen
-        name = f"{c.label}: {c.solver}, hard {signed(c.hard_class)}, leaves out {c.left_out}"
+        # the letter says the solver and the hard class (Fig. 4.1, in the page's caption); the hover says it in full
+        name = f"{c.label} leaves out {c.left_out:,}"
         res = _line_trace(c.w, c.threshold, plane, lo, hi, name,
                           _cand_color(c.label), 5 if is_chosen else 1.5,
                           "solid" if is_chosen else ("dot" if c.perpendicular else "dash"),
                           c.label if is_chosen or few else None,
-                          visible=True if is_chosen or few else "legendonly", opacity=1.0 if is_chosen else 0.55)
+                          visible=True if is_chosen or few else "legendonly", opacity=1.0 if is_chosen else 0.55,
+                          hover=f"{c.label}: {c.solver}, hard {signed(c.hard_class)}, leaves out {c.left_out:,}")
         if res is None:
             continue
         trace, note, ((x1, y1), (x2, y2)), a = res
@@ -288,7 +294,7 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
             trace["legendrank"] = 1
         elif not few:   # hidden until clicked, under one heading that says so
             trace.update(legendgroup="others", legendrank=2000,
-                         legendgrouptitle=dict(text="other candidate lines (click to show)"))
+                         legendgrouptitle=dict(text="more lines (click)"))
         data.append(trace)
         if note is not None:
             notes.append(note)
@@ -303,8 +309,9 @@ def step_spec(model, X, y, k: int, tree_index: int = 0, plane: Plane | None = No
     layout = layout_spec(f"Step {k + 1} of {len(tree.trace)}", plane.labels[0], plane.labels[1], height=height)
     layout["xaxis"].update(range=[float(lo[0]), float(hi[0])], constrain="domain")
     layout["yaxis"].update(range=[float(lo[1]), float(hi[1])], constrain="domain")
-    # legend to the right of the axes: never over the plot or an axis title
-    layout["title"]["subtitle"] = dict(text=_wrap(_minus(step.note), 90), font=dict(size=SUBTITLE_SIZE))
+    # legend to the right of the axes (never over the plot or an axis title), its entries short
+    # (``LEGEND_CHARS``): the axes keep the width
+    layout["title"]["subtitle"] = dict(text=_wrap(minus_signs(step.note), 90), font=dict(size=SUBTITLE_SIZE))
     layout["margin"].update(t=100, r=10, b=50)
     layout["legend"].update(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", groupclick="toggleitem")
     if notes:
@@ -343,18 +350,22 @@ def _geometry(tree, step, X, y, plane, overlays, label, solver) -> list[dict]:
         if len(rch.vertices):
             V = np.vstack([rch.vertices, rch.vertices[:1]])
             traces.append(dict(type="scatter", x=V[:, 0], y=V[:, 1], mode="lines", fill="toself",
-                               name=f"RCH(hard {signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}",
+                               name=f"{c.label}'s RCH, μ = {mu:.2g}",
+                               hovertemplate=f"RCH(hard {signed(c.hard_class)}, μ = {mu:.3g}) of {c.label}"
+                                             "<extra></extra>",
                                line=dict(color="#444", width=1.5), fillcolor="rgba(80,80,80,0.12)"))
     if "centroid" in overlays:
         P = plane.to2d(centroid[None, :])[0]
         traces.append(dict(type="scatter", x=[float(P[0])], y=[float(P[1])], mode="markers",
-                           name="non-hard centroid s̄",
+                           name="non-hard centroid",
+                           hovertemplate="non-hard centroid s̄<extra></extra>",
                            marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
     if "nearest" in overlays and c.solver == "h1-svm" and mu * len(Xh) >= 1 - 1e-12:
         q = nearest_point_to(centroid, Xh, mu=mu, solver=solver).point
         P = plane.to2d(np.vstack([centroid, q]))
         traces.append(dict(type="scatter", x=P[:, 0], y=P[:, 1], mode="lines+markers",
-                           name="nearest point p* of the hard hull",
+                           name="nearest point p*",
+                           hovertemplate="nearest point p* of the hard hull<extra></extra>",
                            marker=dict(symbol=["x", "star"], size=[1, 14], color="black"),
                            line=dict(color="black", dash="dot")))
     return traces
