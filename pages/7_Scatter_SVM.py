@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from svmviz.data import load_builtin
+from svmviz.data import load_builtin, minus_signs, plain_text
 from svmviz.data.generators import gaussians_on_circle, sensitivity_5d
 from svmviz.errors import ParameterError
 from svmviz.models import ScatterSVC
@@ -42,6 +42,12 @@ FORMS = {"C": "C-form (eq. 15, hinge loss)", "nu": "ν-form (eq. 6/8, scatter)"}
 TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensitivity maps (Fig. 16–24)",
         "The solver step by step")
 
+
+
+def _per_class(classes, values) -> str:
+    """"class 0: 2.57, class 1: 2.28": a number per class, named as the legend names it (a bare
+    array printed as "[2.572 2.281]" says neither which class nor where it ends)."""
+    return ", ".join(f"class {plain_text(c)}: {minus_signs(f'{v:.4g}')}" for c, v in zip(classes, np.ravel(values)))
 
 def data(values):
     src = values["src"]
@@ -117,8 +123,8 @@ def prototypes(ctx) -> None:
                         "non-linear kernel, or with class sums ≠ 1, does not sit among the samples)")
         st.caption(f"Squares: {squares}. Diamond: their mean; arrows: m̄ → m_c, the scatter the dual "
                    "minimises. Circles: support vectors, size ∝ α_i. Background: argmax_c f_c(x) (eq. 18). "
-                   f"Class sums Σ_(i∈c) α_i: {np.array2string(model.class_sums_, precision=3)}"
-                   + (f"; intercepts b_c: {np.array2string(model.intercept_, precision=3)}" if model.bias else ""))
+                   f"Class sums Σ_(i∈c) α_i: {_per_class(model.classes_, model.class_sums_)}"
+                   + (f"; intercepts b_c: {_per_class(model.classes_, model.intercept_)}" if model.bias else ""))
         if not ctx.lesson:
             ctx.model_download(f"scatter_svm_{train.name}")
 

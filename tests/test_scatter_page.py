@@ -30,6 +30,9 @@ def test_page_runs_every_tab_and_reacts_to_widgets():
     assert float(metrics["Training accuracy"].rstrip(" %")) > 70
     assert int(metrics["Support vectors"].split("/")[0]) > 0
     assert metrics["Converged"] == "yes"
+    # the class sums and intercepts name their class, not a bare array "[2.572 2.281 …]"
+    sums = next(c for c in _captions(at) if "Class sums" in c)
+    assert "[" not in sums and all(f"class {c}:" in sums for c in np.unique(load_builtin("checkerboard").y)), sums
     # tab 2: the binary ν-SVM on the generated pair
     at.session_state["scatter.tab"] = 1
     at.run()
