@@ -491,16 +491,17 @@ def part_table1(args):
                 g_text = f"{g_cpu:>9.1f}{speed:>9.1f}"
             else:
                 g_acc = g_nsv = speed = ratio = float("nan")
-                g_text = f"{'>' + format(g_wall, '.0f'):>9}{'(' + str(g_done) + ' θ)':>9}"
+                g_text = f"{'>' + format(g_cpu, '.0f'):>9}{'(' + str(g_done) + ' θ)':>9}"
             paper = PAPER_TABLES.get((name, scheme))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             n, d, k = TABLE1[name]
             path = [dict(sigma=lv.sigma, leaves=lv.n_leaves, heterogeneous=lv.n_heterogeneous, trained=lv.n_trained,
-                         cpu=cpu, best_accuracy=lv.best_accuracy, largest_leaf=int(max(lf.size for lf in leaves)))
+                         cpu=cpu, best_accuracy=lv.best_accuracy, largest_leaf=int(max(lf.size for lf in leaves)),
+                         largest_svm_leaf=int(max((lf.size for lf in leaves if lf.svm is not None), default=0)))
                     for lv, leaves, cpu in zip(td.search_path_, td.levels_, stage_cpu)]
             args.record.row(part="table1", data=name, generator=args.table1_data, scheme=scheme, n=n, features=d,
                             classes=k, grid=args.table1_grid, search_path=path, td_cpu=td_cpu, td_wall=td_wall,
-                            gsvm_cpu=g_cpu if g else None,
+                            gsvm_cpu=g_cpu, gsvm_finished=g is not None,
                             gsvm_wall=g_wall, gsvm_theta_done=g_done, td_accuracy=acc,
                             gsvm_accuracy=g_acc if g else None, td_nsv=nsv, gsvm_nsv=g_nsv if g else None,
                             sigma=td.sigma_, homogeneous=td.homogeneous_fraction_, peak_rss_mb=rss)
@@ -512,8 +513,8 @@ def part_table1(args):
                   f"{acc:>8.2f}{g_acc:>9.2f}{paper_acc:>13}{nsv:>9.1f}{g_nsv:>9.0f}{ratio:>8.1f}{paper_ratio:>9}"
                   f"{td.sigma_:>7}{100 * td.homogeneous_fraction_:>6.1f}%{paper_homog:>7}{rss:>8.0f}", flush=True)
             stages = "; ".join(f"σ {p['sigma']:,}: {p['leaves']} leaves, {p['trained']} with an SVM, largest "
-                               f"{p['largest_leaf']:,}, {p['cpu']:.1f} CPU s, best validation "
-                               f"{100 * p['best_accuracy']:.2f} %" for p in path)
+                               f"{p['largest_leaf']:,} (with an SVM {p['largest_svm_leaf']:,}), {p['cpu']:.1f} CPU s, "
+                               f"best validation {100 * p['best_accuracy']:.2f} %" for p in path)
             print(f"   search (tree and the rest {td_cpu - sum(stage_cpu):.1f} CPU s): {stages}"
                   + (f"; the paper's Forest (Table 15, 1A1): TD {PAPER_FOREST_OVO[0]:,} s, NSV {PAPER_FOREST_OVO[1]}, "
                      f"test {PAPER_FOREST_OVO[2]} %" if name == "forest" else ""), flush=True)
