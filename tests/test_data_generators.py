@@ -73,6 +73,8 @@ def test_generator_shapes_follow_the_papers():
     ("gaussians_on_circle", {"std": -1.0}, "cannot use these parameters"),
     ("fourclass_like", {"seed": -1}, "cannot use these parameters"),
     ("fourclass_like", {"colour": "red"}, "cannot use these parameters"),
+    ("tabular_regions", {"n": 20000, "regions_per_class": 20000}, "more regions than the 20000 points"),
+    ("tabular_regions", {"n_features": 20000}, "features"),
 ])
 def test_bad_generator_parameters(name, params, words, classroom_budget):
     with pytest.raises(DataError, match=words):

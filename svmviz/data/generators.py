@@ -90,14 +90,16 @@ def tabular_regions(n: int = 3000, n_features: int = 8, n_classes: int = 3, n_in
         raise ValueError(f"n_informative must be between 1 and n_features ({n_features}), not {n_informative}")
     if overlap < 0:
         raise ValueError(f"overlap must be ≥ 0, not {overlap}")
+    if regions_per_class * n_classes > n:
+        raise ValueError(f"{regions_per_class} regions per class × {n_classes} classes is more regions "
+                         f"than the {n} points")
+    from scipy.spatial import cKDTree
     rng = np.random.default_rng(seed)
     prototypes = rng.uniform(0, 1, size=(regions_per_class * n_classes, n_informative))
     owner = rng.permutation(np.arange(prototypes.shape[0]) % n_classes)
     Z = rng.uniform(0, 1, size=(n, n_informative))
-    y = np.empty(n, dtype=int)
-    for lo in range(0, n, 8192):  # nearest prototype, 8,192 points at a time
-        P = Z[lo:lo + 8192] + overlap * rng.normal(size=(min(n, lo + 8192) - lo, n_informative))
-        y[lo:lo + 8192] = owner[np.argmin(((P[:, None, :] - prototypes[None]) ** 2).sum(axis=2), axis=1)]
+    # the nearest prototype by a k-d tree: memory and time grow with n · log(prototypes), not n × prototypes
+    y = owner[cKDTree(prototypes).query(Z + overlap * rng.normal(size=Z.shape))[1]]
     extra = n_features - n_informative
     w = rng.uniform(0, 1, size=extra)
     mix = rng.normal(size=(n_informative, extra))
