@@ -28,18 +28,24 @@ Parts (``--parts``, comma-separated):
   RSS per process, leaf tasks per worker, same predictions (run this part alone).
 - ``paper``: the paper's comparison (full 7 × 9 grid on fourclass and digits, 3 × 3 above 20,000).
 - ``table1``: generated sets with the shapes (samples × features × classes) of the paper's Table 1
-  (``--shapes``: phw, letter, shuttle, census, kdd10, forest), features scaled to [0, 1] as §3, TD as
+  (``--shapes``: phw, letter, shuttle, census, kdd10, forest), features scaled to [0, 1] as §3
+  (``--table1-data``: ``regions``, one-class regions with labels mixed only near their boundaries,
+  ``svmviz.data.generators.tabular_regions`` at its defaults; ``clusters``, ``shaped_set``'s Gaussian
+  clusters with 1 % of the labels flipped anywhere), TD as
   in the paper (σ₀ = 1,500, growth 4, top 5, the 7 × 9 θ grid unless ``--table1-grid reduced``),
   one-against-one and one-against-others (``--schemes``), against scikit-learn's SVC over the same
   grid when its search finishes within ``--global-limit-s`` (else "not finished" with the θ it
   reached); speed-up, NSV ratio and test accuracy printed beside the paper's Tables 2–11, and the
-  process's peak RSS. The sets are not the paper's data (only their shapes): the figures say how TD
-  scales, not what it scores on PHW or Forest.
+  process's peak RSS, the share of training samples in homogeneous leaves beside the paper's
+  Table 12, and TD's search path (per σ_t: leaves, leaves with an SVM, largest leaf, stage CPU s).
+  The sets are not the paper's data (only their shapes): the figures say how TD scales, not what it
+  scores on PHW or Forest.
 
     python benchmarks/bench_td.py                         # noisy, parallel, million
     python benchmarks/bench_td.py --parts noisy --reps 3
     python benchmarks/bench_td.py --parts paper --sets fourclass,digits
     python benchmarks/bench_td.py --parts table1 --shapes phw,letter --schemes ovo,ovr
+    python benchmarks/bench_td.py --parts table1 --shapes forest --schemes ovo --global-limit-s 0
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from harness import timed
 sys.path.insert(0, str(harness.ROOT))
 
 from svmviz.data import load_builtin  # noqa: E402
-from svmviz.data.generators import shuttle_like  # noqa: E402
+from svmviz.data.generators import shuttle_like, tabular_regions  # noqa: E402
 from svmviz.models import TreeDecompositionSVC  # noqa: E402
 from svmviz.models.tree_decomposition import C_GRID, GAMMA_GRID, global_svm_search  # noqa: E402
 
@@ -382,11 +388,21 @@ PAPER_TABLES = {
     ("census", "ovr"): (5_191, 315_130, 60.71, 84.81, 84.25, 300, 10_451, 34.81),
     ("kdd10", "ovr"): (435, 2_512_134, 5_775.02, 99.96, 99.96, 1.8, 1_566, 873.37),
 }
+#: Table 12: name -> (σ_opt, % of the training samples in homogeneous leaves); Table 15 (Forest, TD
+#: only, 1A1): training s, NSV, test accuracy.
+PAPER_TABLE12 = {"phw": (1_500, 0.0), "letter": (24_000, 0.0), "shuttle": (1_500, 98.42),
+                 "census": (1_500, 5.55), "kdd10": (1_500, 42.05)}
+PAPER_FOREST_OVO = (16_927, 350, 94.61)
 
 
-def table1_set(name: str, seed: int = 0):
-    """A generated set of the shape of Table 1's ``name`` (``shaped_set``)."""
-    return shaped_set(*TABLE1[name], seed=seed)
+def table1_set(name: str, data: str = "regions", seed: int = 0):
+    """A generated set of the shape of Table 1's ``name``: ``tabular_regions`` at its defaults
+    (``data="regions"``) or ``shaped_set`` (``"clusters"``)."""
+    if data == "clusters":
+        return shaped_set(*TABLE1[name], seed=seed)
+    n, d, k = TABLE1[name]
+    ds = tabular_regions(n, n_features=d, n_classes=k, seed=seed)
+    return ds.X, ds.y
 
 
 def shaped_set(n: int, d: int, k: int, seed: int = 0):
@@ -409,7 +425,8 @@ class _Deadline(Exception):
 
 def timed_global(Xt, yt, Xv, yv, grid, multi_class, limit_s):
     """scikit-learn's SVC over ``grid`` (``global_svm_search``), stopped after the θ that passes
-    ``limit_s`` of wall time: (result or None, CPU s, wall s, θ done)."""
+    ``limit_s`` of CPU time (on a shared machine a paused or starved process would lose wall time
+    it never ran): (result or None, CPU s, wall s, θ done)."""
     import time
 
     done = [0]
@@ -417,7 +434,7 @@ def timed_global(Xt, yt, Xv, yv, grid, multi_class, limit_s):
 
     def deadline(k, total):
         done[0] = k
-        if time.perf_counter() - t0 > limit_s:
+        if time.process_time() - c0 > limit_s:
             raise _Deadline
 
     try:
@@ -427,21 +444,40 @@ def timed_global(Xt, yt, Xv, yv, grid, multi_class, limit_s):
     return res, time.process_time() - c0, time.perf_counter() - t0, done[0]
 
 
+def stage_timed(td):
+    """``td`` with its search stages timed: the list that will hold each stage's CPU s (the leaf
+    SVMs of every θ at one σ_t and their validation predictions)."""
+    import time
+
+    cpu, evaluate = [], td._evaluate
+
+    def timed_stage(*a, **kw):
+        c0 = time.process_time()
+        out = evaluate(*a, **kw)
+        cpu.append(time.process_time() - c0)
+        return out
+
+    td._evaluate = timed_stage
+    return cpu
+
+
 def part_table1(args):
     import time
 
     grid = FULL if args.table1_grid == "full" else REDUCED
-    print(f"\n== Table 1 shapes (generated data), TD as in the paper (σ₀ 1,500, {args.table1_grid} grid, "
-          f"LIBSVM leaves), gSVM within {args.global_limit_s:g} s; one run each (CPU s)")
+    print(f"\n== Table 1 shapes (generated data: {args.table1_data}), TD as in the paper (σ₀ 1,500, "
+          f"{args.table1_grid} grid, LIBSVM leaves), gSVM within {args.global_limit_s:g} CPU s; one run each (CPU s)")
     print(f"{'set':<8}{'shape':>18}{'':>4}{'TD s':>8}{'gSVM s':>9}{'speed-up':>9}{'paper':>9}"
           f"{'TD acc':>8}{'gSVM acc':>9}{'paper TD/g':>13}{'TD NSV':>9}{'gSVM NSV':>9}{'NSV ×':>8}{'paper':>9}"
-          f"{'σ_opt':>7}{'homog':>7}{'RSS MB':>8}", flush=True)
+          f"{'σ_opt':>7}{'homog':>7}{'paper':>7}{'RSS MB':>8}", flush=True)
     for name in args.shapes.split(","):
-        X, y = table1_set(name)
+        X, y = table1_set(name, args.table1_data)
         Xt, yt, Xv, yv, Xs, ys = split_411(X, y)
         for scheme in args.schemes.split(","):
+            td = TreeDecompositionSVC(**grid, multi_class=scheme, svm_solver="libsvm")
+            stage_cpu = stage_timed(td)
             c0, w0 = time.process_time(), time.perf_counter()
-            td = TreeDecompositionSVC(**grid, multi_class=scheme, svm_solver="libsvm").fit(Xt, yt, X_val=Xv, y_val=yv)
+            td.fit(Xt, yt, X_val=Xv, y_val=yv)
             td_cpu, td_wall = time.process_time() - c0, time.perf_counter() - w0
             acc, nsv = 100 * np.mean(td.predict(Xs) == ys), td.nsv(Xs)
             if args.global_limit_s > 0:
@@ -455,21 +491,33 @@ def part_table1(args):
                 g_text = f"{g_cpu:>9.1f}{speed:>9.1f}"
             else:
                 g_acc = g_nsv = speed = ratio = float("nan")
-                g_text = f"{'>' + format(g_wall, '.0f'):>9}{'(' + str(g_done) + ' θ)':>9}"
+                g_text = f"{'>' + format(g_cpu, '.0f'):>9}{'(' + str(g_done) + ' θ)':>9}"
             paper = PAPER_TABLES.get((name, scheme))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             n, d, k = TABLE1[name]
-            args.record.row(part="table1", data=name, scheme=scheme, n=n, features=d, classes=k,
-                            grid=args.table1_grid, td_cpu=td_cpu, td_wall=td_wall, gsvm_cpu=g_cpu if g else None,
+            path = [dict(sigma=lv.sigma, leaves=lv.n_leaves, heterogeneous=lv.n_heterogeneous, trained=lv.n_trained,
+                         cpu=cpu, best_accuracy=lv.best_accuracy, largest_leaf=int(max(lf.size for lf in leaves)),
+                         largest_svm_leaf=int(max((lf.size for lf in leaves if lf.svm is not None), default=0)))
+                    for lv, leaves, cpu in zip(td.search_path_, td.levels_, stage_cpu)]
+            args.record.row(part="table1", data=name, generator=args.table1_data, scheme=scheme, n=n, features=d,
+                            classes=k, grid=args.table1_grid, search_path=path, td_cpu=td_cpu, td_wall=td_wall,
+                            gsvm_cpu=g_cpu, gsvm_finished=g is not None,
                             gsvm_wall=g_wall, gsvm_theta_done=g_done, td_accuracy=acc,
                             gsvm_accuracy=g_acc if g else None, td_nsv=nsv, gsvm_nsv=g_nsv if g else None,
                             sigma=td.sigma_, homogeneous=td.homogeneous_fraction_, peak_rss_mb=rss)
             paper_speed = f"{paper[2]:,.1f}" if paper else "-"
             paper_acc = f"{paper[3]:.2f}/{paper[4]:.2f}" if paper else "-"
             paper_ratio = f"{paper[7]:,.1f}" if paper else "-"
+            paper_homog = f"{PAPER_TABLE12[name][1]:.1f}%" if name in PAPER_TABLE12 else "-"
             print(f"{name:<8}{f'{n:,}×{d}×{k}':>18}{scheme:>4}{td_cpu:>8.1f}{g_text}{paper_speed:>9}"
                   f"{acc:>8.2f}{g_acc:>9.2f}{paper_acc:>13}{nsv:>9.1f}{g_nsv:>9.0f}{ratio:>8.1f}{paper_ratio:>9}"
-                  f"{td.sigma_:>7}{100 * td.homogeneous_fraction_:>6.1f}%{rss:>8.0f}", flush=True)
+                  f"{td.sigma_:>7}{100 * td.homogeneous_fraction_:>6.1f}%{paper_homog:>7}{rss:>8.0f}", flush=True)
+            stages = "; ".join(f"σ {p['sigma']:,}: {p['leaves']} leaves, {p['trained']} with an SVM, largest "
+                               f"{p['largest_leaf']:,} (with an SVM {p['largest_svm_leaf']:,}), {p['cpu']:.1f} CPU s, "
+                               f"best validation {100 * p['best_accuracy']:.2f} %" for p in path)
+            print(f"   search (tree and the rest {td_cpu - sum(stage_cpu):.1f} CPU s): {stages}"
+                  + (f"; the paper's Forest (Table 15, 1A1): TD {PAPER_FOREST_OVO[0]:,} s, NSV {PAPER_FOREST_OVO[1]}, "
+                     f"test {PAPER_FOREST_OVO[2]} %" if name == "forest" else ""), flush=True)
 
 
 def main():
@@ -490,8 +538,11 @@ def main():
                     help=f"table1: Table 1 shapes to generate ({', '.join(TABLE1)})")
     ap.add_argument("--schemes", default="ovo,ovr", help="table1: ovo (the paper's 1A1) and/or ovr (1AO)")
     ap.add_argument("--table1-grid", choices=("full", "reduced"), default="full")
+    ap.add_argument("--table1-data", choices=("regions", "clusters"), default="regions",
+                    help="table1: tabular_regions (one-class regions, labels mixed near their boundaries) or "
+                         "shaped_set (Gaussian clusters, 1 %% of the labels flipped anywhere)")
     ap.add_argument("--global-limit-s", type=float, default=3600.0,
-                    help="table1: wall seconds allowed to the global SVM's search per set and scheme "
+                    help="table1: CPU seconds allowed to the global SVM's search per set and scheme "
                          "(checked after each θ; 0: the global SVM is not run)")
     args = ap.parse_args()
     if args.reps < 3:

@@ -73,6 +73,8 @@ def test_generator_shapes_follow_the_papers():
     ("gaussians_on_circle", {"std": -1.0}, "cannot use these parameters"),
     ("fourclass_like", {"seed": -1}, "cannot use these parameters"),
     ("fourclass_like", {"colour": "red"}, "cannot use these parameters"),
+    ("tabular_regions", {"n": 20000, "regions_per_class": 20000}, "more regions than the 20000 points"),
+    ("tabular_regions", {"n_features": 20000}, "features"),
 ])
 def test_bad_generator_parameters(name, params, words, classroom_budget):
     with pytest.raises(DataError, match=words):
@@ -160,3 +162,67 @@ def test_local_triangles_mix_globally_and_separate_locally():
     # the arrangement differs from one cluster to the next: class 0 is not always at the same corner
     offsets = centres[0] - centres.mean(axis=0)
     assert np.ptp(np.arctan2(offsets[:, 1], offsets[:, 0])) > 1.0
+
+
+def _one_label_share(ds, n_informative, bins=10):
+    """Share of the samples in cells of a bins^q grid over the informative features that hold
+    one label only: a simple measure of one-class regions."""
+    cell = np.ravel_multi_index(tuple(np.minimum((ds.X[:, j] * bins).astype(int), bins - 1)
+                                      for j in range(n_informative)), (bins,) * n_informative)
+    _, inverse = np.unique(cell, return_inverse=True)
+    labels_in = np.array([np.unique(ds.y[inverse == c]).size for c in range(inverse.max() + 1)])
+    return float(np.mean(labels_in[inverse] == 1))
+
+
+def test_tabular_regions_shape_scale_classes_and_seed():
+    from svmviz.data.generators import tabular_regions
+
+    ds = tabular_regions(5000, n_features=12, n_classes=7, seed=1)
+    assert ds.X.shape == (5000, 12) and set(ds.class_counts()) == set(range(7))
+    assert np.all(ds.X.min(axis=0) == 0) and np.all(ds.X.max(axis=0) == 1)  # min–max scaled (§3)
+    again, other = tabular_regions(5000, n_features=12, n_classes=7, seed=1), tabular_regions(5000, 12, 7, seed=2)
+    np.testing.assert_array_equal(ds.X, again.X)
+    np.testing.assert_array_equal(ds.y, again.y)
+    assert not np.array_equal(ds.y, other.y)
+    # the extra features carry some of the informative ones, as columns of a real table do
+    corr = np.abs(np.corrcoef(ds.X.T)[:3, 3:]).max(axis=0)
+    assert np.median(corr) > 0.2
+    with pytest.raises(DataError, match="n_informative must be between 1 and n_features"):
+        generate("tabular_regions", n_features=2, n_informative=3)
+    with pytest.raises(DataError, match="overlap must be ≥ 0"):
+        generate("tabular_regions", overlap=-0.1)
+
+
+def test_tabular_regions_are_one_class_regions_mixed_only_near_their_boundaries():
+    from scipy.spatial import cKDTree
+
+    from svmviz.data.generators import tabular_regions
+
+    shares = {ov: _one_label_share(tabular_regions(20000, 6, 3, overlap=ov), 3) for ov in (0.0, 0.01, 0.1)}
+    assert shares[0.01] > 0.55 and shares[0.01] >= 0.9 * shares[0.0]  # most samples in one-class cells
+    assert shares[0.1] < 0.3                                          # a wide overlap mixes them
+    # The points, prototypes and features do not depend on overlap, only the labels: every label
+    # the overlap changed lies within 5·overlap (+ the sample spacing) of a region of another class.
+    clean = tabular_regions(20000, 4, 3, n_informative=2, overlap=0.0, seed=3)
+    noisy = tabular_regions(20000, 4, 3, n_informative=2, overlap=0.01, seed=3)
+    np.testing.assert_array_equal(clean.X, noisy.X)
+    changed = np.flatnonzero(clean.y != noisy.y)
+    assert 0 < changed.size < 0.05 * clean.y.size
+    for i in changed:
+        other = clean.X[clean.y != clean.y[i], :2]
+        assert cKDTree(other).query(clean.X[i, :2])[0] < 5 * 0.01 + 0.02
+
+
+def test_tabular_regions_give_the_tree_decomposition_homogeneous_leaves():
+    from svmviz.data.generators import tabular_regions
+    from svmviz.models._td_tree import grow_tree
+
+    def homogeneous_share(ds):  # the tree of Chang, Guo, Lin and Lu 2009 (§2.1) at σ₀ = 1,500
+        tree = grow_tree(ds.X, ds.y, 2, 1500)
+        leaves = tree.leaves_at(1500)
+        one = np.count_nonzero(tree.counts[leaves], axis=1) == 1
+        return tree.n_samples[leaves][one].sum() / ds.y.size
+
+    narrow = homogeneous_share(tabular_regions(30000, 14, 2))
+    assert narrow > 0.3
+    assert homogeneous_share(tabular_regions(30000, 14, 2, overlap=0.1)) < 0.5 * narrow

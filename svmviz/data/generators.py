@@ -67,6 +67,51 @@ def shuttle_like(n: int = 3000, strip: float = 0.15, noise: float = 0.0, seed: i
                    f"generated: shuttle_like(n={n}, strip={strip:g}, noise={noise:g}, seed={seed})")
 
 
+def tabular_regions(n: int = 3000, n_features: int = 8, n_classes: int = 3, n_informative: int = 3,
+                    regions_per_class: int = 4, overlap: float = 0.01, seed: int = 0) -> Dataset:
+    """Tabular data made of one-class regions, as the tree decomposition of Chang, Guo, Lin and
+    Lu 2009 (Table 12) found in real sets: the class of a point is the class of the nearest of
+    ``regions_per_class`` × ``n_classes`` random prototypes in the first ``n_informative``
+    features (Voronoi cells, uniform in [0, 1]), so classes are unions of regions with oblique
+    boundaries. Before its label is read off the cells each point is displaced by N(0, ``overlap``²)
+    (the point itself stays): labels mix only within a few ``overlap`` of a boundary, farther
+    off a point keeps its region's class (3·overlap from one flat boundary: 99.87 % of the time). The other
+    features are partly informative, as columns of real tables: each is w · (a random mix of the
+    informative ones) + (1 − w) · uniform noise, with its own w uniform in [0, 1]. Every feature
+    is min–max scaled to [0, 1] (the paper's §3).
+
+    The defaults, chosen for what they model (not to reach any figure of the paper): 3
+    informative features, a low intrinsic dimension as in tables whose class is set by a few
+    columns; 4 regions per class, so a class is several separate regions rather than one convex
+    blob; overlap 0.01, an uncertainty of 1 % of a feature's range, a measurement's resolution.
+    The regions do not multiply with ``n``: a larger set has more samples per region, as more
+    records of the same phenomenon would."""
+    if not 1 <= n_informative <= n_features:
+        raise ValueError(f"n_informative must be between 1 and n_features ({n_features}), not {n_informative}")
+    if overlap < 0:
+        raise ValueError(f"overlap must be ≥ 0, not {overlap}")
+    if regions_per_class * n_classes > n:
+        raise ValueError(f"{regions_per_class} regions per class × {n_classes} classes is more regions "
+                         f"than the {n} points")
+    from scipy.spatial import cKDTree
+    rng = np.random.default_rng(seed)
+    prototypes = rng.uniform(0, 1, size=(regions_per_class * n_classes, n_informative))
+    owner = rng.permutation(np.arange(prototypes.shape[0]) % n_classes)
+    Z = rng.uniform(0, 1, size=(n, n_informative))
+    # the nearest prototype by a k-d tree: memory and time grow with n · log(prototypes), not n × prototypes
+    y = owner[cKDTree(prototypes).query(Z + overlap * rng.normal(size=Z.shape))[1]]
+    extra = n_features - n_informative
+    w = rng.uniform(0, 1, size=extra)
+    mix = rng.normal(size=(n_informative, extra))
+    X = np.hstack([Z, w * (Z @ mix) + (1 - w) * rng.uniform(0, 1, size=(n, extra))])
+    X -= X.min(axis=0)
+    X /= np.maximum(X.max(axis=0), 1e-300)
+    return Dataset(X, y, [f"x{j + 1}" for j in range(n_features)], [], f"tabular regions K={n_classes}",
+                   f"generated: tabular_regions(n={n}, n_features={n_features}, n_classes={n_classes}, "
+                   f"n_informative={n_informative}, regions_per_class={regions_per_class}, "
+                   f"overlap={overlap:g}, seed={seed})")
+
+
 def checkerboard(n_classes: int = 4, n_per_class: int = 20, overlap: float = 0.1, seed: int = 0) -> Dataset:
     """Jenssen, Kloft, Zien, Sonnenburg and Müller 2012, §5: a board of ⌈√K⌉ columns, one class per field, fields slightly overlapping."""
     rng = np.random.default_rng(seed)
@@ -247,8 +292,10 @@ def sensitivity_5d(n_per_class: int = 60, seed: int = 0) -> Dataset:
 #: The generators by name, for the Data page and the CLI (parameters: their keyword defaults).
 GENERATORS = {f.__name__: f for f in (fourclass_like, mexican_hat, elephant_in_snake, checkerboard,
                                       gaussians_on_circle, hypercubes, interlaced, local_triangles,
-                                      sensitivity_5d, unclassifiable_triangle, split_class, shuttle_like)}
-COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters", "n_per_cluster"}
+                                      sensitivity_5d, unclassifiable_triangle, split_class, shuttle_like,
+                                      tabular_regions)}
+COUNT_PARAMS = {"n", "m", "n_classes", "n_per_class", "n_dims", "n_clusters", "n_per_cluster", "n_features",
+                "n_informative", "regions_per_class"}
 
 #: generator -> (number of points, number of features) from its bound arguments.
 _SIZE = {
@@ -264,6 +311,7 @@ _SIZE = {
     "unclassifiable_triangle": lambda a: (3 * a["n_per_class"], 2),
     "split_class": lambda a: (6 * a["n_per_cluster"], 2),
     "shuttle_like": lambda a: (a["n"], 2),
+    "tabular_regions": lambda a: (a["n"], a["n_features"]),
 }
 
 #: Starting sketches of the Data page's drawing, which an instructor loads and edits:
@@ -306,8 +354,9 @@ def generate(name: str, **params) -> Dataset:
                         f"allowed; lower the counts so that points × features ≤ {cells:,}")
     if "n_classes" in params:
         limits.check_classes(params["n_classes"], f"{name} with n_classes={params['n_classes']}")
-    if "n_dims" in params:
-        limits.check_features(params["n_dims"], f"{name} with n_dims={params['n_dims']}")
+    for key in ("n_dims", "n_features"):
+        if key in params:
+            limits.check_features(params[key], f"{name} with {key}={params[key]}")
     try:
         return GENERATORS[name](**params)
     except DataError:
