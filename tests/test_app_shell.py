@@ -5,6 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -90,6 +91,19 @@ def test_data_page_builtin_generator_split_and_bad_upload_keeps_the_data():
     at.number_input(key="gen.checkerboard.n_classes").set_value(5).run()
     at.button(key="data_generate").click().run()
     assert not at.error and at.session_state["_svmviz_dataset"].name == "checkerboard K=5"
+
+
+def test_the_data_page_generates_tabular_regions_at_its_defaults():
+    """The large-data generator is one of the Data page's: its number inputs (counts as integers,
+    the overlap as a fraction) generate the set its defaults describe."""
+    at = run("pages/1_Data.py")
+    at.radio(key="data.source").set_value("Generate").run()
+    at.selectbox(key="data.generator").set_value("tabular_regions").run()
+    assert at.number_input(key="gen.tabular_regions.overlap").value == 0.01
+    at.button(key="data_generate").click().run()
+    ds = at.session_state["_svmviz_dataset"]
+    assert not at.error and not at.exception
+    assert ds.X.shape == (3000, 8) and len(np.unique(ds.y)) == 3
 
 
 def test_split_settings_reach_other_pages_through_current_split():
