@@ -12,7 +12,7 @@ from svmviz.errors import ParameterError
 from svmviz.models import ScatterSVC
 from svmviz.models.scatter import choose_gamma
 from svmviz.models.scatter_steps import scatter_run, step_texts
-from svmviz.plots.common import user_text
+from svmviz.plots.common import minus_sign, user_text
 from svmviz.plots.scatter import (plot_gamma_maps, plot_prototypes, plot_scatter_iterate, plot_sensitivity_bars,
                                   plot_sensitivity_images)
 from svmviz.questions import scatter_next
@@ -43,11 +43,12 @@ TABS = ("Prototypes and scatter (Fig. 3)", "Binary ν-SVM (Fig. 1–2)", "Sensit
         "The solver step by step")
 
 
-
 def _per_class(classes, values) -> str:
     """"class 0: 2.57, class 1: 2.28": a number per class, named as the legend names it (a bare
     array printed as "[2.572 2.281]" says neither which class nor where it ends)."""
-    return ", ".join(f"class {plain_text(c)}: {minus_signs(f'{v:.4g}')}" for c, v in zip(classes, np.ravel(values)))
+    return ", ".join(f"class {plain_text(minus_sign(c))}: {minus_signs(f'{v:.4g}')}"
+                     for c, v in zip(classes, np.ravel(values)))
+
 
 def data(values):
     src = values["src"]
