@@ -1,6 +1,6 @@
-"""What a class reads on the pages (issue 40's small things): where the data come from without the
-server's path, a generator's Python name or a seed nobody chose; class −1 written with the minus
-sign wherever "−1" stands beside it; counts in the singular for one."""
+"""What a class reads on the pages, the small things a room notices: where the data come from
+without the server's path, a generator's Python name or a seed nobody chose; class −1 written with
+the minus sign wherever "−1" stands beside it; counts in the singular for one."""
 
 from __future__ import annotations
 
